@@ -1,0 +1,181 @@
+//! The TOML file named by `FLAGSPLIT_CONFIG`. The format (documented by `config.example.toml`):
+//!
+//! ```toml
+//! [sha1]
+//! provider = "dc"
+//! [sha1-unsafe]
+//! provider = "block"
+//! [md5]
+//! provider = "builtin"
+//! [tls]
+//! provider = "rustls"
+//! ```
+//!
+//! Every table is optional. Unknown tables, unknown keys, wrong types and unknown provider names are
+//! errors with `FILE:LINE:COL`; nothing is ignored.
+
+use toml_span::value::{Table, ValueInner};
+use toml_span::{Span, Value};
+
+use crate::error::{ConfigError, FilePos, Requester};
+use crate::model::{Facility, Provider};
+
+/// One `provider = "..."` entry that names a valid provider.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChoice {
+    /// The facility (table).
+    pub facility: Facility,
+    /// The provider named.
+    pub provider: Provider,
+    /// Where the value is.
+    pub at: FilePos,
+}
+
+/// Turns byte offsets into 1-based line and character columns.
+struct Lines<'a> {
+    text: &'a str,
+    path: &'a str,
+}
+
+impl Lines<'_> {
+    fn pos(&self, offset: usize) -> FilePos {
+        let offset = offset.min(self.text.len());
+        // Spans from the parser always fall on character boundaries; be safe anyway.
+        let before = self.text.get(..offset).unwrap_or(self.text);
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        FilePos {
+            path: self.path.to_string(),
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn at(&self, span: Span) -> FilePos {
+        self.pos(span.start)
+    }
+
+    /// The position of a string value: the parser's span starts inside the quotes, a message
+    /// points at the opening quote (`"`, `'`, or a triple quote).
+    fn at_string(&self, span: Span) -> FilePos {
+        let bytes = self.text.as_bytes();
+        let mut start = span.start.min(bytes.len());
+        let mut quotes = 0;
+        while start > 0 && quotes < 3 && matches!(bytes[start - 1], b'"' | b'\'') {
+            start -= 1;
+            quotes += 1;
+        }
+        self.pos(start)
+    }
+}
+
+/// Parses and validates the file. Returns the valid choices and every error found.
+pub fn parse(path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
+    let lines = Lines { text, path };
+    let mut choices = Vec::new();
+    let mut errors = Vec::new();
+
+    let root = match toml_span::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            let at = match e.line_info {
+                Some((line, column)) => FilePos {
+                    path: path.to_string(),
+                    line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+                    column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+                },
+                None => lines.at(e.span),
+            };
+            errors.push(ConfigError::Syntax {
+                at,
+                message: e.to_string(),
+            });
+            return (choices, errors);
+        }
+    };
+    let Some(table) = root.as_table() else {
+        // The parser always returns a table for a document.
+        return (choices, errors);
+    };
+
+    for (key, value) in sorted_by_position(table) {
+        let Some(facility) = Facility::from_name(&key.name) else {
+            errors.push(ConfigError::UnknownTable {
+                at: lines.at(key.span),
+                name: key.name.to_string(),
+            });
+            continue;
+        };
+        let Some(entries) = value.as_table() else {
+            let suggestion = value
+                .as_str()
+                .and_then(Provider::from_name)
+                .filter(|p| facility.providers().contains(p))
+                .unwrap_or(facility.providers()[0]);
+            errors.push(ConfigError::NotATable {
+                at: lines.at(value.span),
+                facility,
+                found: value.as_ref().type_str(),
+                suggestion,
+            });
+            continue;
+        };
+        let mut provider_seen = false;
+        let mut unknown_key = false;
+        for (k, v) in sorted_by_position(entries) {
+            if k.name != "provider" {
+                unknown_key = true;
+                errors.push(ConfigError::UnknownKey {
+                    at: lines.at(k.span),
+                    facility,
+                    key: k.name.to_string(),
+                });
+                continue;
+            }
+            provider_seen = true;
+            let at = match v.as_ref() {
+                ValueInner::String(_) => lines.at_string(v.span),
+                _ => lines.at(v.span),
+            };
+            match v.as_ref() {
+                ValueInner::String(name) => match Provider::from_name(name)
+                    .filter(|p| facility.providers().contains(p))
+                {
+                    Some(provider) => choices.push(FileChoice {
+                        facility,
+                        provider,
+                        at,
+                    }),
+                    None => errors.push(ConfigError::UnknownProvider {
+                        by: Requester::File(at),
+                        facility,
+                        value: name.to_string(),
+                    }),
+                },
+                other => errors.push(ConfigError::WrongType {
+                    at,
+                    facility,
+                    found: other.type_str(),
+                }),
+            }
+        }
+        // A misspelt `provider` is reported once, as the unknown key it is.
+        if !provider_seen && !unknown_key {
+            errors.push(ConfigError::MissingProvider {
+                at: lines.at(key.span),
+                facility,
+            });
+        }
+    }
+    (choices, errors)
+}
+
+/// The entries of a table in the order they appear in the file (errors are reported in file order).
+fn sorted_by_position<'a, 'de>(
+    table: &'a Table<'de>,
+) -> Vec<(&'a toml_span::value::Key<'de>, &'a Value<'de>)> {
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span.start);
+    entries
+}

@@ -1,0 +1,228 @@
+//! Every variable flagsplit reads, in one table: the build script checks unknown `FLAGSPLIT_*`
+//! names against it, and the documentation's knob table is generated from it.
+
+/// When a variable is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// By `build.rs`, while compiling: changing it rebuilds.
+    Build,
+    /// By the binaries, each time they run.
+    Run,
+    /// By the test command (`scripts/test.sh`).
+    Test,
+}
+
+impl When {
+    /// A short label for tables.
+    pub const fn label(self) -> &'static str {
+        match self {
+            When::Build => "build",
+            When::Run => "run",
+            When::Test => "test",
+        }
+    }
+}
+
+/// One environment variable.
+#[derive(Clone, Copy, Debug)]
+pub struct Variable {
+    /// Its name.
+    pub name: &'static str,
+    /// When it is read.
+    pub when: When,
+    /// Accepted values.
+    pub values: &'static str,
+    /// What happens when it is unset.
+    pub default: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// The variable naming the config file.
+pub const CONFIG_VAR: &str = "FLAGSPLIT_CONFIG";
+
+/// Every `FLAGSPLIT_*` variable. A `FLAGSPLIT_*` name in the build environment that is not here is
+/// a build error (a typo must not be silently ignored).
+pub const FLAGSPLIT_VARIABLES: &[Variable] = &[
+    Variable {
+        name: CONFIG_VAR,
+        when: When::Build,
+        values: "path to a TOML file (relative paths resolve against the package root)",
+        default: "no file",
+        help: "build configuration file, format in config.example.toml; a named file that does not exist is an error",
+    },
+    Variable {
+        name: "FLAGSPLIT_SHA1_PROVIDER",
+        when: When::Build,
+        values: "dc | block | openssl",
+        default: "openssl with feature openssl-sha1, else dc",
+        help: "provider of checked SHA-1 (sha1sum, hash-object); overrides the config file",
+    },
+    Variable {
+        name: "FLAGSPLIT_SHA1_UNSAFE_PROVIDER",
+        when: When::Build,
+        values: "block | openssl",
+        default: "openssl with feature openssl-sha1, else block",
+        help: "provider of SHA-1 without collision detection; overrides the config file",
+    },
+    Variable {
+        name: "FLAGSPLIT_MD5_PROVIDER",
+        when: When::Build,
+        values: "builtin | openssl",
+        default: "openssl with feature openssl-md5, else builtin",
+        help: "provider of MD5; overrides the config file",
+    },
+    Variable {
+        name: "FLAGSPLIT_TLS_PROVIDER",
+        when: When::Build,
+        values: "rustls | openssl | none",
+        default: "openssl with feature openssl-tls, else rustls with feature rustls-tls, else none",
+        help: "TLS provider of flagsplit-imap-send; overrides the config file",
+    },
+    Variable {
+        name: "FLAGSPLIT_SHA1DC",
+        when: When::Run,
+        values: "0 | 1",
+        default: "1",
+        help: "0 turns collision detection off for one command, like --no-collision-detection",
+    },
+    Variable {
+        name: "FLAGSPLIT_EXEC_PATH",
+        when: When::Run,
+        values: "directory",
+        default: "the directory of flagsplit, then PATH",
+        help: "where `flagsplit imap-send` looks for flagsplit-imap-send",
+    },
+    Variable {
+        name: "FLAGSPLIT_TEST_NO_INSTALL",
+        when: When::Test,
+        values: "1",
+        default: "install missing packages with apt-get when root",
+        help: "the test command installs nothing (offline or packaging builds)",
+    },
+];
+
+/// The build-time `FLAGSPLIT_*` variables.
+pub fn build_variables() -> impl Iterator<Item = &'static Variable> {
+    FLAGSPLIT_VARIABLES.iter().filter(|v| v.when == When::Build)
+}
+
+/// Looks a `FLAGSPLIT_*` variable up by name.
+pub fn flagsplit_variable(name: &str) -> Option<&'static Variable> {
+    FLAGSPLIT_VARIABLES.iter().find(|v| v.name == name)
+}
+
+/// The ecosystem's OpenSSL variables, read by `openssl-sys` and by flagsplit's probe alike (each also
+/// in the target-prefixed form `<TARGET>_<NAME>`, for example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`).
+pub const OPENSSL_VARIABLES: &[Variable] = &[
+    Variable {
+        name: "OPENSSL_DIR",
+        when: When::Build,
+        values: "directory with include/ and lib/ (or lib64/)",
+        default: "found by pkg-config",
+        help: "where OpenSSL is installed",
+    },
+    Variable {
+        name: "OPENSSL_LIB_DIR",
+        when: When::Build,
+        values: "directory",
+        default: "$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or pkg-config",
+        help: "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)",
+    },
+    Variable {
+        name: "OPENSSL_INCLUDE_DIR",
+        when: When::Build,
+        values: "directory",
+        default: "$OPENSSL_DIR/include, or pkg-config",
+        help: "directory containing openssl/*.h",
+    },
+    Variable {
+        name: "OPENSSL_STATIC",
+        when: When::Build,
+        values: "1",
+        default: "dynamic linking",
+        help: "link libcrypto/libssl statically (openssl-sys)",
+    },
+    Variable {
+        name: "OPENSSL_NO_PKG_CONFIG",
+        when: When::Build,
+        values: "1",
+        default: "pkg-config is asked",
+        help: "do not ask pkg-config for OpenSSL",
+    },
+    Variable {
+        name: "PKG_CONFIG_PATH",
+        when: When::Build,
+        values: "directories",
+        default: "pkg-config's own",
+        help: "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)",
+    },
+];
+
+/// The target-prefixed form of an OpenSSL variable, as `openssl-sys` spells it.
+pub fn target_prefixed(target: &str, name: &str) -> String {
+    format!("{}_{name}", target.to_uppercase().replace('-', "_"))
+}
+
+/// The build-time variable closest to `name`, when it is close enough to be a likely typo.
+pub fn suggest(name: &str) -> Option<&'static str> {
+    FLAGSPLIT_VARIABLES
+        .iter()
+        .map(|v| (edit_distance(name, v.name), v.name))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance over bytes (names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Facility;
+
+    #[test]
+    fn every_facility_variable_is_registered_for_build_time() {
+        for facility in Facility::ALL {
+            let var = flagsplit_variable(facility.env_var()).expect("registered");
+            assert_eq!(var.when, When::Build);
+        }
+        assert_eq!(build_variables().count(), Facility::ALL.len() + 1);
+    }
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        assert_eq!(suggest("FLAGSPLIT_SHA_PROVIDER"), Some("FLAGSPLIT_SHA1_PROVIDER"));
+        assert_eq!(suggest("FLAGSPLIT_TLS_PROVDER"), Some("FLAGSPLIT_TLS_PROVIDER"));
+        assert_eq!(suggest("FLAGSPLIT_CONFG"), Some("FLAGSPLIT_CONFIG"));
+        assert_eq!(suggest("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
+    }
+
+    #[test]
+    fn edit_distance_basics() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn target_prefix_matches_openssl_sys() {
+        assert_eq!(
+            target_prefixed("x86_64-unknown-linux-gnu", "OPENSSL_DIR"),
+            "X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR"
+        );
+    }
+}

@@ -1,0 +1,31 @@
+//! flagsplit's build configuration, shared by `build.rs` (which resolves it) and the library (which
+//! reports it).
+//!
+//! - [`model`]: facilities, providers, features, origins, selections: the vocabulary.
+//! - [`knobs`]: every variable flagsplit reads.
+//! - [`resolve()`] (feature `resolve`): features + `FLAGSPLIT_*` variables + the `FLAGSPLIT_CONFIG`
+//!   file → one provider per facility with its origin, or every error with its fix.
+//! - [`probe`]: reading the OpenSSL version and the message of a failed probe.
+//! - [`codegen`]: the build-options literal `build.rs` writes; [`BuildInfo`] is its type.
+//!
+//! Nothing here does I/O: the build script gathers the inputs and emits the directives, so all of the
+//! decisions are unit-tested with plain `cargo test`.
+
+pub mod codegen;
+pub mod error;
+#[cfg(feature = "resolve")]
+pub mod file;
+pub mod info;
+pub mod knobs;
+pub mod model;
+pub mod probe;
+#[cfg(feature = "resolve")]
+pub mod resolve;
+
+pub use error::{ConfigError, Errors, FilePos, Requester};
+pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
+pub use model::{
+    Binary, Capability, Choice, Facility, Feature, FeatureSet, Links, Origin, Provider, Selection,
+};
+#[cfg(feature = "resolve")]
+pub use resolve::{ConfigFileInput, Inputs, resolve};

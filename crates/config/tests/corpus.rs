@@ -1,0 +1,123 @@
+//! A corpus of bad config files and bad variables, each with the exact error text it must produce.
+//!
+//! Each `corpus/NAME.toml` is given to the resolver as the file named by `FLAGSPLIT_CONFIG`
+//! (`flagsplit.toml`). Lines starting with `#!` set the other inputs:
+//! `#! features: openssl-sha1 rustls-tls` and `#! env: NAME=VALUE`. The resolver's complete
+//! output — the selection, or every error — must equal `corpus/NAME.expected`. Run with
+//! `FLAGSPLIT_BLESS=1` to write the expected files after an intended change, then review the diff.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use flagsplit_config::{ConfigFileInput, Facility, Feature, FeatureSet, Inputs, resolve};
+
+fn inputs(text: &str) -> Inputs {
+    let mut features = FeatureSet::EMPTY;
+    let mut env = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(list) = line.strip_prefix("#! features:") {
+            for name in list.split_whitespace() {
+                let feature = Feature::ALL
+                    .into_iter()
+                    .find(|f| f.name() == name)
+                    .unwrap_or_else(|| panic!("unknown feature {name} in corpus header"));
+                features = features.with(feature);
+            }
+        } else if let Some(pair) = line.strip_prefix("#! env:") {
+            let (k, v) = pair.trim().split_once('=').expect("NAME=VALUE");
+            env.insert(k.to_string(), Some(v.to_string()));
+        }
+    }
+    Inputs {
+        features,
+        env,
+        file: Some(ConfigFileInput {
+            named: "flagsplit.toml".into(),
+            resolved: "/pkg/flagsplit.toml".into(),
+            contents: Ok(text.to_string()),
+        }),
+    }
+}
+
+fn outcome(inputs: &Inputs) -> String {
+    match resolve(inputs) {
+        Err(errors) => format!("{errors}\n"),
+        Ok(sel) => {
+            let mut s = String::from("ok\n");
+            for f in Facility::ALL {
+                let c = sel.get(f);
+                let _ = writeln!(s, "{f} = {} ({})", c.provider, c.origin);
+            }
+            s
+        }
+    }
+}
+
+#[test]
+fn corpus() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let bless = std::env::var_os("FLAGSPLIT_BLESS").is_some();
+    let mut cases: Vec<_> = fs::read_dir(&dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "corpus went missing: {}", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let text = fs::read_to_string(&case).expect("read case");
+        let got = outcome(&inputs(&text));
+        let expected_path = case.with_extension("expected");
+        if bless {
+            fs::write(&expected_path, &got).expect("write expected");
+            continue;
+        }
+        let expected = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|_| panic!("{} has no .expected file", case.display()));
+        if got != expected {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}--- got\n{got}",
+                case.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn unreadable_file_names_both_paths() {
+    let inputs = Inputs {
+        features: FeatureSet::DEFAULT,
+        env: BTreeMap::from([("FLAGSPLIT_CONFIG".to_string(), Some("nope.toml".to_string()))]),
+        file: Some(ConfigFileInput {
+            named: "nope.toml".into(),
+            resolved: "/pkg/nope.toml".into(),
+            contents: Err("No such file or directory (os error 2)".into()),
+        }),
+    };
+    let text = resolve(&inputs).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        "FLAGSPLIT_CONFIG=nope.toml names a config file that cannot be read: /pkg/nope.toml: No such file or directory (os error 2)\n  fix: create the file (its format is documented in config.example.toml) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root"
+    );
+}
+
+#[test]
+fn non_unicode_and_empty_variables() {
+    let inputs = Inputs {
+        features: FeatureSet::DEFAULT,
+        env: BTreeMap::from([
+            ("FLAGSPLIT_SHA1_PROVIDER".to_string(), None),
+            ("FLAGSPLIT_MD5_PROVIDER".to_string(), Some(String::new())),
+        ]),
+        file: None,
+    };
+    let text = resolve(&inputs).unwrap_err().to_string();
+    assert_eq!(
+        text,
+        "FLAGSPLIT_MD5_PROVIDER is set but empty\n  fix: unset it, or set one of: builtin, openssl\nFLAGSPLIT_SHA1_PROVIDER is not valid UTF-8\n  fix: set it to one of the documented values, or unset it"
+    );
+}
