@@ -1,1 +1,17 @@
+//! flagsplit: SHA-1, MD5 and TLS providers chosen per facility at build time, with per-binary link
+//! dependencies.
+//!
+//! - [`hash`] (the `flagsplit-hash` crate): the hashing facilities over the selected providers.
+//! - [`build_options`]: what the build decided, as `version --build-options` prints it.
+//! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
+//!   completions.
+//!
+//! The build configuration itself (features, `FLAGSPLIT_*` variables, the config file) is resolved
+//! by `build.rs` with the `flagsplit-config` crate; see the README.
 
+pub mod build_options;
+pub mod cli;
+pub mod cpu;
+
+pub use flagsplit_config as config;
+pub use flagsplit_hash as hash;

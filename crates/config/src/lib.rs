@@ -21,6 +21,8 @@ pub mod model;
 pub mod probe;
 #[cfg(feature = "resolve")]
 pub mod resolve;
+#[cfg(feature = "build-script")]
+pub mod script;
 
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};

@@ -1,1 +1,90 @@
-fn main(){}
+//! `flagsplit`: hashing commands over the providers this build selected, and `version
+//! --build-options`. It never links libssl; it links libcrypto only when an OpenSSL hashing provider
+//! is selected.
+
+mod sum;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use flagsplit::build_options::{self, RuntimeFacts};
+use flagsplit::cli::flagsplit::PROGRAM;
+use flagsplit::cli::Matches;
+use flagsplit::config::Binary;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    args.next();
+    let Some(first) = args.next() else {
+        eprint!("{}", PROGRAM.help());
+        return ExitCode::from(1);
+    };
+    let name = first.to_string_lossy();
+    match name.as_ref() {
+        "-h" | "--help" => return print(&PROGRAM.help()),
+        "-V" | "--version" => return version(false),
+        _ => {}
+    }
+    let Some(command) = PROGRAM.command(&name) else {
+        eprintln!("flagsplit: '{name}' is not a flagsplit command. See 'flagsplit --help'.");
+        return ExitCode::from(1);
+    };
+    let matches = match command.parse(args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{}", e.message(PROGRAM.name));
+            return ExitCode::from(1);
+        }
+    };
+    if matches.flag("help") {
+        return print(&command.help(PROGRAM.name));
+    }
+    match command.name {
+        "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
+        "md5sum" => sum::main(sum::Kind::Md5, &matches),
+        "version" => version(matches.flag("build-options")),
+        "help" => help(&matches),
+        other => unreachable!("command {other} is in the table but has no handler"),
+    }
+}
+
+fn print(text: &str) -> ExitCode {
+    match io::stdout().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("flagsplit: write error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn version(build_options: bool) -> ExitCode {
+    if !build_options {
+        return print(&format!("flagsplit version {}\n", env!("CARGO_PKG_VERSION")));
+    }
+    let facts = RuntimeFacts {
+        openssl: flagsplit::hash::openssl_version(),
+        tls: None,
+    };
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = build_options::write(&mut out, Binary::Flagsplit, &facts);
+    print(&String::from_utf8_lossy(&out))
+}
+
+fn help(matches: &Matches) -> ExitCode {
+    match matches.operands.first() {
+        None => print(&PROGRAM.help()),
+        Some(name) => match PROGRAM.command(&name.to_string_lossy()) {
+            Some(c) => print(&c.help(PROGRAM.name)),
+            None => {
+                eprintln!(
+                    "flagsplit: no such command '{}'. See 'flagsplit --help'.",
+                    name.to_string_lossy()
+                );
+                ExitCode::from(1)
+            }
+        },
+    }
+}

@@ -1,0 +1,33 @@
+//! `dc`: collision-detecting SHA-1 (crate `sha1dc`, SHA-NI when the CPU has it), git's SHA1_DC.
+
+use super::{Collision, Sha1Provider};
+use flagsplit_config::Provider;
+
+/// Collision-detecting SHA-1.
+#[derive(Clone)]
+pub struct Sha1Dc(sha1dc::Hasher);
+
+impl Sha1Provider for Sha1Dc {
+    const PROVIDER: Provider = Provider::Dc;
+    const DETECTS_COLLISIONS: bool = true;
+
+    #[inline]
+    fn new() -> Self {
+        Sha1Dc(sha1dc::Hasher::new())
+    }
+
+    #[inline]
+    fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    #[inline]
+    fn finalize(self) -> Result<[u8; 20], Collision> {
+        match self.0.finalize() {
+            Ok(digest) => Ok(digest.to_bytes()),
+            Err(attack) => Err(Collision {
+                digest: attack.digest().to_bytes(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The `flagsplit` program's commands and options.
+
+use super::{Command, Opt, Program};
+
+const SUM_CHECK: &str = "The following five options are useful only when verifying checksums:";
+
+macro_rules! sum_options {
+    ($($extra:expr),* $(,)?) => {
+        [
+            Opt::flag(Some('b'), "binary", "read in binary mode"),
+            Opt::flag(Some('c'), "check", "read checksums from the FILEs and check them"),
+            Opt::flag(None, "tag", "create a BSD-style checksum"),
+            Opt::flag(Some('t'), "text", "read in text mode (default)"),
+            Opt::flag(
+                Some('z'),
+                "zero",
+                "end each output line with NUL, not newline,\nand disable file name escaping",
+            ),
+            $($extra,)*
+            Opt::flag(None, "ignore-missing", "don't fail or report status for missing files")
+                .in_section(SUM_CHECK),
+            Opt::flag(None, "quiet", "don't print OK for each successfully verified file")
+                .in_section(SUM_CHECK),
+            Opt::flag(None, "status", "don't output anything, status code shows success")
+                .in_section(SUM_CHECK),
+            Opt::flag(None, "strict", "exit non-zero for improperly formatted checksum lines")
+                .in_section(SUM_CHECK),
+            Opt::flag(Some('w'), "warn", "warn about improperly formatted checksum lines")
+                .in_section(SUM_CHECK),
+        ]
+    };
+}
+
+static SHA1SUM_OPTIONS: [Opt; 11] = sum_options!(Opt::flag(
+    None,
+    "no-collision-detection",
+    "hash with the sha1-unsafe provider, without collision\ndetection (also FLAGSPLIT_SHA1DC=0)",
+));
+static MD5SUM_OPTIONS: [Opt; 10] = sum_options!();
+
+const SUM_PREAMBLE: &str = "With no FILE, or when FILE is -, read standard input.";
+
+const SUM_EPILOGUE: &str = "The sums are computed as described in the algorithm's standard. When checking, the input
+should be a former output of this program. The default mode is to print a line with:
+checksum, a space, a character indicating input mode ('*' for binary, ' ' for text
+or where binary is insignificant), and name for each FILE.
+
+There is no difference between binary mode and text mode on GNU systems.";
+
+/// `flagsplit sha1sum`.
+pub const SHA1SUM: Command = Command {
+    name: "sha1sum",
+    about: "Print or check SHA1 (160-bit) checksums, like coreutils sha1sum.",
+    usage: "[OPTION]... [FILE]...",
+    preamble: SUM_PREAMBLE,
+    options: &SHA1SUM_OPTIONS,
+    epilogue: "A file that is part of a SHA-1 collision attack gets no checksum: it is reported\n\
+               on standard error and the exit status is 1 (with the collision-detecting provider).\n\n\
+               The sums are computed as described in FIPS-180-1. When checking, the input\n\
+               should be a former output of this program. The default mode is to print a line with:\n\
+               checksum, a space, a character indicating input mode ('*' for binary, ' ' for text\n\
+               or where binary is insignificant), and name for each FILE.",
+    operands: true,
+    hidden: false,
+};
+
+/// `flagsplit md5sum`.
+pub const MD5SUM: Command = Command {
+    name: "md5sum",
+    about: "Print or check MD5 (128-bit) checksums, like coreutils md5sum.",
+    usage: "[OPTION]... [FILE]...",
+    preamble: SUM_PREAMBLE,
+    options: &MD5SUM_OPTIONS,
+    epilogue: SUM_EPILOGUE,
+    operands: true,
+    hidden: false,
+};
+
+/// `flagsplit version`.
+pub const VERSION: Command = Command {
+    name: "version",
+    about: "Print the version, and with --build-options how this build was configured.",
+    usage: "[--build-options]",
+    preamble: "",
+    options: &[Opt::flag(
+        None,
+        "build-options",
+        "also print the providers selected, where each choice came from,\nthe OpenSSL linked and the CPU features detected",
+    )],
+    epilogue: "",
+    operands: false,
+    hidden: false,
+};
+
+/// `flagsplit help`.
+pub const HELP: Command = Command {
+    name: "help",
+    about: "Describe a command.",
+    usage: "[COMMAND]",
+    preamble: "",
+    options: &[],
+    epilogue: "",
+    operands: true,
+    hidden: false,
+};
+
+/// The `flagsplit` program.
+pub static PROGRAM: Program = Program {
+    name: "flagsplit",
+    about: "Hash with the SHA-1 and MD5 providers this build selected.",
+    commands: &[SHA1SUM, MD5SUM, VERSION, HELP],
+    epilogue: "Build configuration: see 'flagsplit version --build-options' and the README.",
+};
