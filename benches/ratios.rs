@@ -1,0 +1,2 @@
+//! Placeholder: replaced by the provider comparison benches.
+fn main() {}

@@ -1,0 +1,1 @@
+//! flagsplit's IMAP sender (placeholder; see issue "flagsplit-imap-send").
