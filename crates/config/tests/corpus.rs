@@ -121,3 +121,31 @@ fn non_unicode_and_empty_variables() {
         "FLAGSPLIT_MD5_PROVIDER is set but empty\n  fix: unset it, or set one of: builtin, openssl\nFLAGSPLIT_SHA1_PROVIDER is not valid UTF-8\n  fix: set it to one of the documented values, or unset it"
     );
 }
+
+/// The documented example must itself be a valid file (with the default features it selects
+/// exactly the defaults, each from the file).
+#[test]
+fn config_example_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config.example.toml");
+    let text = fs::read_to_string(&path).expect("config.example.toml at the repository root");
+    let inputs = Inputs {
+        features: FeatureSet::DEFAULT,
+        env: BTreeMap::new(),
+        file: Some(ConfigFileInput {
+            named: "config.example.toml".into(),
+            resolved: path.display().to_string(),
+            contents: Ok(text),
+        }),
+    };
+    let selection = resolve(&inputs).unwrap_or_else(|e| panic!("{e}"));
+    for facility in Facility::ALL {
+        assert_eq!(
+            selection.get(facility).provider,
+            facility.default_choice(FeatureSet::DEFAULT).provider
+        );
+        assert!(
+            selection.get(facility).origin.to_string().starts_with("config.example.toml:"),
+            "{facility}"
+        );
+    }
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Real builds of the configurations that matter, checking what each one says it is
+# (`version --build-options`) and what it links (`readelf -d` NEEDED), with the default linker and
+# with GNU ld; the configuration errors a user can hit; and that rebuilds are exact in both
+# directions (a changed input rebuilds, an unchanged one is Fresh).
+#
+# Usage: scripts/build-matrix.sh            (run by scripts/test.sh)
+# Target directories: target/matrix (default linker), target/matrix-gnuld (GNU ld).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+T_LLD=$root/target/matrix
+T_GNU=$root/target/matrix-gnuld
+GNULD_FLAGS="-C linker-features=-lld"
+failures=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+note() { printf '\n== %s\n' "$*"; }
+fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
+pass() { printf 'ok:   %s\n' "$*"; }
+
+# build NAME TARGET_DIR RUSTFLAGS [cargo args...] — release build of both binaries, output in $log/NAME
+build() {
+	local name=$1 tdir=$2 flags=$3
+	shift 3
+	if ! env RUSTFLAGS="$flags" cargo build --release --locked --target-dir "$tdir" --bins "$@" >"$log/$name" 2>&1; then
+		cat "$log/$name"
+		fail "$name: build failed"
+		return 1
+	fi
+}
+
+# needed BIN — the NEEDED entries of a binary, one per line
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# expect_links NAME BIN crypto|nocrypto ssl|nossl
+expect_links() {
+	local name=$1 bin=$2 want_crypto=$3 want_ssl=$4 libs
+	libs=$(needed "$bin" | tr '\n' ' ')
+	local has_crypto=nocrypto has_ssl=nossl
+	case " $libs" in *" libcrypto.so"*) has_crypto=crypto ;; esac
+	case " $libs" in *" libssl.so"*) has_ssl=ssl ;; esac
+	if [ "$has_crypto" = "$want_crypto" ] && [ "$has_ssl" = "$want_ssl" ]; then
+		pass "$name: $(basename "$bin") NEEDED: $libs"
+	else
+		fail "$name: $(basename "$bin") NEEDED is '$libs', expected $want_crypto $want_ssl"
+	fi
+}
+
+# expect_linker NAME BIN lld|gnu — which linker produced the binary (.comment names LLD)
+expect_linker() {
+	local name=$1 bin=$2 want=$3 got=gnu
+	if readelf -p .comment "$bin" | grep -q 'Linker: LLD'; then got=lld; fi
+	[ "$got" = "$want" ] && pass "$name: linked by $got" || fail "$name: linked by $got, expected $want"
+}
+
+# expect_options NAME BIN [+LINE | ~PATTERN | -PATTERN]... — +LINE must be a line of the output;
+# ~PATTERN (extended regex) must match a line, -PATTERN none.
+expect_options() {
+	local name=$1 bin=$2 out
+	shift 2
+	out=$("$bin" version --build-options) || { fail "$name: version --build-options failed"; return; }
+	for want in "$@"; do
+		case $want in
+		+*) grep -qxF -- "${want#+}" <<<"$out" && pass "$name: has '${want#+}'" || fail "$name: no line '${want#+}' in: $out" ;;
+		~*) grep -qE -- "${want#\~}" <<<"$out" && pass "$name: matches /${want#\~}/" || fail "$name: nothing matches /${want#\~}/ in: $out" ;;
+		-*) grep -qE -- "${want#-}" <<<"$out" && fail "$name: unexpected /${want#-}/ in: $out" || pass "$name: no /${want#-}/" ;;
+		esac
+	done
+}
+
+# expect_build_error NAME 'TEXT'... -- [env VAR=...] — the build must fail and print every TEXT
+expect_build_error() {
+	local name=$1
+	shift
+	local texts=()
+	while [ "$1" != "--" ]; do texts+=("$1"); shift; done
+	shift
+	if env "$@" cargo build --release --locked --target-dir "$T_LLD" --bins >"$log/$name" 2>&1; then
+		fail "$name: build succeeded, expected an error"
+		return
+	fi
+	for t in "${texts[@]}"; do
+		grep -qF -- "$t" "$log/$name" && pass "$name: error says '$t'" || { fail "$name: error lacks '$t'"; cat "$log/$name"; }
+	done
+}
+
+# units_rebuilt NAME [cargo args...] — how many units a build compiled (0 = all Fresh)
+units_rebuilt() {
+	local name=$1
+	shift
+	env "$@" cargo build --release --locked --target-dir "$T_LLD" --bins -v >"$log/$name" 2>&1 || { cat "$log/$name"; return 1; }
+	grep -cE '^ +(Compiling|Dirty) ' "$log/$name" || true
+}
+
+F=$T_LLD/release/flagsplit
+S=$T_LLD/release/flagsplit-imap-send
+G=$T_GNU/release/flagsplit
+GS=$T_GNU/release/flagsplit-imap-send
+
+note "default features"
+if build default "$T_LLD" ""; then
+	expect_linker default "$F" lld
+	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+TLS: RUSTLS" "-^OpenSSL:"
+	expect_links default "$F" nocrypto nossl
+	expect_links default "$S" nocrypto nossl
+fi
+
+note "--no-default-features"
+if build no-default "$T_LLD" "" --no-default-features; then
+	expect_options no-default "$F" "+SHA-1: SHA1_DC" "+TLS: NONE" "+features: (none)" "-^OpenSSL:"
+	expect_links no-default "$F" nocrypto nossl
+	expect_links no-default "$S" nocrypto nossl
+fi
+
+note "--features openssl-sha1"
+if build openssl-sha1 "$T_LLD" "" --features openssl-sha1; then
+	expect_options openssl-sha1 "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+non-collision-detecting-SHA-1: SHA1_OPENSSL" "+MD5: MD5_BUILTIN"
+	expect_options openssl-sha1 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
+	expect_links openssl-sha1 "$F" crypto nossl
+fi
+if build openssl-sha1-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
+	expect_linker openssl-sha1-gnuld "$G" gnu
+	expect_links openssl-sha1-gnuld "$G" crypto nossl
+fi
+
+note "--features openssl-md5"
+if build openssl-md5 "$T_LLD" "" --features openssl-md5; then
+	expect_options openssl-md5 "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_OPENSSL"
+	expect_links openssl-md5 "$F" crypto nossl
+fi
+if build openssl-md5-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-md5; then
+	expect_links openssl-md5-gnuld "$G" crypto nossl
+fi
+
+note "--features openssl-sha1 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block"
+export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block
+if build openssl-sha1-dc "$T_LLD" "" --features openssl-sha1; then
+	expect_options openssl-sha1-dc "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "-^OpenSSL:"
+	expect_links openssl-sha1-dc "$F" nocrypto nossl
+fi
+if build openssl-sha1-dc-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
+	expect_links openssl-sha1-dc-gnuld "$G" nocrypto nossl
+fi
+unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER
+
+note "--all-features"
+if build all "$T_LLD" "" --all-features; then
+	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+TLS: OPENSSL"
+	expect_links all "$F" crypto nossl
+fi
+if build all-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
+	expect_links all-gnuld "$G" crypto nossl
+fi
+
+note "configuration errors"
+expect_build_error tls-feature-off "FLAGSPLIT_TLS_PROVIDER" "--features openssl-tls" -- FLAGSPLIT_TLS_PROVIDER=openssl
+expect_build_error typo "FLAGSPLIT_SHA_PROVIDER" "valid build-time names: FLAGSPLIT_CONFIG, FLAGSPLIT_SHA1_PROVIDER" -- FLAGSPLIT_SHA_PROVIDER=dc
+cfg=$log/flagsplit.toml
+printf '[sha1]\nprovider = "block"\n\n[md5]\nprovder = "openssl"\n' >"$cfg"
+expect_build_error unknown-key "$cfg:5:1: unknown key \`provder\` in [md5]" -- FLAGSPLIT_CONFIG="$cfg"
+expect_build_error missing-config "FLAGSPLIT_CONFIG=$log/nope.toml names a config file that cannot be read" -- FLAGSPLIT_CONFIG="$log/nope.toml"
+if env OPENSSL_DIR=/nonexistent cargo build --release --locked --target-dir "$T_LLD" --bins --features openssl-sha1 >"$log/openssl-dir" 2>&1; then
+	fail "OPENSSL_DIR=/nonexistent: build succeeded"
+else
+	grep -q "/nonexistent" "$log/openssl-dir" && pass "OPENSSL_DIR=/nonexistent: the error names the directory" ||
+		{ fail "OPENSSL_DIR=/nonexistent: error does not name it"; cat "$log/openssl-dir"; }
+fi
+
+note "rebuilds are exact"
+printf '[sha1]\nprovider = "block"\n' >"$cfg"
+n=$(units_rebuilt cfg1 FLAGSPLIT_CONFIG="$cfg") && expect_options config-file "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from $cfg:2:12)"
+n=$(units_rebuilt cfg2 FLAGSPLIT_CONFIG="$cfg")
+[ "$n" = 0 ] && pass "unchanged config file: Fresh" || { fail "unchanged config file rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/cfg2"; }
+sleep 1 # mtime granularity
+printf '[sha1]\nprovider = "dc"\n' >"$cfg"
+n=$(units_rebuilt cfg3 FLAGSPLIT_CONFIG="$cfg")
+[ "$n" -gt 0 ] && pass "edited config file: rebuilt $n units" || fail "edited config file did not rebuild"
+expect_options config-edit "$F" "+SHA-1: SHA1_DC" "+sha1-provider: dc (from $cfg:2:12)"
+n=$(units_rebuilt var1 FLAGSPLIT_CONFIG="$cfg" FLAGSPLIT_MD5_PROVIDER=builtin FLAGSPLIT_SHA1_PROVIDER=block)
+[ "$n" -gt 0 ] && pass "new variable: rebuilt" || fail "new variable did not rebuild"
+expect_options variable-over-file "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)" "+md5-provider: builtin (from FLAGSPLIT_MD5_PROVIDER)"
+n=$(units_rebuilt var2 FLAGSPLIT_CONFIG="$cfg" FLAGSPLIT_MD5_PROVIDER=builtin FLAGSPLIT_SHA1_PROVIDER=block)
+[ "$n" = 0 ] && pass "unchanged variables: Fresh" || { fail "unchanged variables rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/var2"; }
+# Cargo's own [env] table makes a choice permanent; --config is the same table on the command line.
+if cargo build --release --locked --target-dir "$T_LLD" --bins --config 'env.FLAGSPLIT_SHA1_PROVIDER="block"' >"$log/env-table" 2>&1; then
+	expect_options cargo-env-table "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)"
+else
+	cat "$log/env-table"
+	fail "[env] table build failed"
+fi
+n=$(units_rebuilt back-to-default)
+expect_options back-to-default "$F" "+SHA-1: SHA1_DC" "+sha1-provider: dc (from default)"
+n=$(units_rebuilt fresh-default)
+[ "$n" = 0 ] && pass "second default build: Fresh" || { fail "second default build rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/fresh-default"; }
+
+echo
+if [ "$failures" -gt 0 ]; then
+	echo "build matrix: $failures failure(s)"
+	exit 1
+fi
+echo "build matrix: all checks passed"
