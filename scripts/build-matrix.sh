@@ -70,14 +70,17 @@ expect_options() {
 	done
 }
 
-# expect_build_error NAME 'TEXT'... -- [env VAR=...] — the build must fail and print every TEXT
+# expect_build_error NAME 'TEXT'... -- [VAR=...]... [cargo_args="..."] — the build must fail and
+# print every TEXT
 expect_build_error() {
 	local name=$1
 	shift
 	local texts=()
 	while [ "$1" != "--" ]; do texts+=("$1"); shift; done
 	shift
-	if env "$@" cargo build --release --locked --target-dir "$T_LLD" --bins >"$log/$name" 2>&1; then
+	local args=(--target-dir "$T_LLD")
+	for a in "$@"; do case $a in cargo_args=*) read -ra args <<<"${a#cargo_args=}" ;; esac; done
+	if env "$@" cargo build --release --locked --bins "${args[@]}" >"$log/$name" 2>&1; then
 		fail "$name: build succeeded, expected an error"
 		return
 	fi
@@ -167,6 +170,19 @@ else
 	grep -q "/nonexistent" "$log/openssl-dir" && pass "OPENSSL_DIR=/nonexistent: the error names the directory" ||
 		{ fail "OPENSSL_DIR=/nonexistent: error does not name it"; cat "$log/openssl-dir"; }
 fi
+
+# A C compiler that cannot link -lcrypto (as on a machine without libcrypto's link library) makes
+# flagsplit's own probe fail; openssl-sys, which only preprocesses, still succeeds.
+cat >"$log/cc-nocrypto" <<'EOS'
+#!/bin/sh
+case " $* " in *" -lcrypto "*) echo "/usr/bin/ld: cannot find -lcrypto: No such file or directory" >&2; exit 1 ;; esac
+exec cc "$@"
+EOS
+chmod +x "$log/cc-nocrypto"
+expect_build_error probe-fails "OpenSSL probe failed: SHA-1 digest in libcrypto (\`SHA1_Init\`)" \
+	"asked for by: sha1 = openssl (default with feature openssl-sha1)" "library directories tried:" \
+	"cannot find -lcrypto" "apt-get install libssl-dev" "FLAGSPLIT_SHA1_PROVIDER=dc" \
+	-- CC="$log/cc-nocrypto" cargo_args="--target-dir $root/target/matrix-probe --no-default-features --features openssl-sha1"
 
 note "rebuilds are exact"
 printf '[sha1]\nprovider = "block"\n' >"$cfg"

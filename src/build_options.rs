@@ -37,7 +37,12 @@ pub struct RuntimeFacts {
 /// Writes `version --build-options` for `binary`.
 pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::Result<()> {
     let info = &BUILD_INFO;
-    writeln!(out, "{} version {}", binary.name(), env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        out,
+        "{} version {}",
+        binary.name(),
+        env!("CARGO_PKG_VERSION")
+    )?;
     writeln!(out, "cpu: {}", CpuFeatures::detect().describe())?;
     let sha1 = info.provider(Facility::Sha1);
     let detection = if sha1 == Provider::Dc {
@@ -51,7 +56,11 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
         "non-collision-detecting-SHA-1: {}",
         token(Facility::Sha1Unsafe, info.provider(Facility::Sha1Unsafe))
     )?;
-    writeln!(out, "MD5: {}", token(Facility::Md5, info.provider(Facility::Md5)))?;
+    writeln!(
+        out,
+        "MD5: {}",
+        token(Facility::Md5, info.provider(Facility::Md5))
+    )?;
     let tls = info.provider(Facility::Tls);
     match &facts.tls {
         Some(version) => writeln!(out, "TLS: {} ({version})", token(Facility::Tls, tls))?,

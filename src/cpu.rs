@@ -39,7 +39,11 @@ impl CpuFeatures {
     /// The `cpu:` line's value: architecture and the detected facts.
     pub fn describe(self) -> String {
         let yes_no = |b: bool| if b { "yes" } else { "no" };
-        let sha = if cfg!(target_arch = "aarch64") { "sha2" } else { "sha-ni" };
+        let sha = if cfg!(target_arch = "aarch64") {
+            "sha2"
+        } else {
+            "sha-ni"
+        };
         format!(
             "{} ({sha}: {}, avx2: {})",
             std::env::consts::ARCH,

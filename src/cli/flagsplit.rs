@@ -40,7 +40,8 @@ static MD5SUM_OPTIONS: [Opt; 10] = sum_options!();
 
 const SUM_PREAMBLE: &str = "With no FILE, or when FILE is -, read standard input.";
 
-const SUM_EPILOGUE: &str = "The sums are computed as described in the algorithm's standard. When checking, the input
+const SUM_EPILOGUE: &str =
+    "The sums are computed as described in the algorithm's standard. When checking, the input
 should be a former output of this program. The default mode is to print a line with:
 checksum, a space, a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.

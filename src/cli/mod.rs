@@ -116,7 +116,12 @@ impl Program {
         let mut s = String::new();
         let _ = writeln!(s, "Usage: {} COMMAND [ARGS]...", self.name);
         let _ = writeln!(s, "{}\n\nCommands:", self.about);
-        let width = self.commands.iter().map(|c| c.name.len()).max().unwrap_or(0);
+        let width = self
+            .commands
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(0);
         for c in self.commands.iter().filter(|c| !c.hidden) {
             let _ = writeln!(s, "  {:width$}  {}", c.name, c.about);
         }
@@ -207,9 +212,8 @@ impl Command {
             let opt = match arg {
                 Arg::Value(v) => {
                     if !self.operands {
-                        return Err(self.error(CliErrorKind::ExtraOperand(
-                            v.to_string_lossy().into_owned(),
-                        )));
+                        return Err(self
+                            .error(CliErrorKind::ExtraOperand(v.to_string_lossy().into_owned())));
                     }
                     m.operands.push(v);
                     continue;
@@ -423,11 +427,31 @@ mod tests {
             parse(&["--st"]).unwrap_err(),
             "p t: option '--st' is ambiguous; possibilities: '--status' '--strict'\nTry 'p t --help' for more information."
         );
-        assert!(parse(&["-x"]).unwrap_err().starts_with("p t: invalid option -- 'x'\n"));
-        assert!(parse(&["--nope"]).unwrap_err().starts_with("p t: unrecognized option '--nope'\n"));
-        assert!(parse(&["--binary=1"]).unwrap_err().starts_with("p t: option '--binary' doesn't allow an argument\n"));
-        assert!(parse(&["-f"]).unwrap_err().starts_with("p t: option requires an argument -- 'f'\n"));
-        assert!(parse(&["--folder"]).unwrap_err().starts_with("p t: option '--folder' requires an argument\n"));
+        assert!(
+            parse(&["-x"])
+                .unwrap_err()
+                .starts_with("p t: invalid option -- 'x'\n")
+        );
+        assert!(
+            parse(&["--nope"])
+                .unwrap_err()
+                .starts_with("p t: unrecognized option '--nope'\n")
+        );
+        assert!(
+            parse(&["--binary=1"])
+                .unwrap_err()
+                .starts_with("p t: option '--binary' doesn't allow an argument\n")
+        );
+        assert!(
+            parse(&["-f"])
+                .unwrap_err()
+                .starts_with("p t: option requires an argument -- 'f'\n")
+        );
+        assert!(
+            parse(&["--folder"])
+                .unwrap_err()
+                .starts_with("p t: option '--folder' requires an argument\n")
+        );
     }
 
     #[test]

@@ -182,7 +182,10 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::NotUnicode { name } => {
                 writeln!(f, "{name} is not valid UTF-8")?;
-                write!(f, "  fix: set it to one of the documented values, or unset it")
+                write!(
+                    f,
+                    "  fix: set it to one of the documented values, or unset it"
+                )
             }
             ConfigError::FileUnreadable {
                 named,
@@ -216,10 +219,7 @@ impl fmt::Display for ConfigError {
                 found,
                 suggestion,
             } => {
-                writeln!(
-                    f,
-                    "{at}: `{facility}` must be a table, found {found}"
-                )?;
+                writeln!(f, "{at}: `{facility}` must be a table, found {found}")?;
                 write!(
                     f,
                     "  fix: write it as\n    [{facility}]\n    provider = \"{suggestion}\""
@@ -247,11 +247,7 @@ impl fmt::Display for ConfigError {
                     f,
                     "{at}: [{facility}] provider must be a string, found {found}"
                 )?;
-                write!(
-                    f,
-                    "  valid values: {}",
-                    list(facility.providers(), true)
-                )
+                write!(f, "  valid values: {}", list(facility.providers(), true))
             }
             ConfigError::UnknownProvider {
                 by,

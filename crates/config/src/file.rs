@@ -139,20 +139,20 @@ pub fn parse(path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
                 _ => lines.at(v.span),
             };
             match v.as_ref() {
-                ValueInner::String(name) => match Provider::from_name(name)
-                    .filter(|p| facility.providers().contains(p))
-                {
-                    Some(provider) => choices.push(FileChoice {
-                        facility,
-                        provider,
-                        at,
-                    }),
-                    None => errors.push(ConfigError::UnknownProvider {
-                        by: Requester::File(at),
-                        facility,
-                        value: name.to_string(),
-                    }),
-                },
+                ValueInner::String(name) => {
+                    match Provider::from_name(name).filter(|p| facility.providers().contains(p)) {
+                        Some(provider) => choices.push(FileChoice {
+                            facility,
+                            provider,
+                            at,
+                        }),
+                        None => errors.push(ConfigError::UnknownProvider {
+                            by: Requester::File(at),
+                            facility,
+                            value: name.to_string(),
+                        }),
+                    }
+                }
                 other => errors.push(ConfigError::WrongType {
                     at,
                     facility,

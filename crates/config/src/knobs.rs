@@ -100,6 +100,13 @@ pub const FLAGSPLIT_VARIABLES: &[Variable] = &[
         default: "install missing packages with apt-get when root",
         help: "the test command installs nothing (offline or packaging builds)",
     },
+    Variable {
+        name: "FLAGSPLIT_BLESS",
+        when: When::Test,
+        values: "1",
+        default: "tests compare",
+        help: "tests rewrite their generated expectations (README knob table, config error corpus) instead of failing; review the diff",
+    },
 ];
 
 /// The build-time `FLAGSPLIT_*` variables.
@@ -205,8 +212,14 @@ mod tests {
 
     #[test]
     fn suggestions_catch_typos_only() {
-        assert_eq!(suggest("FLAGSPLIT_SHA_PROVIDER"), Some("FLAGSPLIT_SHA1_PROVIDER"));
-        assert_eq!(suggest("FLAGSPLIT_TLS_PROVDER"), Some("FLAGSPLIT_TLS_PROVIDER"));
+        assert_eq!(
+            suggest("FLAGSPLIT_SHA_PROVIDER"),
+            Some("FLAGSPLIT_SHA1_PROVIDER")
+        );
+        assert_eq!(
+            suggest("FLAGSPLIT_TLS_PROVDER"),
+            Some("FLAGSPLIT_TLS_PROVIDER")
+        );
         assert_eq!(suggest("FLAGSPLIT_CONFG"), Some("FLAGSPLIT_CONFIG"));
         assert_eq!(suggest("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
     }
@@ -225,4 +238,111 @@ mod tests {
             "X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR"
         );
     }
+}
+
+/// The knob table of the README (and later PACKAGING.md), generated from the same tables the
+/// resolver uses so that it cannot drift: every feature, config key and variable, what it does, its
+/// values, its default, and what each binary links because of it.
+pub fn markdown_table() -> String {
+    use crate::model::{Binary, Facility, Feature, Links, Provider};
+    use std::fmt::Write as _;
+
+    fn links(l: Links) -> &'static str {
+        match (l.libssl, l.libcrypto) {
+            (true, _) => "libssl + libcrypto",
+            (false, true) => "libcrypto",
+            (false, false) => "nothing",
+        }
+    }
+    // What each binary links when `facility` uses `provider` and every other facility keeps a
+    // provider that links nothing.
+    let effect = |facility: Facility, provider: Provider| {
+        let quiet = |f: Facility| {
+            if f == facility {
+                provider
+            } else {
+                *f.providers()
+                    .iter()
+                    .find(|p| **p != Provider::Openssl)
+                    .unwrap_or(&Provider::None)
+            }
+        };
+        (
+            links(Links::of(Binary::Flagsplit, quiet)),
+            links(Links::of(Binary::ImapSend, quiet)),
+        )
+    };
+    let cell = |t: &str| t.replace('|', "\\|");
+
+    let mut s = String::new();
+    s.push_str("| knob | what it does | values | default | `flagsplit` links | `flagsplit-imap-send` links |\n");
+    s.push_str("|---|---|---|---|---|---|\n");
+    for feature in Feature::ALL {
+        let facilities: &[Facility] = match feature {
+            Feature::OpensslSha1 => &[Facility::Sha1, Facility::Sha1Unsafe],
+            Feature::OpensslMd5 => &[Facility::Md5],
+            Feature::OpensslTls | Feature::RustlsTls => &[Facility::Tls],
+        };
+        let provider = if feature == Feature::RustlsTls {
+            Provider::Rustls
+        } else {
+            Provider::Openssl
+        };
+        let names: Vec<String> = facilities.iter().map(|f| format!("`{f}`")).collect();
+        let (f, i) = effect(facilities[0], provider);
+        let default = if feature == Feature::RustlsTls {
+            "on"
+        } else {
+            "off"
+        };
+        let _ = writeln!(
+            s,
+            "| `--features {feature}` | compiles the `{provider}` provider of {} (selected by default when on) | on, off | {default} | {f} when selected | {i} when selected |",
+            names.join(", ")
+        );
+    }
+    for facility in Facility::ALL {
+        let values: Vec<String> = facility
+            .providers()
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect();
+        let default = flagsplit_variable(facility.env_var()).map_or("", |v| v.default);
+        let mut f_links = Vec::new();
+        let mut i_links = Vec::new();
+        for p in facility.providers() {
+            let (f, i) = effect(facility, *p);
+            f_links.push(format!("{p}: {f}"));
+            i_links.push(format!("{p}: {i}"));
+        }
+        let _ = writeln!(
+            s,
+            "| `{}`, config `[{facility}] provider` | selects the provider of {} | {} | {default} | {} | {} |",
+            facility.env_var(),
+            cell(facility.purpose()),
+            values.join(", "),
+            f_links.join("; "),
+            i_links.join("; ")
+        );
+    }
+    for var in FLAGSPLIT_VARIABLES
+        .iter()
+        .filter(|v| v.name == CONFIG_VAR || v.when != When::Build)
+        .chain(OPENSSL_VARIABLES)
+    {
+        let when = match var.when {
+            When::Build => "build time",
+            When::Run => "run time",
+            When::Test => "test command",
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | ({when}) {} | {} | {} | — | — |",
+            var.name,
+            cell(var.help),
+            cell(var.values),
+            cell(var.default),
+        );
+    }
+    s
 }

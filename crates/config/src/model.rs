@@ -446,7 +446,8 @@ impl Links {
     /// libssl (and libcrypto) for OpenSSL TLS.
     pub fn of(binary: Binary, provider: impl Fn(Facility) -> Provider) -> Links {
         let openssl = |f: Facility| provider(f) == Provider::Openssl;
-        let hashing = openssl(Facility::Sha1) || openssl(Facility::Sha1Unsafe) || openssl(Facility::Md5);
+        let hashing =
+            openssl(Facility::Sha1) || openssl(Facility::Sha1Unsafe) || openssl(Facility::Md5);
         match binary {
             Binary::Flagsplit => Links {
                 libcrypto: hashing,

@@ -66,7 +66,7 @@ pub fn failure_message(failure: &ProbeFailure, selection: &Selection) -> String 
     }
     let dirs = |d: &[String]| {
         if d.is_empty() {
-            "(none given; the compiler's default search path)".to_string()
+            "(the compiler's default search path)".to_string()
         } else {
             d.join(", ")
         }
@@ -183,7 +183,10 @@ mod tests {
         let m = failure_message(&failure, &selection);
         assert!(m.contains("`SHA1_Init`"), "{m}");
         assert!(m.contains("/opt/ossl/lib"), "{m}");
-        assert!(m.contains("sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)"), "{m}");
+        assert!(
+            m.contains("sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)"),
+            "{m}"
+        );
         assert!(m.contains("apt-get install libssl-dev"), "{m}");
         assert!(m.contains("dnf install openssl-devel"), "{m}");
         assert!(m.contains("pacman -S openssl"), "{m}");

@@ -68,10 +68,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
             errors.push(ConfigError::EmptyVariable { name: var.name });
             continue;
         }
-        let Some(facility) = Facility::ALL
-            .into_iter()
-            .find(|f| f.env_var() == var.name)
-        else {
+        let Some(facility) = Facility::ALL.into_iter().find(|f| f.env_var() == var.name) else {
             continue; // FLAGSPLIT_CONFIG: the caller read the file it names
         };
         match Provider::from_name(value).filter(|p| facility.providers().contains(p)) {
@@ -166,7 +163,11 @@ mod tests {
         })
     }
 
-    fn run(features: FeatureSet, vars: &[(&str, &str)], text: Option<&str>) -> Result<Selection, Errors> {
+    fn run(
+        features: FeatureSet,
+        vars: &[(&str, &str)],
+        text: Option<&str>,
+    ) -> Result<Selection, Errors> {
         resolve(&Inputs {
             features,
             env: env(vars),
@@ -188,9 +189,18 @@ mod tests {
             (&[OpensslSha1], ["openssl", "openssl", "builtin", "none"]),
             (&[OpensslMd5], ["dc", "block", "openssl", "none"]),
             (&[OpensslTls], ["dc", "block", "builtin", "openssl"]),
-            (&[OpensslTls, RustlsTls], ["dc", "block", "builtin", "openssl"]),
-            (&[OpensslSha1, RustlsTls], ["openssl", "openssl", "builtin", "rustls"]),
-            (&[OpensslSha1, OpensslMd5, OpensslTls, RustlsTls], ["openssl", "openssl", "openssl", "openssl"]),
+            (
+                &[OpensslTls, RustlsTls],
+                ["dc", "block", "builtin", "openssl"],
+            ),
+            (
+                &[OpensslSha1, RustlsTls],
+                ["openssl", "openssl", "builtin", "rustls"],
+            ),
+            (
+                &[OpensslSha1, OpensslMd5, OpensslTls, RustlsTls],
+                ["openssl", "openssl", "openssl", "openssl"],
+            ),
         ];
         for (features, expected) in cases {
             let set: FeatureSet = features.iter().copied().collect();
@@ -226,7 +236,11 @@ mod tests {
                     let needs = facility.required_feature(provider);
                     for (result, from_file) in [(&by_env, false), (&by_file, true)] {
                         let by = if from_file {
-                            Requester::File(FilePos { path: "flagsplit.toml".into(), line: 2, column: 12 })
+                            Requester::File(FilePos {
+                                path: "flagsplit.toml".into(),
+                                line: 2,
+                                column: 12,
+                            })
                         } else {
                             Requester::Env(var)
                         };
@@ -234,13 +248,23 @@ mod tests {
                             let errors = result.as_ref().expect_err("unknown provider must fail");
                             assert_eq!(
                                 errors.0,
-                                vec![ConfigError::UnknownProvider { by, facility, value: provider.name().into() }]
+                                vec![ConfigError::UnknownProvider {
+                                    by,
+                                    facility,
+                                    value: provider.name().into()
+                                }]
                             );
                         } else if let Some(feature) = needs.filter(|f| !set.contains(*f)) {
                             let errors = result.as_ref().expect_err("feature off must fail");
                             assert_eq!(
                                 errors.0,
-                                vec![ConfigError::FeatureOff { by, facility, provider, feature, features: set }]
+                                vec![ConfigError::FeatureOff {
+                                    by,
+                                    facility,
+                                    provider,
+                                    feature,
+                                    features: set
+                                }]
                             );
                             let text = errors.to_string();
                             assert!(text.contains(&format!("--features {feature}")), "{text}");
@@ -273,29 +297,54 @@ mod tests {
             Some(text),
         )
         .unwrap();
-        assert_eq!(sel.get(Facility::Sha1).origin, Origin::Env("FLAGSPLIT_SHA1_PROVIDER"));
+        assert_eq!(
+            sel.get(Facility::Sha1).origin,
+            Origin::Env("FLAGSPLIT_SHA1_PROVIDER")
+        );
         assert_eq!(sel.provider(Facility::Sha1), Provider::Dc);
         assert_eq!(sel.provider(Facility::Md5), Provider::Builtin);
-        assert_eq!(sel.get(Facility::Md5).origin.to_string(), "flagsplit.toml:4:12");
-        assert_eq!(sel.get(Facility::Tls).origin, Origin::FeatureDefault(Feature::RustlsTls));
+        assert_eq!(
+            sel.get(Facility::Md5).origin.to_string(),
+            "flagsplit.toml:4:12"
+        );
+        assert_eq!(
+            sel.get(Facility::Tls).origin,
+            Origin::FeatureDefault(Feature::RustlsTls)
+        );
     }
 
     #[test]
     fn overridden_file_entry_needs_no_feature_but_must_be_valid() {
         // The file asks for OpenSSL TLS without the feature, but the variable overrides it.
         let text = "[tls]\nprovider = \"openssl\"\n";
-        let sel = run(FeatureSet::EMPTY, &[("FLAGSPLIT_TLS_PROVIDER", "none")], Some(text)).unwrap();
+        let sel = run(
+            FeatureSet::EMPTY,
+            &[("FLAGSPLIT_TLS_PROVIDER", "none")],
+            Some(text),
+        )
+        .unwrap();
         assert_eq!(sel.provider(Facility::Tls), Provider::None);
         // A misspelt value is reported even when overridden.
         let text = "[tls]\nprovider = \"opensssl\"\n";
-        assert!(run(FeatureSet::EMPTY, &[("FLAGSPLIT_TLS_PROVIDER", "none")], Some(text)).is_err());
+        assert!(
+            run(
+                FeatureSet::EMPTY,
+                &[("FLAGSPLIT_TLS_PROVIDER", "none")],
+                Some(text)
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn run_time_variables_are_not_typos() {
         let sel = run(
             FeatureSet::DEFAULT,
-            &[("FLAGSPLIT_SHA1DC", "0"), ("FLAGSPLIT_EXEC_PATH", "/x"), ("FLAGSPLIT_TEST_NO_INSTALL", "1")],
+            &[
+                ("FLAGSPLIT_SHA1DC", "0"),
+                ("FLAGSPLIT_EXEC_PATH", "/x"),
+                ("FLAGSPLIT_TEST_NO_INSTALL", "1"),
+            ],
             None,
         );
         assert!(sel.is_ok());
@@ -305,7 +354,10 @@ mod tests {
     fn all_errors_are_reported_at_once() {
         let errors = run(
             FeatureSet::EMPTY,
-            &[("FLAGSPLIT_SHA_PROVIDER", "dc"), ("FLAGSPLIT_TLS_PROVIDER", "openssl")],
+            &[
+                ("FLAGSPLIT_SHA_PROVIDER", "dc"),
+                ("FLAGSPLIT_TLS_PROVIDER", "openssl"),
+            ],
             Some("[sha2]\n"),
         )
         .unwrap_err();
@@ -315,7 +367,9 @@ mod tests {
     #[test]
     fn selection_cfgs_and_links() {
         let sel = run(
-            FeatureSet::EMPTY.with(Feature::OpensslSha1).with(Feature::OpensslTls),
+            FeatureSet::EMPTY
+                .with(Feature::OpensslSha1)
+                .with(Feature::OpensslTls),
             &[("FLAGSPLIT_SHA1_PROVIDER", "dc")],
             None,
         )

@@ -43,7 +43,8 @@ impl Env {
 
     /// Whether a flag variable is set to something other than `0` or empty.
     pub fn target_flag(&self, name: &str) -> bool {
-        self.target_var(name).is_some_and(|v| !v.is_empty() && v != "0")
+        self.target_var(name)
+            .is_some_and(|v| !v.is_empty() && v != "0")
     }
 
     /// Every `FLAGSPLIT_*` variable present, plus a record of every known build-time one, so that
@@ -127,7 +128,10 @@ pub fn run() -> Option<Outcome> {
     let mut openssl = None;
     let needed = selection.needed_capabilities();
     if !needed.is_empty() {
-        println!("cargo::rerun-if-changed={}", manifest_dir.join("compat").display());
+        println!(
+            "cargo::rerun-if-changed={}",
+            manifest_dir.join("compat").display()
+        );
         let paths = locate_openssl(&env);
         for capability in needed {
             if let Err(failure) = probe_capability(&manifest_dir, &out_dir, &paths, capability) {
@@ -264,7 +268,12 @@ pub fn locate_openssl(env: &Env) -> SearchPaths {
             include_dirs: as_strings(&[include_dir.unwrap_or_else(|| dir.join("include"))]),
         };
     }
-    for name in ["PKG_CONFIG", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
+    for name in [
+        "PKG_CONFIG",
+        "PKG_CONFIG_PATH",
+        "PKG_CONFIG_LIBDIR",
+        "PKG_CONFIG_SYSROOT_DIR",
+    ] {
         env.target_var(name);
     }
     if !env.target_flag("OPENSSL_NO_PKG_CONFIG")
@@ -274,9 +283,15 @@ pub fn locate_openssl(env: &Env) -> SearchPaths {
             .print_system_libs(false)
             .probe("openssl")
     {
+        let mut lib_dirs = as_strings(&lib.link_paths);
+        if lib_dirs.is_empty() {
+            // pkg-config leaves out -L for the system directory; name it anyway, so that a failure
+            // says where the library was looked for.
+            lib_dirs.extend(pkg_config::get_variable("openssl", "libdir").ok());
+        }
         return SearchPaths {
             location: Location::PkgConfig,
-            lib_dirs: as_strings(&lib.link_paths),
+            lib_dirs,
             include_dirs: as_strings(&lib.include_paths),
         };
     }
@@ -326,7 +341,11 @@ pub fn probe_capability(
     for lib in capability.libraries() {
         cmd.arg(format!("-l{lib}"));
     }
-    let shown = format!("{cmd:?}").replace('"', "");
+    let shown = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
     match cmd.output() {
         Ok(out) if out.status.success() => Ok(()),
         Ok(out) => {

@@ -91,7 +91,10 @@ fn corpus() {
 fn unreadable_file_names_both_paths() {
     let inputs = Inputs {
         features: FeatureSet::DEFAULT,
-        env: BTreeMap::from([("FLAGSPLIT_CONFIG".to_string(), Some("nope.toml".to_string()))]),
+        env: BTreeMap::from([(
+            "FLAGSPLIT_CONFIG".to_string(),
+            Some("nope.toml".to_string()),
+        )]),
         file: Some(ConfigFileInput {
             named: "nope.toml".into(),
             resolved: "/pkg/nope.toml".into(),
@@ -144,7 +147,11 @@ fn config_example_is_valid() {
             facility.default_choice(FeatureSet::DEFAULT).provider
         );
         assert!(
-            selection.get(facility).origin.to_string().starts_with("config.example.toml:"),
+            selection
+                .get(facility)
+                .origin
+                .to_string()
+                .starts_with("config.example.toml:"),
             "{facility}"
         );
     }

@@ -116,7 +116,8 @@ impl Default for Md5 {
 pub fn version_text() -> String {
     // SAFETY: OpenSSL_version returns a pointer to a static NUL-terminated string for every
     // argument; OPENSSL_VERSION is always valid.
-    let text = unsafe { CStr::from_ptr(openssl_sys::OpenSSL_version(openssl_sys::OPENSSL_VERSION)) };
+    let text =
+        unsafe { CStr::from_ptr(openssl_sys::OpenSSL_version(openssl_sys::OPENSSL_VERSION)) };
     text.to_string_lossy().into_owned()
 }
 
@@ -132,7 +133,10 @@ mod tests {
     fn abc() {
         let mut s = Sha1::new();
         s.update(b"abc");
-        assert_eq!(hex(&s.finalize()), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(
+            hex(&s.finalize()),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
         let mut m = Md5::new();
         m.update(b"abc");
         assert_eq!(hex(&m.finalize()), "900150983cd24fb0d6963f7d28e17f72");

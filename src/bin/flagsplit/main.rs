@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use flagsplit::build_options::{self, RuntimeFacts};
-use flagsplit::cli::flagsplit::PROGRAM;
 use flagsplit::cli::Matches;
+use flagsplit::cli::flagsplit::PROGRAM;
 use flagsplit::config::Binary;
 
 fn main() -> ExitCode {
@@ -61,7 +61,10 @@ fn print(text: &str) -> ExitCode {
 
 fn version(build_options: bool) -> ExitCode {
     if !build_options {
-        return print(&format!("flagsplit version {}\n", env!("CARGO_PKG_VERSION")));
+        return print(&format!(
+            "flagsplit version {}\n",
+            env!("CARGO_PKG_VERSION")
+        ));
     }
     let facts = RuntimeFacts {
         openssl: flagsplit::hash::openssl_version(),

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs every test of flagsplit: formatting, clippy for the no-default, default and all-features sets,
+# the test suites for each TLS provider, and the real-build matrix (link dependencies, build errors,
+# exact rebuilds). This is the README's test command and what CI runs (.ci/run).
+#
+# It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
+# libssl-dev, dovecot-imapd, git, binutils, valgrind. FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing
+# (offline or packaging builds). With CI=true anything missing is a failure, never a skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ci=${CI:-false}
+started=$(date +%s)
+
+step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))"; }
+die() { echo "scripts/test.sh: $*" >&2; exit 1; }
+
+# --- 1. what the tests need -------------------------------------------------------------------
+packages=(pkg-config libssl-dev openssl dovecot-imapd git binutils gcc coreutils valgrind)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "${FLAGSPLIT_TEST_NO_INSTALL:-0}" = 1 ]; then
+		echo "FLAGSPLIT_TEST_NO_INSTALL=1: not installing ${missing[*]}"
+	elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		# Debian's dovecot-core starts a system Dovecot on 143/993 where systemd runs; the tests use
+		# their own instances on other ports and do not need it.
+	else
+		echo "not root (or no apt-get): cannot install ${missing[*]}"
+	fi
+fi
+absent=()
+for tool in cargo rustfmt cargo-clippy cc pkg-config readelf git sha1sum md5sum openssl /usr/sbin/dovecot; do
+	command -v "$tool" >/dev/null || absent+=("$tool")
+done
+pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")
+if [ ${#absent[@]} -gt 0 ]; then
+	if [ "$ci" = true ]; then
+		die "CI=true and these are missing: ${absent[*]}"
+	fi
+	echo "WARNING: missing ${absent[*]}: the tests that need them will be SKIPPED (with CI=true they fail)"
+fi
+[ -d ../shared/data/collisions ] || {
+	[ "$ci" = true ] && die "CI=true and ../shared/data/collisions is missing"
+	echo "WARNING: ../shared/data/collisions is missing: the collision tests will be SKIPPED"
+}
+
+# --- 2. style and lints -----------------------------------------------------------------------
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+for set in "--no-default-features" "" "--all-features"; do
+	step "cargo clippy --workspace --all-targets ${set:-(default features)}"
+	# shellcheck disable=SC2086
+	cargo clippy --locked --workspace --all-targets $set -- -D warnings
+done
+
+# --- 3. test suites ---------------------------------------------------------------------------
+# Each TLS provider (rustls by default, OpenSSL, none) and the OpenSSL hashing providers.
+for set in "" "--no-default-features" "--no-default-features --features openssl-tls" "--all-features"; do
+	step "cargo test --workspace ${set:-(default features)}"
+	# shellcheck disable=SC2086
+	cargo test --locked --workspace $set
+done
+
+# --- 4. real builds ---------------------------------------------------------------------------
+step "build matrix"
+scripts/build-matrix.sh
+
+step "all tests passed"
