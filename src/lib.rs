@@ -3,8 +3,10 @@
 //!
 //! - [`hash`] (the `flagsplit-hash` crate): the hashing facilities over the selected providers.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
+//! - [`object`]: git object ids (`hash-object`), streaming.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions.
+//! - [`sum`]: `sha1sum` and `md5sum`, compatible with GNU coreutils (output, `--check`, messages).
 //!
 //! The build configuration itself (features, `FLAGSPLIT_*` variables, the config file) is resolved
 //! by `build.rs` with the `flagsplit-config` crate; see the README.
@@ -12,6 +14,8 @@
 pub mod build_options;
 pub mod cli;
 pub mod cpu;
+pub mod object;
+pub mod sum;
 
 pub use flagsplit_config as config;
 pub use flagsplit_hash as hash;

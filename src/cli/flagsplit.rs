@@ -93,6 +93,55 @@ pub const VERSION: Command = Command {
     hidden: false,
 };
 
+/// `flagsplit hash-object`.
+pub const HASH_OBJECT: Command = Command {
+    name: "hash-object",
+    about: "Compute git object ids, like `git hash-object` (it never writes objects).",
+    usage: "[-t TYPE] [--stdin] [--] [FILE]...\n   or: flagsplit hash-object [-t TYPE] --stdin-paths",
+    preamble: "Prints the id git would give each FILE (or standard input) as an object of TYPE.\n\
+               Many files are hashed in parallel on all cores; the ids come out in input order.\n\
+               Memory stays constant whatever the size (standard input from a pipe is spooled to a\n\
+               temporary file when it is large).",
+    options: &[
+        Opt::with_value(
+            Some('t'),
+            "type",
+            "TYPE",
+            "object type: blob (default), commit, tree or tag;\na malformed commit, tree or tag is refused",
+        ),
+        Opt::flag(
+            None,
+            "stdin",
+            "read the object from standard input (before any FILE)",
+        ),
+        Opt::flag(
+            None,
+            "stdin-paths",
+            "read file names from standard input, one per line\n(C-quoted names as git quotes them); ids are\nwritten as soon as they are known",
+        ),
+        Opt::flag(
+            None,
+            "no-filters",
+            "accepted for compatibility: flagsplit never filters",
+        ),
+        Opt::flag(
+            None,
+            "no-collision-detection",
+            "hash with the sha1-unsafe provider, without collision\ndetection (also FLAGSPLIT_SHA1DC=0)",
+        ),
+        Opt::flag(
+            Some('w'),
+            "write",
+            "refused: flagsplit computes ids only (use git hash-object -w)",
+        ),
+    ],
+    epilogue: "Errors are reported as git reports them (`fatal: could not open 'F' for reading: ...`, exit 128;\n\
+               usage errors exit 129). Content that is part of a SHA-1 collision attack is refused\n\
+               with the collision-detecting provider, as git refuses it.",
+    operands: true,
+    hidden: false,
+};
+
 /// `flagsplit help`.
 pub const HELP: Command = Command {
     name: "help",
@@ -109,6 +158,6 @@ pub const HELP: Command = Command {
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
     about: "Hash with the SHA-1 and MD5 providers this build selected.",
-    commands: &[SHA1SUM, MD5SUM, VERSION, HELP],
+    commands: &[SHA1SUM, MD5SUM, HASH_OBJECT, VERSION, HELP],
     epilogue: "Build configuration: see 'flagsplit version --build-options' and the README.",
 };

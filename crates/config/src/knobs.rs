@@ -196,50 +196,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Facility;
-
-    #[test]
-    fn every_facility_variable_is_registered_for_build_time() {
-        for facility in Facility::ALL {
-            let var = flagsplit_variable(facility.env_var()).expect("registered");
-            assert_eq!(var.when, When::Build);
-        }
-        assert_eq!(build_variables().count(), Facility::ALL.len() + 1);
-    }
-
-    #[test]
-    fn suggestions_catch_typos_only() {
-        assert_eq!(
-            suggest("FLAGSPLIT_SHA_PROVIDER"),
-            Some("FLAGSPLIT_SHA1_PROVIDER")
-        );
-        assert_eq!(
-            suggest("FLAGSPLIT_TLS_PROVDER"),
-            Some("FLAGSPLIT_TLS_PROVIDER")
-        );
-        assert_eq!(suggest("FLAGSPLIT_CONFG"), Some("FLAGSPLIT_CONFIG"));
-        assert_eq!(suggest("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
-    }
-
-    #[test]
-    fn edit_distance_basics() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
-    }
-
-    #[test]
-    fn target_prefix_matches_openssl_sys() {
-        assert_eq!(
-            target_prefixed("x86_64-unknown-linux-gnu", "OPENSSL_DIR"),
-            "X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR"
-        );
-    }
-}
-
 /// The knob table of the README (and later PACKAGING.md), generated from the same tables the
 /// resolver uses so that it cannot drift: every feature, config key and variable, what it does, its
 /// values, its default, and what each binary links because of it.
@@ -345,4 +301,48 @@ pub fn markdown_table() -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Facility;
+
+    #[test]
+    fn every_facility_variable_is_registered_for_build_time() {
+        for facility in Facility::ALL {
+            let var = flagsplit_variable(facility.env_var()).expect("registered");
+            assert_eq!(var.when, When::Build);
+        }
+        assert_eq!(build_variables().count(), Facility::ALL.len() + 1);
+    }
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        assert_eq!(
+            suggest("FLAGSPLIT_SHA_PROVIDER"),
+            Some("FLAGSPLIT_SHA1_PROVIDER")
+        );
+        assert_eq!(
+            suggest("FLAGSPLIT_TLS_PROVDER"),
+            Some("FLAGSPLIT_TLS_PROVIDER")
+        );
+        assert_eq!(suggest("FLAGSPLIT_CONFG"), Some("FLAGSPLIT_CONFIG"));
+        assert_eq!(suggest("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
+    }
+
+    #[test]
+    fn edit_distance_basics() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn target_prefix_matches_openssl_sys() {
+        assert_eq!(
+            target_prefixed("x86_64-unknown-linux-gnu", "OPENSSL_DIR"),
+            "X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR"
+        );
+    }
 }

@@ -309,18 +309,20 @@ pub fn probe_capability(
     out_dir: &Path,
     paths: &SearchPaths,
     capability: Capability,
-) -> Result<(), ProbeFailure> {
+) -> Result<(), Box<ProbeFailure>> {
     let source = manifest_dir.join(capability.source());
     let exe = out_dir.join(
         source
             .file_stem()
             .map_or_else(|| OsString::from("probe"), |s| s.to_os_string()),
     );
-    let fail = |command: String, output: String| ProbeFailure {
-        capability,
-        paths: paths.clone(),
-        command,
-        output,
+    let fail = |command: String, output: String| {
+        Box::new(ProbeFailure {
+            capability,
+            paths: paths.clone(),
+            command,
+            output,
+        })
     };
     let compiler = match cc::Build::new()
         .cargo_metadata(false)

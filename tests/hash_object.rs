@@ -1,0 +1,446 @@
+//! `flagsplit hash-object` against `git hash-object` as the oracle: blobs of every shape, many
+//! files in parallel, `--stdin`, `--stdin-paths` (including as a coprocess), well-formed commits,
+//! trees and tags taken from a real repository, malformed ones refused by both, errors, and the
+//! public collision files.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
+
+fn have_git() -> bool {
+    let ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and git is missing"
+        );
+        eprintln!("SKIPPED: git not found; hash-object cannot be compared with it");
+    }
+    ok
+}
+
+/// Runs a command in `dir` with git's environment neutralised (no repository, no config).
+fn run(dir: &Path, program: &str, args: &[&OsStr], stdin: &[u8]) -> Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    out
+}
+
+fn flagsplit(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
+    let mut full: Vec<&OsStr> = vec![OsStr::new("hash-object")];
+    full.extend_from_slice(args);
+    run(dir, FLAGSPLIT, &full, stdin)
+}
+
+fn git(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Output {
+    let mut full: Vec<&OsStr> = vec![OsStr::new("hash-object")];
+    full.extend_from_slice(args);
+    run(dir, "git", &full, stdin)
+}
+
+fn os(s: &str) -> &OsStr {
+    OsStr::new(s)
+}
+
+/// Both succeed with the same stdout.
+fn same_ids(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> String {
+    let f = flagsplit(dir, args, stdin);
+    let g = git(dir, args, stdin);
+    assert!(
+        g.status.success(),
+        "git failed on {args:?}: {}",
+        String::from_utf8_lossy(&g.stderr)
+    );
+    assert!(
+        f.status.success(),
+        "flagsplit failed on {args:?}: {}",
+        String::from_utf8_lossy(&f.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&f.stdout),
+        String::from_utf8_lossy(&g.stdout),
+        "ids differ for {args:?}"
+    );
+    String::from_utf8_lossy(&f.stdout).into_owned()
+}
+
+/// Deterministic pseudo-random bytes.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// A corpus: an empty file, text, binary, sizes around the small-file fast path, a large file, a
+/// name with spaces and one with a newline.
+fn corpus(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut add = |name: &[u8], data: &[u8]| {
+        let p = dir.join(OsStr::from_bytes(name));
+        fs::write(&p, data).expect("write");
+        files.push(p);
+    };
+    add(b"empty", b"");
+    add(b"text", b"hello\nworld\n");
+    add(b"binary", &noise(10_000, 1));
+    add(b"fast-path-edge", &noise(64 * 1024, 2));
+    add(b"fast-path-edge+1", &noise(64 * 1024 + 1, 3));
+    add(b"large", &noise(5 * 1024 * 1024 + 7, 4));
+    add(b"with space", b"x");
+    add(b"new\nline", b"y");
+    add(b"back\\slash", b"z");
+    files
+}
+
+#[test]
+fn blobs_equal_gits() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let files = corpus(tmp.path());
+    // One file at a time, then all at once (the parallel path), in input order.
+    for f in &files {
+        same_ids(tmp.path(), &[f.as_os_str()], b"");
+    }
+    let all: Vec<&OsStr> = files.iter().map(|p| p.as_os_str()).collect();
+    let ids = same_ids(tmp.path(), &all, b"");
+    assert_eq!(ids.lines().count(), files.len());
+    // --stdin, from a pipe, small and large (the large one is spooled to a temporary file).
+    for f in &files {
+        let data = fs::read(f).expect("read");
+        same_ids(tmp.path(), &[os("--stdin")], &data);
+    }
+    // --stdin together with files: stdin first.
+    same_ids(tmp.path(), &[os("--stdin"), all[1], all[2]], b"from stdin");
+    // --no-filters is accepted.
+    same_ids(tmp.path(), &[os("--no-filters"), all[1]], b"");
+}
+
+/// Standard input larger than what is kept in memory: from a regular file (streamed, its size is
+/// known) and from a pipe (spooled to a temporary file).
+#[test]
+fn large_stdin_from_a_file_and_from_a_pipe() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let big = tmp.path().join("big");
+    fs::write(&big, noise(17 * 1024 * 1024, 9)).expect("write");
+    let id = |program: &str| {
+        let out = Command::new(program)
+            .args(["hash-object", "--stdin"])
+            .current_dir(tmp.path())
+            .stdin(fs::File::open(&big).expect("open"))
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        out.stdout
+    };
+    assert_eq!(id(FLAGSPLIT), id("git"));
+    let data = fs::read(&big).expect("read");
+    same_ids(tmp.path(), &[os("--stdin")], &data);
+}
+
+#[test]
+fn many_small_files_via_stdin_paths() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut list = Vec::new();
+    for i in 0..3000usize {
+        let name = format!("f{i:04}");
+        fs::write(tmp.path().join(&name), noise(i * 37 % 9000, i as u64)).expect("write");
+        list.extend_from_slice(name.as_bytes());
+        list.push(b'\n');
+    }
+    // A C-quoted name, as git quotes names, and a name with a space.
+    fs::write(tmp.path().join("tab\there"), b"t").expect("write");
+    list.extend_from_slice(b"\"tab\\there\"\n");
+    fs::write(tmp.path().join("sp ace"), b"s").expect("write");
+    list.extend_from_slice(b"sp ace\n");
+    let ids = same_ids(tmp.path(), &[os("--stdin-paths")], &list);
+    assert_eq!(ids.lines().count(), 3002);
+}
+
+#[test]
+fn stdin_paths_answers_each_path_as_a_coprocess() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("one"), b"1").expect("write");
+    fs::write(tmp.path().join("two"), b"2").expect("write");
+    let mut child = Command::new(FLAGSPLIT)
+        .args(["hash-object", "--stdin-paths"])
+        .current_dir(tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    // Deadlock guard only (not a speed limit): if an id were not flushed while stdin stays open,
+    // read_line would block forever; the guard kills the child after a minute instead.
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let guard = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    });
+    let mut answers = Vec::new();
+    for name in ["one", "two"] {
+        writeln!(input, "{name}").expect("write path");
+        input.flush().expect("flush");
+        let mut line = String::new();
+        output.read_line(&mut line).expect("read id");
+        assert_eq!(
+            line.len(),
+            41,
+            "no id came back for {name} while stdin was open: {line:?}"
+        );
+        answers.push(line);
+    }
+    let _ = done_tx.send(());
+    guard.join().expect("guard");
+    drop(input);
+    assert!(child.wait().expect("wait").success());
+    let expected = same_ids(tmp.path(), &[os("one"), os("two")], b"");
+    assert_eq!(answers.concat(), expected);
+}
+
+/// Commits (root, normal, merge, with encoding and a multi-line message), trees (nested, every
+/// mode) and tags (annotated, of a tree, of a tag) from a real repository: the id of each object's
+/// content is the object's id, as a file and from stdin, for flagsplit and git alike.
+#[test]
+fn well_formed_commits_trees_and_tags() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = tmp.path().join("repo");
+    let sh = |script: &str| {
+        let out = Command::new("sh")
+            .arg("-ec")
+            .arg(script)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "A U Thor")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_COMMITTER_NAME", "C O Mitter")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_AUTHOR_DATE", "1700000000 +0130")
+            .env("GIT_COMMITTER_DATE", "1700000100 -0700")
+            .output()
+            .expect("sh");
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    fs::create_dir(&repo).expect("mkdir");
+    sh("git init -q -b main .
+        echo one > a; mkdir -p d/e; echo two > d/e/b; echo x > 'a.b'; mkdir a0; echo y > a0/c
+        printf '#!/bin/sh\\n' > run; chmod +x run; ln -s a link
+        git add -A; git commit -q -m root
+        git checkout -q -b side; echo side > s; git add s; git commit -q -m side
+        git checkout -q main; echo more >> a; git commit -q -am 'second
+
+body line
+'
+        git merge -q --no-edit side
+        git -c i18n.commitEncoding=ISO-8859-1 commit -q --allow-empty -m 'encoded'
+        git tag -a -m 'a tag' v1
+        git tag -a -m 'tag of a tree' vt HEAD^{tree}
+        git tag -a -m 'tag of a tag' vtt v1
+        git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,sub
+        git commit -q -m 'with a gitlink'");
+    let objects =
+        sh("git cat-file --batch-all-objects --batch-check='%(objectname) %(objecttype)'");
+    let mut checked = 0;
+    for line in objects.lines() {
+        let (id, kind) = line.split_once(' ').expect("id type");
+        let content = Command::new("git")
+            .args(["cat-file", kind, id])
+            .current_dir(&repo)
+            .output()
+            .expect("cat-file")
+            .stdout;
+        let out = same_ids(tmp.path(), &[os("-t"), os(kind), os("--stdin")], &content);
+        assert_eq!(out.trim(), id, "{kind} {id}");
+        let file = tmp.path().join(format!("obj-{id}"));
+        fs::write(&file, &content).expect("write");
+        same_ids(tmp.path(), &[os("-t"), os(kind), file.as_os_str()], b"");
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} objects");
+}
+
+/// Malformed commits, trees and tags: git refuses each, and so does flagsplit, with a message
+/// and a non-zero exit.
+#[test]
+fn malformed_objects_are_refused_by_both() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    let ident = "A <a@b> 1700000000 +0000";
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("commit", b"junk".to_vec()),
+        ("commit", format!("tree {id}\n\nno author\n").into_bytes()),
+        (
+            "commit",
+            format!("tree 1234\nauthor {ident}\ncommitter {ident}\n\nm\n").into_bytes(),
+        ),
+        (
+            "commit",
+            format!("tree {id}\nauthor A a@b 1 +0000\ncommitter {ident}\n\nm\n").into_bytes(),
+        ),
+        (
+            "commit",
+            format!("tree {id}\nauthor {ident}\ncommitter A <a@b> x +0000\n\nm\n").into_bytes(),
+        ),
+        (
+            "commit",
+            format!("parent {id}\ntree {id}\nauthor {ident}\ncommitter {ident}\n\nm\n")
+                .into_bytes(),
+        ),
+        ("tag", format!("object {id}\ntype blob\n\nm\n").into_bytes()),
+        (
+            "tag",
+            format!("object {id}\ntype nope\ntag v\n\nm\n").into_bytes(),
+        ),
+        ("tag", b"type commit\n".to_vec()),
+        ("tree", b"100644 a\0short".to_vec()),
+        ("tree", b"100644 \0aaaaaaaaaaaaaaaaaaaa".to_vec()),
+        (
+            "tree",
+            b"100644 b\0aaaaaaaaaaaaaaaaaaaa100644 a\0aaaaaaaaaaaaaaaaaaaa".to_vec(),
+        ),
+        (
+            "tree",
+            b"100644 a\0aaaaaaaaaaaaaaaaaaaa100644 a\0aaaaaaaaaaaaaaaaaaaa".to_vec(),
+        ),
+        ("tree", b"100644 x/y\0aaaaaaaaaaaaaaaaaaaa".to_vec()),
+        ("tree", b"no-space".to_vec()),
+    ];
+    for (kind, content) in cases {
+        let args = [os("-t"), os(kind), os("--stdin")];
+        let g = git(tmp.path(), &args, &content);
+        let f = flagsplit(tmp.path(), &args, &content);
+        assert!(!g.status.success(), "git accepted {kind} {content:?}");
+        assert!(!f.status.success(), "flagsplit accepted {kind} {content:?}");
+        let err = String::from_utf8_lossy(&f.stderr);
+        assert!(err.contains("malformed"), "{err}");
+        assert!(f.stdout.is_empty());
+    }
+}
+
+#[test]
+fn errors_like_git() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("a"), b"a").expect("write");
+    fs::create_dir(tmp.path().join("dir")).expect("mkdir");
+    // A missing file after a good one: the good id is printed, then git's message, exit 128.
+    for args in [vec![os("a"), os("missing")], vec![os("dir")]] {
+        let g = git(tmp.path(), &args, b"");
+        let f = flagsplit(tmp.path(), &args, b"");
+        assert_eq!(f.status.code(), g.status.code(), "{args:?}");
+        assert_eq!(f.stdout, g.stdout, "{args:?}");
+        let (ge, fe) = (
+            String::from_utf8_lossy(&g.stderr),
+            String::from_utf8_lossy(&f.stderr),
+        );
+        assert_eq!(
+            fe.replace("flagsplit hash-object: ", ""),
+            ge.to_string(),
+            "{args:?}"
+        );
+    }
+    let g = git(tmp.path(), &[os("--stdin-paths")], b"a\nmissing\na\n");
+    let f = flagsplit(tmp.path(), &[os("--stdin-paths")], b"a\nmissing\na\n");
+    assert_eq!(f.status.code(), g.status.code());
+    assert_eq!(f.stdout, g.stdout);
+    // Usage errors exit 129 like git's; an unknown type is fatal (128).
+    for args in [
+        vec![os("--stdin-paths"), os("a")],
+        vec![os("--stdin"), os("--stdin-paths")],
+        vec![os("-w"), os("a")],
+    ] {
+        let f = flagsplit(tmp.path(), &args, b"");
+        assert_eq!(f.status.code(), Some(129), "{args:?}");
+    }
+    let g = git(tmp.path(), &[os("-t"), os("blob2"), os("a")], b"");
+    let f = flagsplit(tmp.path(), &[os("-t"), os("blob2"), os("a")], b"");
+    assert_eq!(f.status.code(), g.status.code());
+}
+
+/// The public collision files are not collisions once git's object header is prepended (the
+/// colliding blocks move), so git hashes them, and so must flagsplit, to the same ids.
+#[test]
+fn collision_files_hash_as_git_hashes_them() {
+    if !have_git() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/collisions");
+    if !dir.is_dir() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and {} is missing",
+            dir.display()
+        );
+        eprintln!("SKIPPED: {} not found", dir.display());
+        return;
+    }
+    let mut names: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    names.sort();
+    let args: Vec<&OsStr> = names.iter().map(|p| p.as_os_str()).collect();
+    let ids = same_ids(&dir, &args, b"");
+    assert_eq!(ids.lines().count(), names.len());
+}
