@@ -12,6 +12,7 @@
 //! `--name value` and may be abbreviated to any unambiguous prefix.
 
 pub mod flagsplit;
+pub mod imap_send;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::{self, Write as _};

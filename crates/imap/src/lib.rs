@@ -1,1 +1,27 @@
-//! flagsplit's IMAP sender (placeholder; see issue "flagsplit-imap-send").
+//! flagsplit's IMAP sender: `git format-patch --stdout | flagsplit imap-send` stores each patch in
+//! the user's drafts folder, over the TLS provider the build selected.
+//!
+//! - [`mbox`]: splitting the series as git imap-send does (never panics on any input).
+//! - [`response`]: reading and parsing server responses (never panics on any input).
+//! - [`session`]: one IMAP session (STARTTLS, authentication, pipelined commands).
+//! - [`send`]: the upload: folder, duplicates, MULTIAPPEND or APPEND, the per-message report,
+//!   and the lookup after a lost connection.
+//! - [`config`], [`credential`]: git's `imap.*` keys and git's credential helpers.
+//! - [`tls`]: the selected TLS provider.
+
+pub mod config;
+pub mod credential;
+pub mod error;
+pub mod mbox;
+pub mod response;
+pub mod sasl;
+pub mod secret;
+pub mod send;
+pub mod session;
+pub mod tls;
+pub mod transport;
+pub mod utf7;
+
+pub use error::ImapError;
+pub use flagsplit_tls::{TlsConfig, TlsError, TlsProvider};
+pub use secret::Secret;

@@ -1,6 +1,296 @@
-//! `flagsplit-imap-send` (placeholder; see issue "flagsplit-imap-send").
+//! `flagsplit-imap-send` (also run as `flagsplit imap-send`): stores a patch series from standard
+//! input in an IMAP folder, like `git imap-send`. It is the only flagsplit binary that links TLS,
+//! and only the provider the build selected.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("flagsplit-imap-send: not implemented yet");
-    std::process::ExitCode::from(1)
+use std::io::{self, IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
+use flagsplit::build_options::{self, RuntimeFacts};
+use flagsplit::cli::Matches;
+use flagsplit::cli::imap_send::IMAP_SEND;
+use flagsplit::config::Binary;
+use flagsplit_imap::config::Settings;
+use flagsplit_imap::mbox::{self, Format};
+use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
+use flagsplit_imap::session::{NoTrace, Trace};
+
+const PROGRAM: &str = "flagsplit";
+const NAME: &str = "flagsplit-imap-send";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    args.next();
+    let matches = match IMAP_SEND.parse(args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{}", e.message(PROGRAM));
+            return ExitCode::from(1);
+        }
+    };
+    match run(&matches) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{NAME}: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(m: &Matches) -> Result<ExitCode> {
+    if m.flag("help") {
+        print(&IMAP_SEND.help(PROGRAM))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let operands: Vec<String> = m
+        .operands
+        .iter()
+        .map(|o| o.to_string_lossy().into_owned())
+        .collect();
+    match operands.as_slice() {
+        [] => {}
+        [v] if v == "version" => return version(m.flag("build-options")),
+        [other, ..] => bail!(
+            "unexpected argument '{other}': the series is read from standard input (see --help)"
+        ),
+    }
+    if m.flag("build-options") || m.flag("version") {
+        return version(m.flag("build-options"));
+    }
+
+    let mut settings = Settings::from_git_config()?;
+    for c in m.values("config") {
+        let c = c.to_str().context("a -c argument is not valid UTF-8")?;
+        settings.apply_override(c)?;
+    }
+    if let Some(folder) = m.value("folder") {
+        settings.folder = Some(
+            folder
+                .to_str()
+                .context("the folder name is not valid UTF-8")?
+                .to_string(),
+        );
+    }
+    let quiet = m.flag("quiet");
+    let ui = Terminal {
+        quiet,
+        verbose: m.count("verbose"),
+        progress: !quiet && !m.flag("no-progress") && io::stderr().is_terminal(),
+        progress_shown: AtomicBool::new(false),
+        trace: StderrTrace,
+    };
+    for key in &settings.unknown_keys {
+        ui.warn(&format!(
+            "unknown configuration key {key}: ignored (see '{PROGRAM} imap-send --help')"
+        ));
+    }
+    let job = Job {
+        settings: &settings,
+        tls: flagsplit_imap::tls::selected(),
+        dry_run: m.flag("dry-run"),
+        allow_duplicates: m.flag("allow-duplicates"),
+        credentials: CredentialSource::GitThenTerminal,
+        ui: &ui,
+    };
+
+    if m.flag("list") {
+        let folders = send::list(&job)?;
+        let mut out = String::new();
+        for (name, attributes) in folders {
+            if ui.verbose > 0 && !attributes.is_empty() {
+                out.push_str(&format!("{name}\t{}\n", attributes.join(" ")));
+            } else {
+                out.push_str(&name);
+                out.push('\n');
+            }
+        }
+        print(&out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut input = Vec::new();
+    io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .context("cannot read the series from standard input")?;
+    let format = if m.flag("mboxrd") {
+        Format::Mboxrd
+    } else {
+        Format::Mboxo
+    };
+    let messages = mbox::split(&input, format).context("nothing was stored")?;
+    drop(input);
+    let stored: Vec<Vec<u8>> = messages
+        .iter()
+        .map(|msg| {
+            if settings.preformatted_html {
+                mbox::to_crlf(&mbox::wrap_in_html(&msg.raw))
+            } else {
+                msg.to_crlf()
+            }
+        })
+        .collect();
+    ui.info(&format!(
+        "sending {} message{}",
+        messages.len(),
+        if messages.len() == 1 { "" } else { "s" }
+    ));
+    match send::send(&job, &messages, &stored) {
+        Ok(report) => {
+            ui.end_progress();
+            print_outcomes(&ui, &messages, &report, false);
+            ui.summary(&report, job.dry_run);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(failure) => {
+            ui.end_progress();
+            eprintln!("{NAME}: error: {}", failure.error);
+            if let Some(report) = &failure.report {
+                if let Some(e) = &failure.recovery_error {
+                    eprintln!("{NAME}: could not look the messages up after the failure: {e}");
+                }
+                print_outcomes(&ui, &messages, report, true);
+                ui.summary(report, false);
+            } else {
+                eprintln!("{NAME}: nothing was stored");
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn print_outcomes(ui: &Terminal, messages: &[mbox::Message], report: &Report, all: bool) {
+    let n = messages.len();
+    for (i, (msg, outcome)) in messages.iter().zip(&report.outcomes).enumerate() {
+        let state = match outcome {
+            Outcome::Stored(Some(uid)) => format!("stored (UID {uid})"),
+            Outcome::Stored(None) => "stored".to_string(),
+            Outcome::Duplicate(uid) => format!("skipped: identical to UID {uid}, already there"),
+            Outcome::WouldStore => "would be stored".to_string(),
+            Outcome::NotStored => "NOT stored".to_string(),
+            Outcome::Unknown => "UNKNOWN (may or may not be stored)".to_string(),
+        };
+        let show =
+            all || ui.verbose > 0 || matches!(outcome, Outcome::Duplicate(_) | Outcome::WouldStore);
+        if show && !(ui.quiet && !all) {
+            eprintln!("  {}/{n} {state}: {}", i + 1, msg.subject);
+        }
+    }
+}
+
+fn version(build_options: bool) -> Result<ExitCode> {
+    if !build_options {
+        print(&format!("{NAME} version {}\n", env!("CARGO_PKG_VERSION")))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let facts = RuntimeFacts {
+        openssl: flagsplit_imap::tls::openssl_version(),
+        tls: flagsplit_imap::tls::selected().map(|t| t.version()),
+    };
+    let mut out = Vec::new();
+    build_options::write(&mut out, Binary::ImapSend, &facts)?;
+    print(&String::from_utf8_lossy(&out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(text: &str) -> Result<()> {
+    match io::stdout().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e).context("write error"),
+        _ => Ok(()),
+    }
+}
+
+struct StderrTrace;
+
+impl Trace for StderrTrace {
+    fn line(&self, direction: char, text: &str) {
+        eprintln!("{NAME}: {direction}: {text}");
+    }
+}
+
+struct Terminal {
+    quiet: bool,
+    verbose: usize,
+    progress: bool,
+    progress_shown: AtomicBool,
+    trace: StderrTrace,
+}
+
+impl Terminal {
+    fn end_progress(&self) {
+        if self.progress_shown.swap(false, Ordering::Relaxed) {
+            eprintln!();
+        }
+    }
+
+    fn summary(&self, report: &Report, dry_run: bool) {
+        let total = report.outcomes.len();
+        let stored = report.stored();
+        let dup = report.duplicates();
+        let unknown = report.unknown();
+        let not = total - stored - dup - unknown;
+        let line = if dry_run {
+            format!(
+                "dry run: {} of {total} message{} would be stored in '{}', {dup} already there",
+                total - dup,
+                if total == 1 { "" } else { "s" },
+                report.folder
+            )
+        } else {
+            let mut s = format!(
+                "{stored} of {total} message{} stored in '{}'",
+                if total == 1 { "" } else { "s" },
+                report.folder
+            );
+            if dup > 0 {
+                s.push_str(&format!(", {dup} skipped (already there)"));
+            }
+            if not > 0 {
+                s.push_str(&format!(", {not} not stored"));
+            }
+            if unknown > 0 {
+                s.push_str(&format!(", {unknown} unknown"));
+            }
+            s
+        };
+        if !self.quiet || not > 0 || unknown > 0 {
+            eprintln!("{NAME}: {line}");
+        }
+    }
+}
+
+impl Ui for Terminal {
+    fn info(&self, message: &str) {
+        if !self.quiet {
+            self.end_progress();
+            eprintln!("{NAME}: {message}");
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        self.end_progress();
+        eprintln!("{NAME}: warning: {message}");
+    }
+
+    fn progress(&self, done: usize, total: usize) {
+        if self.progress && total >= 10 {
+            eprint!(
+                "\r{NAME}: sending: {}% ({done}/{total})",
+                done * 100 / total
+            );
+            self.progress_shown.store(done < total, Ordering::Relaxed);
+            if done == total {
+                eprintln!();
+            }
+        }
+    }
+
+    fn trace(&self) -> &dyn Trace {
+        if self.verbose >= 2 {
+            &self.trace
+        } else {
+            &NoTrace
+        }
+    }
 }

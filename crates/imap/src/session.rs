@@ -1,0 +1,534 @@
+//! One IMAP session: greeting, capabilities, STARTTLS, authentication, and commands, pipelined
+//! where the sender needs speed (several commands in flight, literals sent without waiting when
+//! the server offers LITERAL+).
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufReader, Write};
+
+use flagsplit_tls::{TlsConfig, TlsProvider};
+
+use crate::error::ImapError;
+use crate::response::{self, Code, Response, ResponseReader, Status, StatusKind, Untagged};
+use crate::sasl::{self, AuthMethod};
+use crate::secret::Secret;
+use crate::transport::Transport;
+
+/// Where protocol traces go (`-v -v`); lines carrying a secret are redacted before they get here.
+pub trait Trace {
+    /// One line sent (`C: `) or received (`S: `).
+    fn line(&self, direction: char, text: &str);
+}
+
+/// No tracing.
+pub struct NoTrace;
+
+impl Trace for NoTrace {
+    fn line(&self, _: char, _: &str) {}
+}
+
+/// A piece of a command.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// Sent as is (an atom, a number, a list such as `(\Seen)`).
+    Raw(&'a str),
+    /// An astring: an atom or quoted string when possible, else a literal.
+    Str(&'a [u8]),
+    /// A literal.
+    Literal(&'a [u8]),
+    /// A string that is a secret: sent like `Str`, never traced.
+    Secret(&'a str),
+}
+
+/// A completed command: its status and the untagged data that arrived while it ran.
+#[derive(Debug)]
+pub struct Done {
+    /// The tagged status.
+    pub status: Status,
+    /// Untagged responses.
+    pub data: Vec<Untagged>,
+}
+
+impl Done {
+    /// `Ok(self)` when the status is OK, else the server's answer as an error for `what`.
+    pub fn ok(self, what: impl Into<String>) -> Result<Done, ImapError> {
+        if self.status.kind == StatusKind::Ok {
+            Ok(self)
+        } else {
+            Err(ImapError::Command {
+                command: what.into(),
+                quote: self.status.quote(),
+            })
+        }
+    }
+}
+
+/// How the session came to be authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Greeting {
+    /// `* OK`: a login is needed.
+    NotAuthenticated,
+    /// `* PREAUTH`: already logged in (tunnels).
+    Preauth,
+}
+
+/// An IMAP session.
+pub struct Session<'t> {
+    reader: ResponseReader<BufReader<Transport>>,
+    out: Vec<u8>,
+    capabilities: Vec<String>,
+    next_tag: u32,
+    pending: VecDeque<String>,
+    done: HashMap<String, Done>,
+    untagged: Vec<Untagged>,
+    trace: &'t dyn Trace,
+    greeting: Greeting,
+    bye: Option<String>,
+}
+
+const FLUSH_AT: usize = 64 * 1024;
+
+impl<'t> Session<'t> {
+    /// Reads the greeting on a new connection (and the capabilities, when it carries none).
+    pub fn start(transport: Transport, trace: &'t dyn Trace) -> Result<Session<'t>, ImapError> {
+        let mut s = Session {
+            reader: ResponseReader::new(BufReader::with_capacity(64 * 1024, transport)),
+            out: Vec::new(),
+            capabilities: Vec::new(),
+            next_tag: 1,
+            pending: VecDeque::new(),
+            done: HashMap::new(),
+            untagged: Vec::new(),
+            trace,
+            greeting: Greeting::NotAuthenticated,
+            bye: None,
+        };
+        let greeting = match s.read()? {
+            Response::Untagged(Untagged::Status(status)) => status,
+            _ => {
+                return Err(ImapError::Protocol(
+                    "the server's greeting is not '* OK'".into(),
+                ));
+            }
+        };
+        s.greeting = match greeting.kind {
+            StatusKind::Ok => Greeting::NotAuthenticated,
+            StatusKind::Preauth => Greeting::Preauth,
+            _ => return Err(ImapError::Bye(greeting.quote())),
+        };
+        match greeting.code {
+            Some(Code::Capability(caps)) => s.set_capabilities(caps),
+            _ => s.refresh_capabilities()?,
+        }
+        Ok(s)
+    }
+
+    /// The greeting's kind.
+    pub fn greeting(&self) -> Greeting {
+        self.greeting
+    }
+
+    /// The transport, for its description and protection.
+    pub fn transport(&self) -> &Transport {
+        self.reader.get_ref().get_ref()
+    }
+
+    /// The capabilities, upper case.
+    pub fn capabilities(&self) -> &[String] {
+        &self.capabilities
+    }
+
+    /// Whether `cap` is advertised (case-insensitive).
+    pub fn has(&self, cap: &str) -> bool {
+        self.capabilities
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(cap))
+    }
+
+    /// The SASL mechanisms advertised (`AUTH=...`).
+    pub fn auth_mechanisms(&self) -> Vec<String> {
+        self.capabilities
+            .iter()
+            .filter_map(|c| c.strip_prefix("AUTH="))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn set_capabilities(&mut self, caps: Vec<String>) {
+        self.capabilities = caps.into_iter().map(|c| c.to_ascii_uppercase()).collect();
+    }
+
+    /// Asks for the capabilities again (after STARTTLS, after login).
+    pub fn refresh_capabilities(&mut self) -> Result<(), ImapError> {
+        let done = self.run(&[Arg::Raw("CAPABILITY")])?.ok("CAPABILITY")?;
+        for d in done.data {
+            if let Untagged::Capability(caps) = d {
+                self.set_capabilities(caps);
+            }
+        }
+        Ok(())
+    }
+
+    /// Upgrades the connection with STARTTLS and reads the capabilities again.
+    pub fn starttls(
+        &mut self,
+        provider: &dyn TlsProvider,
+        config: &TlsConfig<'_>,
+    ) -> Result<(), ImapError> {
+        self.run(&[Arg::Raw("STARTTLS")])?.ok("STARTTLS")?;
+        // Anything already buffered arrived before the handshake: it would be taken as coming
+        // from the TLS server (the STARTTLS command injection attack).
+        if !self.reader.get_ref().buffer().is_empty() {
+            return Err(ImapError::Protocol(
+                "the server sent data after its STARTTLS answer, before the TLS handshake: refusing it".into(),
+            ));
+        }
+        let transport = std::mem::replace(self.reader.get_mut().get_mut(), Transport::Closed);
+        let Transport::Tcp(tcp) = transport else {
+            return Err(ImapError::Protocol(
+                "STARTTLS on a connection that is not plain TCP".into(),
+            ));
+        };
+        let tls = provider.connect(tcp, config)?;
+        *self.reader.get_mut().get_mut() = Transport::Tls(tls);
+        self.trace
+            .line('*', &format!("TLS: {}", self.transport().describe()));
+        self.refresh_capabilities()
+    }
+
+    /// Logs in with `method`. The caller has checked that the method is allowed on this
+    /// connection; this checks that the server offers it. On success the capabilities are read
+    /// again.
+    pub fn authenticate(
+        &mut self,
+        method: AuthMethod,
+        user: &str,
+        secret: &Secret,
+        host: &str,
+        port: u16,
+    ) -> Result<(), ImapError> {
+        let failed = |status: &Status| ImapError::AuthFailed {
+            method,
+            quote: status.quote(),
+        };
+        let done = match method {
+            AuthMethod::Login => {
+                if self.has("LOGINDISABLED") {
+                    return Err(ImapError::LoginDisabled {
+                        offered: self.auth_mechanisms().join(" "),
+                        hint: "",
+                    });
+                }
+                self.run(&[
+                    Arg::Raw("LOGIN"),
+                    Arg::Str(user.as_bytes()),
+                    Arg::Secret(secret.expose()),
+                ])?
+            }
+            _ => {
+                if !self.has(&format!("AUTH={}", method.name())) {
+                    return Err(ImapError::MethodNotOffered {
+                        method,
+                        offered: self.auth_mechanisms().join(" "),
+                    });
+                }
+                let initial = match method {
+                    AuthMethod::Plain => Some(sasl::plain(user, secret)),
+                    AuthMethod::Xoauth2 => Some(sasl::xoauth2(user, secret)),
+                    AuthMethod::Oauthbearer => Some(sasl::oauthbearer(user, host, port, secret)),
+                    _ => None,
+                };
+                self.sasl(method, initial, user, secret)?
+            }
+        };
+        if done.status.kind != StatusKind::Ok {
+            return Err(failed(&done.status));
+        }
+        match done.status.code {
+            Some(Code::Capability(caps)) => self.set_capabilities(caps),
+            _ => self.refresh_capabilities()?,
+        }
+        Ok(())
+    }
+
+    fn sasl(
+        &mut self,
+        method: AuthMethod,
+        initial: Option<Secret>,
+        user: &str,
+        secret: &Secret,
+    ) -> Result<Done, ImapError> {
+        let tag = self.tag();
+        let sasl_ir = self.has("SASL-IR");
+        let mut line = format!("{tag} AUTHENTICATE {}", method.name());
+        self.trace.line('C', &line);
+        let mut initial = initial;
+        let mut sent_initial = false;
+        if let (true, Some(ir)) = (sasl_ir, initial.as_ref()) {
+            line.push(' ');
+            line.push_str(ir.expose());
+            sent_initial = true;
+            self.trace.line('C', "  (initial response hidden)");
+        }
+        line.push_str("\r\n");
+        self.out.extend_from_slice(line.as_bytes());
+        drop(Secret::new(line));
+        self.pending.push_back(tag.clone());
+        self.flush()?;
+        if sent_initial {
+            initial = None;
+        }
+        loop {
+            match self.read()? {
+                Response::Continuation(challenge) => {
+                    let answer = if let Some(ir) = initial.take() {
+                        ir
+                    } else if method == AuthMethod::CramMd5 {
+                        match sasl::cram_md5(user, secret, &challenge) {
+                            Some(a) => Secret::new(a),
+                            None => {
+                                self.out.extend_from_slice(b"*\r\n");
+                                self.flush()?;
+                                continue;
+                            }
+                        }
+                    } else {
+                        // XOAUTH2/OAUTHBEARER error details arrive as a challenge: answer
+                        // with an empty line so that the server completes with NO.
+                        Secret::new("")
+                    };
+                    self.trace.line('C', "  (authentication data hidden)");
+                    self.out.extend_from_slice(answer.expose().as_bytes());
+                    self.out.extend_from_slice(b"\r\n");
+                    self.flush()?;
+                }
+                Response::Tagged { tag: t, status } => {
+                    let data = std::mem::take(&mut self.untagged);
+                    if t == tag {
+                        self.pending.retain(|p| *p != tag);
+                        return Ok(Done { status, data });
+                    }
+                    return Err(ImapError::Protocol(format!("unexpected tag {t}")));
+                }
+                Response::Untagged(u) => self.note_untagged(u)?,
+            }
+        }
+    }
+
+    fn tag(&mut self) -> String {
+        let tag = format!("f{}", self.next_tag);
+        self.next_tag += 1;
+        tag
+    }
+
+    /// Sends buffered bytes.
+    pub fn flush(&mut self) -> Result<(), ImapError> {
+        if self.out.is_empty() {
+            return Ok(());
+        }
+        let transport = self.reader.get_mut().get_mut();
+        let result = transport
+            .write_all(&self.out)
+            .and_then(|()| transport.flush());
+        self.out.clear();
+        result.map_err(|e| ImapError::ConnectionLost(e.to_string()))
+    }
+
+    /// Queues a command and returns its tag, without waiting for its answer (literals are sent
+    /// without waiting only with LITERAL+ or LITERAL- for small ones; otherwise this waits for
+    /// the server's go-ahead before each literal). `progress` is told after each literal.
+    pub fn send(
+        &mut self,
+        args: &[Arg<'_>],
+        mut progress: impl FnMut(usize),
+    ) -> Result<String, ImapError> {
+        let tag = self.tag();
+        let mut traced = tag.clone();
+        self.out.extend_from_slice(tag.as_bytes());
+        let plus = self.has("LITERAL+");
+        let minus = self.has("LITERAL-");
+        self.pending.push_back(tag.clone());
+        for (i, arg) in args.iter().enumerate() {
+            self.out.push(b' ');
+            traced.push(' ');
+            let (bytes, literal, secret) = match *arg {
+                Arg::Raw(s) => (s.as_bytes(), false, false),
+                Arg::Str(b) => (b, !quotable(b), false),
+                Arg::Literal(b) => (b, true, false),
+                Arg::Secret(s) => (s.as_bytes(), !quotable(s.as_bytes()), true),
+            };
+            if !literal {
+                let start = self.out.len();
+                match *arg {
+                    Arg::Raw(_) => self.out.extend_from_slice(bytes),
+                    _ => quote_into(bytes, &mut self.out),
+                }
+                if secret {
+                    traced.push_str("<secret hidden>");
+                } else {
+                    traced.push_str(&String::from_utf8_lossy(&self.out[start..]));
+                }
+                continue;
+            }
+            let nonsync = plus || (minus && bytes.len() <= 4096);
+            let header = if nonsync {
+                format!("{{{}+}}\r\n", bytes.len())
+            } else {
+                format!("{{{}}}\r\n", bytes.len())
+            };
+            self.out.extend_from_slice(header.as_bytes());
+            traced.push_str(header.trim_end());
+            self.trace.line('C', &traced);
+            traced.clear();
+            if secret {
+                self.trace.line('C', "  (secret literal hidden)");
+            } else {
+                self.trace
+                    .line('C', &format!("  ({} bytes of literal data)", bytes.len()));
+            }
+            if !nonsync {
+                self.flush()?;
+                self.wait_continuation(&tag)?;
+            }
+            if self.out.len() + bytes.len() > FLUSH_AT {
+                self.flush()?;
+                let transport = self.reader.get_mut().get_mut();
+                transport
+                    .write_all(bytes)
+                    .map_err(|e| ImapError::ConnectionLost(e.to_string()))?;
+            } else {
+                self.out.extend_from_slice(bytes);
+            }
+            progress(i);
+        }
+        self.out.extend_from_slice(b"\r\n");
+        if !traced.is_empty() {
+            self.trace.line('C', &traced);
+        }
+        if self.out.len() > FLUSH_AT {
+            self.flush()?;
+        }
+        Ok(tag)
+    }
+
+    fn wait_continuation(&mut self, tag: &str) -> Result<(), ImapError> {
+        loop {
+            match self.read()? {
+                Response::Continuation(_) => return Ok(()),
+                Response::Tagged { tag: t, status } => {
+                    let done_tag = t.clone();
+                    self.complete(t, status)?;
+                    if done_tag == tag {
+                        // The server refused the command before its literal: report it.
+                        return Err(match self.done.remove(tag) {
+                            Some(done) => ImapError::Command {
+                                command: "command".into(),
+                                quote: done.status.quote(),
+                            },
+                            None => ImapError::Protocol("lost a command's answer".into()),
+                        });
+                    }
+                }
+                Response::Untagged(u) => self.note_untagged(u)?,
+            }
+        }
+    }
+
+    /// Waits for the answer to `tag` (answers to other commands are kept for their callers).
+    pub fn wait(&mut self, tag: &str) -> Result<Done, ImapError> {
+        self.flush()?;
+        loop {
+            if let Some(done) = self.done.remove(tag) {
+                return Ok(done);
+            }
+            match self.read()? {
+                Response::Tagged { tag: t, status } => self.complete(t, status)?,
+                Response::Untagged(u) => self.note_untagged(u)?,
+                Response::Continuation(_) => {
+                    return Err(ImapError::Protocol(
+                        "the server asked for data no command was sending".into(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Tags sent and not answered yet, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = &str> {
+        self.pending.iter().map(String::as_str)
+    }
+
+    /// Sends a command and waits for its answer.
+    pub fn run(&mut self, args: &[Arg<'_>]) -> Result<Done, ImapError> {
+        let tag = self.send(args, |_| {})?;
+        self.wait(&tag)
+    }
+
+    fn complete(&mut self, tag: String, status: Status) -> Result<(), ImapError> {
+        if !self.pending.iter().any(|p| *p == tag) {
+            return Err(ImapError::Protocol(format!(
+                "the server answered a command that was not sent (tag {})",
+                response::printable(tag.as_bytes(), 20)
+            )));
+        }
+        self.pending.retain(|p| *p != tag);
+        let data = std::mem::take(&mut self.untagged);
+        self.done.insert(tag, Done { status, data });
+        Ok(())
+    }
+
+    fn note_untagged(&mut self, u: Untagged) -> Result<(), ImapError> {
+        if let Untagged::Status(s) = &u
+            && s.kind == StatusKind::Bye
+        {
+            self.bye = Some(s.quote());
+        }
+        self.untagged.push(u);
+        Ok(())
+    }
+
+    fn read(&mut self) -> Result<Response, ImapError> {
+        let raw = match self.reader.read() {
+            Ok(raw) => raw,
+            Err(e) => {
+                let e = ImapError::from(e);
+                return Err(match (e, self.bye.take()) {
+                    (ImapError::ConnectionLost(_), Some(bye)) => ImapError::Bye(bye),
+                    (e, _) => e,
+                });
+            }
+        };
+        if raw.len() > 300 {
+            let mut shown = response::printable(&raw[..200], 200);
+            shown.push_str(&format!(" ... ({} bytes)", raw.len()));
+            self.trace.line('S', &shown);
+        } else {
+            self.trace.line('S', &response::printable(&raw, 300));
+        }
+        Ok(response::parse(&raw)?)
+    }
+
+    /// Says LOGOUT and waits for the answer (errors are ignored: the work is done).
+    pub fn logout(mut self) {
+        if let Ok(tag) = self.send(&[Arg::Raw("LOGOUT")], |_| {}) {
+            let _ = self.wait(&tag);
+        }
+    }
+}
+
+/// Whether `b` can be sent as a quoted string (7-bit, no CR, LF or NUL).
+fn quotable(b: &[u8]) -> bool {
+    b.len() < 1024
+        && b.iter()
+            .all(|&c| c != 0 && c != b'\r' && c != b'\n' && c < 0x80)
+}
+
+fn quote_into(b: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for &c in b {
+        if c == b'"' || c == b'\\' {
+            out.push(b'\\');
+        }
+        out.push(c);
+    }
+    out.push(b'"');
+}

@@ -1,0 +1,72 @@
+//! The `flagsplit-imap-send` program's options (also reached as `flagsplit imap-send`).
+
+use super::{Command, Opt};
+
+static OPTIONS: [Opt; 11] = [
+    Opt::with_value(
+        Some('f'),
+        "folder",
+        "FOLDER",
+        "store into FOLDER (overrides imap.folder; default: the\nserver's \\Drafts folder when it marks one)",
+    ),
+    Opt::flag(None, "list", "list the server's folders and exit"),
+    Opt::flag(
+        Some('v'),
+        "verbose",
+        "say more (twice: trace the IMAP protocol, secrets hidden)",
+    ),
+    Opt::flag(Some('q'), "quiet", "say nothing but errors and warnings"),
+    Opt::flag(
+        None,
+        "dry-run",
+        "connect, log in and look for duplicates, but store nothing",
+    ),
+    Opt::with_value(
+        Some('c'),
+        "config",
+        "KEY=VALUE",
+        "set an imap.* configuration key for this run (imap.pass is\nrefused: use a git credential helper)",
+    ),
+    Opt::flag(
+        None,
+        "mboxrd",
+        "the input is mboxrd ('git format-patch --pretty=mboxrd'):\nunescape '>From ' lines",
+    ),
+    Opt::flag(
+        None,
+        "allow-duplicates",
+        "store messages even when an identical one is in the folder",
+    ),
+    Opt::flag(
+        None,
+        "no-progress",
+        "no progress display, even on a terminal",
+    ),
+    Opt::flag(
+        None,
+        "build-options",
+        "print how this build was configured (TLS provider, OpenSSL) and exit",
+    ),
+    Opt::flag(Some('V'), "version", "print the version and exit"),
+];
+
+/// `flagsplit imap-send` / `flagsplit-imap-send`.
+pub static IMAP_SEND: Command = Command {
+    name: "imap-send",
+    about: "Store a patch series from standard input in an IMAP folder, like git imap-send.",
+    usage: "[OPTION]... < MBOX\n   or: flagsplit imap-send version [--build-options]",
+    preamble: "Typical use: git format-patch --cover-letter -M --stdout origin/master | flagsplit imap-send\n\
+Settings come from git's imap.* keys (git config), as for git imap-send: imap.host\n\
+(imaps://HOST or imap://HOST), imap.port, imap.user, imap.pass, imap.folder, imap.tunnel,\n\
+imap.sslverify, imap.authMethod, imap.preformattedHTML; and imap.sslCAInfo (CA file),\n\
+imap.allowPlaintext, imap.timeout (seconds). A missing user or password comes from\n\
+'git credential fill', else from a terminal prompt.",
+    options: &OPTIONS,
+    epilogue: "Security: certificates and host names are verified (imap.sslverify=false warns on every\n\
+run); a password or token is never sent over a connection that is neither TLS nor a tunnel\n\
+unless imap.allowPlaintext=true (CRAM-MD5 reveals none and is allowed).\n\
+Messages identical to one already in the folder are skipped. On failure the exit status is 1\n\
+and each message is reported as stored, not stored or unknown.",
+    operands: true,
+    hidden: false,
+};
