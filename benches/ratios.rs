@@ -1,2 +1,673 @@
-//! Placeholder: replaced by the provider comparison benches.
-fn main() {}
+//! The provider comparison as one Markdown table, measured in one process:
+//!
+//! ```text
+//! cargo bench --bench ratios --features openssl-sha1,openssl-md5
+//! ```
+//!
+//! (a) throughput of one `update` over a buffer in memory (256 MiB by default), best and median of
+//! several rounds, in MB/s (10^6 bytes per second); (b) the cost of one 64-byte message
+//! (`new` + `update` + `finalize`), median of many rounds, in ns. Both with ratios to OpenSSL.
+//!
+//! Rows: every compiled provider (`dc`, `block`, `openssl` for SHA-1; `builtin`, `openssl` for
+//! MD5), and, when the OpenSSL features are on, two baselines that call libcrypto straight from
+//! this file, without any flagsplit code in between: `raw SHA1_*` (`SHA1_Init`/`SHA1_Update`/
+//! `SHA1_Final` on a context on the stack — "OpenSSL low-level SHA1_*", the baseline the targets
+//! are judged against) and `raw SHA1()` (the one-shot call). The `openssl` provider calls the same
+//! low-level functions through `flagsplit-openssl-hash`, so its distance from `raw SHA1_*` is what
+//! flagsplit's wrapper costs. Without the OpenSSL features the built-in providers are still
+//! measured and the table says that the baseline is not compiled.
+//!
+//! Rounds interleave the rows (each round starts at another row) so that drift, frequency changes
+//! and neighbours' load hit every row alike. Knobs (environment): `FLAGSPLIT_RATIOS_MIB` (buffer
+//! size, default 256), `FLAGSPLIT_RATIOS_ROUNDS` (throughput rounds, default 7),
+//! `FLAGSPLIT_RATIOS_SMALL_ROUNDS` (64-byte rounds, default 41), `FLAGSPLIT_RATIOS_ONLY` (only
+//! these rows, e.g. `block,sha1:openssl`, for profiling), `FLAGSPLIT_RATIOS_PROFILE=N` (only run
+//! the 64-byte loop N times per row, untimed: for `valgrind --tool=callgrind`). Run as a test (`cargo test
+//! --benches`, no `--bench` argument) it only does a quick smoke run on 1 MiB.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use flagsplit::hash::md5::{Md5Provider, Md5Visitor, for_each_md5_provider};
+use flagsplit::hash::sha1::{Sha1Provider, Sha1Visitor, for_each_sha1_provider};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Algo {
+    Sha1,
+    Md5,
+}
+
+impl Algo {
+    fn name(self) -> &'static str {
+        match self {
+            Algo::Sha1 => "SHA-1",
+            Algo::Md5 => "MD5",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+// Without the OpenSSL features there are no raw rows.
+#[cfg_attr(
+    not(any(feature = "openssl-sha1", feature = "openssl-md5")),
+    allow(dead_code)
+)]
+enum Kind {
+    /// A flagsplit provider.
+    Provider,
+    /// The flagsplit provider that calls OpenSSL (the brief's "OpenSSL provider").
+    OpensslProvider,
+    /// libcrypto's low-level functions called directly from here: the baseline of the targets.
+    RawLowLevel,
+    /// libcrypto's one-shot function, for reference.
+    RawOneShot,
+}
+
+/// One row of the table.
+struct Row {
+    algo: Algo,
+    name: String,
+    kind: Kind,
+    /// Hashes the whole buffer in one `update`; returns the digest (padded to 20 bytes).
+    stream: fn(&[u8]) -> [u8; 20],
+    /// Hashes the 64-byte message `n` times, each time with a fresh hasher.
+    small: fn(&[u8; 64], u64),
+}
+
+// ---------------------------------------------------------------------------------------------
+// The flagsplit providers, reached through the visitors
+
+fn stream_sha1<P: Sha1Provider>(data: &[u8]) -> [u8; 20] {
+    let mut h = P::new();
+    h.update(data);
+    match h.finalize() {
+        Ok(d) => d,
+        Err(c) => c.digest,
+    }
+}
+
+fn small_sha1<P: Sha1Provider>(message: &[u8; 64], n: u64) {
+    for _ in 0..n {
+        let mut h = P::new();
+        h.update(black_box(&message[..]));
+        black_box(h.finalize().ok());
+    }
+}
+
+fn pad16(d: [u8; 16]) -> [u8; 20] {
+    let mut out = [0u8; 20];
+    out[..16].copy_from_slice(&d);
+    out
+}
+
+fn stream_md5<P: Md5Provider>(data: &[u8]) -> [u8; 20] {
+    let mut h = P::new();
+    h.update(data);
+    pad16(h.finalize())
+}
+
+fn small_md5<P: Md5Provider>(message: &[u8; 64], n: u64) {
+    for _ in 0..n {
+        let mut h = P::new();
+        h.update(black_box(&message[..]));
+        black_box(h.finalize());
+    }
+}
+
+struct Collect(Vec<Row>);
+
+impl Sha1Visitor for Collect {
+    fn visit<P: Sha1Provider>(&mut self) {
+        let name = P::PROVIDER.name();
+        self.0.push(Row {
+            algo: Algo::Sha1,
+            name: name.to_owned(),
+            kind: if name == "openssl" {
+                Kind::OpensslProvider
+            } else {
+                Kind::Provider
+            },
+            stream: stream_sha1::<P>,
+            small: small_sha1::<P>,
+        });
+    }
+}
+
+impl Md5Visitor for Collect {
+    fn visit<P: Md5Provider>(&mut self) {
+        let name = P::PROVIDER.name();
+        self.0.push(Row {
+            algo: Algo::Md5,
+            name: name.to_owned(),
+            kind: if name == "openssl" {
+                Kind::OpensslProvider
+            } else {
+                Kind::Provider
+            },
+            stream: stream_md5::<P>,
+            small: small_md5::<P>,
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// libcrypto called directly (the baselines)
+
+#[cfg(any(feature = "openssl-sha1", feature = "openssl-md5"))]
+mod raw {
+    use std::ffi::{c_int, c_void};
+    use std::hint::black_box;
+
+    /// Room for libcrypto's `SHA_CTX` (96 bytes: five `u32` chaining values, two `u32` length
+    /// words, sixteen `u32` of block buffer and one `u32` count, in OpenSSL 1.1 and 3.x) and
+    /// `MD5_CTX` (92 bytes; `flagsplit-openssl-hash`'s build probe checks that it fits in 128).
+    #[repr(C, align(16))]
+    pub struct Ctx([u8; 128]);
+
+    // libcrypto is on the link line through openssl-sys, a dependency of flagsplit-hash whenever
+    // one of the OpenSSL hashing features is on.
+    unsafe extern "C" {
+        fn SHA1_Init(c: *mut Ctx) -> c_int;
+        fn SHA1_Update(c: *mut Ctx, data: *const c_void, len: usize) -> c_int;
+        fn SHA1_Final(md: *mut u8, c: *mut Ctx) -> c_int;
+        fn SHA1(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
+        fn MD5_Init(c: *mut Ctx) -> c_int;
+        fn MD5_Update(c: *mut Ctx, data: *const c_void, len: usize) -> c_int;
+        fn MD5_Final(md: *mut u8, c: *mut Ctx) -> c_int;
+        fn MD5(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
+    }
+
+    #[inline(always)]
+    fn sha1_lowlevel(data: &[u8]) -> [u8; 20] {
+        let mut ctx = Ctx([0; 128]);
+        let mut out = [0u8; 20];
+        // SAFETY: `ctx` is larger and more aligned than SHA_CTX and is initialised by SHA1_Init
+        // before use; the pointer/length pair is a valid slice; `out` has the 20 bytes
+        // SHA1_Final writes.
+        unsafe {
+            SHA1_Init(&mut ctx);
+            SHA1_Update(&mut ctx, data.as_ptr().cast(), data.len());
+            SHA1_Final(out.as_mut_ptr(), &mut ctx);
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn sha1_oneshot(data: &[u8]) -> [u8; 20] {
+        let mut out = [0u8; 20];
+        // SAFETY: valid input slice; `out` has the 20 bytes SHA1 writes.
+        unsafe {
+            SHA1(data.as_ptr(), data.len(), out.as_mut_ptr());
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn md5_lowlevel(data: &[u8]) -> [u8; 20] {
+        let mut ctx = Ctx([0; 128]);
+        let mut out = [0u8; 20];
+        // SAFETY: `ctx` is larger and more aligned than MD5_CTX and is initialised by MD5_Init
+        // before use; valid slice; MD5_Final writes the first 16 of `out`'s 20 bytes.
+        unsafe {
+            MD5_Init(&mut ctx);
+            MD5_Update(&mut ctx, data.as_ptr().cast(), data.len());
+            MD5_Final(out.as_mut_ptr(), &mut ctx);
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn md5_oneshot(data: &[u8]) -> [u8; 20] {
+        let mut out = [0u8; 20];
+        // SAFETY: valid input slice; MD5 writes the first 16 of `out`'s 20 bytes.
+        unsafe {
+            MD5(data.as_ptr(), data.len(), out.as_mut_ptr());
+        }
+        out
+    }
+
+    pub fn stream_sha1_lowlevel(data: &[u8]) -> [u8; 20] {
+        sha1_lowlevel(data)
+    }
+    pub fn stream_sha1_oneshot(data: &[u8]) -> [u8; 20] {
+        sha1_oneshot(data)
+    }
+    pub fn stream_md5_lowlevel(data: &[u8]) -> [u8; 20] {
+        md5_lowlevel(data)
+    }
+    pub fn stream_md5_oneshot(data: &[u8]) -> [u8; 20] {
+        md5_oneshot(data)
+    }
+
+    pub fn small_sha1_lowlevel(message: &[u8; 64], n: u64) {
+        for _ in 0..n {
+            black_box(sha1_lowlevel(black_box(&message[..])));
+        }
+    }
+    pub fn small_sha1_oneshot(message: &[u8; 64], n: u64) {
+        for _ in 0..n {
+            black_box(sha1_oneshot(black_box(&message[..])));
+        }
+    }
+    pub fn small_md5_lowlevel(message: &[u8; 64], n: u64) {
+        for _ in 0..n {
+            black_box(md5_lowlevel(black_box(&message[..])));
+        }
+    }
+    pub fn small_md5_oneshot(message: &[u8; 64], n: u64) {
+        for _ in 0..n {
+            black_box(md5_oneshot(black_box(&message[..])));
+        }
+    }
+}
+
+/// Whether `row` passes the `FLAGSPLIT_RATIOS_ONLY` filter: a comma-separated list of row names
+/// (`block`, `raw SHA1_*`), optionally prefixed by the algorithm (`sha1:openssl`, `md5:openssl`).
+/// For profiling one row, e.g. under `valgrind --tool=callgrind`.
+fn selected(row: &Row, only: Option<&str>) -> bool {
+    let Some(only) = only else { return true };
+    let algo = match row.algo {
+        Algo::Sha1 => "sha1",
+        Algo::Md5 => "md5",
+    };
+    only.split(',').map(str::trim).any(|want| {
+        want == row.name
+            || want
+                .split_once(':')
+                .is_some_and(|(a, n)| a.eq_ignore_ascii_case(algo) && n == row.name)
+    })
+}
+
+fn rows() -> Vec<Row> {
+    let only = std::env::var("FLAGSPLIT_RATIOS_ONLY").ok();
+    let mut rows = all_rows();
+    rows.retain(|r| selected(r, only.as_deref()));
+    rows
+}
+
+fn all_rows() -> Vec<Row> {
+    let mut c = Collect(Vec::new());
+    for_each_sha1_provider(&mut c);
+    #[cfg(feature = "openssl-sha1")]
+    {
+        c.0.push(Row {
+            algo: Algo::Sha1,
+            name: "raw SHA1_*".to_owned(),
+            kind: Kind::RawLowLevel,
+            stream: raw::stream_sha1_lowlevel,
+            small: raw::small_sha1_lowlevel,
+        });
+        c.0.push(Row {
+            algo: Algo::Sha1,
+            name: "raw SHA1()".to_owned(),
+            kind: Kind::RawOneShot,
+            stream: raw::stream_sha1_oneshot,
+            small: raw::small_sha1_oneshot,
+        });
+    }
+    for_each_md5_provider(&mut c);
+    #[cfg(feature = "openssl-md5")]
+    {
+        c.0.push(Row {
+            algo: Algo::Md5,
+            name: "raw MD5_*".to_owned(),
+            kind: Kind::RawLowLevel,
+            stream: raw::stream_md5_lowlevel,
+            small: raw::small_md5_lowlevel,
+        });
+        c.0.push(Row {
+            algo: Algo::Md5,
+            name: "raw MD5()".to_owned(),
+            kind: Kind::RawOneShot,
+            stream: raw::stream_md5_oneshot,
+            small: raw::small_md5_oneshot,
+        });
+    }
+    c.0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+struct Settings {
+    mib: usize,
+    rounds: usize,
+    small_rounds: usize,
+    /// Wall time one 64-byte batch should take.
+    small_batch: Duration,
+    quick: bool,
+}
+
+fn env_usize(name: &str, default: usize) -> usize {
+    match std::env::var(name) {
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                eprintln!("ratios: ignoring {name}={v:?} (want a positive integer)");
+                default
+            }
+        },
+        Err(_) => default,
+    }
+}
+
+fn settings() -> Settings {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: then only a smoke run.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    if quick {
+        return Settings {
+            mib: 1,
+            rounds: 1,
+            small_rounds: 3,
+            small_batch: Duration::from_millis(1),
+            quick,
+        };
+    }
+    Settings {
+        mib: env_usize("FLAGSPLIT_RATIOS_MIB", 256),
+        rounds: env_usize("FLAGSPLIT_RATIOS_ROUNDS", 7),
+        small_rounds: env_usize("FLAGSPLIT_RATIOS_SMALL_ROUNDS", 41),
+        small_batch: Duration::from_millis(10),
+        quick,
+    }
+}
+
+/// Deterministic, incompressible-looking bytes (splitmix64).
+fn input(len: usize) -> Vec<u8> {
+    let mut state = 0x0123_4567_89ab_cdefu64;
+    let mut v = Vec::with_capacity(len + 8);
+    while v.len() < len {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        v.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    v.truncate(len);
+    v
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// Index order of round `r`: every row once, starting at another row each round.
+fn order(len: usize, r: usize) -> impl Iterator<Item = usize> {
+    (0..len).map(move |i| (i + r) % len)
+}
+
+struct Results {
+    /// Per row: MB/s of each throughput round.
+    mbps: Vec<Vec<f64>>,
+    /// Per row: ns per 64-byte message of each round.
+    ns: Vec<Vec<f64>>,
+}
+
+fn measure(rows: &[Row], s: &Settings) -> Results {
+    let buf = input(s.mib * 1024 * 1024);
+
+    // Every row of an algorithm must compute the same digest, or the comparison is meaningless
+    // (this also checks the raw baselines' declarations). It is the warm-up round, too.
+    for algo in [Algo::Sha1, Algo::Md5] {
+        let digests: Vec<(&str, [u8; 20])> = rows
+            .iter()
+            .filter(|r| r.algo == algo)
+            .map(|r| (r.name.as_str(), (r.stream)(&buf)))
+            .collect();
+        for (name, d) in digests.iter().skip(1) {
+            assert_eq!(
+                *d,
+                digests[0].1,
+                "{} rows {} and {name} disagree",
+                algo.name(),
+                digests[0].0
+            );
+        }
+    }
+
+    let mut mbps = vec![Vec::new(); rows.len()];
+    for r in 0..s.rounds {
+        for i in order(rows.len(), r) {
+            let t = Instant::now();
+            black_box((rows[i].stream)(black_box(&buf)));
+            let secs = t.elapsed().as_secs_f64();
+            mbps[i].push(buf.len() as f64 / secs / 1e6);
+        }
+    }
+    drop(buf);
+
+    let message: [u8; 64] = input(64).try_into().expect("64 bytes");
+    // Calibrate: messages per batch so that one batch takes about `small_batch`.
+    let batch: Vec<u64> = rows
+        .iter()
+        .map(|row| {
+            let mut n = 64u64;
+            loop {
+                let t = Instant::now();
+                (row.small)(&message, n);
+                if t.elapsed() >= s.small_batch / 4 || n >= 1 << 30 {
+                    let per = t.elapsed().as_secs_f64() / n as f64;
+                    return ((s.small_batch.as_secs_f64() / per) as u64).max(1);
+                }
+                n *= 2;
+            }
+        })
+        .collect();
+    let mut ns = vec![Vec::new(); rows.len()];
+    for r in 0..s.small_rounds {
+        for i in order(rows.len(), r) {
+            let t = Instant::now();
+            (rows[i].small)(&message, batch[i]);
+            ns[i].push(t.elapsed().as_secs_f64() * 1e9 / batch[i] as f64);
+        }
+    }
+    Results { mbps, ns }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+fn ratio(x: f64, base: Option<f64>) -> String {
+    match base {
+        Some(b) if b > 0.0 => format!("{:.2}×", x / b),
+        _ => "n/a".to_owned(),
+    }
+}
+
+struct Target {
+    what: String,
+    got: Option<f64>,
+    limit: f64,
+    at_least: bool,
+}
+
+fn main() {
+    let rows = rows();
+    if let Some(n) = std::env::var("FLAGSPLIT_RATIOS_PROFILE")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        // Only the 64-byte loop of the selected rows, `n` messages each, no timing: run under
+        // `valgrind --tool=callgrind` with n and 0 and subtract to get instructions per message.
+        let message: [u8; 64] = input(64).try_into().expect("64 bytes");
+        for row in &rows {
+            (row.small)(&message, n);
+        }
+        println!("profile: {} rows x {n} messages", rows.len());
+        return;
+    }
+    let s = settings();
+    let load_before = loadavg();
+    let started = Instant::now();
+    let res = measure(&rows, &s);
+    let load_after = loadavg();
+
+    let best: Vec<f64> = res
+        .mbps
+        .iter()
+        .map(|v| v.iter().copied().fold(0.0, f64::max))
+        .collect();
+    let med_mbps: Vec<f64> = res.mbps.iter().map(|v| median(&mut v.clone())).collect();
+    let med_ns: Vec<f64> = res.ns.iter().map(|v| median(&mut v.clone())).collect();
+    let find = |algo: Algo, kind: Kind| rows.iter().position(|r| r.algo == algo && r.kind == kind);
+    let name_of =
+        |algo: Algo, name: &str| rows.iter().position(|r| r.algo == algo && r.name == name);
+
+    println!("## flagsplit provider ratios");
+    println!();
+    if s.quick {
+        println!(
+            "(smoke run: no `--bench` argument, so 1 MiB and a few rounds; not a measurement)"
+        );
+        println!();
+    }
+    println!(
+        "- cpu: {}; libcrypto: {}",
+        flagsplit::cpu::CpuFeatures::detect().describe(),
+        flagsplit::hash::openssl_version().unwrap_or_else(|| "not linked".to_owned())
+    );
+    println!(
+        "- load average (1/5/15 min) before: {load_before}, after: {load_after}; took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "- (a) one `update` over {} MiB in memory, {} interleaved rounds after a warm-up round; \
+         MB/s = 10^6 bytes/s",
+        s.mib, s.rounds
+    );
+    println!(
+        "- (b) `new` + `update(64 bytes)` + `finalize`, median of {} interleaved rounds of ~{} ms",
+        s.small_rounds,
+        s.small_batch.as_millis()
+    );
+    println!(
+        "- baselines: `openssl` = flagsplit's provider (libcrypto SHA1_*/MD5_* through \
+         flagsplit-openssl-hash); `raw SHA1_*`/`raw MD5_*` = the same libcrypto functions called \
+         directly from the bench (\"OpenSSL low-level\", the targets' baseline); `raw SHA1()`/`raw \
+         MD5()` = libcrypto's one-shot call"
+    );
+    for algo in [Algo::Sha1, Algo::Md5] {
+        if find(algo, Kind::RawLowLevel).is_none() {
+            let feature = if algo == Algo::Sha1 {
+                "openssl-sha1"
+            } else {
+                "openssl-md5"
+            };
+            println!(
+                "- {}: the OpenSSL baseline is not compiled (build with `--features {feature}`)",
+                algo.name()
+            );
+        }
+    }
+    println!();
+    println!(
+        "| algorithm | provider | best MB/s | median MB/s | × openssl provider | × raw low-level \
+         | 64-byte message ns | × openssl provider | × raw low-level |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (i, row) in rows.iter().enumerate() {
+        let prov = find(row.algo, Kind::OpensslProvider);
+        let raw = find(row.algo, Kind::RawLowLevel);
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {} | {} | {:.1} | {} | {} |",
+            row.algo.name(),
+            row.name,
+            best[i],
+            med_mbps[i],
+            ratio(best[i], prov.map(|p| best[p])),
+            ratio(best[i], raw.map(|p| best[p])),
+            med_ns[i],
+            ratio(med_ns[i], prov.map(|p| med_ns[p])),
+            ratio(med_ns[i], raw.map(|p| med_ns[p])),
+        );
+    }
+
+    // The targets, against the raw low-level baseline.
+    let thr = |algo: Algo, name: &str| -> Option<f64> {
+        let i = name_of(algo, name)?;
+        let b = find(algo, Kind::RawLowLevel)?;
+        Some(best[i] / best[b])
+    };
+    let cost = |algo: Algo, name: &str| -> Option<f64> {
+        let i = name_of(algo, name)?;
+        let b = find(algo, Kind::RawLowLevel)?;
+        Some(med_ns[i] / med_ns[b])
+    };
+    let targets = [
+        Target {
+            what: "SHA-1 block throughput ≥ 0.95× OpenSSL".into(),
+            got: thr(Algo::Sha1, "block"),
+            limit: 0.95,
+            at_least: true,
+        },
+        Target {
+            what: "SHA-1 dc throughput ≥ 0.85× OpenSSL".into(),
+            got: thr(Algo::Sha1, "dc"),
+            limit: 0.85,
+            at_least: true,
+        },
+        Target {
+            what: "SHA-1 block 64-byte cost ≤ 1.2× OpenSSL low-level".into(),
+            got: cost(Algo::Sha1, "block"),
+            limit: 1.2,
+            at_least: false,
+        },
+        Target {
+            what: "SHA-1 openssl provider 64-byte cost ≤ 1.2× OpenSSL low-level".into(),
+            got: cost(Algo::Sha1, "openssl"),
+            limit: 1.2,
+            at_least: false,
+        },
+        Target {
+            what: "SHA-1 dc 64-byte cost ≤ 1.5× OpenSSL low-level".into(),
+            got: cost(Algo::Sha1, "dc"),
+            limit: 1.5,
+            at_least: false,
+        },
+        Target {
+            what: "MD5 builtin 64-byte cost ≤ 1.2× OpenSSL low-level".into(),
+            got: cost(Algo::Md5, "builtin"),
+            limit: 1.2,
+            at_least: false,
+        },
+        Target {
+            what: "MD5 openssl provider 64-byte cost ≤ 1.2× OpenSSL low-level".into(),
+            got: cost(Algo::Md5, "openssl"),
+            limit: 1.2,
+            at_least: false,
+        },
+    ];
+    println!();
+    if s.quick {
+        println!("Targets: not judged in a smoke run.");
+        return;
+    }
+    println!("Targets (against the raw low-level baseline):");
+    println!();
+    for t in &targets {
+        let verdict = match t.got {
+            None => "not measured (baseline or provider not compiled)".to_owned(),
+            Some(x) => {
+                let ok = if t.at_least {
+                    x >= t.limit
+                } else {
+                    x <= t.limit
+                };
+                format!("{:.2}× — {}", x, if ok { "met" } else { "MISSED" })
+            }
+        };
+        println!("- {}: {verdict}", t.what);
+    }
+}
