@@ -2,6 +2,7 @@
 //! dependencies.
 //!
 //! - [`hash`] (the `flagsplit-hash` crate): the hashing facilities over the selected providers.
+//! - [`bench`]: the `bench` command's measurements and reports.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`object`]: git object ids (`hash-object`), streaming.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
@@ -11,6 +12,7 @@
 //! The build configuration itself (features, `FLAGSPLIT_*` variables, the config file) is resolved
 //! by `build.rs` with the `flagsplit-config` crate; see the README.
 
+pub mod bench;
 pub mod build_options;
 pub mod cli;
 pub mod cpu;

@@ -142,6 +142,30 @@ pub const HASH_OBJECT: Command = Command {
     hidden: false,
 };
 
+/// `flagsplit bench`.
+pub const BENCH: Command = Command {
+    name: "bench",
+    about: "Measure this build's providers and start-up cost on this machine.",
+    usage: "[--quick] [--json]",
+    preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1 and MD5 providers at 64 B,\n\
+               1 KiB, 64 KiB and 300 MiB (in memory, best of the rounds), and the start-up cost of\n\
+               `flagsplit sha1sum /dev/null` (wall time, and instructions under callgrind when valgrind\n\
+               is installed). The default run takes well under a minute.",
+    options: &[
+        Opt::flag(None, "quick", "a few seconds instead of most of a minute"),
+        Opt::flag(
+            None,
+            "json",
+            "print a shareable JSON report (machine, build, every figure)\ninstead of the table",
+        ),
+    ],
+    epilogue: "Only the providers this build selected are measured: a binary does not link a provider\n\
+               only to benchmark it. To compare providers: `cargo bench` (every compiled provider) and\n\
+               scripts/bench-builds.sh (whole builds side by side).",
+    operands: false,
+    hidden: false,
+};
+
 /// `flagsplit help`.
 pub const HELP: Command = Command {
     name: "help",
@@ -158,6 +182,6 @@ pub const HELP: Command = Command {
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
     about: "Hash with the SHA-1 and MD5 providers this build selected.",
-    commands: &[SHA1SUM, MD5SUM, HASH_OBJECT, VERSION, HELP],
+    commands: &[SHA1SUM, MD5SUM, HASH_OBJECT, BENCH, VERSION, HELP],
     epilogue: "Build configuration: see 'flagsplit version --build-options' and the README.",
 };

@@ -2,6 +2,7 @@
 //! --build-options`. It never links libssl; it links libcrypto only when an OpenSSL hashing provider
 //! is selected.
 
+mod bench;
 mod hash_object;
 mod sum;
 
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
         "md5sum" => sum::main(sum::Kind::Md5, &matches),
         "hash-object" => hash_object::main(&matches),
+        "bench" => bench::main(&matches),
         "version" => version(matches.flag("build-options")),
         "help" => help(&matches),
         other => unreachable!("command {other} is in the table but has no handler"),

@@ -1,0 +1,96 @@
+//! `flagsplit bench --quick --json` produces a valid report naming every selected provider, with a
+//! figure for every size, and the table form has a row per selected provider.
+
+use std::process::Command;
+
+use flagsplit::config::Facility;
+use flagsplit::hash::{Md5, Sha1, Sha1Unsafe};
+
+const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
+
+#[test]
+fn quick_json_report_is_complete() {
+    let out = Command::new(FLAGSPLIT)
+        .args(["bench", "--quick", "--json"])
+        .output()
+        .expect("run flagsplit bench");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+
+    let providers = &report["build"]["providers"];
+    for (facility, provider) in [
+        (Facility::Sha1, Sha1::PROVIDER),
+        (Facility::Sha1Unsafe, Sha1Unsafe::PROVIDER),
+        (Facility::Md5, Md5::PROVIDER),
+    ] {
+        assert_eq!(
+            providers[facility.name()]["provider"],
+            provider.name(),
+            "{facility}"
+        );
+        // One positive figure per size for each selected hashing provider.
+        let cells: Vec<&serde_json::Value> = report["throughput"]
+            .as_array()
+            .expect("throughput array")
+            .iter()
+            .filter(|c| c["facility"] == facility.name())
+            .collect();
+        assert_eq!(cells.len(), flagsplit::bench::SIZES.len(), "{facility}");
+        for c in cells {
+            assert_eq!(c["provider"], provider.name());
+            assert!(c["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{c}");
+        }
+    }
+    assert!(providers["tls"]["provider"].is_string());
+    for key in ["cpu_model", "cpu_flags", "os", "kernel", "arch"] {
+        assert!(report["machine"][key].is_string(), "machine.{key}");
+    }
+    assert!(
+        report["build"]["rustc"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("rustc "))
+    );
+    assert!(
+        report["startup"]["wall_ms_min"]
+            .as_f64()
+            .is_some_and(|v| v > 0.0)
+    );
+    // Instructions are counted when valgrind is installed (the test command installs it).
+    let has_valgrind = Command::new("valgrind").arg("--version").output().is_ok();
+    assert_eq!(
+        report["startup"]["instructions"].is_u64(),
+        has_valgrind,
+        "{}",
+        report["startup"]
+    );
+    // OpenSSL is reported exactly when this build links it for hashing.
+    assert_eq!(
+        report["build"]["openssl"].is_null(),
+        flagsplit::hash::openssl_version().is_none()
+    );
+}
+
+#[test]
+fn table_names_every_selected_provider() {
+    let out = Command::new(FLAGSPLIT)
+        .args(["bench", "--quick"])
+        .output()
+        .expect("run flagsplit bench");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for label in [
+        flagsplit::bench::label(flagsplit::hash::Algorithm::Sha1),
+        flagsplit::bench::label(flagsplit::hash::Algorithm::Sha1Unchecked),
+        flagsplit::bench::label(flagsplit::hash::Algorithm::Md5),
+    ] {
+        assert!(
+            text.contains(&format!("| {label} |")),
+            "{label} missing in\n{text}"
+        );
+    }
+    assert!(text.contains("300 MiB"));
+}
