@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Builds the default, openssl-sha1, openssl-tls and all-features configurations side by side and
+# prints one Markdown report comparing them with coreutils, OpenSSL's CLI and git on this machine:
+#
+#   1. start-up instructions (valgrind --tool=callgrind, total Ir) of `flagsplit sha1sum /dev/null`
+#      per build, next to coreutils `sha1sum /dev/null` and `git hash-object /dev/null` (outside any
+#      repository);
+#   2. throughput on a 300 MiB file: flagsplit sha1sum / md5sum (each build's providers) next to
+#      coreutils, `openssl dgst` and `git hash-object`;
+#   3. `hash-object --stdin-paths` over a large real tree (default: the Rust toolchains under
+#      ~/.rustup/toolchains, tens of thousands of files) next to `git hash-object --stdin-paths`,
+#      checking that the ids are identical;
+#   4. peak memory (/usr/bin/time -v) hashing a 1 GiB file.
+#
+# Ratios are taken within this one run. Usage:
+#   scripts/bench-builds.sh [--quick] [--tree DIR] > report.md
+# --quick uses 1 timing run instead of 5 (3 for the tree). Needs valgrind, GNU time (/usr/bin/time),
+# git, openssl and coreutils; as root it installs missing ones with apt-get (unless
+# FLAGSPLIT_TEST_NO_INSTALL=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+runs=5
+tree_runs=3
+tree=${HOME}/.rustup/toolchains
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) runs=1 tree_runs=1 ;;
+	--tree) tree=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--tree DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+need=()
+command -v valgrind >/dev/null || need+=(valgrind)
+[ -x /usr/bin/time ] || need+=(time)
+command -v git >/dev/null || need+=(git)
+command -v openssl >/dev/null || need+=(openssl)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && [ "${FLAGSPLIT_TEST_NO_INSTALL:-0}" != 1 ] && command -v apt-get >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	else
+		echo "missing: ${need[*]} (install them, or run as root)" >&2
+		exit 1
+	fi
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log() { echo "bench-builds: $*" >&2; }
+
+# --- builds -----------------------------------------------------------------------------------
+declare -A feat=([default]="" [openssl-sha1]="--features openssl-sha1" [openssl-tls]="--features openssl-tls" [all-features]="--all-features")
+builds=(default openssl-sha1 openssl-tls all-features)
+for b in "${builds[@]}"; do
+	log "building $b"
+	# shellcheck disable=SC2086
+	cargo build --release --locked --quiet --bins --target-dir "target/bench-builds/$b" ${feat[$b]}
+done
+bin() { echo "$root/target/bench-builds/$1/release/flagsplit"; }
+
+# --- helpers ----------------------------------------------------------------------------------
+# Total instructions of a command under callgrind.
+ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+# Best wall time in seconds of $runs runs of a command (output discarded).
+best() {
+	local n=$1 best_ns=0 t0 t1 d
+	shift
+	for _ in $(seq "$n"); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null
+		t1=$(date +%s%N)
+		d=$((t1 - t0))
+		if [ "$best_ns" = 0 ] || [ "$d" -lt "$best_ns" ]; then best_ns=$d; fi
+	done
+	awk -v ns="$best_ns" 'BEGIN { printf "%.3f", ns / 1e9 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+peak_kib() { /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p'; }
+
+# Outside any repository, with no user configuration.
+nogit=$work/outside
+mkdir -p "$nogit"
+export GIT_CEILING_DIRECTORIES=$work GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+cd "$nogit"
+
+# --- report header ----------------------------------------------------------------------------
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+flags=$(grep -m1 '^flags' /proc/cpuinfo | grep -oE '\b(sha_ni|avx2|avx512f|bmi2)\b' | tr '\n' ' ')
+echo "# flagsplit build comparison"
+echo
+echo "Machine: $cpu, $(nproc) logical CPUs, flags of note: ${flags:-none}; $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"'), kernel $(uname -r)."
+echo "Tools: $(rustc -V), $(git --version), $(openssl version), $(sha1sum --version | head -1), valgrind $(valgrind --version | sed 's/valgrind-//')."
+echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg). Timings are the best of $runs runs; instruction counts are exact."
+echo
+
+# --- 1. start-up ------------------------------------------------------------------------------
+log "start-up instructions"
+echo "## Start-up: instructions of one run (callgrind, total Ir)"
+echo
+git_ir=$(ir git hash-object /dev/null)
+cu_ir=$(ir sha1sum /dev/null)
+default_ir=$(ir "$(bin default)" sha1sum /dev/null)
+echo "| command | instructions | vs \`git hash-object /dev/null\` | vs default build |"
+echo "|---|---:|---:|---:|"
+for b in "${builds[@]}"; do
+	n=$(ir "$(bin "$b")" sha1sum /dev/null)
+	echo "| \`flagsplit sha1sum /dev/null\` ($b build) | $n | $(ratio "$n" "$git_ir") | $(ratio "$n" "$default_ir") |"
+done
+echo "| coreutils \`sha1sum /dev/null\` | $cu_ir | $(ratio "$cu_ir" "$git_ir") | |"
+echo "| \`git hash-object /dev/null\` (outside a repository) | $git_ir | 1.00 | |"
+echo
+
+# --- 2. throughput ----------------------------------------------------------------------------
+log "throughput on 300 MiB"
+big=$work/300MiB
+head -c $((300 * 1024 * 1024)) /dev/urandom >"$big"
+cat "$big" >/dev/null # page cache
+echo "## Throughput: one 300 MiB file (in the page cache)"
+echo
+D=$(bin default)
+O=$(bin openssl-sha1)
+A=$(bin all-features)
+t_openssl_sha1=$(best "$runs" openssl dgst -sha1 "$big")
+t_openssl_md5=$(best "$runs" openssl dgst -md5 "$big")
+t_git=$(best "$runs" git hash-object "$big")
+t_cu_sha1=$(best "$runs" sha1sum "$big")
+t_cu_md5=$(best "$runs" md5sum "$big")
+row() { # label seconds
+	local mbs
+	mbs=$(awk -v t="$2" 'BEGIN { printf "%.0f", 300 * 1048576 / t / 1e6 }')
+	echo "| $1 | $2 | $mbs | $(ratio "$t_openssl_sha1" "$2") | $(ratio "$t_openssl_md5" "$2") | $(ratio "$t_git" "$2") | $(ratio "$t_cu_sha1" "$2") | $(ratio "$t_cu_md5" "$2") |"
+}
+echo "| command | seconds | MB/s | × \`openssl dgst -sha1\` | × \`openssl dgst -md5\` | × \`git hash-object\` | × coreutils \`sha1sum\` | × coreutils \`md5sum\` |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+row "\`flagsplit sha1sum\` (default: dc, collision detection)" "$(best "$runs" "$D" sha1sum "$big")"
+row "\`flagsplit sha1sum --no-collision-detection\` (default: block)" "$(best "$runs" "$D" sha1sum --no-collision-detection "$big")"
+row "\`flagsplit sha1sum\` (openssl-sha1 build: OpenSSL)" "$(best "$runs" "$O" sha1sum "$big")"
+row "\`flagsplit hash-object\` (default: dc)" "$(best "$runs" "$D" hash-object "$big")"
+row "\`flagsplit md5sum\` (default: builtin)" "$(best "$runs" "$D" md5sum "$big")"
+row "\`flagsplit md5sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" md5sum "$big")"
+row "\`openssl dgst -sha1\`" "$t_openssl_sha1"
+row "\`openssl dgst -md5\`" "$t_openssl_md5"
+row "coreutils \`sha1sum\`" "$t_cu_sha1"
+row "coreutils \`md5sum\`" "$t_cu_md5"
+row "\`git hash-object\`" "$t_git"
+echo
+echo "Each × column is (that command's time) / (this row's time): above 1 means this row is faster."
+echo
+
+# --- 3. a real tree ---------------------------------------------------------------------------
+log "hash-object --stdin-paths over $tree"
+echo "## A real load: \`hash-object --stdin-paths\` over $tree"
+echo
+paths=$work/paths
+(cd "$tree" && find "$PWD" -type f) >"$paths"
+nfiles=$(wc -l <"$paths")
+bytes=$(tr '\n' '\0' <"$paths" | xargs -0 stat -c %s | awk '{ s += $1 } END { print s }')
+"$D" hash-object --stdin-paths <"$paths" >"$work/ids.flagsplit"
+git hash-object --stdin-paths <"$paths" >"$work/ids.git"
+if cmp -s "$work/ids.flagsplit" "$work/ids.git"; then same="identical"; else same="DIFFERENT (a bug)"; fi
+t_f=$(best "$tree_runs" sh -c "\"$D\" hash-object --stdin-paths < \"$paths\"")
+t_g=$(best "$tree_runs" sh -c "git hash-object --stdin-paths < \"$paths\"")
+echo "$nfiles files, $((bytes / 1048576)) MiB, warm page cache; ids $same."
+echo
+echo "| command | seconds | files/s | × git |"
+echo "|---|---:|---:|---:|"
+echo "| \`flagsplit hash-object --stdin-paths\` (default build, $(nproc) threads) | $t_f | $(awk -v n="$nfiles" -v t="$t_f" 'BEGIN{printf "%.0f", n/t}') | $(ratio "$t_g" "$t_f") |"
+echo "| \`git hash-object --stdin-paths\` | $t_g | $(awk -v n="$nfiles" -v t="$t_g" 'BEGIN{printf "%.0f", n/t}') | 1.00 |"
+echo
+
+# --- 4. memory --------------------------------------------------------------------------------
+log "peak memory on 1 GiB"
+rm -f "$big"
+gib=$work/1GiB
+head -c $((1024 * 1024 * 1024)) /dev/zero >"$gib"
+echo "## Peak memory hashing a 1 GiB file (maximum resident set size)"
+echo
+echo "| command | peak RSS (MiB) |"
+echo "|---|---:|"
+for cmd in "$D sha1sum" "$D md5sum" "$D hash-object" "$O sha1sum" "git hash-object" "sha1sum"; do
+	kib=$(peak_kib $cmd "$gib")
+	label=${cmd/$root\/target\/bench-builds\//}
+	label=${label/\/release\/flagsplit/: flagsplit}
+	echo "| \`$label\` | $(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}') |"
+done
+echo
+log "done"
