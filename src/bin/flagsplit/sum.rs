@@ -1,10 +1,11 @@
-//! `flagsplit sha1sum` and `flagsplit md5sum`, compatible with coreutils. (Placeholder: hashing
-//! only; the coreutils-compatible implementation replaces this.)
+//! `flagsplit sha1sum` and `flagsplit md5sum`, compatible with coreutils: a thin wrapper over
+//! `flagsplit::sum`, which has the whole command.
 
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use flagsplit::cli::Matches;
-use flagsplit::hash::{self, Algorithm};
+use flagsplit::sum::{self, Io, Sum};
 
 /// Which command.
 #[derive(Clone, Copy, Debug)]
@@ -17,25 +18,21 @@ pub enum Kind {
 
 /// Runs the command.
 pub fn main(kind: Kind, m: &Matches) -> ExitCode {
-    let algorithm = match kind {
-        Kind::Sha1 if m.flag("no-collision-detection") || !hash::collision_detection_from_env() => {
-            Algorithm::Sha1Unchecked
-        }
-        Kind::Sha1 => Algorithm::Sha1,
-        Kind::Md5 => Algorithm::Md5,
+    let sum = match kind {
+        Kind::Sha1 => Sum::Sha1,
+        Kind::Md5 => Sum::Md5,
     };
-    let mut status = 0;
-    for name in &m.operands {
-        match std::fs::File::open(name)
-            .map_err(hash::HashError::from)
-            .and_then(|f| hash::hash_reader(algorithm, f))
-        {
-            Ok(d) => println!("{d}  {}", name.to_string_lossy()),
-            Err(e) => {
-                eprintln!("flagsplit: {}: {e}", name.to_string_lossy());
-                status = 1;
-            }
-        }
-    }
+    let stdout = io::stdout();
+    let line_buffered = stdout.is_terminal();
+    let status = sum::main(
+        sum,
+        m,
+        Io {
+            stdin: &mut io::stdin().lock(),
+            stdout: &mut stdout.lock(),
+            stderr: &mut io::stderr().lock(),
+            line_buffered,
+        },
+    );
     ExitCode::from(status)
 }

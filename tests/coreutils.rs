@@ -1,0 +1,848 @@
+//! `flagsplit sha1sum` and `flagsplit md5sum` against GNU coreutils' `sha1sum` and `md5sum` (found
+//! on PATH; coreutils 9.1 is the reference): for the same arguments, files and standard input,
+//! stdout and the exit status must be byte-identical, and stderr too once `flagsplit sha1sum` is
+//! renamed `sha1sum`.
+
+use std::collections::BTreeSet;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use tempfile::TempDir;
+
+#[derive(Clone, Copy, Debug)]
+enum Tool {
+    Sha1,
+    Md5,
+}
+
+const TOOLS: [Tool; 2] = [Tool::Sha1, Tool::Md5];
+
+impl Tool {
+    fn name(self) -> &'static str {
+        match self {
+            Tool::Sha1 => "sha1sum",
+            Tool::Md5 => "md5sum",
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    status: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// What one run needs besides the arguments.
+#[derive(Clone, Copy)]
+struct Env<'a> {
+    dir: &'a Path,
+    stdin: &'a [u8],
+    locale: &'a str,
+}
+
+fn spawn(mut cmd: Command, env: Env<'_>) -> Outcome {
+    cmd.current_dir(env.dir)
+        .env("LC_ALL", env.locale)
+        .env_remove("LANGUAGE")
+        .env_remove("FLAGSPLIT_SHA1DC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = env.stdin.to_vec();
+    // A thread, so that a large output cannot block the child while we write its input; the
+    // child may exit without reading it all (EPIPE is fine).
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Outcome {
+        status: out.status.code(),
+        stdout: out.stdout,
+        stderr: out.stderr,
+    }
+}
+
+fn ours(tool: Tool, args: &[OsString], env: Env<'_>) -> Outcome {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_flagsplit"));
+    cmd.arg(tool.name()).args(args);
+    let mut out = spawn(cmd, env);
+    out.stderr = normalize(&out.stderr, tool);
+    out
+}
+
+fn theirs(tool: Tool, args: &[OsString], env: Env<'_>) -> Outcome {
+    let mut cmd = Command::new(tool.name());
+    cmd.args(args);
+    spawn(cmd, env)
+}
+
+/// `flagsplit sha1sum` → `sha1sum` everywhere in stderr (no test file name contains it).
+fn normalize(stderr: &[u8], tool: Tool) -> Vec<u8> {
+    let from = format!("flagsplit {}", tool.name());
+    let from = from.as_bytes();
+    let mut out = Vec::with_capacity(stderr.len());
+    let mut i = 0;
+    while i < stderr.len() {
+        if stderr[i..].starts_with(from) {
+            out.extend_from_slice(tool.name().as_bytes());
+            i += from.len();
+        } else {
+            out.push(stderr[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn show(bytes: &[u8]) -> String {
+    bytes.escape_ascii().to_string().replace("\\n", "\\n\n    ")
+}
+
+fn describe(args: &[OsString]) -> String {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.as_bytes().escape_ascii().to_string())
+        .collect();
+    let all = args.join(" ");
+    match all.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}... ({} arguments)", &all[..cut], args.len()),
+        None => all,
+    }
+}
+
+/// Runs both and compares; returns coreutils' outcome.
+fn assert_same(tool: Tool, args: &[OsString], env: Env<'_>) -> Outcome {
+    let expected = theirs(tool, args, env);
+    let got = ours(tool, args, env);
+    if got != expected {
+        panic!(
+            "{} {} (LC_ALL={}) differs from coreutils\n\
+             status: flagsplit {:?}, coreutils {:?}\n\
+             stdout flagsplit:\n    {}\nstdout coreutils:\n    {}\n\
+             stderr flagsplit:\n    {}\nstderr coreutils:\n    {}",
+            tool.name(),
+            describe(args),
+            env.locale,
+            got.status,
+            expected.status,
+            show(&got.stdout),
+            show(&expected.stdout),
+            show(&got.stderr),
+            show(&expected.stderr),
+        );
+    }
+    expected
+}
+
+fn os(s: &str) -> OsString {
+    OsString::from(s)
+}
+
+fn osb(b: &[u8]) -> OsString {
+    OsStr::from_bytes(b).to_os_string()
+}
+
+fn args(list: &[&str]) -> Vec<OsString> {
+    list.iter().map(|s| os(s)).collect()
+}
+
+/// A small deterministic generator (xorshift64*), so that failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Regular files of the corpus: names that need escaping or quoting, non-UTF-8 names, empty,
+/// binary and large contents.
+fn corpus_files() -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let binary: Vec<u8> = (0..=255u8).cycle().take(256 * 64).collect();
+    vec![
+        (b"empty".to_vec(), Vec::new()),
+        (b"binary.bin".to_vec(), binary),
+        (b"large.dat".to_vec(), rng.bytes(3 * 1024 * 1024 + 123)),
+        (b"with space".to_vec(), b"space\n".to_vec()),
+        (b"  leading blanks".to_vec(), b"blanks".to_vec()),
+        (b"back\\slash".to_vec(), b"backslash".to_vec()),
+        (b"new\nline".to_vec(), b"newline".to_vec()),
+        (b"car\rriage".to_vec(), b"carriage return".to_vec()),
+        (b"all\\\n\rthree".to_vec(), b"three".to_vec()),
+        (b"latin1-\xe9\xff".to_vec(), b"not UTF-8".to_vec()),
+        ("café ☕".as_bytes().to_vec(), b"utf-8".to_vec()),
+        (b"it's".to_vec(), b"quote".to_vec()),
+        (b"a:b".to_vec(), b"colon".to_vec()),
+        (b"tab\there".to_vec(), b"tab".to_vec()),
+        (b"star*".to_vec(), b"star".to_vec()),
+    ]
+}
+
+const DIRECTORY: &[u8] = b"subdir";
+const MISSING: [&[u8]; 3] = [b"missing file", b"gone", b"missing\n\xff"];
+
+fn make_corpus() -> (TempDir, Vec<OsString>) {
+    let dir = TempDir::new().unwrap();
+    let mut names = Vec::new();
+    for (name, content) in corpus_files() {
+        fs::write(dir.path().join(OsStr::from_bytes(&name)), content).unwrap();
+        names.push(osb(&name));
+    }
+    fs::create_dir(dir.path().join(OsStr::from_bytes(DIRECTORY))).unwrap();
+    (dir, names)
+}
+
+const UTF8: &str = "C.UTF-8";
+
+#[test]
+fn output_modes_match_coreutils() {
+    let (dir, files) = make_corpus();
+    let mut all = files.clone();
+    all.push(osb(DIRECTORY));
+    all.extend(MISSING.iter().map(|m| osb(m)));
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"",
+        locale: UTF8,
+    };
+    let modes: [&[&str]; 9] = [
+        &[],
+        &["-b"],
+        &["-t"],
+        &["--tag"],
+        &["-z"],
+        &["--tag", "-z"],
+        &["-b", "-z"],
+        &["-b", "-t"],
+        &["-t", "--tag"],
+    ];
+    for tool in TOOLS {
+        for mode in modes {
+            let mut a = args(mode);
+            a.extend(all.iter().cloned());
+            let out = assert_same(tool, &a, env);
+            assert_eq!(
+                out.status,
+                Some(1),
+                "the directory and the missing files fail"
+            );
+            assert!(!out.stdout.is_empty());
+        }
+        // Every file hashed, nothing failing: status 0.
+        let out = assert_same(tool, &files, env);
+        assert_eq!(out.status, Some(0));
+        // Quoting of names in messages in the C locale (bytes above 0x7e are escaped there).
+        let mut a = all.clone();
+        a.insert(0, os("--tag"));
+        assert_same(tool, &a, Env { locale: "C", ..env });
+    }
+}
+
+#[test]
+fn standard_input_matches_coreutils() {
+    let (dir, _) = make_corpus();
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"some input\nwith lines\n",
+        locale: UTF8,
+    };
+    let cases: [&[&str]; 7] = [
+        &[],
+        &["-"],
+        &["--tag"],
+        &["-b", "-"],
+        &["-z", "-"],
+        &["-", "empty", "-"],
+        &["--", "-"],
+    ];
+    for tool in TOOLS {
+        for case in cases {
+            let out = assert_same(tool, &args(case), env);
+            assert_eq!(out.status, Some(0));
+        }
+        assert_same(tool, &[], Env { stdin: b"", ..env });
+    }
+}
+
+/// Every ordered pair of options (and some triples), on a file: coreutils refuses some
+/// combinations, with its own wording and order of checks.
+#[test]
+fn option_combinations_match_coreutils() {
+    let (dir, _) = make_corpus();
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"",
+        locale: UTF8,
+    };
+    let options = [
+        "-c",
+        "--tag",
+        "-t",
+        "-b",
+        "-z",
+        "--quiet",
+        "--status",
+        "--warn",
+        "--strict",
+        "--ignore-missing",
+    ];
+    let mut cases: Vec<Vec<&str>> = options.iter().map(|o| vec![*o]).collect();
+    for a in options {
+        for b in options {
+            if a != b {
+                cases.push(vec![a, b]);
+            }
+        }
+    }
+    for extra in [
+        ["-c", "--tag", "-z"],
+        ["--tag", "-t", "-c"],
+        ["-c", "-b", "-z"],
+        ["--status", "--quiet", "--strict"],
+        ["--warn", "--status", "--ignore-missing"],
+        ["-c", "--status", "--warn"],
+        ["-c", "--warn", "--quiet"],
+        ["-t", "--tag", "-b"],
+    ] {
+        cases.push(extra.to_vec());
+    }
+    // Errors of the parser itself (getopt's wording).
+    for bad in [
+        &["--bogus"][..],
+        &["-x"],
+        &["--st"],
+        &["--check=x"],
+        &["-cx"],
+        &["-c", "--"],
+    ] {
+        cases.push(bad.to_vec());
+    }
+    let mut refused = 0;
+    for tool in TOOLS {
+        for case in &cases {
+            let mut a = args(case);
+            a.push(os("empty"));
+            let out = assert_same(tool, &a, env);
+            refused += usize::from(out.stderr.ends_with(b"for more information.\n"));
+        }
+    }
+    assert!(
+        refused > 100,
+        "only {refused} refused combinations: the test lost its point"
+    );
+}
+
+#[test]
+fn pipelines_verify_both_ways() {
+    let (dir, files) = make_corpus();
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"",
+        locale: UTF8,
+    };
+    for tool in TOOLS {
+        for mode in [&[][..], &["-b"], &["--tag"]] {
+            let mut a = args(mode);
+            a.extend(files.iter().cloned());
+            let produced = ours(tool, &a, env);
+            assert_eq!(produced.status, Some(0), "{}", show(&produced.stderr));
+            let their_list = theirs(tool, &a, env);
+            assert_eq!(produced.stdout, their_list.stdout);
+            for (checker, list) in [
+                ("coreutils", &produced.stdout),
+                ("flagsplit", &their_list.stdout),
+            ] {
+                let check_env = Env { stdin: list, ..env };
+                let verified = if checker == "coreutils" {
+                    theirs(tool, &args(&["-c"]), check_env)
+                } else {
+                    ours(tool, &args(&["-c"]), check_env)
+                };
+                assert_eq!(
+                    verified.status,
+                    Some(0),
+                    "{checker}: {}",
+                    show(&verified.stderr)
+                );
+                let oks = verified.stdout.windows(4).filter(|w| w == b": OK").count();
+                assert_eq!(oks, files.len(), "{checker}: {}", show(&verified.stdout));
+                assert!(verified.stderr.is_empty());
+            }
+        }
+    }
+}
+
+/// Check files for `tool`, built from coreutils' own output (so the test does not check
+/// flagsplit against itself).
+fn check_corpus(tool: Tool, dir: &Path, files: &[OsString]) -> Vec<OsString> {
+    let env = Env {
+        dir,
+        stdin: b"",
+        locale: UTF8,
+    };
+    let small: Vec<OsString> = files
+        .iter()
+        .filter(|f| f.as_bytes() != b"large.dat")
+        .cloned()
+        .collect();
+    let listing = |mode: &[&str], names: &[OsString]| {
+        let mut a = args(mode);
+        a.extend(names.iter().cloned());
+        let out = theirs(tool, &a, env);
+        assert_eq!(out.status, Some(0));
+        out.stdout
+    };
+    let good = listing(&[], &small);
+    let good_binary = listing(&["-b"], &small);
+    let bsd = listing(&["--tag"], &small);
+    let hex_len = match tool {
+        Tool::Sha1 => 40,
+        Tool::Md5 => 32,
+    };
+    let fake_digest = b"0123456789abcdef0123456789abcdef01234567"[..hex_len].to_vec();
+    let lines = |text: &[u8]| -> Vec<Vec<u8>> {
+        text.split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let good_lines = lines(&good);
+    // Escaped lines span one line here: all of coreutils' lines are single lines.
+    let simple: Vec<&Vec<u8>> = good_lines
+        .iter()
+        .filter(|l| !l.starts_with(b"\\"))
+        .collect();
+    let escaped: Vec<&Vec<u8>> = good_lines.iter().filter(|l| l.starts_with(b"\\")).collect();
+    assert!(simple.len() >= 4 && !escaped.is_empty());
+    let line_for = |name: &[u8]| {
+        let mut l = fake_digest.clone();
+        l.extend_from_slice(b"  ");
+        l.extend_from_slice(name);
+        l.push(b'\n');
+        l
+    };
+    let mismatch = {
+        let mut v = good.clone();
+        // Change the first digit of the first and the third line.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                v.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        for &s in [starts[0], starts[2]].iter() {
+            let at = if v[s] == b'\\' { s + 1 } else { s };
+            v[at] = if v[at] == b'0' { b'1' } else { b'0' };
+        }
+        v
+    };
+    let upper = {
+        let mut v = Vec::new();
+        for l in &simple {
+            let (digest, rest) = l.split_at(hex_len);
+            v.extend(digest.to_ascii_uppercase());
+            v.extend_from_slice(rest);
+        }
+        v
+    };
+    let crlf: Vec<u8> = simple
+        .iter()
+        .flat_map(|l| {
+            let mut l = l[..l.len() - 1].to_vec();
+            l.extend_from_slice(b"\r\n");
+            l
+        })
+        .collect();
+    let reversed: Vec<u8> = simple
+        .iter()
+        .flat_map(|l| {
+            let mut r = l[..hex_len].to_vec();
+            r.push(b' ');
+            r.extend_from_slice(&l[hex_len + 2..]);
+            r
+        })
+        .collect();
+    let mut missing = good.clone();
+    for m in MISSING {
+        if !m.contains(&b'\n') {
+            missing.extend(line_for(m));
+        }
+    }
+    let mut only_missing = Vec::new();
+    only_missing.extend(line_for(b"missing file"));
+    only_missing.extend(line_for(b"gone"));
+    let mut bad = Vec::new();
+    bad.extend_from_slice(simple[0]);
+    bad.extend_from_slice(b"garbage\n");
+    bad.extend_from_slice(&fake_digest[1..]);
+    bad.extend_from_slice(b"  short digest\n");
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b"\n");
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b"  \n");
+    bad.push(b'\\');
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b"  bad\\tescape\n");
+    bad.extend_from_slice(simple[1]);
+    bad.extend_from_slice(b"  \t");
+    bad.extend_from_slice(simple[2]);
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b" reversed after standard\n");
+    bad.extend_from_slice(b"SHA1 (x) = 0123\nMD5 (x) = 0123\n");
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b"0  too long\n");
+    bad.extend_from_slice(&fake_digest);
+    bad.extend_from_slice(b"  empty\0after NUL\n");
+    let mut mixed = Vec::new();
+    for (i, l) in lines(&bsd).iter().enumerate() {
+        mixed.extend_from_slice(l);
+        if let Some(g) = good_lines.get(i) {
+            mixed.extend_from_slice(g);
+        }
+    }
+    mixed.extend_from_slice(&good_binary);
+    mixed.extend_from_slice(b"# a comment\n\n   \n");
+    let mut comments = b"# nothing but comments\n\n#\n".to_vec();
+    comments.extend_from_slice(b"\r\n");
+    let mut dash = line_for(b"-");
+    dash.extend_from_slice(simple[0]);
+    let dir_entry = line_for(DIRECTORY);
+    let mut no_newline = simple[0].clone();
+    no_newline.pop();
+    // The other tool's lines: all improperly formatted here.
+    let other = {
+        let other_tool = match tool {
+            Tool::Sha1 => Tool::Md5,
+            Tool::Md5 => Tool::Sha1,
+        };
+        let out = theirs(other_tool, &small[..3], env);
+        out.stdout
+    };
+
+    let sets: Vec<(&str, Vec<u8>)> = vec![
+        ("good", good),
+        ("good-binary", good_binary),
+        ("bsd", bsd),
+        ("mismatch", mismatch),
+        ("upper", upper),
+        ("crlf", crlf),
+        ("reversed", reversed),
+        ("missing", missing),
+        ("only-missing", only_missing),
+        ("bad-lines", bad),
+        ("mixed", mixed),
+        ("empty-list", Vec::new()),
+        ("comments", comments),
+        ("dash", dash),
+        ("dir-entry", dir_entry),
+        ("no-newline", no_newline),
+        ("other-tool", other),
+        (
+            "escaped-only",
+            escaped.iter().flat_map(|l| l.to_vec()).collect(),
+        ),
+    ];
+    let mut names = Vec::new();
+    for (name, content) in sets {
+        let file = format!("check-{}.{name}", tool.name());
+        fs::write(dir.join(&file), content).unwrap();
+        names.push(os(&file));
+    }
+    names
+}
+
+/// All 32 combinations of the five checking options.
+fn check_option_sets() -> Vec<Vec<&'static str>> {
+    let flags = [
+        "--quiet",
+        "--status",
+        "--strict",
+        "--warn",
+        "--ignore-missing",
+    ];
+    let mut sets = Vec::new();
+    for mask in 0..32u32 {
+        let mut set = vec!["-c"];
+        set.extend((0..5).filter(|i| mask & (1 << i) != 0).map(|i| flags[i]));
+        sets.push(set);
+    }
+    // --status, --warn and --quiet override each other: the last one wins.
+    sets.push(vec!["-c", "--warn", "--status"]);
+    sets.push(vec!["--quiet", "-c", "--warn"]);
+    sets.push(vec!["--status", "--quiet", "-c"]);
+    sets
+}
+
+#[test]
+fn check_matches_coreutils() {
+    let (dir, files) = make_corpus();
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"data read for a '-' line\n",
+        locale: UTF8,
+    };
+    let mut statuses = BTreeSet::new();
+    for tool in TOOLS {
+        let check_files = check_corpus(tool, dir.path(), &files);
+        for options in check_option_sets() {
+            for file in &check_files {
+                let mut a = args(&options);
+                a.push(file.clone());
+                statuses.insert(assert_same(tool, &a, env).status);
+            }
+            // All at once (the layout seen first sticks across files), a directory and a
+            // missing check file too.
+            let mut a = args(&options);
+            a.extend(check_files.iter().cloned());
+            a.push(osb(DIRECTORY));
+            a.push(os("no such list"));
+            assert_same(tool, &a, env);
+        }
+        // The check file on standard input, alone and among others.
+        for file in &check_files {
+            let list = fs::read(dir.path().join(file)).unwrap();
+            let stdin_env = Env {
+                stdin: &list,
+                ..env
+            };
+            assert_same(tool, &args(&["-c"]), stdin_env);
+            assert_same(tool, &args(&["--check", "--warn", "-", "-"]), stdin_env);
+            let mut a = args(&["-c", "--strict"]);
+            a.push(check_files[0].clone());
+            a.push(os("-"));
+            assert_same(tool, &a, stdin_env);
+        }
+    }
+    assert!(statuses.contains(&Some(0)) && statuses.contains(&Some(1)));
+}
+
+/// Random lines built from the pieces that matter to the parser, compared with `--warn` and
+/// `--strict`.
+#[test]
+fn random_check_lines_match_coreutils() {
+    let (dir, _) = make_corpus();
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"stdin",
+        locale: UTF8,
+    };
+    for tool in TOOLS {
+        let digests = {
+            let out = theirs(tool, &args(&["empty", "with space", "back\\slash"]), env);
+            let text = out.stdout;
+            let mut d: Vec<Vec<u8>> = text
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    let l = l.strip_prefix(b"\\").unwrap_or(l);
+                    l.split(|&b| b == b' ').next().unwrap().to_vec()
+                })
+                .collect();
+            d.push(d[0].to_ascii_uppercase());
+            d.push(d[0][1..].to_vec());
+            d
+        };
+        let tag = tool.name().trim_end_matches("sum").to_ascii_uppercase();
+        let pieces: Vec<Vec<u8>> = [
+            &b" "[..],
+            b"  ",
+            b"\t",
+            b"*",
+            b"\\",
+            b"\\\\",
+            b"\\n",
+            b"\\r",
+            b"\\t",
+            b"(",
+            b")",
+            b" = ",
+            b"=",
+            b"-",
+            b"\0",
+            b"\r",
+            b"#",
+            b"empty",
+            b"with space",
+            b"back",
+            b"slash",
+            b"x",
+            b"subdir",
+            b"a",
+            b"0f",
+        ]
+        .iter()
+        .map(|p| p.to_vec())
+        .chain([tag.as_bytes().to_vec(), format!("{tag} (").into_bytes()])
+        .collect();
+        let mut rng = Rng(0x1234_5678_9abc_def1 ^ tool.name().len() as u64);
+        let mut lists = Vec::new();
+        for n in 0..60 {
+            let mut list = Vec::new();
+            for _ in 0..6 {
+                let mut line = Vec::new();
+                let shape = rng.below(4);
+                for _ in 0..rng.below(3) {
+                    line.extend_from_slice(&pieces[rng.below(pieces.len())]);
+                }
+                if shape != 3 {
+                    line.extend_from_slice(&digests[rng.below(digests.len())]);
+                }
+                for _ in 0..1 + rng.below(4) {
+                    line.extend_from_slice(&pieces[rng.below(pieces.len())]);
+                }
+                if shape == 3 {
+                    line.extend_from_slice(&digests[rng.below(digests.len())]);
+                }
+                line.push(b'\n');
+                list.extend(line);
+            }
+            let name = format!("random-{}-{n}", tool.name());
+            fs::write(dir.path().join(&name), &list).unwrap();
+            lists.push(os(&name));
+        }
+        for options in [&["-c", "--warn"][..], &["-c", "--strict", "--quiet"]] {
+            for list in &lists {
+                let mut a = args(options);
+                a.push(list.clone());
+                assert_same(tool, &a, env);
+            }
+        }
+    }
+}
+
+#[test]
+fn write_errors_match_coreutils() {
+    let (dir, _) = make_corpus();
+    for tool in TOOLS {
+        let run = |program: &str, flagsplit: bool| {
+            let mut cmd = Command::new(program);
+            if flagsplit {
+                cmd.arg(tool.name());
+            }
+            let full = fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let out = cmd
+                .args(["empty", "gone"])
+                .current_dir(dir.path())
+                .env("LC_ALL", UTF8)
+                .stdout(full)
+                .output()
+                .unwrap();
+            (out.status.code(), normalize(&out.stderr, tool))
+        };
+        let expected = run(tool.name(), false);
+        assert_eq!(run(env!("CARGO_BIN_EXE_flagsplit"), true), expected);
+        assert!(
+            expected.1.ends_with(b": write error\n"),
+            "{}",
+            show(&expected.1)
+        );
+    }
+}
+
+/// Output into a pipe nobody reads: the command stops without a word.
+#[test]
+fn closed_pipe_is_quiet() {
+    let (dir, _) = make_corpus();
+    for check in [false, true] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_flagsplit"));
+        cmd.arg("sha1sum").current_dir(dir.path());
+        if check {
+            let list = theirs(
+                Tool::Sha1,
+                &args(&["empty"]),
+                Env {
+                    dir: dir.path(),
+                    stdin: b"",
+                    locale: UTF8,
+                },
+            );
+            let many: Vec<u8> = list.stdout.repeat(20_000);
+            fs::write(dir.path().join("many"), many).unwrap();
+            cmd.args(["-c", "many"]);
+        } else {
+            // 20000 lines are far more than a pipe holds, so writing must fail.
+            cmd.args(std::iter::repeat_n("empty", 20_000));
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(141), "check={check}");
+        assert!(out.stderr.is_empty(), "{}", show(&out.stderr));
+    }
+}
+
+/// Names in messages: every boundary of what is printable in UTF-8 (the table generated from
+/// glibc), and bytes that are not UTF-8, quoted exactly as coreutils quotes them.
+#[test]
+fn quoting_matches_coreutils_at_every_printable_boundary() {
+    use flagsplit::sum::quote::is_printable;
+    let dir = TempDir::new().unwrap();
+    let mut names: Vec<OsString> = Vec::new();
+    let mut previous = true;
+    for cp in 0x20..=0x10ffffu32 {
+        let Some(c) = char::from_u32(cp) else {
+            continue;
+        };
+        let printable = is_printable(c);
+        if printable != previous {
+            for around in [cp - 1, cp] {
+                if let Some(c) = char::from_u32(around) {
+                    names.push(os(&format!("u{c}x")));
+                }
+            }
+            previous = printable;
+        }
+    }
+    assert!(names.len() > 1000, "only {} boundaries", names.len());
+    for b in [
+        0x80u8, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+    ] {
+        names.push(osb(&[b'b', b, b'x']));
+        names.push(osb(&[b'b', b, 0x80, 0x80, 0x80]));
+        names.push(osb(&[b'b', b]));
+    }
+    for chunk in names.chunks(500) {
+        for locale in [UTF8, "C"] {
+            let env = Env {
+                dir: dir.path(),
+                stdin: b"",
+                locale,
+            };
+            let out = assert_same(Tool::Md5, chunk, env);
+            assert_eq!(
+                out.stderr.iter().filter(|&&b| b == b'\n').count(),
+                chunk.len()
+            );
+        }
+    }
+}
