@@ -308,6 +308,14 @@ pub enum Untagged {
     },
     /// `* SEARCH n ...`.
     Search(Vec<u32>),
+    /// `* ESEARCH (TAG "t") UID ALL 1:3,5` (RFC 4731): the UIDs (or sequence numbers) found by
+    /// the command with that tag.
+    Esearch {
+        /// The command's tag.
+        tag: Option<String>,
+        /// The numbers found (`ALL`).
+        all: Vec<u32>,
+    },
     /// `* n EXISTS`.
     Exists(u32),
     /// `* n FETCH (...)`.
@@ -539,9 +547,49 @@ impl<'a> Parser<'a> {
                 Ok(Untagged::Search(uids))
             }
             b"LIST" | b"LSUB" => self.list(),
+            b"ESEARCH" => self.esearch(),
             b"" => Err(malformed("empty untagged response", self.s)),
             other => Ok(Untagged::Other(String::from_utf8_lossy(other).into_owned())),
         }
+    }
+
+    fn esearch(&mut self) -> Result<Untagged, ResponseError> {
+        self.spaces();
+        let mut tag = None;
+        if self.peek() == Some(b'(') {
+            let Some(Value::List(items)) = self.value(0) else {
+                return Err(malformed("ESEARCH correlator", self.s));
+            };
+            if let [Value::Atom(name), Value::String(t)] = items.as_slice()
+                && name.eq_ignore_ascii_case("TAG")
+            {
+                tag = Some(String::from_utf8_lossy(t).into_owned());
+            }
+        }
+        let mut all = Vec::new();
+        loop {
+            self.spaces();
+            if self.peek().is_none() {
+                break;
+            }
+            let Some(Value::Atom(name)) = self.value(0) else {
+                return Err(malformed("ESEARCH data", self.s));
+            };
+            if name.eq_ignore_ascii_case("UID") {
+                continue;
+            }
+            self.spaces();
+            let Some(value) = self.value(0) else {
+                return Err(malformed("ESEARCH value", self.s));
+            };
+            if name.eq_ignore_ascii_case("ALL") {
+                let Some(set) = value.bytes().and_then(parse_uid_set) else {
+                    return Err(malformed("ESEARCH ALL", self.s));
+                };
+                all.extend(set);
+            }
+        }
+        Ok(Untagged::Esearch { tag, all })
     }
 
     fn list(&mut self) -> Result<Untagged, ResponseError> {
@@ -815,6 +863,33 @@ mod tests {
         assert_eq!(r[2], Ok(Response::Untagged(Untagged::Search(vec![]))));
         assert_eq!(r[3], Ok(Response::Untagged(Untagged::Exists(4))));
         assert_eq!(r[4], Ok(Response::Continuation(b"go ahead".to_vec())));
+    }
+
+    #[test]
+    fn esearch() {
+        let r = read_all(b"* ESEARCH (TAG \"f3\") UID ALL 1:3,7\r\n* ESEARCH (TAG \"f4\") UID\r\n* ESEARCH (TAG \"f5\") UID COUNT 2 ALL 9\r\n");
+        assert_eq!(
+            r[0],
+            Ok(Response::Untagged(Untagged::Esearch {
+                tag: Some("f3".into()),
+                all: vec![1, 2, 3, 7]
+            }))
+        );
+        assert_eq!(
+            r[1],
+            Ok(Response::Untagged(Untagged::Esearch {
+                tag: Some("f4".into()),
+                all: vec![]
+            }))
+        );
+        assert_eq!(
+            r[2],
+            Ok(Response::Untagged(Untagged::Esearch {
+                tag: Some("f5".into()),
+                all: vec![9]
+            }))
+        );
+        assert!(read_all(b"* ESEARCH (TAG \"f\") UID ALL x\r\n")[0].is_err());
     }
 
     #[test]

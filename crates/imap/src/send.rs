@@ -17,6 +17,9 @@ use crate::utf7;
 
 /// How many commands are kept in flight when pipelining.
 const WINDOW: usize = 64;
+/// How many APPEND commands are kept in flight: enough to hide the round trips, few enough that
+/// after a lost connection most messages are known to be unsent rather than unknown.
+const APPEND_WINDOW: usize = 16;
 
 /// What the sender tells the user.
 pub trait Ui {
@@ -568,22 +571,33 @@ fn find_identical(
     which: &[usize],
     min_uid: Option<u32>,
 ) -> Result<Vec<(usize, u32)>, ImapError> {
-    // 1. One UID SEARCH per message, pipelined.
+    // 1. One UID SEARCH per message. Dovecot runs pipelined commands concurrently and may send
+    // their `* SEARCH` results in any order, so plain SEARCH results cannot be told apart when
+    // pipelined: with ESEARCH (RFC 4731) each result names its command's tag and the searches
+    // are pipelined; without it they run one at a time.
+    let esearch = session.has("ESEARCH");
+    let window = if esearch { WINDOW } else { 1 };
     let mut candidates: HashMap<usize, Vec<u32>> = HashMap::new();
     let mut in_flight: Vec<(usize, String)> = Vec::new();
     let mut collect =
         |session: &mut Session<'_>, (i, tag): (usize, String)| -> Result<(), ImapError> {
             let done = session.wait(&tag)?.ok("SEARCH")?;
-            let mut uids = Vec::new();
-            for d in done.data {
-                if let Untagged::Search(found) = d {
-                    uids.extend(
-                        found
-                            .into_iter()
-                            .filter(|u| min_uid.is_none_or(|m| *u >= m)),
-                    );
-                }
-            }
+            let found = if esearch {
+                session.take_esearch(&tag)
+            } else {
+                done.data
+                    .into_iter()
+                    .filter_map(|d| match d {
+                        Untagged::Search(found) => Some(found),
+                        _ => None,
+                    })
+                    .flatten()
+                    .collect()
+            };
+            let uids: Vec<u32> = found
+                .into_iter()
+                .filter(|u| min_uid.is_none_or(|m| *u >= m))
+                .collect();
             if !uids.is_empty() {
                 candidates.insert(i, uids);
             }
@@ -593,6 +607,9 @@ fn find_identical(
         let keys = search_args(&messages[i]);
         let ascii = keys.iter().all(|(_, v)| v.is_ascii());
         let mut args = vec![Arg::Raw("UID SEARCH")];
+        if esearch {
+            args.push(Arg::Raw("RETURN (ALL)"));
+        }
         if !ascii {
             args.push(Arg::Raw("CHARSET UTF-8"));
         }
@@ -606,8 +623,8 @@ fn find_identical(
         }
         let tag = session.send(&args, |_| {})?;
         in_flight.push((i, tag));
-        if in_flight.len() >= WINDOW {
-            let batch: Vec<_> = in_flight.drain(..WINDOW / 2).collect();
+        if in_flight.len() >= window {
+            let batch: Vec<_> = in_flight.drain(..window.div_ceil(2)).collect();
             for item in batch {
                 collect(session, item)?;
             }
@@ -780,9 +797,9 @@ fn append_each(
             Err(e) => return Err(e),
         };
         in_flight.push((i, tag));
-        if in_flight.len() >= WINDOW || !session.has("LITERAL+") {
+        if in_flight.len() >= APPEND_WINDOW || !session.has("LITERAL+") {
             let batch: Vec<_> = in_flight
-                .drain(..in_flight.len().saturating_sub(WINDOW / 2).max(1))
+                .drain(..in_flight.len().saturating_sub(APPEND_WINDOW / 2).max(1))
                 .collect();
             for item in batch {
                 finish(session, item, report, &mut answered, &mut first_error)?;

@@ -83,6 +83,7 @@ pub struct Session<'t> {
     trace: &'t dyn Trace,
     greeting: Greeting,
     bye: Option<String>,
+    esearch: HashMap<String, Vec<u32>>,
 }
 
 const FLUSH_AT: usize = 64 * 1024;
@@ -101,6 +102,7 @@ impl<'t> Session<'t> {
             trace,
             greeting: Greeting::NotAuthenticated,
             bye: None,
+            esearch: HashMap::new(),
         };
         let greeting = match s.read()? {
             Response::Untagged(Untagged::Status(status)) => status,
@@ -476,7 +478,20 @@ impl<'t> Session<'t> {
         Ok(())
     }
 
+    /// The ESEARCH result of the command tagged `tag` (empty when it found nothing).
+    pub fn take_esearch(&mut self, tag: &str) -> Vec<u32> {
+        self.esearch.remove(tag).unwrap_or_default()
+    }
+
     fn note_untagged(&mut self, u: Untagged) -> Result<(), ImapError> {
+        if let Untagged::Esearch {
+            tag: Some(tag),
+            all,
+        } = &u
+        {
+            self.esearch.entry(tag.clone()).or_default().extend(all);
+            return Ok(());
+        }
         if let Untagged::Status(s) = &u
             && s.kind == StatusKind::Bye
         {
