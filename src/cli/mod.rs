@@ -228,7 +228,7 @@ impl Command {
             let value = if opt.value.is_some() {
                 match parser.value() {
                     Ok(v) => Some(v),
-                    Err(_) => return Err(self.error(CliErrorKind::MissingValue(*opt))),
+                    Err(_) => return Err(self.error(CliErrorKind::MissingValue(*opt, long))),
                 }
             } else {
                 // Only `--flag=value` can carry a value; after a short flag the rest of the
@@ -339,8 +339,8 @@ pub enum CliErrorKind {
     UnknownLong(String),
     /// `--s` matches several.
     Ambiguous(String, Vec<&'static str>),
-    /// An option that needs a value got none.
-    MissingValue(Opt),
+    /// An option that needs a value got none (`true` when it was given in its long form).
+    MissingValue(Opt, bool),
     /// A flag got `=value`.
     UnexpectedValue(Opt, String),
     /// An operand for a command that takes none.
@@ -361,9 +361,9 @@ impl fmt::Display for CliErrorKind {
                 }
                 Ok(())
             }
-            CliErrorKind::MissingValue(opt) => match opt.short {
-                Some(c) => write!(f, "option requires an argument -- '{c}'"),
-                None => write!(f, "option '--{}' requires an argument", opt.long),
+            CliErrorKind::MissingValue(opt, long) => match opt.short {
+                Some(c) if !long => write!(f, "option requires an argument -- '{c}'"),
+                _ => write!(f, "option '--{}' requires an argument", opt.long),
             },
             CliErrorKind::UnexpectedValue(opt, _) => {
                 write!(f, "option '--{}' doesn't allow an argument", opt.long)
