@@ -17,6 +17,7 @@ pub mod build_options;
 pub mod cli;
 pub mod cpu;
 pub mod object;
+pub mod os_error;
 pub mod sum;
 
 pub use flagsplit_config as config;

@@ -13,7 +13,8 @@ use super::Sum;
 use super::line::{self, Layout, Style};
 use super::quote::{self, Charset};
 use crate::cli::Matches;
-use crate::hash::{self, Algorithm, Hasher};
+use crate::hash::{self, Algorithm};
+use crate::os_error::strerror;
 
 /// The exit status after stdout turned out to be a closed pipe: what a shell reports for
 /// coreutils, which dies of `SIGPIPE` there (128 + 13). Nothing is printed.
@@ -304,7 +305,8 @@ impl Runner<'_, '_> {
         let result = if name == b"-" {
             match self.stdin.take() {
                 Some(stdin) => {
-                    let r = hash_stream(self.o.algorithm, &mut *stdin, &mut self.read_buf);
+                    let r =
+                        hash::hash_reader_with(self.o.algorithm, &mut *stdin, &mut self.read_buf);
                     self.stdin = Some(stdin);
                     r
                 }
@@ -315,7 +317,9 @@ impl Runner<'_, '_> {
             }
         } else {
             match File::open(OsStr::from_bytes(name)) {
-                Ok(mut file) => hash_stream(self.o.algorithm, &mut file, &mut self.read_buf),
+                Ok(mut file) => {
+                    hash::hash_reader_with(self.o.algorithm, &mut file, &mut self.read_buf)
+                }
                 Err(e) if self.o.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
                     return Hashed::Missing;
                 }
@@ -502,47 +506,6 @@ impl Runner<'_, '_> {
     }
 }
 
-/// The read size: large enough that per-call overhead vanishes (as `hash::hash_reader`).
-const READ_SIZE: usize = hash::READ_SIZE;
-
-/// `hash::hash_reader` with one buffer reused across files.
-fn hash_stream(
-    algorithm: Algorithm,
-    reader: &mut dyn Read,
-    buf: &mut Vec<u8>,
-) -> Result<hash::Digest, hash::HashError> {
-    if buf.len() < READ_SIZE {
-        // Zeroed by calloc (fresh pages from mmap at this size): no memset of 128 KiB at start-up,
-        // which would cost a third of `flagsplit sha1sum /dev/null`'s instructions.
-        *buf = vec![0; READ_SIZE];
-    }
-    let mut hasher = Hasher::new(algorithm);
-    loop {
-        match reader.read(buf) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(hasher.finalize()?)
-}
-
-/// The C library's text for an error (`No such file or directory`), without Rust's
-/// ` (os error 2)`.
-pub fn strerror(e: &io::Error) -> String {
-    let text = e.to_string();
-    match e.raw_os_error() {
-        Some(code) => {
-            let suffix = format!(" (os error {code})");
-            text.strip_suffix(&suffix)
-                .map(str::to_owned)
-                .unwrap_or(text)
-        }
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -652,11 +615,5 @@ mod tests {
         );
         assert_eq!(status, BROKEN_PIPE_STATUS);
         assert!(stderr.is_empty());
-    }
-
-    #[test]
-    fn strerror_is_libc_text() {
-        let e = io::Error::from_raw_os_error(2);
-        assert_eq!(strerror(&e), "No such file or directory");
     }
 }

@@ -175,7 +175,17 @@ pub const READ_SIZE: usize = 128 * 1024;
 const SMALL_READ: usize = 16 * 1024;
 
 /// Hashes everything `reader` yields, in constant memory.
-pub fn hash_reader(algorithm: Algorithm, mut reader: impl Read) -> Result<Digest, HashError> {
+pub fn hash_reader(algorithm: Algorithm, reader: impl Read) -> Result<Digest, HashError> {
+    hash_reader_with(algorithm, reader, &mut Vec::new())
+}
+
+/// [`hash_reader`] with a read buffer the caller keeps across streams (it grows to [`READ_SIZE`]
+/// the first time a stream is larger than what fits on the stack).
+pub fn hash_reader_with(
+    algorithm: Algorithm,
+    mut reader: impl Read,
+    buf: &mut Vec<u8>,
+) -> Result<Digest, HashError> {
     let mut hasher = Hasher::new(algorithm);
     // Small inputs never touch the heap buffer.
     let mut small = [0u8; SMALL_READ];
@@ -190,9 +200,11 @@ pub fn hash_reader(algorithm: Algorithm, mut reader: impl Read) -> Result<Digest
         }
     }
     hasher.update(&small);
-    let mut buf = vec![0u8; READ_SIZE];
+    if buf.len() < READ_SIZE {
+        buf.resize(READ_SIZE, 0);
+    }
     loop {
-        match read_retrying(&mut reader, &mut buf)? {
+        match read_retrying(&mut reader, buf)? {
             0 => break,
             n => hasher.update(&buf[..n]),
         }

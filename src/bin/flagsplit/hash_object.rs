@@ -16,6 +16,7 @@ use std::sync::{Mutex, mpsc};
 use flagsplit::cli::Matches;
 use flagsplit::hash::{Digest, collision_detection_from_env};
 use flagsplit::object::{self, Kind, ObjectError};
+use flagsplit::os_error::strerror;
 
 const NAME: &str = "flagsplit hash-object";
 
@@ -31,22 +32,13 @@ const READ_SIZE: usize = 128 * 1024;
 /// A fatal error, printed as git prints it (exit 128).
 struct Fatal(String);
 
-fn os_message(e: &io::Error) -> String {
-    // "No such file or directory (os error 2)" → "No such file or directory", as strerror says it.
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
-    }
-}
-
 fn fatal_for(path: &OsStr, e: ObjectError) -> Fatal {
     let name = path.to_string_lossy();
     match e {
         ObjectError::Io(e) if e.kind() == io::ErrorKind::IsADirectory => {
             Fatal(format!("Unable to hash {name}"))
         }
-        ObjectError::Io(e) => Fatal(format!("could not read '{name}': {}", os_message(&e))),
+        ObjectError::Io(e) => Fatal(format!("could not read '{name}': {}", strerror(&e))),
         ObjectError::Malformed { kind, reason } => Fatal(format!(
             "refusing to create malformed object: {name}: {kind}: {reason}"
         )),
@@ -104,7 +96,7 @@ pub fn main(m: &Matches) -> ExitCode {
                         }
                         unquote_c_style(l)
                     }
-                    Err(e) => Err(Fatal(format!("reading paths: {}", os_message(&e)))),
+                    Err(e) => Err(Fatal(format!("reading paths: {}", strerror(&e)))),
                 })
             };
             hash_many(lines, kind, detect, &mut out, true)
@@ -130,7 +122,7 @@ pub fn main(m: &Matches) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("{NAME}: fatal: write error: {}", os_message(&e));
+                eprintln!("{NAME}: fatal: write error: {}", strerror(&e));
                 ExitCode::from(128)
             }
         },
@@ -148,7 +140,7 @@ fn print_id(out: &mut impl Write, id: &Digest) -> Result<(), Fatal> {
     line[40] = b'\n';
     out.write_all(&line).map_err(|e| match e.kind() {
         io::ErrorKind::BrokenPipe => Fatal(String::new()),
-        _ => Fatal(format!("write error: {}", os_message(&e))),
+        _ => Fatal(format!("write error: {}", strerror(&e))),
     })
 }
 
@@ -158,7 +150,7 @@ fn hash_path(path: &OsStr, kind: Kind, detect: bool, buf: &mut Vec<u8>) -> Resul
         Fatal(format!(
             "could not open '{}' for reading: {}",
             path.to_string_lossy(),
-            os_message(&e)
+            strerror(&e)
         ))
     })?;
     hash_open_file(&mut file, kind, detect, buf).map_err(|e| fatal_for(path, e))
@@ -312,7 +304,7 @@ where
             if interactive && next == submitted.load(Ordering::Acquire) {
                 out.flush().map_err(|e| match e.kind() {
                     io::ErrorKind::BrokenPipe => Fatal(String::new()),
-                    _ => Fatal(format!("write error: {}", os_message(&e))),
+                    _ => Fatal(format!("write error: {}", strerror(&e))),
                 })?;
             }
         }
