@@ -854,12 +854,31 @@ fn recover(
     } else {
         mark.next
     };
-    let found = find_identical(&mut session, messages, stored, &unknown, min_uid)?;
-    for &i in &unknown {
-        report.outcomes[i] = Outcome::NotStored;
+    // The server may still be finishing the old connection's commands (a message received in
+    // full but not yet committed when we looked): look again while the folder's UIDNEXT moves.
+    let mut missing = unknown;
+    let mut next = now.next;
+    for round in 0..6u32 {
+        let found = find_identical(&mut session, messages, stored, &missing, min_uid)?;
+        for (i, uid) in found {
+            report.outcomes[i] = Outcome::Stored(Some(uid));
+        }
+        missing.retain(|&i| report.outcomes[i] == Outcome::Unknown);
+        if missing.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100 << round.min(3)));
+        let again = session
+            .run(&[Arg::Raw("EXAMINE"), Arg::Str(wire.as_bytes())])?
+            .ok(format!("EXAMINE '{}'", report.folder))?;
+        let later = Mark::from(&again.data).next;
+        if round > 0 && later == next {
+            break;
+        }
+        next = later;
     }
-    for (i, uid) in found {
-        report.outcomes[i] = Outcome::Stored(Some(uid));
+    for i in missing {
+        report.outcomes[i] = Outcome::NotStored;
     }
     session.logout();
     Ok(())

@@ -112,11 +112,28 @@ fn roots(config: &TlsConfig<'_>) -> Result<RootCertStore, TlsError> {
 fn handshake_error(e: io::Error) -> TlsError {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
         return match tls {
-            rustls::Error::InvalidCertificate(c) => TlsError::Certificate(format!("{c:?}")),
+            rustls::Error::InvalidCertificate(c) => TlsError::Certificate(describe(c)),
             other => TlsError::Handshake(other.to_string()),
         };
     }
     TlsError::Handshake(e.to_string())
+}
+
+fn describe(e: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as E;
+    match e {
+        E::UnknownIssuer
+        | E::UnsupportedSignatureAlgorithmContext { .. }
+        | E::UnsupportedSignatureAlgorithmForPublicKeyContext { .. }
+        | E::BadSignature => "it is not signed by a trusted CA (unknown issuer)".into(),
+        E::NotValidForName | E::NotValidForNameContext { .. } => {
+            "it is not valid for this host name (name mismatch)".into()
+        }
+        E::Expired | E::ExpiredContext { .. } => "it has expired".into(),
+        E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet".into(),
+        E::Revoked => "it is revoked".into(),
+        other => format!("{other:?}"),
+    }
 }
 
 struct Rustls(StreamOwned<ClientConnection, TcpStream>);

@@ -234,6 +234,18 @@ impl Dovecot {
     /// The messages stored in `folder`, by UID (read from `dovecot-uidlist`), with their file
     /// names' flag suffixes.
     pub fn messages(&self, wire_folder: &str) -> BTreeMap<u32, (Vec<u8>, String)> {
+        // A file is renamed into cur/ or new/ just before its UID is written to the uidlist: when
+        // a client has just gone away, Dovecot may still be between the two.
+        for _ in 0..200 {
+            if let Some(m) = self.try_messages(wire_folder) {
+                return m;
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+        panic!("{wire_folder}: maildir files without a UID in dovecot-uidlist");
+    }
+
+    fn try_messages(&self, wire_folder: &str) -> Option<BTreeMap<u32, (Vec<u8>, String)>> {
         let dir = self.maildir(wire_folder);
         let mut uids: BTreeMap<String, u32> = BTreeMap::new();
         if let Ok(list) = fs::read_to_string(dir.join("dovecot-uidlist")) {
@@ -260,12 +272,14 @@ impl Dovecot {
                 let uid = uids
                     .iter()
                     .find(|(name, _)| base.starts_with(name.as_str()) || name.starts_with(&base))
-                    .map(|(_, u)| *u)
-                    .unwrap_or_else(|| panic!("{file} is not in dovecot-uidlist"));
-                out.insert(uid, (fs::read(e.path()).expect("read maildir file"), flags));
+                    .map(|(_, u)| *u)?;
+                let Ok(bytes) = fs::read(e.path()) else {
+                    return None; // renamed from new/ to cur/ meanwhile
+                };
+                out.insert(uid, (bytes, flags));
             }
         }
-        out
+        Some(out)
     }
 
     /// The bytes of the messages in `folder`, in UID order.

@@ -1,0 +1,73 @@
+//! `src/exec_path.rs`: where `flagsplit imap-send` finds `flagsplit-imap-send` — FLAGSPLIT_EXEC_PATH,
+//! then the running executable's directory, then PATH — checked with real files.
+
+#[path = "../src/exec_path.rs"]
+#[allow(dead_code)]
+mod exec_path;
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+fn helper(dir: &Path, executable: bool) {
+    fs::create_dir_all(dir).unwrap();
+    let p = dir.join("flagsplit-imap-send");
+    fs::write(&p, "#!/bin/sh\n").unwrap();
+    fs::set_permissions(
+        &p,
+        fs::Permissions::from_mode(if executable { 0o755 } else { 0o644 }),
+    )
+    .unwrap();
+}
+
+#[test]
+fn lookup_order() {
+    let t = tempfile::tempdir().unwrap();
+    let (exec, own, p1, p2) = (
+        t.path().join("exec"),
+        t.path().join("own"),
+        t.path().join("p1"),
+        t.path().join("p2"),
+    );
+    for d in [&exec, &own, &p1, &p2] {
+        fs::create_dir_all(d).unwrap();
+    }
+    let path = std::env::join_paths([&p1, &p2]).unwrap();
+    let find = |e: Option<&Path>| {
+        exec_path::find_in(
+            "flagsplit-imap-send",
+            e.map(|p| p.as_os_str()),
+            Some(&own),
+            Some(&path),
+        )
+    };
+    let err = find(Some(&exec)).unwrap_err().to_string();
+    assert!(
+        err.contains("FLAGSPLIT_EXEC_PATH=")
+            && err.contains("PATH")
+            && err.contains("cargo install --path ."),
+        "{err}"
+    );
+    helper(&p2, true);
+    assert_eq!(find(Some(&exec)).unwrap(), p2.join("flagsplit-imap-send"));
+    helper(&p1, false); // not executable: skipped
+    assert_eq!(find(None).unwrap(), p2.join("flagsplit-imap-send"));
+    helper(&own, true);
+    assert_eq!(find(Some(&exec)).unwrap(), own.join("flagsplit-imap-send"));
+    helper(&exec, true);
+    assert_eq!(find(Some(&exec)).unwrap(), exec.join("flagsplit-imap-send"));
+}
+
+#[test]
+fn the_real_binary_is_found_beside_flagsplit() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_flagsplit-imap-send"));
+    let found = exec_path::find_in(
+        "flagsplit-imap-send",
+        None,
+        bin.parent(),
+        Some(&OsString::new()),
+    )
+    .unwrap();
+    assert_eq!(found, bin);
+}

@@ -1,0 +1,614 @@
+//! `flagsplit-imap-send` as a user runs it: `git format-patch --stdout | flagsplit-imap-send`
+//! against a real Dovecot on loopback, configured through a git config file, with git's
+//! credential helpers, checking what the user sees (messages, warnings, the per-message report)
+//! and what the server stored (its maildir files). The git configuration is isolated per test
+//! (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_NOSYSTEM`, `HOME`).
+
+#[path = "../crates/imap/tests/support/mod.rs"]
+mod support;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::dovecot::{Dovecot, Fault, FaultProxy, Options, PASSWORD, USER};
+use support::series;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flagsplit-imap-send");
+const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
+
+/// An isolated git configuration and working directory.
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new(config: &str) -> Env {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fs::write(dir.path().join("gitconfig"), config).expect("gitconfig");
+        Env { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .current_dir(self.path())
+            .env("GIT_CONFIG_GLOBAL", self.path().join("gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", self.path())
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        c
+    }
+
+    fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
+        self.run_with(self.command(args), stdin)
+    }
+
+    fn run_with(&self, mut c: Command, stdin: &[u8]) -> Output {
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run flagsplit-imap-send");
+        let mut input = child.stdin.take().expect("stdin");
+        let data = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(&data);
+        });
+        let out = child.wait_with_output().expect("wait");
+        let _ = writer.join();
+        out
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status: {}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `[imap]` for plain TCP to 127.0.0.2 (a listener without STARTTLS) with allowPlaintext: works
+/// in every build.
+fn plain_config(d: &Dovecot, port: u16, extra: &str) -> String {
+    plain_config_at(d, "127.0.0.2", port, extra)
+}
+
+/// The same for another host (the fault proxy listens on 127.0.0.1).
+fn plain_config_at(d: &Dovecot, host: &str, port: u16, extra: &str) -> String {
+    format!(
+        "[imap]\n\thost = imap://{host}\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n{extra}",
+    )
+    .replace("@DIR@", &d.path().display().to_string())
+}
+
+fn tls_selected() -> bool {
+    !cfg!(flagsplit_tls = "none")
+}
+
+#[test]
+fn build_options_match_flagsplit() {
+    let ours = Command::new(BIN)
+        .arg("--build-options")
+        .output()
+        .expect("run");
+    let also = Command::new(BIN)
+        .args(["version", "--build-options"])
+        .output()
+        .expect("run");
+    let theirs = Command::new(FLAGSPLIT)
+        .args(["version", "--build-options"])
+        .output()
+        .expect("run");
+    let (ours, also, theirs) = (
+        String::from_utf8_lossy(&ours.stdout).into_owned(),
+        String::from_utf8_lossy(&also.stdout).into_owned(),
+        String::from_utf8_lossy(&theirs.stdout).into_owned(),
+    );
+    assert_eq!(ours, also);
+    assert!(ours.starts_with("flagsplit-imap-send version "), "{ours}");
+    // Same keys, same order; the values differ only where the binaries do (TLS version, links).
+    let keys = |s: &str| {
+        s.lines()
+            .map(|l| l.split(':').next().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    let (k1, k2) = (keys(&ours), keys(&theirs));
+    let shared: Vec<&String> = k1.iter().filter(|k| k2.contains(k)).collect();
+    assert!(shared.len() + 3 >= k1.len(), "{ours}\n---\n{theirs}");
+    for line in theirs.lines().skip(1) {
+        if line.starts_with("TLS:")
+            || line.starts_with("links:")
+            || line.starts_with("OpenSSL:")
+            || line.starts_with("openssl-build:")
+        {
+            continue;
+        }
+        assert!(ours.contains(line), "'{line}' missing from:\n{ours}");
+    }
+    if cfg!(flagsplit_tls = "rustls") {
+        assert!(ours.contains("TLS: RUSTLS (rustls 0."), "{ours}");
+        assert!(!ours.contains("links: libssl"), "{ours}");
+    } else if cfg!(flagsplit_tls = "openssl") {
+        assert!(ours.contains("TLS: OPENSSL (OpenSSL "), "{ours}");
+        assert!(ours.contains("\nOpenSSL: OpenSSL "), "{ours}");
+        assert!(ours.contains("links: libssl libcrypto"), "{ours}");
+    } else {
+        assert!(ours.contains("TLS: NONE\n"), "{ours}");
+    }
+    assert!(
+        theirs.contains("TLS: ") && !theirs.contains("libssl"),
+        "{theirs}"
+    );
+}
+
+#[test]
+fn pass_on_the_command_line_is_refused() {
+    let env = Env::new("");
+    let o = env.run(
+        &[
+            "-c",
+            "imap.pass=hunter2-secret",
+            "-c",
+            "imap.host=imap://127.0.0.1",
+        ],
+        b"",
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("refusing -c imap.pass"), "{t}");
+    assert!(!t.contains("hunter2-secret"), "{t}");
+}
+
+#[test]
+fn bad_configuration_is_reported_not_ignored() {
+    let env = Env::new("[imap]\n\tauthMethod = NTLM\n");
+    let o = env.run(&["--dry-run"], b"");
+    assert!(
+        text(&o)
+            .contains("unknown method 'NTLM'; valid: LOGIN, PLAIN, CRAM-MD5, XOAUTH2, OAUTHBEARER"),
+        "{}",
+        text(&o)
+    );
+    let env = Env::new("[imap]\n\thost = imap://127.0.0.1\n\tport = 1\n\tfrobnicate = 1\n");
+    let o = env.run(&["--allow-duplicates"], b"");
+    let t = text(&o);
+    assert!(
+        t.contains("warning: unknown configuration key imap.frobnicate"),
+        "{t}"
+    );
+}
+
+#[test]
+fn empty_or_malformed_mbox_stores_nothing() {
+    let Some(d) = Dovecot::start("empty_or_malformed_mbox") else {
+        return;
+    };
+    let env = Env::new(&plain_config(&d, d.port, ""));
+    for (input, want) in [
+        (&b""[..], "the mbox is empty"),
+        (b"Subject: x\n\nbody\n", "not an mbox"),
+        (b"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nFrom: a\nSubject: b\n\nok\nFrom 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nnot a header\n\n", "message 2 (line 6) is malformed"),
+    ] {
+        let o = env.run(&[], input);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{t}");
+        assert!(t.contains(want) && t.contains("nothing was stored"), "{t}");
+    }
+    assert!(d.bodies("Drafts").is_empty());
+}
+
+#[test]
+fn format_patch_pipe_end_to_end_with_report_and_rerun() {
+    let Some(d) = Dovecot::start("format_patch_pipe") else {
+        return;
+    };
+    let env = Env::new(&plain_config(&d, d.port, ""));
+    let mbox = series::format_patch(env.path(), 12, "e2e");
+    let (_, stored) = series::split(&mbox);
+    let o = env.run(&[], &mbox);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("sending 12 messages") && t.contains("12 of 12 messages stored in 'Drafts'"),
+        "{t}"
+    );
+    assert_eq!(d.bodies("Drafts"), stored);
+    // Re-run: every message is skipped and reported.
+    let o = env.run(&[], &mbox);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("0 of 12 messages stored in 'Drafts', 12 skipped (already there)"),
+        "{t}"
+    );
+    assert_eq!(t.matches("skipped: identical to UID").count(), 12, "{t}");
+    assert_eq!(d.bodies("Drafts").len(), 12);
+    // --dry-run and --list.
+    let o = env.run(&["--dry-run", "-f", "Other"], &mbox);
+    assert!(
+        text(&o).contains("dry run: 12 of 12 messages would be stored in 'Other'"),
+        "{}",
+        text(&o)
+    );
+    assert!(d.bodies("Other").is_empty());
+    let o = env.run(&["--list"], b"");
+    let listed = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        listed.lines().any(|l| l == "Drafts") && listed.lines().any(|l| l == "INBOX"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn mboxrd_and_preformatted_html() {
+    let Some(d) = Dovecot::start("mboxrd_and_html") else {
+        return;
+    };
+    let env = Env::new(&plain_config(&d, d.port, "\tpreformattedHTML = true\n"));
+    let repo = env.path().join("r");
+    fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_GLOBAL", env.path().join("gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.org")
+            .env("GIT_COMMITTER_NAME", "C")
+            .env("GIT_COMMITTER_EMAIL", "c@example.org")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o.stdout
+    };
+    git(&["init", "-q"]);
+    fs::write(repo.join("f"), "x <y> & z\n").unwrap();
+    git(&["add", "f"]);
+    git(&[
+        "commit",
+        "-q",
+        "-m",
+        "subject\n\nFrom the body, an escaped line.\n>From another.",
+    ]);
+    let mbox = git(&["format-patch", "--stdout", "--root", "--pretty=mboxrd"]);
+    assert!(
+        String::from_utf8_lossy(&mbox).contains("\n>From the body"),
+        "format-patch escaped it"
+    );
+    let o = env.run(&["--mboxrd"], &mbox);
+    assert!(o.status.success(), "{}", text(&o));
+    let stored = String::from_utf8(d.bodies("Drafts").remove(0)).unwrap();
+    // Unescaped by --mboxrd, then HTML-escaped by preformattedHTML.
+    assert!(
+        stored.contains("\r\nFrom the body, an escaped line.\r\n&gt;From another."),
+        "{stored}"
+    );
+    assert!(
+        stored.contains("Content-Type: text/html;\r\n\r\n<pre>\r\n"),
+        "{stored}"
+    );
+    assert!(stored.contains("+x &lt;y&gt; &amp; z"), "{stored}");
+}
+
+/// A credential helper that logs what it is asked (not the secrets) and answers `get` with
+/// `password`.
+fn credential_helper(dir: &Path, password: &str) -> PathBuf {
+    let log = dir.join("helper.log");
+    let script = dir.join("helper.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nwhile IFS= read -r line && [ -n \"$line\" ]; do case \"$line\" in password=*) echo \"$1 with-password\" >> {log};; protocol=*|host=*|username=*) echo \"$1 $line\" >> {log};; esac; done\n[ \"$1\" = get ] && printf 'username={USER}\\npassword={password}\\n'\nexit 0\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    script
+}
+
+#[test]
+fn git_credential_fill_approve_reject_and_no_secret_in_output() {
+    let Some(d) = Dovecot::start("git_credential") else {
+        return;
+    };
+    let mbox = series::format_patch(d.path(), 2, "cred");
+    for (password, ok) in [("wrong-pw-5531", false), (PASSWORD, true)] {
+        for method in ["LOGIN", "PLAIN", "CRAM-MD5"] {
+            let env = Env::new("");
+            let helper = credential_helper(env.path(), password);
+            fs::write(
+                env.path().join("gitconfig"),
+                format!(
+                    "[imap]\n\thost = imap://127.0.0.2\n\tport = {}\n\tfolder = Drafts\n\tallowPlaintext = true\n\tauthMethod = {method}\n[credential]\n\thelper = {}\n",
+                    d.port,
+                    helper.display()
+                ),
+            )
+            .unwrap();
+            let o = env.run(&["-v", "-v", "--allow-duplicates"], &mbox);
+            let t = text(&o);
+            assert_eq!(o.status.success(), ok, "{method}: {t}");
+            let b64 =
+                flagsplit_imap::sasl::base64_encode(format!("\0{USER}\0{password}").as_bytes());
+            assert!(
+                !t.contains(password) && !t.contains(&b64),
+                "{method}: the secret leaked:\n{t}"
+            );
+            let log = fs::read_to_string(env.path().join("helper.log")).unwrap_or_default();
+            assert!(
+                log.contains("get protocol=imap")
+                    && log.contains(&format!("get host=127.0.0.2:{}", d.port)),
+                "{log}"
+            );
+            if ok {
+                assert!(
+                    log.contains("store with-password"),
+                    "approved after success: {log}"
+                );
+                assert!(!log.contains("erase"), "{log}");
+            } else {
+                assert!(
+                    log.contains("erase with-password"),
+                    "rejected after failure: {log}"
+                );
+                assert!(
+                    t.contains("AUTHENTICATIONFAILED") && t.contains("nothing was stored"),
+                    "{t}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_credentials_and_no_terminal_is_a_clear_error() {
+    let Some(d) = Dovecot::start("no_credentials") else {
+        return;
+    };
+    let env = Env::new(&format!(
+        "[imap]\n\thost = imap://127.0.0.2\n\tport = {}\n\tfolder = Drafts\n\tallowPlaintext = true\n",
+        d.port
+    ));
+    let mut c = env.command(&[]);
+    c.env_remove("DISPLAY")
+        .env_remove("SSH_ASKPASS")
+        .env_remove("GIT_ASKPASS");
+    let mut cmd = Command::new("setsid");
+    cmd.arg("-w").arg(BIN);
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.current_dir(env.path());
+    let o = env.run_with(cmd, &series::format_patch(env.path(), 1, "nocred"));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("no user name for 127.0.0.2"), "{t}");
+}
+
+#[test]
+fn tls_none_build_refuses_before_connecting() {
+    if tls_selected() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let env = Env::new(&format!(
+        "[imap]\n\thost = imaps://127.0.0.1\n\tport = {port}\n\tuser = u\n\tfolder = F\n"
+    ));
+    let o = env.run(&[], &series::big_message(100, "x"));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    for want in [
+        "this build of flagsplit has no TLS",
+        "--features rustls-tls",
+        "openssl-tls",
+        "imap.tunnel",
+    ] {
+        assert!(t.contains(want), "'{want}' in {t}");
+    }
+    assert!(
+        listener.accept().is_err(),
+        "no connection may have been made"
+    );
+    // imap:// with a password (STARTTLS needed) too.
+    let env = Env::new(&format!(
+        "[imap]\n\thost = imap://127.0.0.1\n\tport = {port}\n\tuser = u\n\tfolder = F\n"
+    ));
+    let o = env.run(&[], &series::big_message(100, "x"));
+    assert!(
+        text(&o).contains("needs STARTTLS") && text(&o).contains("no TLS"),
+        "{}",
+        text(&o)
+    );
+    assert!(listener.accept().is_err());
+}
+
+#[test]
+fn tls_verification_from_the_system_store_and_sslverify_false() {
+    if !tls_selected() {
+        return;
+    }
+    let Some(d) = Dovecot::start("tls_system_store") else {
+        return;
+    };
+    let mbox = series::format_patch(d.path(), 2, "sys");
+    let config = |extra: &str| {
+        format!(
+            "[imap]\n\thost = imaps://localhost\n\tport = {}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n{extra}",
+            d.tls_port
+        )
+    };
+    // SSL_CERT_FILE names the trusted CA.
+    let env = Env::new(&config(""));
+    let mut c = env.command(&[]);
+    c.env("SSL_CERT_FILE", d.ca());
+    let o = env.run_with(c, &mbox);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("warning"), "{}", text(&o));
+    // A system store without the CA: refused, and the message says how to fix it.
+    let mut c = env.command(&[]);
+    c.env("SSL_CERT_FILE", d.other_ca());
+    let o = env.run_with(c, &mbox);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("certificate was rejected") && t.contains("imap.sslCAInfo"),
+        "{t}"
+    );
+    // imap.sslCAInfo wins over the system store.
+    let env = Env::new(&config(&format!("\tsslCAInfo = {}\n", d.ca().display())));
+    let mut c = env.command(&["--allow-duplicates"]);
+    c.env("SSL_CERT_FILE", d.other_ca());
+    assert!(env.run_with(c, &mbox).status.success());
+    // sslverify=false: works, warns on every run.
+    let env = Env::new(&config("\tsslverify = false\n"));
+    for _ in 0..2 {
+        let mut c = env.command(&[]);
+        c.env("SSL_CERT_FILE", d.other_ca());
+        let o = env.run_with(c, &mbox);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(
+            text(&o).contains("warning: imap.sslverify=false"),
+            "{}",
+            text(&o)
+        );
+    }
+}
+
+#[test]
+fn cut_connection_report_from_the_binary() {
+    let Some(d) = Dovecot::start_with(
+        "cut_connection_report",
+        Options {
+            extra: "imap_capability = IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE NAMESPACE UIDPLUS LITERAL+\n".into(),
+        },
+    ) else {
+        return;
+    };
+    let mbox = series::format_patch(d.path(), 60, "cutbin");
+    let (_, stored) = series::split(&mbox);
+    let total: usize = stored.iter().map(Vec::len).sum();
+    // Reconnect refused: stored / NOT stored / UNKNOWN, exit 1.
+    let proxy = FaultProxy::start(
+        ("127.0.0.2", d.port),
+        vec![Fault::CutClientAfter(total / 2), Fault::Refuse],
+    );
+    let env = Env::new(&plain_config_at(&d, "127.0.0.1", proxy.port, ""));
+    let o = env.run(&[], &mbox);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("connection lost"), "{t}");
+    assert!(
+        t.contains("could not look the messages up after the failure"),
+        "{t}"
+    );
+    // Each report line against the maildir: "stored" ones are there, "NOT stored" ones are not,
+    // "UNKNOWN" ones may be either (a message can be stored while its answer is lost).
+    check_report_lines(&t, &d.bodies("Drafts"), 60);
+    assert!(
+        t.contains(" NOT stored: ") && t.contains(" UNKNOWN (may or may not be stored): "),
+        "{t}"
+    );
+    // Reconnect allowed: the unknowns become exact.
+    let proxy = FaultProxy::start(
+        ("127.0.0.2", d.port),
+        vec![Fault::CutClientAfter(total / 3), Fault::Pass],
+    );
+    let env = Env::new(&plain_config_at(
+        &d,
+        "127.0.0.1",
+        proxy.port,
+        "\tfolder = Second\n",
+    ));
+    let o = env.run(&[], &mbox);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(!t.contains("UNKNOWN"), "{t}");
+    let n = d.bodies("Second").len();
+    check_report_lines(&t, &d.bodies("Second"), 60);
+    assert_eq!(
+        t.lines().filter(|l| l.contains(" stored (UID ")).count(),
+        n,
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "{n} of 60 messages stored in 'Second', {} not stored",
+            60 - n
+        )),
+        "{t}"
+    );
+}
+
+/// Checks `  k/n state: subject` report lines against the messages on the server.
+fn check_report_lines(t: &str, on_disk: &[Vec<u8>], n: usize) {
+    let present = |k: usize| {
+        let subject = format!("Subject: [PATCH {k:02}/{n}]");
+        on_disk
+            .iter()
+            .any(|b| String::from_utf8_lossy(b).contains(&subject))
+    };
+    let mut seen = 0;
+    for line in t.lines() {
+        let Some((head, _)) = line.trim_start().split_once(&format!("/{n} ")) else {
+            continue;
+        };
+        let Ok(k) = head.parse::<usize>() else {
+            continue;
+        };
+        seen += 1;
+        if line.contains(" stored (UID ") {
+            assert!(
+                present(k),
+                "message {k} reported stored but is not there:\n{t}"
+            );
+        } else if line.contains(" NOT stored: ") {
+            assert!(
+                !present(k),
+                "message {k} reported not stored but is there:\n{t}"
+            );
+        } else {
+            assert!(line.contains(" UNKNOWN "), "{line}");
+        }
+    }
+    assert_eq!(seen, n, "one line per message:\n{t}");
+}
+
+#[test]
+fn tunnel_from_git_config() {
+    let Some(d) = Dovecot::start("tunnel_from_git_config") else {
+        return;
+    };
+    let env = Env::new(&format!(
+        "[imap]\n\ttunnel = \"{}\"\n\tfolder = Drafts\n",
+        d.tunnel()
+    ));
+    let mbox = series::format_patch(env.path(), 3, "tun");
+    let o = env.run(&[], &mbox);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(d.bodies("Drafts"), series::split(&mbox).1);
+}
