@@ -1,6 +1,7 @@
 //! MD5: the facility [`Md5`] over the selected provider.
 
 pub mod builtin;
+mod compress;
 #[cfg(feature = "openssl-md5")]
 pub mod openssl;
 
