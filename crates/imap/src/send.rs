@@ -117,13 +117,13 @@ pub struct Failure {
     pub recovery_error: Option<ImapError>,
 }
 
-impl From<ImapError> for Failure {
-    fn from(error: ImapError) -> Failure {
-        Failure {
+impl From<ImapError> for Box<Failure> {
+    fn from(error: ImapError) -> Box<Failure> {
+        Box::new(Failure {
             error,
             report: None,
             recovery_error: None,
-        }
+        })
     }
 }
 
@@ -394,7 +394,11 @@ fn warn_sslverify(job: &Job<'_>) {
 }
 
 /// Uploads `messages`.
-pub fn send(job: &Job<'_>, messages: &[Message], stored: &[Vec<u8>]) -> Result<Report, Failure> {
+pub fn send(
+    job: &Job<'_>,
+    messages: &[Message],
+    stored: &[Vec<u8>],
+) -> Result<Report, Box<Failure>> {
     let mut c = Connector {
         job,
         credential: None,
@@ -467,16 +471,16 @@ pub fn send(job: &Job<'_>, messages: &[Message], stored: &[Vec<u8>]) -> Result<R
         Err(error) => {
             drop(session);
             let mut recovery_error = None;
-            if report.unknown() > 0 {
-                if let Err(e) = recover(&mut c, &wire, messages, stored, &mut report, mark) {
-                    recovery_error = Some(e);
-                }
+            if report.unknown() > 0
+                && let Err(e) = recover(&mut c, &wire, messages, stored, &mut report, mark)
+            {
+                recovery_error = Some(e);
             }
-            Err(Failure {
+            Err(Box::new(Failure {
                 error,
                 report: Some(report),
                 recovery_error,
-            })
+            }))
         }
     }
 }

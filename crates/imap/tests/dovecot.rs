@@ -19,6 +19,7 @@ use support::dovecot::{Dovecot, Fault, FaultProxy, GOOD_TOKEN, Options, PASSWORD
 use support::series;
 
 /// Every TLS provider this build compiles.
+#[allow(clippy::vec_init_then_push)]
 fn providers() -> Vec<&'static dyn TlsProvider> {
     #[allow(unused_mut)]
     let mut v: Vec<&'static dyn TlsProvider> = Vec::new();
@@ -122,7 +123,7 @@ fn run(
     ui: &Capture,
     stored: &[Vec<u8>],
     messages: &[flagsplit_imap::mbox::Message],
-) -> Result<Report, Failure> {
+) -> Result<Report, Box<Failure>> {
     let job = Job {
         settings: s,
         tls,
@@ -791,7 +792,7 @@ fn duplicates_by_message_id_and_dry_run() {
 From: A <a@example.org>\nSubject: [PATCH] with id\nMessage-ID: <id-1@example.org>\n\nbody\n";
     let (messages, stored) = series::split(mbox.as_bytes());
     let mut s = plain_settings(&d);
-    let job = |s: &Settings, dry: bool, ui: &Capture| -> Result<Report, Failure> {
+    let job = |s: &Settings, dry: bool, ui: &Capture| -> Result<Report, Box<Failure>> {
         send::send(
             &Job {
                 settings: s,

@@ -173,7 +173,7 @@ fn print_outcomes(ui: &Terminal, messages: &[mbox::Message], report: &Report, al
         };
         let show =
             all || ui.verbose > 0 || matches!(outcome, Outcome::Duplicate(_) | Outcome::WouldStore);
-        if show && !(ui.quiet && !all) {
+        if show && (all || !ui.quiet) {
             eprintln!("  {}/{n} {state}: {}", i + 1, msg.subject);
         }
     }

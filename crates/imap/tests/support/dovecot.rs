@@ -500,8 +500,7 @@ fn proxy_one(client: TcpStream, upstream: (&str, u16), fault: Fault, forwarded: 
     let (mut from, mut to) = (client, server);
     let mut sent = 0usize;
     let mut buf = [0u8; 16384];
-    loop {
-        let Ok(n) = from.read(&mut buf) else { break };
+    while let Ok(n) = from.read(&mut buf) {
         if n == 0 {
             break;
         }
