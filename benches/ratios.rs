@@ -157,6 +157,7 @@ impl Md5Visitor for Collect {
 mod raw {
     use std::ffi::{c_int, c_void};
     use std::hint::black_box;
+    use std::mem::MaybeUninit;
 
     /// Room for libcrypto's `SHA_CTX` (96 bytes: five `u32` chaining values, two `u32` length
     /// words, sixteen `u32` of block buffer and one `u32` count, in OpenSSL 1.1 and 3.x) and
@@ -179,15 +180,17 @@ mod raw {
 
     #[inline(always)]
     fn sha1_lowlevel(data: &[u8]) -> [u8; 20] {
-        let mut ctx = Ctx([0; 128]);
+        // Uninitialised, as C code would declare it (zeroing it would slow the baseline down).
+        let mut ctx = MaybeUninit::<Ctx>::uninit();
+        let ctx = ctx.as_mut_ptr();
         let mut out = [0u8; 20];
         // SAFETY: `ctx` is larger and more aligned than SHA_CTX and is initialised by SHA1_Init
         // before use; the pointer/length pair is a valid slice; `out` has the 20 bytes
         // SHA1_Final writes.
         unsafe {
-            SHA1_Init(&mut ctx);
-            SHA1_Update(&mut ctx, data.as_ptr().cast(), data.len());
-            SHA1_Final(out.as_mut_ptr(), &mut ctx);
+            SHA1_Init(ctx);
+            SHA1_Update(ctx, data.as_ptr().cast(), data.len());
+            SHA1_Final(out.as_mut_ptr(), ctx);
         }
         out
     }
@@ -204,14 +207,15 @@ mod raw {
 
     #[inline(always)]
     fn md5_lowlevel(data: &[u8]) -> [u8; 20] {
-        let mut ctx = Ctx([0; 128]);
+        let mut ctx = MaybeUninit::<Ctx>::uninit();
+        let ctx = ctx.as_mut_ptr();
         let mut out = [0u8; 20];
         // SAFETY: `ctx` is larger and more aligned than MD5_CTX and is initialised by MD5_Init
         // before use; valid slice; MD5_Final writes the first 16 of `out`'s 20 bytes.
         unsafe {
-            MD5_Init(&mut ctx);
-            MD5_Update(&mut ctx, data.as_ptr().cast(), data.len());
-            MD5_Final(out.as_mut_ptr(), &mut ctx);
+            MD5_Init(ctx);
+            MD5_Update(ctx, data.as_ptr().cast(), data.len());
+            MD5_Final(out.as_mut_ptr(), ctx);
         }
         out
     }
