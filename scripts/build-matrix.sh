@@ -108,6 +108,7 @@ if build default "$T_LLD" ""; then
 	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+TLS: RUSTLS" "-^OpenSSL:"
 	expect_links default "$F" nocrypto nossl
 	expect_links default "$S" nocrypto nossl
+	expect_options default-sender "$S" "~^TLS: RUSTLS" "-^OpenSSL:" "+SHA-1: SHA1_DC"
 fi
 
 note "--no-default-features"
@@ -115,6 +116,7 @@ if build no-default "$T_LLD" "" --no-default-features; then
 	expect_options no-default "$F" "+SHA-1: SHA1_DC" "+TLS: NONE" "+features: (none)" "-^OpenSSL:"
 	expect_links no-default "$F" nocrypto nossl
 	expect_links no-default "$S" nocrypto nossl
+	expect_options no-default-sender "$S" "+TLS: NONE"
 fi
 
 note "--features openssl-sha1"
@@ -148,14 +150,40 @@ if build openssl-sha1-dc-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; 
 fi
 unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER
 
+note "--no-default-features --features openssl-tls"
+if build openssl-tls "$T_LLD" "" --no-default-features --features openssl-tls; then
+	expect_options openssl-tls "$F" "+TLS: OPENSSL" "+links: (no OpenSSL)" "-^OpenSSL:"
+	expect_links openssl-tls "$F" nocrypto nossl
+	expect_links openssl-tls "$S" crypto ssl
+	imap_options=$("$S" --build-options) || fail "openssl-tls: flagsplit-imap-send --build-options failed"
+	grep -qE '^OpenSSL: OpenSSL [0-9]' <<<"$imap_options" && pass "openssl-tls: the sender reports OpenSSL" || fail "openssl-tls: sender lacks OpenSSL line: $imap_options"
+fi
+if build openssl-tls-gnuld "$T_GNU" "$GNULD_FLAGS" --no-default-features --features openssl-tls; then
+	expect_links openssl-tls-gnuld "$G" nocrypto nossl
+	expect_links openssl-tls-gnuld "$GS" crypto ssl
+fi
+
 note "--all-features"
 if build all "$T_LLD" "" --all-features; then
 	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+TLS: OPENSSL"
 	expect_links all "$F" crypto nossl
+	expect_links all "$S" crypto ssl
 fi
 if build all-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
 	expect_links all-gnuld "$G" crypto nossl
+	expect_links all-gnuld "$GS" crypto ssl
 fi
+
+note "--all-features with FLAGSPLIT_TLS_PROVIDER=rustls (OpenSSL TLS compiled, not selected)"
+export FLAGSPLIT_TLS_PROVIDER=rustls
+if build all-rustls "$T_LLD" "" --all-features; then
+	expect_options all-rustls "$F" "+TLS: RUSTLS" "+tls-provider: rustls (from FLAGSPLIT_TLS_PROVIDER)"
+	expect_links all-rustls "$S" crypto nossl
+fi
+if build all-rustls-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
+	expect_links all-rustls-gnuld "$GS" crypto nossl
+fi
+unset FLAGSPLIT_TLS_PROVIDER
 
 note "configuration errors"
 expect_build_error tls-feature-off "FLAGSPLIT_TLS_PROVIDER" "--features openssl-tls" -- FLAGSPLIT_TLS_PROVIDER=openssl

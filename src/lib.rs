@@ -4,6 +4,7 @@
 //! - [`hash`] (the `flagsplit-hash` crate): the hashing facilities over the selected providers.
 //! - [`bench`]: the `bench` command's measurements and reports.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
+//! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
 //! - [`object`]: git object ids (`hash-object`), streaming.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions.
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod build_options;
 pub mod cli;
 pub mod cpu;
+pub mod exec_path;
 pub mod object;
 pub mod os_error;
 pub mod sum;

@@ -1,9 +1,7 @@
 //! `src/exec_path.rs`: where `flagsplit imap-send` finds `flagsplit-imap-send` — FLAGSPLIT_EXEC_PATH,
 //! then the running executable's directory, then PATH — checked with real files.
 
-#[path = "../src/exec_path.rs"]
-#[allow(dead_code)]
-mod exec_path;
+use flagsplit::exec_path;
 
 use std::ffi::OsString;
 use std::fs;
@@ -70,4 +68,48 @@ fn the_real_binary_is_found_beside_flagsplit() {
     )
     .unwrap();
     assert_eq!(found, bin);
+}
+
+/// `flagsplit imap-send ARGS` runs the sender beside it with the same arguments (the two are built
+/// into the same directory), so its output is the sender's own.
+#[test]
+fn flagsplit_imap_send_runs_the_sender() {
+    let flagsplit = env!("CARGO_BIN_EXE_flagsplit");
+    let sender = env!("CARGO_BIN_EXE_flagsplit-imap-send");
+    let via = std::process::Command::new(flagsplit)
+        .args(["imap-send", "--build-options"])
+        .env_remove("FLAGSPLIT_EXEC_PATH")
+        .output()
+        .expect("run flagsplit imap-send");
+    let direct = std::process::Command::new(sender)
+        .arg("--build-options")
+        .output()
+        .expect("run flagsplit-imap-send");
+    assert!(
+        via.status.success(),
+        "{}",
+        String::from_utf8_lossy(&via.stderr)
+    );
+    assert_eq!(via.stdout, direct.stdout);
+    assert!(String::from_utf8_lossy(&via.stdout).starts_with("flagsplit-imap-send version "));
+}
+
+/// A `flagsplit` with no sender beside it, none in FLAGSPLIT_EXEC_PATH and none on PATH says where
+/// it looked and how to fix it.
+#[test]
+fn missing_sender_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let alone = tmp.path().join("flagsplit");
+    fs::copy(env!("CARGO_BIN_EXE_flagsplit"), &alone).unwrap();
+    let out = std::process::Command::new(&alone)
+        .args(["imap-send", "--list"])
+        .env("FLAGSPLIT_EXEC_PATH", tmp.path().join("nowhere"))
+        .env("PATH", tmp.path().join("empty"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("'flagsplit-imap-send' was not found"), "{err}");
+    assert!(err.contains("FLAGSPLIT_EXEC_PATH="), "{err}");
+    assert!(err.contains("cargo install --path ."), "{err}");
 }

@@ -181,7 +181,15 @@ pub const HELP: Command = Command {
 /// The `flagsplit` program.
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
-    about: "Hash with the SHA-1 and MD5 providers this build selected.",
-    commands: &[SHA1SUM, MD5SUM, HASH_OBJECT, BENCH, VERSION, HELP],
+    about: "Hash with the SHA-1 and MD5 providers this build selected, and send patches over IMAP.",
+    commands: &[
+        SHA1SUM,
+        MD5SUM,
+        HASH_OBJECT,
+        super::imap_send::IMAP_SEND,
+        BENCH,
+        VERSION,
+        HELP,
+    ],
     epilogue: "Build configuration: see 'flagsplit version --build-options' and the README.",
 };

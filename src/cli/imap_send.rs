@@ -51,7 +51,7 @@ static OPTIONS: [Opt; 11] = [
 ];
 
 /// `flagsplit imap-send` / `flagsplit-imap-send`.
-pub static IMAP_SEND: Command = Command {
+pub const IMAP_SEND: Command = Command {
     name: "imap-send",
     about: "Store a patch series from standard input in an IMAP folder, like git imap-send.",
     usage: "[OPTION]... < MBOX\n   or: flagsplit imap-send version [--build-options]",

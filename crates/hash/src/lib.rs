@@ -7,6 +7,7 @@
 //! [`for_each_md5_provider`] are generic, so a provider is only instantiated where a caller asks.
 
 pub mod md5;
+mod md_buffer;
 pub mod sha1;
 
 use std::fmt;

@@ -1,6 +1,6 @@
-//! `flagsplit`: hashing commands over the providers this build selected, and `version
+//! `flagsplit`: hashing commands over the providers this build selected, `bench`, and `version
 //! --build-options`. It never links libssl; it links libcrypto only when an OpenSSL hashing provider
-//! is selected.
+//! is selected. `flagsplit imap-send` runs the separate `flagsplit-imap-send`.
 
 mod bench;
 mod hash_object;
@@ -26,6 +26,12 @@ fn main() -> ExitCode {
         "-h" | "--help" => return print(&PROGRAM.help()),
         "-V" | "--version" => return version(false),
         _ => {}
+    }
+    if name == "imap-send" {
+        // As git runs git-imap-send: a separate executable, so that only it links TLS.
+        let err = flagsplit::exec_path::exec("flagsplit-imap-send", args);
+        eprintln!("flagsplit imap-send: {err}");
+        return ExitCode::from(1);
     }
     let Some(command) = PROGRAM.command(&name) else {
         eprintln!("flagsplit: '{name}' is not a flagsplit command. See 'flagsplit --help'.");

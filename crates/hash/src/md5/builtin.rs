@@ -4,67 +4,30 @@
 
 use super::Md5Provider;
 use super::compress::{INIT, compress};
+use crate::md_buffer::{LengthOrder, MdBuffer};
 use flagsplit_config::Provider;
 
 /// A block function: the chaining state and the blocks to fold into it.
 type Compress = fn(&mut [u32; 4], &[[u8; 64]]);
 
-/// Built-in MD5: the chaining state, the bytes of an incomplete block, and the length so far.
+/// Built-in MD5: the chaining state with the bytes of an incomplete block and the length so far.
 #[derive(Clone)]
-pub struct Md5Builtin {
-    state: [u32; 4],
-    /// Bytes fed so far. MD5 appends the length in bits modulo 2^64, so wrapping is the standard.
-    len: u64,
-    /// `buf[..len % 64]` holds the bytes of the current incomplete block.
-    buf: [u8; 64],
-}
+pub struct Md5Builtin(MdBuffer<[u32; 4]>);
 
 impl Md5Builtin {
-    /// How many bytes of `buf` are in use.
-    #[inline]
-    fn buffered(&self) -> usize {
-        (self.len % 64) as usize // < 64
-    }
-
     /// [`Md5Provider::update`] with the block function `compress` (the tests pass each instance).
     #[inline(always)]
-    fn update_with(&mut self, mut data: &[u8], compress: Compress) {
-        let used = self.buffered();
-        self.len = self.len.wrapping_add(data.len() as u64);
-        if used > 0 {
-            let take = (64 - used).min(data.len());
-            let (head, rest) = data.split_at(take);
-            self.buf[used..used + take].copy_from_slice(head);
-            if used + take < 64 {
-                return;
-            }
-            compress(&mut self.state, std::slice::from_ref(&self.buf));
-            data = rest;
-        }
-        let (blocks, tail) = data.as_chunks::<64>();
-        if !blocks.is_empty() {
-            compress(&mut self.state, blocks);
-        }
-        self.buf[..tail.len()].copy_from_slice(tail);
+    fn update_with(&mut self, data: &[u8], compress: Compress) {
+        self.0.update(data, compress);
     }
 
-    /// [`Md5Provider::finalize`] with the block function `compress`: RFC 1321 §3.1–3.2 padding
-    /// (`0x80`, zeros up to 56 mod 64, the bit length little-endian), then the state
-    /// little-endian (§3.5).
+    /// [`Md5Provider::finalize`] with the block function `compress`: RFC 1321 §3.1–3.2 padding (the
+    /// bit length little-endian), then the state little-endian (§3.5).
     #[inline(always)]
-    fn finalize_with(mut self, compress: Compress) -> [u8; 16] {
-        let used = self.buffered();
-        let bits = self.len.wrapping_mul(8);
-        self.buf[used] = 0x80;
-        self.buf[used + 1..].fill(0);
-        if used >= 56 {
-            compress(&mut self.state, std::slice::from_ref(&self.buf));
-            self.buf.fill(0);
-        }
-        self.buf[56..].copy_from_slice(&bits.to_le_bytes());
-        compress(&mut self.state, std::slice::from_ref(&self.buf));
+    fn finalize_with(self, compress: Compress) -> [u8; 16] {
+        let state = self.0.finalize(LengthOrder::Little, compress);
         let mut out = [0u8; 16];
-        for (o, w) in out.chunks_exact_mut(4).zip(self.state) {
+        for (o, w) in out.chunks_exact_mut(4).zip(state) {
             o.copy_from_slice(&w.to_le_bytes());
         }
         out
@@ -76,11 +39,7 @@ impl Md5Provider for Md5Builtin {
 
     #[inline]
     fn new() -> Self {
-        Md5Builtin {
-            state: INIT,
-            len: 0,
-            buf: [0; 64],
-        }
+        Md5Builtin(MdBuffer::new(INIT))
     }
 
     #[inline]

@@ -1,13 +1,24 @@
-//! `block`: SHA-1 without collision detection (crate `sha1`, SHA-NI chosen at run time), git's
-//! BLK_SHA1.
+//! `block`: SHA-1 without collision detection, git's BLK_SHA1: the `sha1` crate's block function
+//! (SHA-NI chosen at run time, else its portable code) under flagsplit's own streaming buffer
+//! ([`crate::md_buffer`]), which costs less per message than the crate's `digest` layers (84 → 69 ns
+//! for one 64-byte message here; throughput unchanged).
 
 use super::{Collision, Sha1Provider};
+use crate::md_buffer::{LengthOrder, MdBuffer};
 use flagsplit_config::Provider;
-use sha1::Digest as _;
+
+/// FIPS 180-4 §5.3.1.
+const INIT: [u32; 5] = [
+    0x6745_2301,
+    0xefcd_ab89,
+    0x98ba_dcfe,
+    0x1032_5476,
+    0xc3d2_e1f0,
+];
 
 /// Block SHA-1.
 #[derive(Clone)]
-pub struct Sha1Block(sha1::Sha1);
+pub struct Sha1Block(MdBuffer<[u32; 5]>);
 
 impl Sha1Provider for Sha1Block {
     const PROVIDER: Provider = Provider::Block;
@@ -15,16 +26,21 @@ impl Sha1Provider for Sha1Block {
 
     #[inline]
     fn new() -> Self {
-        Sha1Block(sha1::Sha1::new())
+        Sha1Block(MdBuffer::new(INIT))
     }
 
     #[inline]
     fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
+        self.0.update(data, sha1::block_api::compress);
     }
 
     #[inline]
     fn finalize(self) -> Result<[u8; 20], Collision> {
-        Ok(self.0.finalize().into())
+        let state = self.0.finalize(LengthOrder::Big, sha1::block_api::compress);
+        let mut out = [0u8; 20];
+        for (o, w) in out.chunks_exact_mut(4).zip(state) {
+            o.copy_from_slice(&w.to_be_bytes());
+        }
+        Ok(out)
     }
 }
