@@ -156,13 +156,13 @@ echo
 paths=$work/paths
 (cd "$tree" && find "$PWD" -type f) >"$paths"
 nfiles=$(wc -l <"$paths")
-bytes=$(tr '\n' '\0' <"$paths" | xargs -0 stat -c %s | awk '{ s += $1 } END { print s }')
+mib=$(tr '\n' '\0' <"$paths" | xargs -0 stat -c %s | awk '{ s += $1 } END { printf "%d", s / 1048576 }')
 "$D" hash-object --stdin-paths <"$paths" >"$work/ids.flagsplit"
 git hash-object --stdin-paths <"$paths" >"$work/ids.git"
 if cmp -s "$work/ids.flagsplit" "$work/ids.git"; then same="identical"; else same="DIFFERENT (a bug)"; fi
 t_f=$(best "$tree_runs" sh -c "\"$D\" hash-object --stdin-paths < \"$paths\"")
 t_g=$(best "$tree_runs" sh -c "git hash-object --stdin-paths < \"$paths\"")
-echo "$nfiles files, $((bytes / 1048576)) MiB, warm page cache; ids $same."
+echo "$nfiles files, $mib MiB, warm page cache; ids $same."
 echo
 echo "| command | seconds | files/s | × git |"
 echo "|---|---:|---:|---:|"
