@@ -1,6 +1,6 @@
 //! `flagsplit bench`: throughput of this build's providers and the start-up cost of this binary.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
@@ -37,14 +37,7 @@ pub fn main(m: &Matches) -> ExitCode {
     } else {
         bench::table(&report)
     };
-    match io::stdout().write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("flagsplit bench: write error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    crate::print(&text)
 }
 
 /// Wall time of `runs` runs of this binary, and its instruction count under callgrind when
