@@ -11,6 +11,7 @@ use crate::build_options::{BUILD_INFO, token};
 use crate::config::Facility;
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
+use crate::json;
 
 /// Message sizes measured: one cache line, a small file, a typical read buffer, and the 300 MiB of
 /// git's SHA1DC-vs-OpenSSL comparison (p0013).
@@ -287,70 +288,49 @@ impl Environment {
     }
 }
 
-/// A JSON string literal.
-fn js(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn jnum(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.3}")
-    } else {
-        "null".into()
-    }
-}
-
 /// The shareable JSON report: machine, build, every figure.
 pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let info = &BUILD_INFO;
     let cpu = CpuFeatures::detect();
     let mut s = String::from("{\n");
     let _ = writeln!(s, "  \"schema\": 1,");
-    let _ = writeln!(s, "  \"flagsplit\": {},", js(env!("CARGO_PKG_VERSION")));
+    let _ = writeln!(
+        s,
+        "  \"flagsplit\": {},",
+        json::string(env!("CARGO_PKG_VERSION"))
+    );
     let _ = writeln!(
         s,
         "  \"machine\": {{\"cpu_model\": {}, \"cpu_flags\": {}, \"sha_instructions\": {}, \"avx2\": {}, \"logical_cpus\": {}, \"os\": {}, \"kernel\": {}, \"arch\": {}}},",
-        js(&env.cpu_model),
-        js(&env.cpu_flags),
+        json::string(&env.cpu_model),
+        json::string(&env.cpu_flags),
         cpu.sha,
         cpu.avx2,
         env.cpus,
-        js(&env.os),
-        js(&env.kernel),
-        js(std::env::consts::ARCH)
+        json::string(&env.os),
+        json::string(&env.kernel),
+        json::string(std::env::consts::ARCH)
     );
-    let features: Vec<String> = info.features.iter().map(|f| js(f.name())).collect();
+    let features: Vec<String> = info
+        .features
+        .iter()
+        .map(|f| json::string(f.name()))
+        .collect();
     let mut providers = Vec::new();
     for c in &info.choices {
         providers.push(format!(
             "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
-            js(c.facility.name()),
-            js(c.provider.name()),
-            js(token(c.facility, c.provider)),
-            js(c.origin)
+            json::string(c.facility.name()),
+            json::string(c.provider.name()),
+            json::string(token(c.facility, c.provider)),
+            json::string(c.origin)
         ));
     }
     let openssl = match (&env.openssl, info.openssl.as_ref()) {
         (Some(runtime), Some(b)) => format!(
             "{{\"runtime\": {}, \"build\": {}, \"static\": {}}}",
-            js(runtime),
-            js(b.version),
+            json::string(runtime),
+            json::string(b.version),
             b.static_link
         ),
         _ => "null".into(),
@@ -358,9 +338,9 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let _ = writeln!(
         s,
         "  \"build\": {{\"rustc\": {}, \"target\": {}, \"profile\": {}, \"features\": [{}], \"providers\": {{{}}}, \"openssl\": {}}},",
-        js(rustc),
-        js(info.target),
-        js(if cfg!(debug_assertions) {
+        json::string(rustc),
+        json::string(info.target),
+        json::string(if cfg!(debug_assertions) {
             "debug"
         } else {
             "release"
@@ -378,11 +358,11 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         let _ = write!(
             s,
             "    {{\"facility\": {}, \"provider\": {}, \"size_bytes\": {}, \"mb_per_s\": {}, \"ns_per_message\": {}}}",
-            js(facility),
-            js(c.algorithm.provider().name()),
+            json::string(facility),
+            json::string(c.algorithm.provider().name()),
             c.size,
-            jnum(c.mb_per_s),
-            jnum(c.ns_per_message)
+            json::number(c.mb_per_s),
+            json::number(c.ns_per_message)
         );
         s.push_str(if i + 1 < report.cells.len() {
             ",\n"
@@ -395,11 +375,11 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let _ = writeln!(
         s,
         "  \"startup\": {{\"command\": {}, \"wall_ms_min\": {}, \"wall_ms_median\": {}, \"instructions\": {}, \"instructions_note\": {}}}",
-        js(&st.command),
-        jnum(st.wall_ms_min),
-        jnum(st.wall_ms_median),
+        json::string(&st.command),
+        json::number(st.wall_ms_min),
+        json::number(st.wall_ms_median),
         st.instructions.map_or("null".into(), |n| n.to_string()),
-        st.instructions_note.as_deref().map_or("null".into(), js)
+        json::opt_string(st.instructions_note.as_deref())
     );
     s.push_str("}\n");
     s
@@ -408,11 +388,6 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_strings_escape() {
-        assert_eq!(js("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
-    }
 
     #[test]
     fn sizes() {

@@ -120,3 +120,53 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
     writeln!(out, "target: {}", info.target)?;
     Ok(())
 }
+
+/// `version --build-options --json`: the same facts as [`write`], machine-readable, so that a
+/// packager's CI can assert the providers of the binary it is about to ship.
+pub fn json(binary: Binary, facts: &RuntimeFacts) -> String {
+    use crate::json::{opt_string, string};
+    let info = &BUILD_INFO;
+    let cpu = CpuFeatures::detect();
+    let links = info.links(binary);
+    let mut providers = Vec::new();
+    for c in &info.choices {
+        providers.push(format!(
+            "    {}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
+            string(c.facility.name()),
+            string(c.provider.name()),
+            string(token(c.facility, c.provider)),
+            string(c.origin)
+        ));
+    }
+    let features: Vec<String> = info.features.iter().map(|f| string(f.name())).collect();
+    let openssl_build = match info.openssl.as_ref().filter(|_| links.libcrypto) {
+        None => "null".to_string(),
+        Some(o) => {
+            let dirs: Vec<String> = o.lib_dirs.iter().map(|d| string(d)).collect();
+            format!(
+                "{{\"version\": {}, \"located_by\": {}, \"lib_dirs\": [{}], \"static\": {}}}",
+                string(o.version),
+                string(o.located_by),
+                dirs.join(", "),
+                o.static_link
+            )
+        }
+    };
+    format!(
+        "{{\n  \"binary\": {},\n  \"version\": {},\n  \"target\": {},\n  \"features\": [{}],\n  \"providers\": {{\n{}\n  }},\n  \"collision_detection\": {},\n  \"links\": {{\"libcrypto\": {}, \"libssl\": {}}},\n  \"openssl\": {},\n  \"openssl_build\": {},\n  \"tls_version\": {},\n  \"cpu\": {{\"arch\": {}, \"sha_instructions\": {}, \"avx2\": {}}}\n}}\n",
+        string(binary.name()),
+        string(env!("CARGO_PKG_VERSION")),
+        string(info.target),
+        features.join(", "),
+        providers.join(",\n"),
+        info.provider(Facility::Sha1) == Provider::Dc,
+        links.libcrypto,
+        links.libssl,
+        opt_string(facts.openssl.as_deref()),
+        openssl_build,
+        opt_string(facts.tls.as_deref()),
+        string(std::env::consts::ARCH),
+        cpu.sha,
+        cpu.avx2
+    )
+}

@@ -18,6 +18,7 @@ pub mod build_options;
 pub mod cli;
 pub mod cpu;
 pub mod exec_path;
+pub mod json;
 pub mod object;
 pub mod os_error;
 pub mod sum;

@@ -81,13 +81,25 @@ pub const MD5SUM: Command = Command {
 pub const VERSION: Command = Command {
     name: "version",
     about: "Print the version, and with --build-options how this build was configured.",
-    usage: "[--build-options]",
+    usage: "[--build-options [--json]] [--all-knobs]",
     preamble: "",
-    options: &[Opt::flag(
-        None,
-        "build-options",
-        "also print the providers selected, where each choice came from,\nthe OpenSSL linked and the CPU features detected",
-    )],
+    options: &[
+        Opt::flag(
+            None,
+            "build-options",
+            "also print the providers selected, where each choice came from,\nthe OpenSSL linked and the CPU features detected",
+        ),
+        Opt::flag(
+            None,
+            "json",
+            "with --build-options: the same facts as JSON, for a packager's CI",
+        ),
+        Opt::flag(
+            None,
+            "all-knobs",
+            "print every build knob (feature, config key, variable), its values,\nits default and what each binary then links (Markdown)",
+        ),
+    ],
     epilogue: "",
     operands: false,
     hidden: false,

@@ -2,7 +2,7 @@
 
 use super::{Command, Opt};
 
-static OPTIONS: [Opt; 11] = [
+static OPTIONS: [Opt; 12] = [
     Opt::with_value(
         Some('f'),
         "folder",
@@ -46,6 +46,11 @@ static OPTIONS: [Opt; 11] = [
         None,
         "build-options",
         "print how this build was configured (TLS provider, OpenSSL) and exit",
+    ),
+    Opt::flag(
+        None,
+        "json",
+        "with --build-options: the same facts as JSON, for a packager's CI",
     ),
     Opt::flag(Some('V'), "version", "print the version and exit"),
 ];

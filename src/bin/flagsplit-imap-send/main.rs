@@ -50,13 +50,13 @@ fn run(m: &Matches) -> Result<ExitCode> {
         .collect();
     match operands.as_slice() {
         [] => {}
-        [v] if v == "version" => return version(m.flag("build-options")),
+        [v] if v == "version" => return version(m.flag("build-options"), m.flag("json")),
         [other, ..] => bail!(
             "unexpected argument '{other}': the series is read from standard input (see --help)"
         ),
     }
     if m.flag("build-options") || m.flag("version") {
-        return version(m.flag("build-options"));
+        return version(m.flag("build-options"), m.flag("json"));
     }
 
     let mut settings = Settings::from_git_config()?;
@@ -179,7 +179,10 @@ fn print_outcomes(ui: &Terminal, messages: &[mbox::Message], report: &Report, al
     }
 }
 
-fn version(build_options: bool) -> Result<ExitCode> {
+fn version(build_options: bool, json: bool) -> Result<ExitCode> {
+    if json && !build_options {
+        bail!("--json goes with --build-options");
+    }
     if !build_options {
         print(&format!("{NAME} version {}\n", env!("CARGO_PKG_VERSION")))?;
         return Ok(ExitCode::SUCCESS);
@@ -188,6 +191,10 @@ fn version(build_options: bool) -> Result<ExitCode> {
         openssl: flagsplit_imap::tls::openssl_version(),
         tls: flagsplit_imap::tls::selected().map(|t| t.version()),
     };
+    if json {
+        print(&build_options::json(Binary::ImapSend, &facts))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut out = Vec::new();
     build_options::write(&mut out, Binary::ImapSend, &facts)?;
     print(&String::from_utf8_lossy(&out))?;

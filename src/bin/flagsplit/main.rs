@@ -24,7 +24,12 @@ fn main() -> ExitCode {
     let name = first.to_string_lossy();
     match name.as_ref() {
         "-h" | "--help" => return print(&PROGRAM.help()),
-        "-V" | "--version" => return version(false),
+        "-V" | "--version" => {
+            return print(&format!(
+                "flagsplit version {}\n",
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
         _ => {}
     }
     if name == "imap-send" {
@@ -52,7 +57,7 @@ fn main() -> ExitCode {
         "md5sum" => sum::main(sum::Kind::Md5, &matches),
         "hash-object" => hash_object::main(&matches),
         "bench" => bench::main(&matches),
-        "version" => version(matches.flag("build-options")),
+        "version" => version(&matches),
         "help" => help(&matches),
         other => unreachable!("command {other} is in the table but has no handler"),
     }
@@ -69,8 +74,15 @@ fn print(text: &str) -> ExitCode {
     }
 }
 
-fn version(build_options: bool) -> ExitCode {
-    if !build_options {
+fn version(m: &Matches) -> ExitCode {
+    if m.flag("all-knobs") {
+        return print(&flagsplit::config::knobs::markdown_table());
+    }
+    if !m.flag("build-options") {
+        if m.flag("json") {
+            eprintln!("flagsplit version: --json goes with --build-options");
+            return ExitCode::from(1);
+        }
         return print(&format!(
             "flagsplit version {}\n",
             env!("CARGO_PKG_VERSION")
@@ -80,6 +92,9 @@ fn version(build_options: bool) -> ExitCode {
         openssl: flagsplit::hash::openssl_version(),
         tls: None,
     };
+    if m.flag("json") {
+        return print(&build_options::json(Binary::Flagsplit, &facts));
+    }
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     let _ = build_options::write(&mut out, Binary::Flagsplit, &facts);
