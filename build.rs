@@ -18,8 +18,13 @@ fn main() {
     // the ~120 lookups at start-up also misses in libgcc_s (+10 K instructions, 2.7%). Whether
     // `-lc` came first depended on which features the `libc` crate happened to be built with
     // (an openssl-sys dependency turned its `std` feature on), so say it explicitly.
+    // Not for a static build (`-C target-feature=+crt-static`), which has no NEEDED at all and
+    // must not be given a dynamic libc.
+    let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
         && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu")
+        && !crt_static
     {
         println!("cargo::rustc-link-lib=dylib=c");
     }
