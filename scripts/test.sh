@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of flagsplit: formatting, clippy for the no-default, default and all-features sets,
-# the test suites for each TLS provider, and the real-build matrix (link dependencies, build errors,
-# exact rebuilds). This is the README's test command and what CI runs (.ci/run).
+# the test suites for each TLS provider, the real-build matrix (link dependencies, build errors,
+# exact rebuilds), and PACKAGING.md's recipes. This is the README's test command and what CI runs
+# (.ci/run).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, dovecot-imapd, git, binutils, valgrind. FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing
@@ -71,5 +72,8 @@ done
 # --- 4. real builds ---------------------------------------------------------------------------
 step "build matrix"
 scripts/build-matrix.sh
+
+step "PACKAGING.md recipes and cargo install"
+scripts/packaging-recipes.sh
 
 step "all tests passed"

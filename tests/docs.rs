@@ -1,5 +1,5 @@
-//! The documentation cannot drift from the code: the README's knob table is the one generated from
-//! the resolver's own tables (`flagsplit_config::knobs::markdown_table`). After an intended change,
+//! The documentation cannot drift from the code: the knob tables of README.md and PACKAGING.md are
+//! the one generated from the resolver's own tables (`flagsplit_config::knobs::markdown_table`). After an intended change,
 //! `FLAGSPLIT_BLESS=1 cargo test --test docs` rewrites the table in place; review the diff.
 
 use std::fs;
@@ -36,6 +36,11 @@ fn check_generated_section(file: &str) {
 #[test]
 fn readme_knob_table_is_generated() {
     check_generated_section("README.md");
+}
+
+#[test]
+fn packaging_knob_table_is_generated() {
+    check_generated_section("PACKAGING.md");
 }
 
 #[test]
