@@ -1,6 +1,6 @@
 //! The `flagsplit` program's commands and options.
 
-use super::{Command, Opt, Program};
+use super::{Command, OperandKind, Operands, Opt, Program};
 
 const SUM_CHECK: &str = "The following five options are useful only when verifying checksums:";
 
@@ -61,7 +61,7 @@ pub const SHA1SUM: Command = Command {
                should be a former output of this program. The default mode is to print a line with:\n\
                checksum, a space, a character indicating input mode ('*' for binary, ' ' for text\n\
                or where binary is insignificant), and name for each FILE.",
-    operands: true,
+    operands: Some(Operands::files("FILE")),
     hidden: false,
 };
 
@@ -73,7 +73,7 @@ pub const MD5SUM: Command = Command {
     preamble: SUM_PREAMBLE,
     options: &MD5SUM_OPTIONS,
     epilogue: SUM_EPILOGUE,
-    operands: true,
+    operands: Some(Operands::files("FILE")),
     hidden: false,
 };
 
@@ -101,7 +101,7 @@ pub const VERSION: Command = Command {
         ),
     ],
     epilogue: "",
-    operands: false,
+    operands: None,
     hidden: false,
 };
 
@@ -150,7 +150,7 @@ pub const HASH_OBJECT: Command = Command {
     epilogue: "Errors are reported as git reports them (`fatal: could not open 'F' for reading: ...`, exit 128;\n\
                usage errors exit 129). Content that is part of a SHA-1 collision attack is refused\n\
                with the collision-detecting provider, as git refuses it.",
-    operands: true,
+    operands: Some(Operands::files("FILE")),
     hidden: false,
 };
 
@@ -174,7 +174,7 @@ pub const BENCH: Command = Command {
     epilogue: "Only the providers this build selected are measured: a binary does not link a provider\n\
                only to benchmark it. To compare providers: `cargo bench` (every compiled provider) and\n\
                scripts/bench-builds.sh (whole builds side by side).",
-    operands: false,
+    operands: None,
     hidden: false,
 };
 
@@ -186,7 +186,7 @@ pub const HELP: Command = Command {
     preamble: "",
     options: &[],
     epilogue: "",
-    operands: true,
+    operands: Some(Operands::one("COMMAND", OperandKind::Command)),
     hidden: false,
 };
 

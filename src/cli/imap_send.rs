@@ -1,6 +1,6 @@
 //! The `flagsplit-imap-send` program's options (also reached as `flagsplit imap-send`).
 
-use super::{Command, Opt};
+use super::{Command, OperandKind, Operands, Opt};
 
 static OPTIONS: [Opt; 12] = [
     Opt::with_value(
@@ -72,6 +72,6 @@ run); a password or token is never sent over a connection that is neither TLS no
 unless imap.allowPlaintext=true (CRAM-MD5 reveals none and is allowed).\n\
 Messages identical to one already in the folder are skipped. On failure the exit status is 1\n\
 and each message is reported as stored, not stored or unknown.",
-    operands: true,
+    operands: Some(Operands::one("version", OperandKind::Words(&["version"]))),
     hidden: false,
 };

@@ -72,6 +72,62 @@ impl Opt {
 /// The `--help` option every command has.
 pub const HELP: Opt = Opt::flag(Some('h'), "help", "display this help and exit");
 
+/// The options a [`Program`] takes in place of a command (`flagsplit --help`, `flagsplit
+/// --version`).
+pub static PROGRAM_OPTIONS: [Opt; 2] = [
+    HELP,
+    Opt::flag(Some('V'), "version", "print the version and exit"),
+];
+
+/// The version both programs print.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a [`Program`]'s usage line shows after its name.
+pub const PROGRAM_USAGE: &str = "COMMAND [ARGS]...";
+
+/// A command's operands: its arguments that are not options.
+#[derive(Clone, Copy, Debug)]
+pub struct Operands {
+    /// Their name in man pages and completions (`FILE`), as the usage line writes it.
+    pub name: &'static str,
+    /// Whether the command takes several (`[FILE]...`). Documentation only: the parser collects
+    /// every operand, and the command decides what too many means.
+    pub many: bool,
+    /// What they are, for shell completion.
+    pub kind: OperandKind,
+}
+
+/// What a command's operands are (for shell completion).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandKind {
+    /// File names.
+    Path,
+    /// The name of another command of the same program.
+    Command,
+    /// One of these words.
+    Words(&'static [&'static str]),
+}
+
+impl Operands {
+    /// Any number of file names.
+    pub const fn files(name: &'static str) -> Operands {
+        Operands {
+            name,
+            many: true,
+            kind: OperandKind::Path,
+        }
+    }
+
+    /// At most one operand of `kind`.
+    pub const fn one(name: &'static str, kind: OperandKind) -> Operands {
+        Operands {
+            name,
+            many: false,
+            kind,
+        }
+    }
+}
+
 /// One command (`flagsplit sha1sum`).
 #[derive(Clone, Copy, Debug)]
 pub struct Command {
@@ -87,8 +143,8 @@ pub struct Command {
     pub options: &'static [Opt],
     /// Text printed after the options.
     pub epilogue: &'static str,
-    /// Whether the command takes operands (file names).
-    pub operands: bool,
+    /// The operands the command takes, if any (an operand is refused otherwise).
+    pub operands: Option<Operands>,
     /// Hidden from the command list (still accepted).
     pub hidden: bool,
 }
@@ -107,6 +163,11 @@ pub struct Program {
 }
 
 impl Program {
+    /// The options the program takes in place of a command: [`PROGRAM_OPTIONS`].
+    pub fn options(&self) -> &'static [Opt] {
+        &PROGRAM_OPTIONS
+    }
+
     /// Looks a command up by its exact name.
     pub fn command(&self, name: &str) -> Option<&'static Command> {
         self.commands.iter().find(|c| c.name == name)
@@ -115,7 +176,7 @@ impl Program {
     /// The program's own `--help`.
     pub fn help(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "Usage: {} COMMAND [ARGS]...", self.name);
+        let _ = writeln!(s, "Usage: {} {PROGRAM_USAGE}", self.name);
         let _ = writeln!(s, "{}\n\nCommands:", self.about);
         let width = self
             .commands
@@ -212,7 +273,7 @@ impl Command {
             let long = matches!(arg, Arg::Long(_));
             let opt = match arg {
                 Arg::Value(v) => {
-                    if !self.operands {
+                    if self.operands.is_none() {
                         return Err(self
                             .error(CliErrorKind::ExtraOperand(v.to_string_lossy().into_owned())));
                     }
@@ -402,7 +463,7 @@ mod tests {
         preamble: "",
         options: &OPTS,
         epilogue: "",
-        operands: true,
+        operands: Some(Operands::files("FILE")),
         hidden: false,
     };
 
