@@ -517,6 +517,24 @@ mod tests {
     }
 
     #[test]
+    fn usage_lines_name_the_operands() {
+        let commands = flagsplit::PROGRAM
+            .commands
+            .iter()
+            .chain(std::iter::once(&imap_send::IMAP_SEND));
+        for c in commands {
+            if let Some(operands) = c.operands {
+                assert!(c.usage.contains(operands.name), "{}: {}", c.name, c.usage);
+            }
+        }
+        let refuses = flagsplit::PROGRAM.command("version").unwrap();
+        assert!(matches!(
+            refuses.parse(["x"]).unwrap_err().kind,
+            CliErrorKind::ExtraOperand(_)
+        ));
+    }
+
+    #[test]
     fn help_lists_every_option() {
         let help = CMD.help("p");
         for o in CMD.all_options() {
