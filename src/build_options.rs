@@ -67,7 +67,14 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
         None => writeln!(out, "TLS: {}", token(Facility::Tls, tls))?,
     }
     if let Some(openssl) = &facts.openssl {
-        writeln!(out, "OpenSSL: {openssl}")?;
+        // A static OpenSSL (OPENSSL_STATIC, openssl-vendored) is inside the binary: no NEEDED entry
+        // shows it, so the line says it.
+        let linked = if info.openssl.is_some_and(|o| o.static_link) {
+            " (static)"
+        } else {
+            ""
+        };
+        writeln!(out, "OpenSSL: {openssl}{linked}")?;
     }
     let features: Vec<&str> = info.features.iter().map(|f| f.name()).collect();
     writeln!(

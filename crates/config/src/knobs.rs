@@ -146,9 +146,16 @@ pub const OPENSSL_VARIABLES: &[Variable] = &[
     Variable {
         name: "OPENSSL_STATIC",
         when: When::Build,
+        values: "1 (0: dynamic)",
+        default: "dynamic, unless the library directory holds only libcrypto.a/libssl.a",
+        help: "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)",
+    },
+    Variable {
+        name: "OPENSSL_NO_VENDOR",
+        when: When::Build,
         values: "1",
-        default: "dynamic linking",
-        help: "link libcrypto/libssl statically (openssl-sys)",
+        default: "feature openssl-vendored builds OpenSSL from source",
+        help: "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)",
     },
     Variable {
         name: "OPENSSL_NO_PKG_CONFIG",
@@ -164,7 +171,24 @@ pub const OPENSSL_VARIABLES: &[Variable] = &[
         default: "pkg-config's own",
         help: "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)",
     },
+    Variable {
+        name: "SSL_CERT_FILE",
+        when: When::Run,
+        values: "PEM file of trusted CA certificates",
+        default: "the system store (OpenSSL's compiled-in one when it exists, else the distribution's bundle, probed)",
+        help: "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR",
+    },
 ];
+
+/// Cargo features that say where a dependency comes from rather than which provider is compiled
+/// (not in [`crate::Feature`]: the resolver does not select with them).
+pub const SOURCE_FEATURES: &[Variable] = &[Variable {
+    name: "openssl-vendored",
+    when: When::Build,
+    values: "on, off",
+    default: "off",
+    help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
+}];
 
 /// The target-prefixed form of an OpenSSL variable, as `openssl-sys` spells it.
 pub fn target_prefixed(target: &str, name: &str) -> String {
@@ -255,6 +279,16 @@ pub fn markdown_table() -> String {
             s,
             "| `--features {feature}` | compiles the `{provider}` provider of {} (selected by default when on) | on, off | {default} | {f} when selected | {i} when selected |",
             names.join(", ")
+        );
+    }
+    for feature in SOURCE_FEATURES {
+        let _ = writeln!(
+            s,
+            "| `--features {}` | {} | {} | {} | OpenSSL inside the binary, not in NEEDED | OpenSSL inside the binary, not in NEEDED |",
+            feature.name,
+            cell(feature.help),
+            feature.values,
+            feature.default
         );
     }
     for facility in Facility::ALL {

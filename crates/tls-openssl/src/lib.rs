@@ -3,9 +3,11 @@
 //! It is a crate of its own so that no object file a rustls build links refers to libssl: GNU ld
 //! puts a shared library into `DT_NEEDED` as soon as any object it pulls refers to it.
 //!
-//! Trust: OpenSSL's default verify paths (which honour `SSL_CERT_FILE` and `SSL_CERT_DIR`), or
-//! only the certificates of `imap.sslCAInfo`. The host name (or IP address) is verified and sent
-//! as SNI by `openssl::ssl::ConnectConfiguration`; TLS 1.2 is the minimum.
+//! Trust: OpenSSL's default verify paths (which honour `SSL_CERT_FILE` and `SSL_CERT_DIR`), plus
+//! the distribution's CA bundle when this OpenSSL's compiled-in locations do not exist (a vendored
+//! OpenSSL, see [`trust`]), or only the certificates of `imap.sslCAInfo`. The host name (or IP
+//! address) is verified and sent as SNI by `openssl::ssl::ConnectConfiguration`; TLS 1.2 is the
+//! minimum.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -14,6 +16,10 @@ use flagsplit_tls::{TlsConfig, TlsError, TlsProvider, TlsStream};
 use openssl::ssl::{HandshakeError, SslConnector, SslMethod, SslStream, SslVerifyMode, SslVersion};
 use openssl::x509::X509;
 use openssl::x509::store::X509StoreBuilder;
+
+pub mod trust;
+
+pub use trust::{Trust, TrustInputs};
 
 /// TLS by OpenSSL's libssl.
 #[derive(Debug, Clone, Copy, Default)]
@@ -38,6 +44,24 @@ impl TlsProvider for OpensslTls {
         tcp: TcpStream,
         config: &TlsConfig<'_>,
     ) -> Result<Box<dyn TlsStream>, TlsError> {
+        let trust = if config.ca_file.is_some() {
+            Trust::Defaults // not used: imap.sslCAInfo replaces the store
+        } else {
+            Trust::for_this_process()
+        };
+        self.connect_with_trust(tcp, config, &trust)
+    }
+}
+
+impl OpensslTls {
+    /// [`TlsProvider::connect`] with the trust store decided by the caller (`connect` uses
+    /// [`Trust::for_this_process`]); tests give a probed store under a scratch root.
+    pub fn connect_with_trust(
+        &self,
+        tcp: TcpStream,
+        config: &TlsConfig<'_>,
+        trust: &Trust,
+    ) -> Result<Box<dyn TlsStream>, TlsError> {
         let setup = |e: openssl::error::ErrorStack| TlsError::Setup(e.to_string());
         let mut builder = SslConnector::builder(SslMethod::tls_client()).map_err(setup)?;
         builder
@@ -60,6 +84,30 @@ impl TlsProvider for OpensslTls {
             builder
                 .set_verify_cert_store(store.build())
                 .map_err(setup)?;
+        } else {
+            match trust {
+                Trust::Defaults => {} // SslConnector::builder loaded them
+                Trust::Probed { file, dirs } => {
+                    // Paths that are not UTF-8 cannot be passed (openssl's API takes &str): skipped.
+                    let utf8 = |p: &&std::path::PathBuf| p.to_str().is_some();
+                    if let Some(file) = file.as_ref().filter(utf8) {
+                        builder
+                            .load_verify_locations(Some(file), None)
+                            .map_err(setup)?;
+                    }
+                    for dir in dirs.iter().filter(utf8) {
+                        builder
+                            .load_verify_locations(None, Some(dir))
+                            .map_err(setup)?;
+                    }
+                }
+                Trust::Nothing { .. } if config.verify => {
+                    return Err(TlsError::NoTrustAnchors {
+                        detail: trust.nothing_detail().unwrap_or_default(),
+                    });
+                }
+                Trust::Nothing { .. } => {}
+            }
         }
         if !config.verify {
             builder.set_verify(SslVerifyMode::NONE);
