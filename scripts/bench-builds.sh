@@ -46,6 +46,8 @@ if [ ${#need[@]} -gt 0 ]; then
 	fi
 fi
 
+# The all-features build includes openssl-vendored; compare against the system OpenSSL.
+export OPENSSL_NO_VENDOR=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log() { echo "bench-builds: $*" >&2; }
