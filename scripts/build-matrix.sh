@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# --all-features includes openssl-vendored; this matrix is about the system OpenSSL (the vendored and
+# static ones are scripts/openssl-matrix.sh's).
+export OPENSSL_NO_VENDOR=1
 T_LLD=$root/target/matrix
 T_GNU=$root/target/matrix-gnuld
 GNULD_FLAGS="-C linker-features=-lld"
