@@ -7,6 +7,7 @@
 //!   file → one provider per facility with its origin, or every error with its fix.
 //! - [`probe`]: reading the OpenSSL version and the message of a failed probe.
 //! - [`codegen`]: the build-options literal `build.rs` writes; [`BuildInfo`] is its type.
+//! - [`remap`]: rustc's `--remap-path-prefix` applied to the paths in that literal.
 //!
 //! Nothing here does I/O: the build script gathers the inputs and emits the directives, so all of the
 //! decisions are unit-tested with plain `cargo test`.
@@ -19,6 +20,7 @@ pub mod info;
 pub mod knobs;
 pub mod model;
 pub mod probe;
+pub mod remap;
 #[cfg(feature = "resolve")]
 pub mod resolve;
 #[cfg(feature = "build-script")]

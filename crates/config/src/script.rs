@@ -25,6 +25,7 @@ use crate::probe::{
     OpensslSysReport, OpensslVars, PkgConfigFound, ProbeFailure, SearchPaths, StaticProblem,
     TargetInfo, Verdict,
 };
+use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs, PREFIX};
 
 /// The build environment. [`Env::process`] reads the real one and prints
@@ -240,8 +241,17 @@ pub fn run() -> Option<Outcome> {
         }
     }
 
-    let literal =
-        codegen::build_info_literal(&selection, features, openssl.as_ref(), &env.target_triple());
+    // The table's paths follow the `--remap-path-prefix` flags, as the paths rustc embeds do
+    // (reproducible builds in different directories).
+    let remap = PathRemap::from_encoded_rustflags(
+        &env.cargo_var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
+    );
+    let literal = codegen::build_info_literal(
+        &remap.selection(&selection),
+        features,
+        openssl.as_ref().map(|o| remap.openssl(o)).as_ref(),
+        &env.target_triple(),
+    );
     if let Err(e) = write_if_changed(&out_dir.join("build_info.rs"), &literal) {
         error(&format!("cannot write {}: {e}", out_dir.display()));
         return None;
