@@ -16,10 +16,13 @@
 #                the build-options table with the probe's results, libcrypto/libssl linked)
 #     debuginfo  default features, CARGO_PROFILE_RELEASE_DEBUG=true  2 builds (cross-directory only:
 #                what a distribution's -dbgsym package is split from; C code included)
-#     vendored   openssl + openssl-vendored                          2 builds (cross-directory only;
-#                compiles OpenSSL twice, slow)
+#     vendored   openssl + openssl-vendored                          2 builds (cross-directory only,
+#                compiles OpenSSL twice, slow): both trees build into one CARGO_TARGET_DIR, with the
+#                recipe's RUSTFLAGS but not its CFLAGS and with one SOURCE_DATE_EPOCH, as PACKAGING.md
+#                says for a vendored OpenSSL (which records its build directory and flags as strings)
 #   --keep       keep the work directory (it is kept anyway when a check fails)
-# Work directory: mktemp -d under $TMPDIR (default /tmp); about 1 GB at most.
+# Work directory: mktemp -d under $TMPDIR (default /tmp); about 1 GB at most. About 7 minutes for the
+# default sets on 2 cores (8 release builds of 40-60 s, plus unpacking the second CARGO_HOME).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -120,13 +123,20 @@ recipe_env() {
 }
 
 # --- builds -----------------------------------------------------------------------------------------
-# build NAME TREE MODE [cargo args...] — a clean release build of both binaries in TREE/target,
-# copied to $work/out/NAME. MODE: plain (no flags), recipe, or recipe-b (recipe, CARGO_HOME=$home_b).
-# Extra environment: the array build_env (VAR=value words).
+# The target directory of TREE: TREE/target, or $fixed_target when a set builds both trees there.
+fixed_target=""
+target_of() { echo "${fixed_target:-$1/target}"; }
+
+# build NAME TREE MODE [cargo args...] — a clean release build of both binaries in TREE's target
+# directory, copied to $work/out/NAME. MODE: plain (no flags), recipe, or recipe-b (recipe,
+# CARGO_HOME=$home_b). Extra environment: the array build_env (VAR=value words). With no_cflags=1
+# the recipe's RUSTFLAGS only.
+no_cflags=0
 build() {
-	local name=$1 tree=$2 mode=$3 home=$cargo_home offline=() envs=()
+	local name=$1 tree=$2 mode=$3 home=$cargo_home offline=() envs=() tdir
 	shift 3
-	rm -rf "$tree/target"
+	tdir=$(target_of "$tree")
+	rm -rf "$tdir"
 	if [ "$mode" = recipe-b ]; then
 		# After the A build of the same set, which fetched everything the lock file names.
 		home=$home_b offline=(--offline)
@@ -135,18 +145,19 @@ build() {
 	if [ "$mode" != plain ]; then
 		local flags
 		flags=$(recipe_env "$tree" "$home")
-		envs=("RUSTFLAGS=$(sed -n 1p <<<"$flags")" "CFLAGS=$(sed -n 2p <<<"$flags")")
+		envs=("RUSTFLAGS=$(sed -n 1p <<<"$flags")")
+		[ "$no_cflags" = 1 ] || envs+=("CFLAGS=$(sed -n 2p <<<"$flags")")
 	fi
 	envs+=("${build_env[@]}")
 	local t0=$SECONDS
-	if ! (cd "$tree" && env CARGO_HOME="$home" CARGO_TARGET_DIR="$tree/target" "${envs[@]}" \
+	if ! (cd "$tree" && env CARGO_HOME="$home" CARGO_TARGET_DIR="$tdir" "${envs[@]}" \
 		cargo build --release --locked "${offline[@]}" --bins "$@") >"$work/log/$name" 2>&1; then
 		tail -30 "$work/log/$name"
 		fail "$name: build failed (log: $work/log/$name)"
 		return 1
 	fi
 	mkdir -p "$work/out/$name"
-	cp "$tree/target/release/flagsplit" "$tree/target/release/flagsplit-imap-send" "$work/out/$name/"
+	cp "$tdir/release/flagsplit" "$tdir/release/flagsplit-imap-send" "$work/out/$name/"
 	echo "      built $name in $((SECONDS - t0))s"
 }
 
@@ -165,7 +176,7 @@ explain() {
 	echo "      $(cmp "$a" "$b" | head -1); $(cmp -l "$a" "$b" 2>/dev/null | wc -l) bytes differ; sizes $(stat -c %s "$a") and $(stat -c %s "$b")"
 	if [ "$(sections "$a" | cut -d' ' -f1)" != "$(sections "$b" | cut -d' ' -f1)" ]; then
 		echo "      the section lists differ:"
-		diff <(sections "$a") <(sections "$b") | head -20 | sed 's/^/        /'
+		diff <(sections "$a") <(sections "$b") | head -20 | sed 's/^/        /' || true
 	else
 		local differing=() name off size off_b size_b
 		while read -r name off size && read -r _ off_b size_b <&3; do
@@ -177,7 +188,7 @@ explain() {
 		echo "      differing sections: ${differing[*]:-(none: headers only)}"
 	fi
 	echo "      first differing strings (diff of strings -a, < $a, > $b):"
-	diff <(strings -a "$a") <(strings -a "$b") | grep '^[<>]' | head -20 | cut -c1-200 | sed 's/^/        /'
+	diff <(strings -a "$a") <(strings -a "$b") | grep '^[<>]' | head -20 | cut -c1-200 | sed 's/^/        /' || true
 }
 
 # same NAME1 NAME2 WHAT — both binaries of two builds are identical
@@ -197,25 +208,37 @@ same() {
 
 # no_paths NAME TREE HOME — no absolute path of the build in NAME's binaries
 no_paths() {
-	local name=$1 tree=$2 home=$3 bin out_dir
-	out_dir=$(find "$tree/target/release/build" -path '*/flagsplit-hash-*/out' -type d 2>/dev/null | head -1)
+	local name=$1 tree=$2 home=$3 bin out_dir tdir
+	tdir=$(target_of "$tree")
+	out_dir=$(find "$tdir/release/build" -path '*/flagsplit-hash-*/out' -type d 2>/dev/null | head -1)
 	local -a paths=(
-		"source tree=$tree" "OUT_DIR of flagsplit-hash=${out_dir:-$tree/target/release/build}"
-		"target directory=$tree/target" "CARGO_HOME=$home" "shared CARGO_HOME=$cargo_home"
+		"source tree=$tree" "OUT_DIR of flagsplit-hash=${out_dir:-$tdir/release/build}"
+		"target directory=$tdir" "CARGO_HOME=$home" "shared CARGO_HOME=$cargo_home"
 		"toolchain=$sysroot" "RUSTUP_HOME=$rustup_home" "temporary directory=$work" "checkout=$root"
 	)
 	[ "${#HOME}" -gt 1 ] && paths+=("HOME=$HOME")
+	if [ -n "$fixed_target" ]; then
+		# Only the shared target directory (and the directories above it) may appear.
+		local kept=() entry
+		for entry in "${paths[@]}"; do
+			case $fixed_target/ in "${entry#*=}"/*) ;; *) [[ ${entry#*=} == "$fixed_target"/* ]] || kept+=("$entry") ;; esac
+		done
+		paths=("${kept[@]}")
+	fi
 	for bin in flagsplit flagsplit-imap-send; do
 		local f=$work/out/$name/$bin found=()
 		for entry in "${paths[@]}"; do
 			grep -qaF -- "${entry#*=}" "$f" && found+=("$entry")
 		done
+		if [ -n "$fixed_target" ]; then
+			echo "      note: $name: $bin names the shared target directory $(grep -caF -- "$fixed_target" "$f" || true) times: $(strings -a "$f" | grep -F -- "$fixed_target" | sed -n 's/^\([A-Z]*DIR\): .*/\1/p' | sort -u | tr '\n' ' ')"
+		fi
 		if [ ${#found[@]} -eq 0 ]; then
-			pass "$name: $bin names no build path (${#paths[@]} checked)"
+			pass "$name: $bin names no ${fixed_target:+other }build path (${#paths[@]} checked)"
 		else
 			for entry in "${found[@]}"; do
 				fail "$name: $bin contains the ${entry%%=*} ${entry#*=}:"
-				strings -a "$f" | grep -F -- "${entry#*=}" | head -5 | cut -c1-200 | sed 's/^/        /'
+				strings -a "$f" | grep -F -- "${entry#*=}" | head -5 | cut -c1-200 | sed 's/^/        /' || true
 			done
 		fi
 		# A C compiler's __DATE__, or any other build date: the binaries must not know today.
@@ -239,9 +262,11 @@ remapped_to() {
 # executables there: no flagsplit build script passes a link directive into its OUT_DIR
 probes_not_linked() {
 	local name=$1 tree=$2 probes bad
-	probes=$(find "$tree/target/release/build" -path '*/flagsplit-hash-*/out/probe-*' -type f -printf '%f ' 2>/dev/null)
-	bad=$(grep -hE '^cargo:(:)?rustc-link-(search|lib|arg)' "$tree"/target/release/build/flagsplit*/output 2>/dev/null |
-		grep -F "$tree/target" || true)
+	local tdir
+	tdir=$(target_of "$tree")
+	probes=$(find "$tdir/release/build" -path '*/flagsplit-hash-*/out/probe-*' -type f -printf '%f ' 2>/dev/null)
+	bad=$(grep -hE '^cargo:(:)?rustc-link-(search|lib|arg)' "$tdir"/release/build/flagsplit*/output 2>/dev/null |
+		grep -F "$tdir" || true)
 	if [ -n "$probes" ] && [ -z "$bad" ]; then
 		pass "$name: the OpenSSL probes ($probes) stay in OUT_DIR: no flagsplit link directive points there"
 	elif [ -n "$bad" ]; then
@@ -289,9 +314,15 @@ for set in "${set_list[@]}"; do
 	env_a=("${common[@]}" "SOURCE_DATE_EPOCH=$epoch")
 	env_b=("${common[@]}" "SOURCE_DATE_EPOCH=$((epoch + 400 * 86400))")
 	what="two directories, CARGO_HOMEs and SOURCE_DATE_EPOCHs, PACKAGING.md's flags"
+	fixed_target="" no_cflags=0
 	if [ "$set" = vendored ]; then
+		# OpenSSL's build records its install directory (ENGINESDIR, MODULESDIR: under OUT_DIR) and
+		# its compiler flags (CFLAGS included) as strings, which no mapping rewrites, and dates
+		# itself from SOURCE_DATE_EPOCH: the same absolute target directory, no CFLAGS line, and
+		# the same SOURCE_DATE_EPOCH, as PACKAGING.md says for a vendored OpenSSL.
 		env_b=("${env_a[@]}")
-		what="two directories and CARGO_HOMEs, PACKAGING.md's flags"
+		fixed_target=$work/shared-target no_cflags=1
+		what="two directories and CARGO_HOMEs, one CARGO_TARGET_DIR, PACKAGING.md's RUSTFLAGS"
 	fi
 	if [ "$set" = default ]; then
 		# Also a config file named by its absolute path (as `[env] FLAGSPLIT_CONFIG = { value =
@@ -321,7 +352,8 @@ for set in "${set_list[@]}"; do
 			probes_not_linked "$set-recipe-b" "$tree_b"
 		fi
 	fi
-	rm -rf "$tree_a/target" "$tree_b/target" "$tree_a/packaging" "$tree_b/packaging"
+	rm -rf "$tree_a/target" "$tree_b/target" "$tree_a/packaging" "$tree_b/packaging" "$work/shared-target"
+	fixed_target="" no_cflags=0
 done
 
 echo
