@@ -84,4 +84,7 @@ scripts/packaging-recipes.sh
 step "OpenSSL: static, vendored, supported range"
 scripts/openssl-matrix.sh
 
+step "reproducible builds"
+scripts/reproducible.sh
+
 step "all tests passed"
