@@ -76,7 +76,7 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
         };
         writeln!(out, "OpenSSL: {openssl}{linked}")?;
     }
-    let features: Vec<&str> = info.features.iter().map(|f| f.name()).collect();
+    let features = info.feature_names();
     writeln!(
         out,
         "features: {}",
@@ -145,7 +145,7 @@ pub fn json(binary: Binary, facts: &RuntimeFacts) -> String {
             string(c.origin)
         ));
     }
-    let features: Vec<String> = info.features.iter().map(|f| string(f.name())).collect();
+    let features: Vec<String> = info.feature_names().into_iter().map(string).collect();
     let openssl_build = match info.openssl.as_ref().filter(|_| links.libcrypto) {
         None => "null".to_string(),
         Some(o) => {

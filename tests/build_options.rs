@@ -41,7 +41,7 @@ fn check(binary: Binary, exe: &str, version_args: &[&str]) {
             "{text}"
         );
     }
-    let features: Vec<&str> = BUILD_INFO.features.iter().map(|f| f.name()).collect();
+    let features = BUILD_INFO.feature_names();
     assert_eq!(json["features"], serde_json::json!(features));
     let links = Links::of(binary, |f| BUILD_INFO.provider(f));
     assert_eq!(json["links"]["libcrypto"], links.libcrypto);

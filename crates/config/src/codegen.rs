@@ -25,6 +25,7 @@ pub struct OpensslFound {
 pub fn build_info_literal(
     selection: &Selection,
     features: FeatureSet,
+    source_features: &[&str],
     openssl: Option<&OpensslFound>,
     target: &str,
 ) -> String {
@@ -42,7 +43,10 @@ pub fn build_info_literal(
     for feature in features.iter() {
         let _ = write!(s, "::flagsplit_config::Feature::{feature:?}, ");
     }
-    s.push_str("],\n    openssl: ");
+    let _ = write!(
+        s,
+        "],\n    source_features: &{source_features:?},\n    openssl: "
+    );
     match openssl {
         None => s.push_str("None"),
         Some(o) => {

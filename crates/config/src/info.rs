@@ -9,8 +9,11 @@ use crate::model::{Binary, Facility, Feature, Links, Provider};
 pub struct BuildInfo {
     /// One entry per facility, in [`Facility::ALL`] order.
     pub choices: [ChoiceInfo; 4],
-    /// The enabled Cargo features.
+    /// The enabled Cargo features that compile providers.
     pub features: &'static [Feature],
+    /// The enabled features that only say where a provider's library comes from
+    /// (`openssl-vendored`; see [`crate::knobs::SOURCE_FEATURES`]).
+    pub source_features: &'static [&'static str],
     /// The OpenSSL the build found, when an OpenSSL provider is selected.
     pub openssl: Option<OpensslBuildInfo>,
     /// The target triple.
@@ -42,6 +45,15 @@ pub struct OpensslBuildInfo {
 }
 
 impl BuildInfo {
+    /// Every enabled feature's name: provider features, then source features.
+    pub fn feature_names(&self) -> Vec<&'static str> {
+        self.features
+            .iter()
+            .map(|f| f.name())
+            .chain(self.source_features.iter().copied())
+            .collect()
+    }
+
     /// The selection for `facility`.
     pub fn choice(&self, facility: Facility) -> &ChoiceInfo {
         &self.choices[facility as usize]

@@ -246,9 +246,18 @@ pub fn run() -> Option<Outcome> {
     let remap = PathRemap::from_encoded_rustflags(
         &env.cargo_var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
     );
+    let source_features: Vec<&str> = crate::knobs::SOURCE_FEATURES
+        .iter()
+        .filter(|f| {
+            let var = format!("CARGO_FEATURE_{}", f.name.to_uppercase().replace('-', "_"));
+            env.cargo_var(&var).is_some()
+        })
+        .map(|f| f.name)
+        .collect();
     let literal = codegen::build_info_literal(
         &remap.selection(&selection),
         features,
+        &source_features,
         openssl.as_ref().map(|o| remap.openssl(o)).as_ref(),
         &env.target_triple(),
     );
