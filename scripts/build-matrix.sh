@@ -15,13 +15,10 @@ export OPENSSL_NO_VENDOR=1
 T_LLD=$root/target/matrix
 T_GNU=$root/target/matrix-gnuld
 GNULD_FLAGS="-C linker-features=-lld"
-failures=0
+. scripts/lib/checks.sh
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-note() { printf '\n== %s\n' "$*"; }
-fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
-pass() { printf 'ok:   %s\n' "$*"; }
 
 # build NAME TARGET_DIR RUSTFLAGS [cargo args...] — release build of both binaries, output in $log/NAME
 build() {
@@ -33,9 +30,6 @@ build() {
 		return 1
 	fi
 }
-
-# needed BIN — the NEEDED entries of a binary, one per line
-needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
 # expect_links NAME BIN crypto|nocrypto ssl|nossl
 expect_links() {
@@ -242,9 +236,4 @@ expect_options back-to-default "$F" "+SHA-1: SHA1_DC" "+sha1-provider: dc (from 
 n=$(units_rebuilt fresh-default)
 [ "$n" = 0 ] && pass "second default build: Fresh" || { fail "second default build rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/fresh-default"; }
 
-echo
-if [ "$failures" -gt 0 ]; then
-	echo "build matrix: $failures failure(s)"
-	exit 1
-fi
-echo "build matrix: all checks passed"
+finish "build matrix"

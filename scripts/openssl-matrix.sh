@@ -15,14 +15,9 @@ cd "$(dirname "$0")/.."
 unset OPENSSL_NO_VENDOR OPENSSL_STATIC OPENSSL_DIR OPENSSL_LIB_DIR OPENSSL_INCLUDE_DIR OPENSSL_NO_PKG_CONFIG
 root=$PWD
 T=$root/target/openssl-matrix
-failures=0
+. scripts/lib/checks.sh
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-started=$(date +%s)
-
-note() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
-fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
-pass() { printf 'ok:   %s\n' "$*"; }
 
 OPENSSL_FEATURES=openssl-sha1,openssl-md5,openssl-tls
 
@@ -62,7 +57,7 @@ expect_build_error() {
 # no_openssl_needed NAME BIN — NEEDED lists neither libssl nor libcrypto
 no_openssl_needed() {
 	local name=$1 bin=$2 libs
-	libs=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+	libs=$(needed "$bin" | tr '\n' ' ')
 	case " $libs" in
 	*" libssl.so"* | *" libcrypto.so"*) fail "$name: $(basename "$bin") NEEDED has OpenSSL: $libs" ;;
 	*) pass "$name: $(basename "$bin") NEEDED: $libs" ;;
@@ -159,10 +154,5 @@ else
 	fail "vendored: handshakes to Dovecot through the probed bundle"
 fi
 
-echo
-echo "openssl matrix: $(($(date +%s) - started)) s"
-if [ "$failures" -gt 0 ]; then
-	echo "openssl matrix: $failures failure(s)"
-	exit 1
-fi
-echo "openssl matrix: all checks passed"
+echo "openssl matrix: $(($(date +%s) - checks_started)) s"
+finish "openssl matrix"

@@ -11,9 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 doc=PACKAGING.md
-failures=0
-fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
-pass() { printf 'ok:   %s\n' "$*"; }
+. scripts/lib/checks.sh
 
 # block_after MARKER — the contents of the first fenced block after the line MARKER
 block_after() {
@@ -43,7 +41,7 @@ for name in $recipes; do
 			continue
 		fi
 		want=$(block_after "<!-- needed $name $bin -->" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
-		got=$(readelf -d "$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+		got=$(needed "$path" | sort | tr '\n' ' ')
 		if [ "$want" = "$got" ]; then
 			pass "$name: $bin NEEDED matches PACKAGING.md: ${got:-(none)}"
 		else
@@ -74,9 +72,4 @@ else
 fi
 rm -f "$dest.log"
 
-echo
-if [ "$failures" -gt 0 ]; then
-	echo "packaging recipes: $failures failure(s)"
-	exit 1
-fi
-echo "packaging recipes: all checks passed"
+finish "packaging recipes"

@@ -26,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-started=$(date +%s)
+. scripts/lib/checks.sh
 
 # The reproducible-build recipe, as PACKAGING.md gives it; evaluated in the source directory.
 RECIPE='cargo_home=${CARGO_HOME:-$HOME/.cargo}
@@ -47,10 +47,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-failures=0
-note() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
-fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
-pass() { printf 'ok:   %s\n' "$*"; }
 die() { echo "scripts/reproducible.sh: $*" >&2; exit 2; }
 
 for tool in git cargo rustc strings readelf cmp sha256sum; do
@@ -356,10 +352,5 @@ for set in "${set_list[@]}"; do
 	fixed_target="" no_cflags=0
 done
 
-echo
-elapsed=$(($(date +%s) - started))
-if [ "$failures" -gt 0 ]; then
-	echo "reproducible builds: $failures failure(s) (${elapsed}s)"
-	exit 1
-fi
-echo "reproducible builds: all checks passed (${elapsed}s)"
+echo "reproducible builds: $(($(date +%s) - checks_started)) s"
+finish "reproducible builds"

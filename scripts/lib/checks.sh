@@ -1,0 +1,23 @@
+# Shared by the check scripts (build-matrix, openssl-matrix, packaging-recipes, reproducible):
+# ok/FAIL lines, a failure count, NEEDED entries, and the summary that sets the exit status.
+# Source it after `set -euo pipefail`.
+
+failures=0
+checks_started=$(date +%s)
+
+note() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - checks_started))"; }
+fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
+pass() { printf 'ok:   %s\n' "$*"; }
+
+# needed BIN — the NEEDED entries of an ELF binary, one per line, in file order
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# finish WHAT — prints the summary and exits non-zero when any check failed
+finish() {
+	echo
+	if [ "$failures" -gt 0 ]; then
+		echo "$1: $failures failure(s)"
+		exit 1
+	fi
+	echo "$1: all checks passed"
+}
