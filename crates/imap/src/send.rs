@@ -135,6 +135,20 @@ struct Connector<'a> {
 }
 
 impl<'a> Connector<'a> {
+    /// Checks what can be checked before connecting (refusals that need no server), warns about
+    /// `imap.sslverify=false`, and connects.
+    fn start(job: &'a Job<'a>) -> Result<(Connector<'a>, Session<'a>), ImapError> {
+        let mut c = Connector {
+            job,
+            credential: None,
+            approved: false,
+        };
+        c.precheck()?;
+        warn_sslverify(job);
+        let session = c.open()?;
+        Ok((c, session))
+    }
+
     fn host(&self) -> &str {
         match (&self.job.settings.tunnel, &self.job.settings.host) {
             (Some(_), _) => "tunnel",
@@ -359,14 +373,7 @@ impl<'a> Connector<'a> {
 
 /// Prints the folders (`--list`): their names, decoded.
 pub fn list(job: &Job<'_>) -> Result<Vec<(String, Vec<String>)>, ImapError> {
-    let mut c = Connector {
-        job,
-        credential: None,
-        approved: false,
-    };
-    c.precheck()?;
-    warn_sslverify(job);
-    let mut session = c.open()?;
+    let (_connector, mut session) = Connector::start(job)?;
     let done = session
         .run(&[Arg::Raw("LIST"), Arg::Str(b""), Arg::Str(b"*")])?
         .ok("LIST")?;
@@ -399,14 +406,7 @@ pub fn send(
     messages: &[Message],
     stored: &[Vec<u8>],
 ) -> Result<Report, Box<Failure>> {
-    let mut c = Connector {
-        job,
-        credential: None,
-        approved: false,
-    };
-    c.precheck()?;
-    warn_sslverify(job);
-    let mut session = c.open()?;
+    let (mut c, mut session) = Connector::start(job)?;
     let folder = find_folder(job, &mut session)?;
     let wire = utf7::encode(&folder);
     let mut report = Report {
