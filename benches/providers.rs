@@ -28,21 +28,6 @@ const SIZES: [(usize, &str); 4] = [
     (16 * 1024 * 1024, "16MiB"),
 ];
 
-/// Deterministic, incompressible-looking input (splitmix64).
-fn input(len: usize) -> Vec<u8> {
-    let mut state = 0x0123_4567_89ab_cdefu64;
-    let mut v = Vec::with_capacity(len + 8);
-    while v.len() < len {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        v.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    v.truncate(len);
-    v
-}
-
 /// Sample counts and times per input size, so that the whole run stays at a couple of minutes.
 fn configure(group: &mut BenchmarkGroup<'_, WallTime>, len: usize) {
     if len >= 1024 * 1024 {
@@ -120,13 +105,13 @@ impl Md5Visitor for OneMessage<'_, '_> {
 
 fn message() -> [u8; 64] {
     let mut m = [0u8; 64];
-    m.copy_from_slice(&input(64));
+    m.copy_from_slice(&flagsplit::bench::input(64));
     m
 }
 
 fn sha1(c: &mut Criterion) {
     for (len, label) in SIZES {
-        let data = input(len);
+        let data = flagsplit::bench::input(len);
         let mut group = c.benchmark_group(format!("sha1/{label}"));
         configure(&mut group, len);
         group.throughput(Throughput::Bytes(len as u64));
@@ -148,7 +133,7 @@ fn sha1(c: &mut Criterion) {
 
 fn md5(c: &mut Criterion) {
     for (len, label) in SIZES {
-        let data = input(len);
+        let data = flagsplit::bench::input(len);
         let mut group = c.benchmark_group(format!("md5/{label}"));
         configure(&mut group, len);
         group.throughput(Throughput::Bytes(len as u64));

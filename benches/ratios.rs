@@ -376,21 +376,6 @@ fn settings() -> Settings {
     }
 }
 
-/// Deterministic, incompressible-looking bytes (splitmix64).
-fn input(len: usize) -> Vec<u8> {
-    let mut state = 0x0123_4567_89ab_cdefu64;
-    let mut v = Vec::with_capacity(len + 8);
-    while v.len() < len {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        v.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    v.truncate(len);
-    v
-}
-
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -420,7 +405,7 @@ struct Results {
 }
 
 fn measure(rows: &[Row], s: &Settings) -> Results {
-    let buf = input(s.mib * 1024 * 1024);
+    let buf = flagsplit::bench::input(s.mib * 1024 * 1024);
 
     // Every row of an algorithm must compute the same digest, or the comparison is meaningless
     // (this also checks the raw baselines' declarations). It is the warm-up round, too.
@@ -452,7 +437,7 @@ fn measure(rows: &[Row], s: &Settings) -> Results {
     }
     drop(buf);
 
-    let message: [u8; 64] = input(64).try_into().expect("64 bytes");
+    let message: [u8; 64] = flagsplit::bench::input(64).try_into().expect("64 bytes");
     // Calibrate: messages per batch so that one batch takes about `small_batch`.
     let batch: Vec<u64> = rows
         .iter()
@@ -505,7 +490,7 @@ fn main() {
     {
         // Only the 64-byte loop of the selected rows, `n` messages each, no timing: run under
         // `valgrind --tool=callgrind` with n and 0 and subtract to get instructions per message.
-        let message: [u8; 64] = input(64).try_into().expect("64 bytes");
+        let message: [u8; 64] = flagsplit::bench::input(64).try_into().expect("64 bytes");
         for row in &rows {
             (row.small)(&message, n);
         }

@@ -102,8 +102,8 @@ pub fn label(algorithm: Algorithm) -> String {
     }
 }
 
-/// Deterministic, incompressible-looking input.
-fn fill(buf: &mut [u8]) {
+/// Deterministic, incompressible-looking input (xorshift64), for every benchmark of the project.
+pub fn fill(buf: &mut [u8]) {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     for chunk in buf.chunks_mut(8) {
         x ^= x << 13;
@@ -112,6 +112,13 @@ fn fill(buf: &mut [u8]) {
         let bytes = x.to_le_bytes();
         chunk.copy_from_slice(&bytes[..chunk.len()]);
     }
+}
+
+/// `len` bytes of [`fill`]'s input.
+pub fn input(len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    fill(&mut v);
+    v
 }
 
 /// Hashes messages of `data.len()` bytes for about `time` (at least once); returns bytes per second.

@@ -25,6 +25,15 @@ pub fn token(facility: Facility, provider: Provider) -> &'static str {
     }
 }
 
+/// Space-separated names, or `(none)`.
+fn or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".to_string()
+    } else {
+        names.join(" ")
+    }
+}
+
 /// Facts only the calling binary knows.
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeFacts {
@@ -76,16 +85,7 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
         };
         writeln!(out, "OpenSSL: {openssl}{linked}")?;
     }
-    let features = info.feature_names();
-    writeln!(
-        out,
-        "features: {}",
-        if features.is_empty() {
-            "(none)".to_string()
-        } else {
-            features.join(" ")
-        }
-    )?;
+    writeln!(out, "features: {}", or_none(&info.feature_names()))?;
     for choice in &info.choices {
         writeln!(
             out,
@@ -101,15 +101,11 @@ pub fn write(out: &mut impl Write, binary: Binary, facts: &RuntimeFacts) -> io::
     if links.libcrypto {
         linked.push("libcrypto");
     }
-    writeln!(
-        out,
-        "links: {}",
-        if linked.is_empty() {
-            "(no OpenSSL)".to_string()
-        } else {
-            linked.join(" ")
-        }
-    )?;
+    if linked.is_empty() {
+        writeln!(out, "links: (no OpenSSL)")?;
+    } else {
+        writeln!(out, "links: {}", linked.join(" "))?;
+    }
     if let Some(o) = info.openssl.as_ref().filter(|_| links.libcrypto) {
         writeln!(
             out,

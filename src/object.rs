@@ -8,7 +8,7 @@
 use std::fmt;
 use std::io::{self, Read};
 
-use crate::hash::{Collision, Digest, HashError, Sha1, Sha1Unsafe};
+use crate::hash::{Algorithm, Collision, Digest, HashError, Hasher};
 
 /// A git object type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,46 +84,34 @@ impl From<HashError> for ObjectError {
     }
 }
 
-/// A hasher for one object, whose header is written first.
-pub enum ObjectHasher {
-    /// Collision detection on (the `sha1` facility).
-    Checked(Sha1),
-    /// `--no-collision-detection` (the `sha1-unsafe` facility).
-    Unchecked(Sha1Unsafe),
-}
+/// A hasher for one object, whose header is written first: the run-time [`Hasher`] over the
+/// `sha1` facility (collision detection) or the `sha1-unsafe` one (`--no-collision-detection`).
+pub struct ObjectHasher(Hasher);
 
 impl ObjectHasher {
     /// Starts an object of `kind` and `len` bytes.
     pub fn new(kind: Kind, len: u64, detect_collisions: bool) -> ObjectHasher {
-        let mut h = if detect_collisions {
-            ObjectHasher::Checked(Sha1::new())
+        let algorithm = if detect_collisions {
+            Algorithm::Sha1
         } else {
-            ObjectHasher::Unchecked(Sha1Unsafe::new())
+            Algorithm::Sha1Unchecked
         };
+        let mut h = Hasher::new(algorithm);
         let mut header = [0u8; 32];
         let n = write_header(&mut header, kind, len);
         h.update(&header[..n]);
-        h
+        ObjectHasher(h)
     }
 
     /// Feeds content.
     #[inline]
     pub fn update(&mut self, data: &[u8]) {
-        match self {
-            ObjectHasher::Checked(h) => h.update(data),
-            ObjectHasher::Unchecked(h) => h.update(data),
-        }
+        self.0.update(data);
     }
 
     /// The object id.
     pub fn finalize(self) -> Result<Digest, ObjectError> {
-        match self {
-            ObjectHasher::Checked(h) => h
-                .finalize()
-                .map(|d| Digest::new(&d))
-                .map_err(ObjectError::Collision),
-            ObjectHasher::Unchecked(h) => Ok(Digest::new(&h.finalize())),
-        }
+        self.0.finalize().map_err(ObjectError::Collision)
     }
 }
 
