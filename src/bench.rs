@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::build_options::{BUILD_INFO, token};
-use crate::config::Facility;
+use crate::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE};
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
 use crate::json;
@@ -81,11 +81,11 @@ pub struct Report {
 }
 
 /// The algorithms this build selected, each with its facility.
-pub fn algorithms() -> [(Algorithm, Facility); 3] {
+pub fn algorithms() -> [(Algorithm, &'static str); 3] {
     [
-        (Algorithm::Sha1, Facility::Sha1),
-        (Algorithm::Sha1Unchecked, Facility::Sha1Unsafe),
-        (Algorithm::Md5, Facility::Md5),
+        (Algorithm::Sha1, SHA1),
+        (Algorithm::Sha1Unchecked, SHA1_UNSAFE),
+        (Algorithm::Md5, MD5),
     ]
 }
 
@@ -93,7 +93,7 @@ pub fn algorithms() -> [(Algorithm, Facility); 3] {
 pub fn label(algorithm: Algorithm) -> String {
     let p = algorithm.provider();
     match algorithm {
-        Algorithm::Sha1 if p == crate::config::Provider::Dc => {
+        Algorithm::Sha1 if p == "dc" => {
             format!("SHA-1 {p} (collision detection)")
         }
         Algorithm::Sha1 => format!("SHA-1 {p} (sha1)"),
@@ -321,15 +321,15 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let features: Vec<String> = info
         .features
         .iter()
-        .map(|f| json::string(f.name()))
+        .map(|f| json::string(f))
         .collect();
     let mut providers = Vec::new();
-    for c in &info.choices {
+    for c in info.choices {
         providers.push(format!(
             "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
-            json::string(c.facility.name()),
-            json::string(c.provider.name()),
-            json::string(token(c.facility, c.provider)),
+            json::string(c.facility),
+            json::string(c.provider),
+            json::string(token(c.facility)),
             json::string(c.origin)
         ));
     }
@@ -361,12 +361,12 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         let facility = algorithms()
             .into_iter()
             .find(|(a, _)| *a == c.algorithm)
-            .map_or("", |(_, f)| f.name());
+            .map_or("", |(_, f)| f);
         let _ = write!(
             s,
             "    {{\"facility\": {}, \"provider\": {}, \"size_bytes\": {}, \"mb_per_s\": {}, \"ns_per_message\": {}}}",
             json::string(facility),
-            json::string(c.algorithm.provider().name()),
+            json::string(c.algorithm.provider()),
             c.size,
             json::number(c.mb_per_s),
             json::number(c.ns_per_message)

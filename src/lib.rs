@@ -1,7 +1,8 @@
 //! flagsplit: SHA-1, MD5 and TLS providers chosen per facility at build time, with per-binary link
 //! dependencies.
 //!
-//! - [`hash`] (the `flagsplit-hash` crate): the hashing facilities over the selected providers.
+//! - [`hash`]: the hashing facilities over the providers `build.rs` selected (the `flagsplit-hash`
+//!   crate compiles them all; this module names only the selected ones).
 //! - [`bench`]: the `bench` command's measurements and reports.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
@@ -11,17 +12,18 @@
 //! - [`sum`]: `sha1sum` and `md5sum`, compatible with GNU coreutils (output, `--check`, messages).
 //!
 //! The build configuration itself (features, `FLAGSPLIT_*` variables, the config file) is resolved
-//! by `build.rs` with the `flagsplit-config` crate; see the README.
+//! by this package's `build.rs` with the `flagsplit-config` crate; this library never names a TLS
+//! provider (only `flagsplit-imap-send`'s own source does). See ARCHITECTURE.md.
 
 pub mod bench;
 pub mod build_options;
 pub mod cli;
 pub mod cpu;
 pub mod exec_path;
+pub mod hash;
 pub mod json;
 pub mod object;
 pub mod os_error;
 pub mod sum;
 
 pub use flagsplit_config as config;
-pub use flagsplit_hash as hash;

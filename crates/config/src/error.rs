@@ -4,13 +4,12 @@
 
 use std::fmt;
 
-use crate::knobs::{self, CONFIG_VAR};
-use crate::model::{Facility, Feature, FeatureSet, Provider};
+use crate::model::{Facility, FeatureSet, Provider, Spec, names};
 
-/// A position in the config file, 1-based, the column counted in characters.
+/// A position in a config file, 1-based, the column counted in characters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilePos {
-    /// The path as `FLAGSPLIT_CONFIG` gave it.
+    /// The path as given (`config.toml`, or the config variable's value).
     pub path: String,
     /// Line number.
     pub line: u32,
@@ -27,38 +26,46 @@ impl fmt::Display for FilePos {
 /// Who asked for a provider.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Requester {
-    /// A `FLAGSPLIT_*_PROVIDER` variable.
-    Env(&'static str),
-    /// `provider = "..."` in the config file.
+    /// A `<PREFIX>_*_PROVIDER` variable.
+    Env(String),
+    /// `provider = "..."` in a config file.
     File(FilePos),
 }
 
 /// One configuration error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
-    /// A `FLAGSPLIT_*` variable nobody reads (most likely a typo).
+    /// A `<PREFIX>_*` variable nobody reads (most likely a typo).
     UnknownVariable {
         /// The name as set.
         name: String,
+        /// The valid build-time names.
+        valid: Vec<String>,
+        /// The closest valid name, when it is close enough to be a likely typo.
+        suggestion: Option<String>,
     },
     /// A build-time variable set to the empty string.
     EmptyVariable {
         /// The variable.
-        name: &'static str,
+        name: String,
+        /// The facility it selects for (`None` for the config-file variable).
+        facility: Option<&'static Facility>,
     },
-    /// A `FLAGSPLIT_*` variable whose value is not UTF-8.
+    /// A `<PREFIX>_*` variable whose value is not UTF-8.
     NotUnicode {
         /// The variable.
         name: String,
     },
-    /// `FLAGSPLIT_CONFIG` names a file that cannot be read.
+    /// The config file cannot be read.
     FileUnreadable {
-        /// The value of `FLAGSPLIT_CONFIG`.
+        /// Who named it: `FLAGSPLIT_CONFIG=myconf.toml`, or `config.toml`.
         named: String,
-        /// The path tried (made absolute against the package root).
+        /// The path tried.
         resolved: String,
         /// The operating system's reason.
         reason: String,
+        /// How to fix it.
+        fix: String,
     },
     /// The file is not valid TOML.
     Syntax {
@@ -73,24 +80,26 @@ pub enum ConfigError {
         at: FilePos,
         /// The name.
         name: String,
+        /// The valid tables.
+        valid: String,
     },
     /// A facility name bound to something other than a table (`sha1 = "dc"`).
     NotATable {
         /// Where the value is.
         at: FilePos,
         /// The facility.
-        facility: Facility,
+        facility: &'static Facility,
         /// The TOML type found.
         found: &'static str,
         /// The provider to suggest in the fix (the value written, when it is a valid one).
-        suggestion: Provider,
+        suggestion: &'static str,
     },
     /// A key other than `provider` inside a facility table.
     UnknownKey {
         /// Where the key is.
         at: FilePos,
         /// The table.
-        facility: Facility,
+        facility: &'static Facility,
         /// The key.
         key: String,
     },
@@ -99,14 +108,14 @@ pub enum ConfigError {
         /// Where the table is.
         at: FilePos,
         /// The table.
-        facility: Facility,
+        facility: &'static Facility,
     },
     /// `provider` bound to something other than a string.
     WrongType {
         /// Where the value is.
         at: FilePos,
         /// The table.
-        facility: Facility,
+        facility: &'static Facility,
         /// The TOML type found.
         found: &'static str,
     },
@@ -115,7 +124,7 @@ pub enum ConfigError {
         /// Who asked.
         by: Requester,
         /// The facility.
-        facility: Facility,
+        facility: &'static Facility,
         /// The value given.
         value: String,
     },
@@ -124,58 +133,69 @@ pub enum ConfigError {
         /// Who asked.
         by: Requester,
         /// The facility.
-        facility: Facility,
+        facility: &'static Facility,
         /// The provider asked for.
-        provider: Provider,
+        provider: &'static Provider,
         /// The feature that would compile it.
-        feature: Feature,
-        /// The features that are on.
-        features: FeatureSet,
+        feature: &'static str,
+        /// The features that are on, as text (`(none)` for none).
+        features: String,
+        /// The providers this build compiles.
+        available: String,
     },
 }
 
-fn list(providers: &[Provider], quoted: bool) -> String {
-    providers
-        .iter()
-        .map(|p| {
-            if quoted {
-                format!("\"{p}\"")
-            } else {
-                p.name().to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn build_variable_names() -> String {
-    knobs::build_variables()
-        .map(|v| v.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+impl ConfigError {
+    /// A [`ConfigError::FeatureOff`] with its lists filled in.
+    pub fn feature_off(
+        spec: &Spec,
+        by: Requester,
+        facility: &'static Facility,
+        provider: &'static Provider,
+        features: &FeatureSet,
+    ) -> ConfigError {
+        ConfigError::FeatureOff {
+            by,
+            facility,
+            provider,
+            feature: provider.feature.unwrap_or_default(),
+            features: features.describe(spec),
+            available: names(
+                facility
+                    .providers
+                    .iter()
+                    .filter(|p| p.is_available(features)),
+                false,
+            ),
+        }
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::UnknownVariable { name } => {
+            ConfigError::UnknownVariable {
+                name,
+                valid,
+                suggestion,
+            } => {
                 writeln!(
                     f,
                     "unknown variable {name} in the build environment (the shell or .cargo/config.toml [env])"
                 )?;
-                writeln!(f, "  valid build-time names: {}", build_variable_names())?;
-                if let Some(near) = knobs::suggest(name) {
+                writeln!(f, "  valid build-time names: {}", valid.join(", "))?;
+                if let Some(near) = suggestion {
                     writeln!(f, "  did you mean {near}?")?;
                 }
                 write!(f, "  fix: rename or unset {name}")
             }
-            ConfigError::EmptyVariable { name } => {
+            ConfigError::EmptyVariable { name, facility } => {
                 writeln!(f, "{name} is set but empty")?;
-                match facility_of_var(name) {
+                match facility {
                     Some(facility) => write!(
                         f,
                         "  fix: unset it, or set one of: {}",
-                        list(facility.providers(), false)
+                        facility.provider_list(false)
                     ),
                     None => write!(f, "  fix: unset it, or name a config file"),
                 }
@@ -191,15 +211,13 @@ impl fmt::Display for ConfigError {
                 named,
                 resolved,
                 reason,
+                fix,
             } => {
                 writeln!(
                     f,
-                    "{CONFIG_VAR}={named} names a config file that cannot be read: {resolved}: {reason}"
+                    "{named} names a config file that cannot be read: {resolved}: {reason}"
                 )?;
-                write!(
-                    f,
-                    "  fix: create the file (its format is documented in config.example.toml) or unset {CONFIG_VAR}; a relative path resolves against the package root"
-                )
+                write!(f, "  fix: {fix}")
             }
             ConfigError::Syntax { at, message } => {
                 writeln!(f, "{at}: invalid TOML: {message}")?;
@@ -208,9 +226,9 @@ impl fmt::Display for ConfigError {
                     "  fix: correct the syntax; config.example.toml shows the format"
                 )
             }
-            ConfigError::UnknownTable { at, name } => {
+            ConfigError::UnknownTable { at, name, valid } => {
                 writeln!(f, "{at}: unknown table [{name}]")?;
-                writeln!(f, "  valid tables: {}", table_names())?;
+                writeln!(f, "  valid tables: {valid}")?;
                 write!(f, "  fix: rename or remove [{name}]")
             }
             ConfigError::NotATable {
@@ -235,7 +253,7 @@ impl fmt::Display for ConfigError {
                 write!(
                     f,
                     "  fix: add provider = one of {}, or remove the table",
-                    list(facility.providers(), true)
+                    facility.provider_list(true)
                 )
             }
             ConfigError::WrongType {
@@ -247,7 +265,7 @@ impl fmt::Display for ConfigError {
                     f,
                     "{at}: [{facility}] provider must be a string, found {found}"
                 )?;
-                write!(f, "  valid values: {}", list(facility.providers(), true))
+                write!(f, "  valid values: {}", facility.provider_list(true))
             }
             ConfigError::UnknownProvider {
                 by,
@@ -265,7 +283,7 @@ impl fmt::Display for ConfigError {
                     )?,
                 }
                 let quoted = matches!(by, Requester::File(_));
-                write!(f, "  valid values: {}", list(facility.providers(), quoted))
+                write!(f, "  valid values: {}", facility.provider_list(quoted))
             }
             ConfigError::FeatureOff {
                 by,
@@ -273,6 +291,7 @@ impl fmt::Display for ConfigError {
                 provider,
                 feature,
                 features,
+                available,
             } => {
                 let asked = match by {
                     Requester::Env(var) => format!("{var}={provider}"),
@@ -282,20 +301,13 @@ impl fmt::Display for ConfigError {
                     f,
                     "{asked} selects the {provider} {facility} provider, which this build does not compile: Cargo feature `{feature}` is off (features on: {features})"
                 )?;
-                let available: Vec<Provider> = facility
-                    .providers()
-                    .iter()
-                    .copied()
-                    .filter(|p| facility.is_available(*p, *features))
-                    .collect();
                 let undo = match by {
                     Requester::Env(var) => format!("unset {var}"),
                     Requester::File(at) => format!("change {}", at.path),
                 };
                 write!(
                     f,
-                    "  fix: build with `--features {feature}`, or {undo} to select a compiled provider ({})",
-                    list(&available, false)
+                    "  fix: build with `--features {feature}`, or {undo} to select a compiled provider ({available})"
                 )
             }
         }
@@ -303,18 +315,6 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
-
-fn facility_of_var(name: &str) -> Option<Facility> {
-    Facility::ALL.into_iter().find(|f| f.env_var() == name)
-}
-
-fn table_names() -> String {
-    Facility::ALL
-        .iter()
-        .map(|f| format!("[{f}]"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// Every error found in one pass (a build reports them all, not just the first).
 #[derive(Clone, Debug, PartialEq, Eq)]

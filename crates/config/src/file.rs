@@ -1,4 +1,5 @@
-//! The TOML file named by `FLAGSPLIT_CONFIG`. The format (documented by `config.example.toml`):
+//! A config file (`config.toml`, or the file the `<PREFIX>_CONFIG` variable names). The format
+//! (flagsplit's is documented by `config.example.toml`), one table per facility of the [`Spec`]:
 //!
 //! ```toml
 //! [sha1]
@@ -18,15 +19,15 @@ use toml_span::value::{Table, ValueInner};
 use toml_span::{Span, Value};
 
 use crate::error::{ConfigError, FilePos, Requester};
-use crate::model::{Facility, Provider};
+use crate::model::{Facility, Provider, Spec};
 
 /// One `provider = "..."` entry that names a valid provider.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileChoice {
     /// The facility (table).
-    pub facility: Facility,
+    pub facility: &'static Facility,
     /// The provider named.
-    pub provider: Provider,
+    pub provider: &'static Provider,
     /// Where the value is.
     pub at: FilePos,
 }
@@ -71,7 +72,7 @@ impl Lines<'_> {
 }
 
 /// Parses and validates the file. Returns the valid choices and every error found.
-pub fn parse(path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
+pub fn parse(spec: &'static Spec, path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
     let lines = Lines { text, path };
     let mut choices = Vec::new();
     let mut errors = Vec::new();
@@ -100,19 +101,25 @@ pub fn parse(path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
     };
 
     for (key, value) in sorted_by_position(table) {
-        let Some(facility) = Facility::from_name(&key.name) else {
+        let Some(facility) = spec.facilities.iter().find(|f| f.name == key.name) else {
             errors.push(ConfigError::UnknownTable {
                 at: lines.at(key.span),
                 name: key.name.to_string(),
+                valid: spec
+                    .facilities
+                    .iter()
+                    .map(|f| format!("[{f}]"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
             continue;
         };
         let Some(entries) = value.as_table() else {
             let suggestion = value
                 .as_str()
-                .and_then(Provider::from_name)
-                .filter(|p| facility.providers().contains(p))
-                .unwrap_or(facility.providers()[0]);
+                .and_then(|name| facility.provider(name))
+                .unwrap_or(&facility.providers[0])
+                .name;
             errors.push(ConfigError::NotATable {
                 at: lines.at(value.span),
                 facility,
@@ -140,7 +147,7 @@ pub fn parse(path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
             };
             match v.as_ref() {
                 ValueInner::String(name) => {
-                    match Provider::from_name(name).filter(|p| facility.providers().contains(p)) {
+                    match facility.provider(name) {
                         Some(provider) => choices.push(FileChoice {
                             facility,
                             provider,

@@ -1,19 +1,22 @@
-//! The build-options table as the binaries see it. `build.rs` writes one [`BuildInfo`] literal
-//! (data only: constants, no code that can panic) with [`crate::codegen`], and the library
-//! `include!`s it.
+//! The build-options table as the binaries see it. The build script writes one [`BuildInfo`]
+//! literal (data only: constants, no code that can panic) with [`crate::codegen`], and the
+//! package `include!`s it.
 
-use crate::model::{Binary, Facility, Feature, Links, Provider};
+use crate::model::{Facility, Provider, Spec};
 
 /// What the build decided, embedded in the binaries.
 #[derive(Clone, Copy, Debug)]
 pub struct BuildInfo {
-    /// One entry per facility, in [`Facility::ALL`] order.
-    pub choices: [ChoiceInfo; 4],
+    /// One entry per facility, in the table's order.
+    pub choices: &'static [ChoiceInfo],
     /// The enabled Cargo features that compile providers.
-    pub features: &'static [Feature],
+    pub features: &'static [&'static str],
     /// The enabled features that only say where a provider's library comes from
-    /// (`openssl-vendored`; see [`crate::knobs::SOURCE_FEATURES`]).
+    /// (`openssl-vendored`; see [`Spec::source_features`]).
     pub source_features: &'static [&'static str],
+    /// The config file that was read (`config.toml`, `myconf.toml (FLAGSPLIT_CONFIG; config.toml
+    /// not read)`), or `(none)`.
+    pub config_file: &'static str,
     /// The OpenSSL the build found, when an OpenSSL provider is selected.
     pub openssl: Option<OpensslBuildInfo>,
     /// The target triple.
@@ -23,10 +26,10 @@ pub struct BuildInfo {
 /// One facility's selection.
 #[derive(Clone, Copy, Debug)]
 pub struct ChoiceInfo {
-    /// The facility.
-    pub facility: Facility,
+    /// The facility's name.
+    pub facility: &'static str,
     /// The provider selected.
-    pub provider: Provider,
+    pub provider: &'static str,
     /// Why (the [`crate::Origin`] text: `default`, `FLAGSPLIT_SHA1_PROVIDER`, `FILE:LINE:COL`, ...).
     pub origin: &'static str,
 }
@@ -36,11 +39,11 @@ pub struct ChoiceInfo {
 pub struct OpensslBuildInfo {
     /// Version text (`3.0.19`), from `DEP_OPENSSL_VERSION_NUMBER`.
     pub version: &'static str,
-    /// How it was located (`pkg-config`, `OPENSSL_DIR=...`).
+    /// How it was located (`openssl-sys`, `OPENSSL_DIR=...`).
     pub located_by: &'static str,
     /// The library directories.
     pub lib_dirs: &'static [&'static str],
-    /// Whether it is linked statically (`OPENSSL_STATIC`).
+    /// Whether it is linked statically (`OPENSSL_STATIC`, vendored).
     pub static_link: bool,
 }
 
@@ -49,23 +52,28 @@ impl BuildInfo {
     pub fn feature_names(&self) -> Vec<&'static str> {
         self.features
             .iter()
-            .map(|f| f.name())
-            .chain(self.source_features.iter().copied())
+            .chain(self.source_features)
+            .copied()
             .collect()
     }
 
-    /// The selection for `facility`.
-    pub fn choice(&self, facility: Facility) -> &ChoiceInfo {
-        &self.choices[facility as usize]
+    /// The name of the provider selected for the facility named `facility` (empty when the table
+    /// has no such facility).
+    pub fn provider(&self, facility: &str) -> &'static str {
+        self.choices
+            .iter()
+            .find(|c| c.facility == facility)
+            .map_or("", |c| c.provider)
     }
 
-    /// The provider for `facility`.
-    pub fn provider(&self, facility: Facility) -> Provider {
-        self.choice(facility).provider
+    /// The selected provider's entry in `spec`.
+    pub fn provider_of(&self, spec: &'static Spec, facility: &Facility) -> Option<&'static Provider> {
+        let facility = spec.facility(facility.name)?;
+        facility.provider(self.provider(facility.name))
     }
 
-    /// What `binary` links because of this build (see [`Links::of`]).
-    pub fn links(&self, binary: Binary) -> Links {
-        Links::of(binary, |f| self.provider(f))
+    /// What `binary` links because of this build.
+    pub fn links(&self, spec: &'static Spec, binary: &str) -> Vec<&'static str> {
+        spec.links(binary, |f| self.provider_of(spec, f))
     }
 }

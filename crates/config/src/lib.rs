@@ -1,25 +1,31 @@
-//! flagsplit's build configuration, shared by `build.rs` (which resolves it) and the library (which
-//! reports it).
+//! Build configuration by facility: a crate declares, in one [`Spec`] table, the things it needs
+//! ("facilities": SHA-1, TLS, ...) and the implementations of each ("providers", each compiled by
+//! a Cargo feature); its final package's build script resolves one provider per facility from the
+//! enabled features, `<PREFIX>_<FACILITY>_PROVIDER` variables and a TOML config file, emits one
+//! `cfg` per facility, and fails with a message naming who asked and the fix when a request cannot
+//! be met. flagsplit's own table is [`flagsplit::SPEC`].
 //!
-//! - [`model`]: facilities, providers, features, origins, selections: the vocabulary.
-//! - [`knobs`]: every variable flagsplit reads.
-//! - [`resolve()`] (feature `resolve`): features + `FLAGSPLIT_*` variables + the `FLAGSPLIT_CONFIG`
-//!   file → one provider per facility with its origin, or every error with its fix.
-//! - [`probe`]: reading the OpenSSL version and the message of a failed probe.
-//! - [`codegen`]: the build-options literal `build.rs` writes; [`BuildInfo`] is its type.
-//! - [`remap`]: rustc's `--remap-path-prefix` applied to the paths in that literal.
+//! - [`model`]: the table types ([`Spec`], [`Facility`], [`Provider`]) and the vocabulary of a
+//!   resolution ([`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]).
+//! - [`resolve()`] (feature `resolve`): features + variables + config file → one provider per
+//!   facility with its origin, or every error with its fix ([`error`]).
+//! - [`script`] (feature `build-script`): the build script's I/O: environment, config file,
+//!   directives, the build-options table.
+//! - [`probe`]: OpenSSL as `openssl-sys` found it, checked by compile-and-link probes.
+//! - [`knobs`]: the knob table, generated from a [`Spec`].
+//! - [`codegen`] and [`BuildInfo`]: the build-options data a build script writes and a binary
+//!   prints; [`remap`]: rustc's `--remap-path-prefix` applied to the paths in it.
 //!
-//! Nothing here does I/O: the build script gathers the inputs and emits the directives, so all of the
-//! decisions are unit-tested with plain `cargo test`.
+//! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 
 pub mod codegen;
 pub mod error;
 #[cfg(feature = "resolve")]
 pub mod file;
+pub mod flagsplit;
 pub mod info;
 pub mod knobs;
 pub mod model;
-pub mod probe;
 pub mod remap;
 #[cfg(feature = "resolve")]
 pub mod resolve;
@@ -29,7 +35,7 @@ pub mod script;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
 pub use model::{
-    Binary, Capability, Choice, Facility, Feature, FeatureSet, Links, Origin, Provider, Selection,
+    Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, Variable, When,
 };
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

@@ -1,309 +1,484 @@
-//! The vocabulary shared by `build.rs`, the library and the binaries: facilities, providers, Cargo
-//! features, where a choice came from, and every variable flagsplit reads.
+//! The declarative facility model: one [`Spec`] table describes every facility of a crate — its
+//! name, purpose, providers (the Cargo feature that compiles each and what each makes a binary
+//! link) and default order. Everything else is derived from that table: the variable names
+//! (`<PREFIX>_<FACILITY>_PROVIDER`), the config-file schema (`[facility] provider = "..."`), the
+//! `cfg` names, the resolver's defaults, the error texts, the knob table and the build-options data.
 //!
 //! Everything here is plain data with no dependencies, so the shipped binaries can use it to print
 //! `--build-options` without pulling in the TOML reader.
+//!
+//! A crate declares its own facilities with a `static` table and resolves them from its build
+//! script (feature `build-script`, [`crate::script::Build`]):
+//!
+//! ```
+//! use flagsplit_config::{Facility, FeatureSet, Provider, Spec, Variable};
+//!
+//! static SPEC: Spec = Spec {
+//!     name: "inflate-demo",
+//!     prefix: "DEMO",
+//!     cfg_prefix: "demo",
+//!     binaries: &["demo"],
+//!     default_features: &[],
+//!     facilities: &[Facility {
+//!         name: "inflate",
+//!         label: "INFLATE",
+//!         purpose: "DEFLATE decompression",
+//!         providers: &[
+//!             Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (miniz_oxide)"),
+//!             Provider::new("zlib", "ZLIB", "the system zlib (libz-sys)")
+//!                 .feature("zlib")
+//!                 .links(&["libz"]),
+//!         ],
+//!         default_order: &["zlib", "miniz"],
+//!         used_by: &["demo"],
+//!     }],
+//!     variables: &[],
+//!     source_features: &[],
+//!     foreign_variables: &[],
+//!     local_config: Some("config.toml"),
+//! };
+//!
+//! let inflate = SPEC.facility("inflate").unwrap();
+//! assert_eq!(SPEC.env_var(inflate), "DEMO_INFLATE_PROVIDER");
+//! assert_eq!(SPEC.cfg_name(inflate), "demo_inflate");
+//! // The first provider of the default order whose feature is on.
+//! assert_eq!(inflate.default_choice(&FeatureSet::EMPTY).provider.name, "miniz");
+//! let zlib = FeatureSet::from_names(&SPEC, ["zlib"]);
+//! assert_eq!(inflate.default_choice(&zlib).provider.name, "zlib");
+//! ```
 
 use std::fmt;
 
-/// One thing the library needs, for which several implementations ("providers") exist.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Facility {
-    /// SHA-1 over untrusted content (object ids, `sha1sum`): collision detection matters.
-    Sha1,
-    /// SHA-1 over data flagsplit wrote itself (checksums): no collision detection needed.
-    Sha1Unsafe,
-    /// MD5 (`md5sum`, CRAM-MD5).
-    Md5,
-    /// TLS for `flagsplit-imap-send`.
-    Tls,
+/// A crate's facilities and the names derived from them.
+#[derive(Debug)]
+pub struct Spec {
+    /// The crate, for messages.
+    pub name: &'static str,
+    /// Prefix of every variable, without the trailing underscore: `FLAGSPLIT` gives
+    /// `FLAGSPLIT_SHA1_PROVIDER` and `FLAGSPLIT_CONFIG`.
+    pub prefix: &'static str,
+    /// Prefix of the value `cfg`s: `flagsplit` gives `flagsplit_sha1 = "dc"`.
+    pub cfg_prefix: &'static str,
+    /// The executables of the package, in documentation order.
+    pub binaries: &'static [&'static str],
+    /// The facilities, in the order they are reported.
+    pub facilities: &'static [Facility],
+    /// The provider features in Cargo's `default` set (as the crate's `Cargo.toml` says; a build
+    /// script cannot tell a default feature from an explicit one, so this is documentation).
+    pub default_features: &'static [&'static str],
+    /// The other `<PREFIX>_*` variables (read at run time or by tests): known names, so not typos,
+    /// and rows of the knob table.
+    pub variables: &'static [Variable],
+    /// Cargo features that say where a provider's library comes from rather than which provider is
+    /// compiled (for example a vendored build); reported, never selected with.
+    pub source_features: &'static [Variable],
+    /// Variables of other crates that the build honours (documented in the knob table only).
+    pub foreign_variables: &'static [Variable],
+    /// The user's own config file at the package root (`config.toml`), read when the
+    /// `<PREFIX>_CONFIG` variable names no other file; `None` for none.
+    pub local_config: Option<&'static str>,
 }
 
-impl Facility {
-    /// Every facility, in the order they are reported.
-    pub const ALL: [Facility; 4] = [
-        Facility::Sha1,
-        Facility::Sha1Unsafe,
-        Facility::Md5,
-        Facility::Tls,
-    ];
-
-    /// The name used in the config file (`[sha1-unsafe]`) and in messages.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Facility::Sha1 => "sha1",
-            Facility::Sha1Unsafe => "sha1-unsafe",
-            Facility::Md5 => "md5",
-            Facility::Tls => "tls",
-        }
-    }
-
-    /// The build-time variable that selects this facility's provider.
-    pub const fn env_var(self) -> &'static str {
-        match self {
-            Facility::Sha1 => "FLAGSPLIT_SHA1_PROVIDER",
-            Facility::Sha1Unsafe => "FLAGSPLIT_SHA1_UNSAFE_PROVIDER",
-            Facility::Md5 => "FLAGSPLIT_MD5_PROVIDER",
-            Facility::Tls => "FLAGSPLIT_TLS_PROVIDER",
-        }
-    }
-
-    /// The name of the value `cfg` the build script emits (`flagsplit_sha1 = "dc"`).
-    pub const fn cfg_name(self) -> &'static str {
-        match self {
-            Facility::Sha1 => "flagsplit_sha1",
-            Facility::Sha1Unsafe => "flagsplit_sha1_unsafe",
-            Facility::Md5 => "flagsplit_md5",
-            Facility::Tls => "flagsplit_tls",
-        }
-    }
-
-    /// What the facility is used for, one line.
-    pub const fn purpose(self) -> &'static str {
-        match self {
-            Facility::Sha1 => "SHA-1 of untrusted content: sha1sum, hash-object (object ids)",
-            Facility::Sha1Unsafe => {
-                "SHA-1 without collision detection: checksums of flagsplit's own data, --no-collision-detection"
-            }
-            Facility::Md5 => "MD5: md5sum, CRAM-MD5 in imap-send",
-            Facility::Tls => "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
-        }
-    }
-
-    /// The providers that can be selected for this facility, in documentation order.
-    pub const fn providers(self) -> &'static [Provider] {
-        match self {
-            Facility::Sha1 => &[Provider::Dc, Provider::Block, Provider::Openssl],
-            Facility::Sha1Unsafe => &[Provider::Block, Provider::Openssl],
-            Facility::Md5 => &[Provider::Builtin, Provider::Openssl],
-            Facility::Tls => &[Provider::Rustls, Provider::Openssl, Provider::None],
-        }
-    }
-
-    /// The provider chosen when nothing selects one, given the enabled features (DESIGN §1).
-    ///
-    /// A build script cannot tell a default feature from an explicit one, so the order is fixed:
-    /// an OpenSSL feature wins over the built-in provider, and `openssl-tls` over `rustls-tls`.
-    pub fn default_choice(self, features: FeatureSet) -> Choice {
-        let by_feature = |feature: Feature, provider: Provider| Choice {
-            provider,
-            origin: Origin::FeatureDefault(feature),
-        };
-        match self {
-            Facility::Sha1 | Facility::Sha1Unsafe if features.contains(Feature::OpensslSha1) => {
-                by_feature(Feature::OpensslSha1, Provider::Openssl)
-            }
-            Facility::Sha1 => Choice::default_of(Provider::Dc),
-            Facility::Sha1Unsafe => Choice::default_of(Provider::Block),
-            Facility::Md5 if features.contains(Feature::OpensslMd5) => {
-                by_feature(Feature::OpensslMd5, Provider::Openssl)
-            }
-            Facility::Md5 => Choice::default_of(Provider::Builtin),
-            Facility::Tls if features.contains(Feature::OpensslTls) => {
-                by_feature(Feature::OpensslTls, Provider::Openssl)
-            }
-            Facility::Tls if features.contains(Feature::RustlsTls) => {
-                by_feature(Feature::RustlsTls, Provider::Rustls)
-            }
-            Facility::Tls => Choice::default_of(Provider::None),
-        }
-    }
-
-    /// The Cargo feature that compiles `provider` for this facility, if it needs one.
-    pub const fn required_feature(self, provider: Provider) -> Option<Feature> {
-        match (self, provider) {
-            (Facility::Sha1 | Facility::Sha1Unsafe, Provider::Openssl) => {
-                Some(Feature::OpensslSha1)
-            }
-            (Facility::Md5, Provider::Openssl) => Some(Feature::OpensslMd5),
-            (Facility::Tls, Provider::Openssl) => Some(Feature::OpensslTls),
-            (Facility::Tls, Provider::Rustls) => Some(Feature::RustlsTls),
-            _ => None,
-        }
-    }
-
-    /// Whether `provider` is compiled in with these features.
-    pub fn is_available(self, provider: Provider, features: FeatureSet) -> bool {
-        self.required_feature(provider)
-            .is_none_or(|feature| features.contains(feature))
-    }
-
-    /// Looks a facility up by its config-file name.
-    pub fn from_name(name: &str) -> Option<Facility> {
-        Facility::ALL.into_iter().find(|f| f.name() == name)
-    }
-}
-
-impl fmt::Display for Facility {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// One thing a crate needs, for which several implementations ("providers") exist.
+#[derive(Debug)]
+pub struct Facility {
+    /// The name used in the config file (`[sha1-unsafe]`), in messages and, upper-cased with `_`
+    /// for `-`, in the variable and `cfg` names.
+    pub name: &'static str,
+    /// The key of its `version --build-options` line (`SHA-1`).
+    pub label: &'static str,
+    /// What it is used for, one line.
+    pub purpose: &'static str,
+    /// Every provider, in documentation order.
+    pub providers: &'static [Provider],
+    /// The default: the first of these providers that the enabled features compile. The last one
+    /// must need no feature, so that there always is a default.
+    pub default_order: &'static [&'static str],
+    /// The binaries that use this facility: only those link what its provider links.
+    pub used_by: &'static [&'static str],
 }
 
 /// One implementation of a facility.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Provider {
-    /// Collision-detecting SHA-1 (crate `sha1dc`), git's SHA1_DC.
-    Dc,
-    /// Block SHA-1 without detection (crate `sha1`, SHA-NI chosen at run time), git's BLK_SHA1.
-    Block,
-    /// libcrypto for hashing, libssl for TLS.
-    Openssl,
-    /// Built-in MD5.
-    Builtin,
-    /// rustls for TLS.
-    Rustls,
-    /// No TLS at all (`imap.tunnel` still works).
-    None,
+#[derive(Debug)]
+pub struct Provider {
+    /// The name used in variables, the config file and `cfg` values.
+    pub name: &'static str,
+    /// Its token on the facility's `version --build-options` line (`SHA1_DC`).
+    pub label: &'static str,
+    /// What it is, one line.
+    pub summary: &'static str,
+    /// The Cargo feature that compiles it; `None` when it is always compiled.
+    pub feature: Option<&'static str>,
+    /// The shared libraries a binary that uses it links (`libcrypto`), for the knob table and
+    /// `version --build-options`; checked against `readelf -d` by the build matrix.
+    pub links: &'static [&'static str],
+    /// Something the build script must probe for before it can use this provider (flagsplit's:
+    /// `sha1`, `md5`, `sha256` digests in libcrypto, `tls` in libssl); `None` for nothing.
+    pub probe: Option<&'static str>,
 }
 
 impl Provider {
-    /// Every provider name.
-    pub const ALL: [Provider; 6] = [
-        Provider::Dc,
-        Provider::Block,
-        Provider::Openssl,
-        Provider::Builtin,
-        Provider::Rustls,
-        Provider::None,
-    ];
-
-    /// The name used in variables, the config file and `cfg` values.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Provider::Dc => "dc",
-            Provider::Block => "block",
-            Provider::Openssl => "openssl",
-            Provider::Builtin => "builtin",
-            Provider::Rustls => "rustls",
-            Provider::None => "none",
+    /// A provider that is always compiled, links nothing and needs no probe.
+    pub const fn new(name: &'static str, label: &'static str, summary: &'static str) -> Provider {
+        Provider {
+            name,
+            label,
+            summary,
+            feature: None,
+            links: &[],
+            probe: None,
         }
     }
 
-    /// Looks a provider up by name (exact, lower case).
-    pub fn from_name(name: &str) -> Option<Provider> {
-        Provider::ALL.into_iter().find(|p| p.name() == name)
+    /// The same, compiled only with Cargo feature `feature`.
+    pub const fn feature(self, feature: &'static str) -> Provider {
+        Provider {
+            feature: Some(feature),
+            ..self
+        }
+    }
+
+    /// The same, making a binary that uses it link `libraries`.
+    pub const fn links(self, libraries: &'static [&'static str]) -> Provider {
+        Provider {
+            links: libraries,
+            ..self
+        }
+    }
+
+    /// The same, needing the build script's probe `probe`.
+    pub const fn probe(self, probe: &'static str) -> Provider {
+        Provider {
+            probe: Some(probe),
+            ..self
+        }
+    }
+
+    /// Whether the enabled `features` compile it.
+    pub fn is_available(&self, features: &FeatureSet) -> bool {
+        self.feature.is_none_or(|f| features.contains(f))
     }
 }
 
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name)
     }
 }
 
-/// A Cargo feature that compiles a provider in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Feature {
-    /// `openssl-sha1`
-    OpensslSha1,
-    /// `openssl-md5`
-    OpensslMd5,
-    /// `openssl-tls`
-    OpensslTls,
-    /// `rustls-tls` (in `default`)
-    RustlsTls,
-}
-
-impl Feature {
-    /// Every feature, in documentation order.
-    pub const ALL: [Feature; 4] = [
-        Feature::OpensslSha1,
-        Feature::OpensslMd5,
-        Feature::OpensslTls,
-        Feature::RustlsTls,
-    ];
-
-    /// The feature's name in `Cargo.toml`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Feature::OpensslSha1 => "openssl-sha1",
-            Feature::OpensslMd5 => "openssl-md5",
-            Feature::OpensslTls => "openssl-tls",
-            Feature::RustlsTls => "rustls-tls",
-        }
+impl Facility {
+    /// Looks a provider up by name (exact, lower case).
+    pub fn provider(&self, name: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.name == name)
     }
 
-    /// The variable Cargo sets for build scripts when the feature is on.
-    pub const fn cargo_env(self) -> &'static str {
-        match self {
-            Feature::OpensslSha1 => "CARGO_FEATURE_OPENSSL_SHA1",
-            Feature::OpensslMd5 => "CARGO_FEATURE_OPENSSL_MD5",
-            Feature::OpensslTls => "CARGO_FEATURE_OPENSSL_TLS",
-            Feature::RustlsTls => "CARGO_FEATURE_RUSTLS_TLS",
-        }
+    /// The provider chosen when nothing selects one: the first of [`Facility::default_order`] that
+    /// `features` compile. Its origin names the feature that made it the default, if any.
+    pub fn default_choice(&'static self, features: &FeatureSet) -> Choice {
+        let provider = self
+            .default_order
+            .iter()
+            .filter_map(|name| self.provider(name))
+            .find(|p| p.is_available(features))
+            .or_else(|| self.providers.iter().find(|p| p.feature.is_none()))
+            .unwrap_or(&self.providers[0]);
+        let origin = match provider.feature {
+            Some(feature) => Origin::FeatureDefault(feature),
+            None => Origin::Default,
+        };
+        Choice { provider, origin }
     }
 
-    const fn bit(self) -> u8 {
-        match self {
-            Feature::OpensslSha1 => 1,
-            Feature::OpensslMd5 => 2,
-            Feature::OpensslTls => 4,
-            Feature::RustlsTls => 8,
+    /// The default in words, for the knob table: `openssl with feature openssl-sha1, else dc`.
+    pub fn default_text(&self) -> String {
+        let mut parts = Vec::new();
+        for name in self.default_order {
+            let Some(p) = self.provider(name) else {
+                continue;
+            };
+            match p.feature {
+                Some(feature) => parts.push(format!("{name} with feature {feature}")),
+                None => {
+                    parts.push(name.to_string());
+                    break;
+                }
+            }
         }
+        parts.join(", else ")
+    }
+
+    /// The names of the providers, joined (quoted for the config file).
+    pub fn provider_list(&self, quoted: bool) -> String {
+        names(self.providers.iter(), quoted)
     }
 }
 
-impl fmt::Display for Feature {
+/// `a, b, c` or `"a", "b", "c"`.
+pub(crate) fn names<'a>(providers: impl Iterator<Item = &'a Provider>, quoted: bool) -> String {
+    providers
+        .map(|p| {
+            if quoted {
+                format!("\"{}\"", p.name)
+            } else {
+                p.name.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Facility {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name)
     }
 }
 
-/// A set of enabled features.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FeatureSet(u8);
+impl Spec {
+    /// Looks a facility up by its config-file name.
+    pub fn facility(&self, name: &str) -> Option<&Facility> {
+        self.facilities.iter().find(|f| f.name == name)
+    }
+
+    fn upper(name: &str) -> String {
+        name.to_uppercase().replace('-', "_")
+    }
+
+    /// The build-time variable that selects `facility`'s provider.
+    pub fn env_var(&self, facility: &Facility) -> String {
+        format!("{}_{}_PROVIDER", self.prefix, Spec::upper(facility.name))
+    }
+
+    /// The variable naming the config file (`FLAGSPLIT_CONFIG`).
+    pub fn config_var(&self) -> String {
+        format!("{}_CONFIG", self.prefix)
+    }
+
+    /// The prefix every variable of this crate starts with (`FLAGSPLIT_`).
+    pub fn var_prefix(&self) -> String {
+        format!("{}_", self.prefix)
+    }
+
+    /// The name of `facility`'s value `cfg` (`flagsplit_sha1_unsafe`).
+    pub fn cfg_name(&self, facility: &Facility) -> String {
+        format!(
+            "{}_{}",
+            self.cfg_prefix,
+            facility.name.replace('-', "_").to_lowercase()
+        )
+    }
+
+    /// Every Cargo feature that compiles a provider, in documentation order, without repeats.
+    pub fn features(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for facility in self.facilities {
+            for p in facility.providers {
+                if let Some(f) = p.feature
+                    && !out.contains(&f)
+                {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+
+    /// The variable Cargo sets for build scripts when `feature` is on (`CARGO_FEATURE_OPENSSL_SHA1`).
+    pub fn cargo_feature_env(feature: &str) -> String {
+        format!("CARGO_FEATURE_{}", Spec::upper(feature))
+    }
+
+    /// The facilities and providers a Cargo feature compiles.
+    pub fn compiled_by(&self, feature: &str) -> Vec<(&Facility, &Provider)> {
+        self.facilities
+            .iter()
+            .flat_map(|f| f.providers.iter().map(move |p| (f, p)))
+            .filter(|(_, p)| p.feature == Some(feature))
+            .collect()
+    }
+
+    /// Every build-time variable name: the config file's and one per facility.
+    pub fn build_variable_names(&self) -> Vec<String> {
+        std::iter::once(self.config_var())
+            .chain(self.facilities.iter().map(|f| self.env_var(f)))
+            .collect()
+    }
+
+    /// Whether `name` is one of this crate's variables (build time or not).
+    pub fn knows_variable(&self, name: &str) -> bool {
+        self.build_variable_names().iter().any(|n| n == name)
+            || self.variables.iter().any(|v| v.name == name)
+    }
+
+    /// What `binary` links when each facility it uses has the provider `provider` gives.
+    pub fn links<'s>(
+        &'s self,
+        binary: &str,
+        provider: impl Fn(&'s Facility) -> Option<&'s Provider>,
+    ) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for facility in self.facilities {
+            if !facility.used_by.contains(&binary) {
+                continue;
+            }
+            if let Some(p) = provider(facility) {
+                for lib in p.links {
+                    if !out.contains(lib) {
+                        out.push(lib);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The table's own consistency: unique names, defaults that exist and end in a provider that
+    /// needs no feature, binaries that exist. A crate's tests call this on its table.
+    pub fn check(&self) -> Result<(), String> {
+        let mut problems = Vec::new();
+        for (i, f) in self.facilities.iter().enumerate() {
+            if self.facilities[..i].iter().any(|g| g.name == f.name) {
+                problems.push(format!("facility {} is declared twice", f.name));
+            }
+            if f.providers.is_empty() {
+                problems.push(format!("facility {} has no provider", f.name));
+            }
+            for (j, p) in f.providers.iter().enumerate() {
+                if f.providers[..j].iter().any(|q| q.name == p.name) {
+                    problems.push(format!("{}: provider {} is declared twice", f.name, p.name));
+                }
+            }
+            for name in f.default_order {
+                if f.provider(name).is_none() {
+                    problems.push(format!(
+                        "{}: default_order names {name}, which is not a provider",
+                        f.name
+                    ));
+                }
+            }
+            match f.default_order.last().and_then(|n| f.provider(n)) {
+                Some(p) if p.feature.is_none() => {}
+                _ => problems.push(format!(
+                    "{}: default_order must end with a provider that needs no feature",
+                    f.name
+                )),
+            }
+            for b in f.used_by {
+                if !self.binaries.contains(b) {
+                    problems.push(format!("{}: used_by names unknown binary {b}", f.name));
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n"))
+        }
+    }
+}
+
+/// One environment variable, for the knob table and the typo check.
+#[derive(Clone, Copy, Debug)]
+pub struct Variable {
+    /// Its name.
+    pub name: &'static str,
+    /// When it is read.
+    pub when: When,
+    /// Accepted values.
+    pub values: &'static str,
+    /// What happens when it is unset.
+    pub default: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// When a variable is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// By `build.rs`, while compiling: changing it rebuilds.
+    Build,
+    /// By the binaries, each time they run.
+    Run,
+    /// By the test command.
+    Test,
+}
+
+impl When {
+    /// How the knob table says it.
+    pub const fn label(self) -> &'static str {
+        match self {
+            When::Build => "build time",
+            When::Run => "run time",
+            When::Test => "test command",
+        }
+    }
+}
+
+/// A set of enabled Cargo features (the names, in no particular order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FeatureSet(Vec<&'static str>);
 
 impl FeatureSet {
     /// No features at all (`--no-default-features`).
-    pub const EMPTY: FeatureSet = FeatureSet(0);
+    pub const EMPTY: FeatureSet = FeatureSet(Vec::new());
 
-    /// Cargo's `default` set.
-    pub const DEFAULT: FeatureSet = FeatureSet(Feature::RustlsTls.bit());
+    /// The set of the named features that `spec` knows (unknown names are left out).
+    pub fn from_names<'a>(spec: &Spec, names: impl IntoIterator<Item = &'a str>) -> FeatureSet {
+        let known = spec.features();
+        let mut set = FeatureSet::EMPTY;
+        for name in names {
+            if let Some(f) = known.iter().find(|k| **k == name) {
+                set = set.with(f);
+            }
+        }
+        set
+    }
 
     /// The set with `feature` added.
     #[must_use]
-    pub const fn with(self, feature: Feature) -> FeatureSet {
-        FeatureSet(self.0 | feature.bit())
+    pub fn with(mut self, feature: &'static str) -> FeatureSet {
+        if !self.0.contains(&feature) {
+            self.0.push(feature);
+        }
+        self
     }
 
     /// Whether `feature` is on.
-    pub const fn contains(self, feature: Feature) -> bool {
-        self.0 & feature.bit() != 0
+    pub fn contains(&self, feature: &str) -> bool {
+        self.0.iter().any(|f| *f == feature)
     }
 
-    /// The enabled features, in documentation order.
-    pub fn iter(self) -> impl Iterator<Item = Feature> {
-        Feature::ALL.into_iter().filter(move |f| self.contains(*f))
+    /// The enabled features, in the order of `spec`.
+    pub fn in_order(&self, spec: &Spec) -> Vec<&'static str> {
+        spec.features()
+            .into_iter()
+            .filter(|f| self.contains(f))
+            .collect()
     }
 
-    /// Every one of the 16 possible sets, for exhaustive tests.
-    pub fn all_combinations() -> impl Iterator<Item = FeatureSet> {
-        (0u8..16).map(FeatureSet)
+    /// Every possible set of `spec`'s features, for exhaustive tests.
+    pub fn all_combinations(spec: &Spec) -> Vec<FeatureSet> {
+        let all = spec.features();
+        (0u32..1 << all.len())
+            .map(|bits| {
+                FeatureSet(
+                    all.iter()
+                        .enumerate()
+                        .filter(|(i, _)| bits & (1 << i) != 0)
+                        .map(|(_, f)| *f)
+                        .collect(),
+                )
+            })
+            .collect()
     }
-}
 
-impl FromIterator<Feature> for FeatureSet {
-    fn from_iter<I: IntoIterator<Item = Feature>>(iter: I) -> Self {
-        iter.into_iter().fold(FeatureSet::EMPTY, FeatureSet::with)
-    }
-}
-
-impl fmt::Display for FeatureSet {
-    /// Space-separated feature names, or `(none)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut first = true;
-        for feature in self.iter() {
-            if !first {
-                f.write_str(" ")?;
-            }
-            first = false;
-            f.write_str(feature.name())?;
+    /// Space-separated names in `spec`'s order, or `(none)`.
+    pub fn describe(&self, spec: &Spec) -> String {
+        let names = self.in_order(spec);
+        if names.is_empty() {
+            "(none)".to_string()
+        } else {
+            names.join(" ")
         }
-        if first {
-            f.write_str("(none)")?;
-        }
-        Ok(())
     }
 }
 
@@ -313,12 +488,13 @@ pub enum Origin {
     /// Nothing asked; the built-in default.
     Default,
     /// Nothing asked, and the default follows from this enabled feature.
-    FeatureDefault(Feature),
-    /// A `FLAGSPLIT_*_PROVIDER` variable (from the shell or `.cargo/config.toml` `[env]`).
-    Env(&'static str),
-    /// The config file named by `FLAGSPLIT_CONFIG`, with the 1-based position of the value.
+    FeatureDefault(&'static str),
+    /// A `<PREFIX>_*_PROVIDER` variable (from the shell or `.cargo/config.toml` `[env]`).
+    Env(String),
+    /// A config file, with the 1-based position of the value.
     File {
-        /// The path as `FLAGSPLIT_CONFIG` gave it (not made absolute, so builds stay reproducible).
+        /// The path as given (`config.toml`, or `<PREFIX>_CONFIG`'s value; not made absolute, so
+        /// builds stay reproducible).
         path: String,
         /// Line of the value.
         line: u32,
@@ -342,184 +518,96 @@ impl fmt::Display for Origin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
     /// The selected provider.
-    pub provider: Provider,
+    pub provider: &'static Provider,
     /// Who asked for it.
     pub origin: Origin,
 }
 
-impl Choice {
-    /// A choice nobody asked for.
-    pub const fn default_of(provider: Provider) -> Choice {
-        Choice {
-            provider,
-            origin: Origin::Default,
-        }
+impl PartialEq for Facility {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
     }
 }
+impl Eq for Facility {}
 
-/// One selected provider per facility.
+impl PartialEq for Provider {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Provider {}
+
+/// One selected provider per facility of a [`Spec`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selection {
-    /// Indexed in [`Facility::ALL`] order.
-    pub choices: [Choice; 4],
+    /// The table the selection is for.
+    pub spec: &'static Spec,
+    /// In the order of [`Spec::facilities`].
+    pub choices: Vec<Choice>,
 }
+
+impl PartialEq for Spec {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for Spec {}
 
 impl Selection {
-    /// The choice for `facility`.
-    pub fn get(&self, facility: Facility) -> &Choice {
-        &self.choices[facility as usize]
+    /// Every facility with its choice.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static Facility, &Choice)> {
+        self.spec.facilities.iter().zip(&self.choices)
     }
 
-    /// The provider for `facility`.
-    pub fn provider(&self, facility: Facility) -> Provider {
-        self.get(facility).provider
+    /// The choice for the facility named `facility`.
+    ///
+    /// # Panics
+    /// When the table has no such facility (a programming error in the caller).
+    pub fn get(&self, facility: &str) -> &Choice {
+        self.iter()
+            .find(|(f, _)| f.name == facility)
+            .map(|(_, c)| c)
+            .unwrap_or_else(|| panic!("{} has no facility {facility}", self.spec.name))
     }
 
-    /// OpenSSL computes SHA-1 (checked or unchecked): git's `OPENSSL_SHA1`, cfg `openssl_sha1`.
-    pub fn openssl_sha1(&self) -> bool {
-        self.provider(Facility::Sha1) == Provider::Openssl
-            || self.provider(Facility::Sha1Unsafe) == Provider::Openssl
+    /// The name of the provider selected for the facility named `facility`.
+    pub fn provider(&self, facility: &str) -> &'static str {
+        self.get(facility).provider.name
     }
 
-    /// OpenSSL computes MD5: cfg `openssl_md5`.
-    pub fn openssl_md5(&self) -> bool {
-        self.provider(Facility::Md5) == Provider::Openssl
-    }
-
-    /// OpenSSL speaks TLS: git's `OPENSSL_TLS`, cfg `openssl_tls`.
-    pub fn openssl_tls(&self) -> bool {
-        self.provider(Facility::Tls) == Provider::Openssl
-    }
-
-    /// The libraries each binary links because of this selection.
-    pub fn links(&self, binary: Binary) -> Links {
-        Links::of(binary, |f| self.provider(f))
-    }
-
-    /// The OpenSSL capabilities the build must probe for.
-    pub fn needed_capabilities(&self) -> Vec<Capability> {
-        let mut needed = Vec::new();
-        if self.openssl_sha1() {
-            needed.push(Capability::Sha1Digest);
+    /// The features whose providers are selected: each becomes a `cfg` of the same name with `_`
+    /// for `-` (`openssl_sha1`: git's `OPENSSL_SHA1`), so that code can ask "does this build use
+    /// what feature F compiles" independently of which facility uses it.
+    pub fn used_features(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for feature in self.spec.features() {
+            if self.choices.iter().any(|c| c.provider.feature == Some(feature)) {
+                out.push(feature);
+            }
         }
-        if self.openssl_md5() {
-            needed.push(Capability::Md5Digest);
-        }
-        if self.openssl_tls() {
-            needed.push(Capability::TlsClient);
-        }
-        needed
-    }
-}
-
-/// The two shipped executables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Binary {
-    /// `flagsplit`: hashing, `version`, `bench`.
-    Flagsplit,
-    /// `flagsplit-imap-send`: the IMAP sender.
-    ImapSend,
-}
-
-impl Binary {
-    /// The executable's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Binary::Flagsplit => "flagsplit",
-            Binary::ImapSend => "flagsplit-imap-send",
-        }
-    }
-}
-
-/// Which OpenSSL libraries a binary links (NEEDED entries, for a dynamic build).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Links {
-    /// libcrypto.
-    pub libcrypto: bool,
-    /// libssl.
-    pub libssl: bool,
-}
-
-impl Links {
-    /// What `binary` links when `provider` gives each facility's selection: `flagsplit` links
-    /// libcrypto only for an OpenSSL hashing provider and never libssl; the sender also links
-    /// libssl (and libcrypto) for OpenSSL TLS.
-    pub fn of(binary: Binary, provider: impl Fn(Facility) -> Provider) -> Links {
-        let openssl = |f: Facility| provider(f) == Provider::Openssl;
-        let hashing =
-            openssl(Facility::Sha1) || openssl(Facility::Sha1Unsafe) || openssl(Facility::Md5);
-        match binary {
-            Binary::Flagsplit => Links {
-                libcrypto: hashing,
-                libssl: false,
-            },
-            Binary::ImapSend => Links {
-                libcrypto: hashing || openssl(Facility::Tls),
-                libssl: openssl(Facility::Tls),
-            },
-        }
-    }
-}
-
-/// Something the build probes OpenSSL for by compiling and linking a program from `compat/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capability {
-    /// `SHA1_Init`/`SHA1_Update`/`SHA1_Final` in libcrypto.
-    Sha1Digest,
-    /// `MD5_Init`/`MD5_Update`/`MD5_Final` in libcrypto.
-    Md5Digest,
-    /// `TLS_client_method`/`SSL_CTX_new` in libssl.
-    TlsClient,
-}
-
-impl Capability {
-    /// The C source under `compat/`.
-    pub const fn source(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "compat/probe-sha1.c",
-            Capability::Md5Digest => "compat/probe-md5.c",
-            Capability::TlsClient => "compat/probe-tls.c",
-        }
+        out
     }
 
-    /// The symbol the probe calls first (named in failures).
-    pub const fn symbol(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA1_Init",
-            Capability::Md5Digest => "MD5_Init",
-            Capability::TlsClient => "TLS_client_method",
-        }
+    /// What `binary` links because of this selection.
+    pub fn links(&self, binary: &str) -> Vec<&'static str> {
+        self.spec.links(binary, |f| {
+            self.iter()
+                .find(|(g, _)| std::ptr::eq(*g, f))
+                .map(|(_, c)| c.provider)
+        })
     }
 
-    /// The libraries the probe links, in link order.
-    pub const fn libraries(self) -> &'static [&'static str] {
-        match self {
-            Capability::Sha1Digest | Capability::Md5Digest => &["crypto"],
-            Capability::TlsClient => &["ssl", "crypto"],
+    /// The probes the selected providers need, each with the facilities that asked for it.
+    pub fn probes(&self) -> Vec<(&'static str, Vec<(&'static Facility, &Choice)>)> {
+        let mut out: Vec<(&'static str, Vec<(&'static Facility, &Choice)>)> = Vec::new();
+        for (facility, choice) in self.iter() {
+            if let Some(probe) = choice.provider.probe {
+                match out.iter_mut().find(|(p, _)| *p == probe) {
+                    Some((_, askers)) => askers.push((facility, choice)),
+                    None => out.push((probe, vec![(facility, choice)])),
+                }
+            }
         }
-    }
-
-    /// What the capability is, for messages.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA-1 digest in libcrypto",
-            Capability::Md5Digest => "MD5 digest in libcrypto",
-            Capability::TlsClient => "TLS client method in libssl",
-        }
-    }
-
-    /// The facilities that need this capability, for "who asked" in messages.
-    pub const fn facilities(self) -> &'static [Facility] {
-        match self {
-            Capability::Sha1Digest => &[Facility::Sha1, Facility::Sha1Unsafe],
-            Capability::Md5Digest => &[Facility::Md5],
-            Capability::TlsClient => &[Facility::Tls],
-        }
-    }
-}
-
-impl fmt::Display for Capability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.describe())
+        out
     }
 }

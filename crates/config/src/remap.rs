@@ -64,7 +64,12 @@ impl PathRemap {
     /// The selection with the config file paths of its origins remapped.
     pub fn selection(&self, selection: &Selection) -> Selection {
         Selection {
-            choices: selection.choices.clone().map(|choice| Choice {
+            spec: selection.spec,
+            choices: selection
+                .choices
+                .iter()
+                .cloned()
+                .map(|choice| Choice {
                 origin: match choice.origin {
                     Origin::File { path, line, column } => Origin::File {
                         path: self.path(&path),
@@ -74,12 +79,13 @@ impl PathRemap {
                     other => other,
                 },
                 ..choice
-            }),
+            })
+                .collect(),
         }
     }
 
     /// The OpenSSL description with its directories remapped: the library directories and the
-    /// `OPENSSL_DIR=` of [`crate::probe::Location::OpensslDir`].
+    /// `OPENSSL_DIR=` of its location.
     pub fn openssl(&self, found: &OpensslFound) -> OpensslFound {
         const DIR: &str = "OPENSSL_DIR=";
         OpensslFound {
@@ -96,8 +102,8 @@ impl PathRemap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Facility, FeatureSet};
-    use crate::probe::Location;
+    use crate::flagsplit::SPEC;
+    use crate::model::FeatureSet;
 
     fn remap(flags: &[&str]) -> PathRemap {
         PathRemap::from_encoded_rustflags(&flags.join("\x1f"))
@@ -157,14 +163,19 @@ mod tests {
     fn remaps_config_file_origins_only() {
         let r = remap(&["--remap-path-prefix=/tmp/x/tree=/build/flagsplit"]);
         let mut selection = Selection {
-            choices: Facility::ALL.map(|f| f.default_choice(FeatureSet::default())),
+            spec: &SPEC,
+            choices: SPEC
+                .facilities
+                .iter()
+                .map(|f| f.default_choice(&FeatureSet::EMPTY))
+                .collect(),
         };
         selection.choices[0].origin = Origin::File {
             path: "/tmp/x/tree/packaging/flagsplit.toml".into(),
             line: 2,
             column: 12,
         };
-        selection.choices[1].origin = Origin::Env("FLAGSPLIT_SHA1_UNSAFE_PROVIDER");
+        selection.choices[1].origin = Origin::Env("FLAGSPLIT_SHA1_UNSAFE_PROVIDER".into());
         let shown = r.selection(&selection);
         assert_eq!(
             shown.choices[0].origin.to_string(),
@@ -180,7 +191,7 @@ mod tests {
         let r = remap(&["--remap-path-prefix=/tmp/x/tree=/build/flagsplit"]);
         let found = OpensslFound {
             version: "OpenSSL 3.0.19".into(),
-            located_by: Location::OpensslDir("/tmp/x/tree/openssl".into()).to_string(),
+            located_by: "OPENSSL_DIR=/tmp/x/tree/openssl".into(),
             lib_dirs: vec!["/tmp/x/tree/openssl/lib64".into(), "/usr/lib".into()],
             static_link: true,
         };
@@ -195,7 +206,7 @@ mod tests {
             ("OpenSSL 3.0.19", true)
         );
         let pkg = OpensslFound {
-            located_by: Location::PkgConfig.to_string(),
+            located_by: "pkg-config".into(),
             ..found
         };
         assert_eq!(r.openssl(&pkg).located_by, "pkg-config");

@@ -1,7 +1,7 @@
-//! The resolver: enabled features + `FLAGSPLIT_*` variables + config file → one provider per
-//! facility, with its origin. Pure: the caller does all reading.
+//! The resolver: a [`Spec`] + enabled features + `<PREFIX>_*` variables + a config file → one
+//! provider per facility, with its origin. Pure: the caller does all reading.
 //!
-//! Precedence: variable > file > default (DESIGN §1). Every input is validated even when a
+//! Precedence: variable > config file > default. Every input is validated even when a
 //! higher-precedence one overrides it, except the feature check, which applies to the choice that
 //! takes effect: an overridden request is not a request that cannot be met.
 
@@ -9,74 +9,134 @@ use std::collections::BTreeMap;
 
 use crate::error::{ConfigError, Errors, Requester};
 use crate::file::{self, FileChoice};
-use crate::knobs::{self, CONFIG_VAR, When};
-use crate::model::{Choice, Facility, FeatureSet, Origin, Provider, Selection};
+use crate::model::{Choice, FeatureSet, Origin, Selection, Spec, When};
 
-/// The config file named by `FLAGSPLIT_CONFIG`, as read by the caller.
+/// The config file that applies (the one `<PREFIX>_CONFIG` names, else the local `config.toml`),
+/// as read by the caller.
 #[derive(Clone, Debug)]
 pub struct ConfigFileInput {
-    /// The value of `FLAGSPLIT_CONFIG`, used in messages and origins.
+    /// The path as given (the variable's value, or `config.toml`), used in origins.
     pub named: String,
-    /// The path actually read (absolute), for the "cannot be read" message.
+    /// Who named it, for the "cannot be read" message (`FLAGSPLIT_CONFIG=myconf.toml`).
+    pub named_by: String,
+    /// The path actually read, for the "cannot be read" message.
     pub resolved: String,
     /// The contents, or the operating system's reason it could not be read.
     pub contents: Result<String, String>,
+    /// What to do when it cannot be read.
+    pub fix: String,
 }
 
 /// Everything the resolver decides from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Inputs {
+    /// The facility table.
+    pub spec: &'static Spec,
     /// The enabled Cargo features.
     pub features: FeatureSet,
-    /// Every variable in the build environment whose name starts with `FLAGSPLIT_`; `None` when
-    /// its value is not UTF-8.
+    /// Every variable in the build environment whose name starts with the spec's prefix; `None`
+    /// when its value is not UTF-8.
     pub env: BTreeMap<String, Option<String>>,
-    /// The config file, when `FLAGSPLIT_CONFIG` names one.
+    /// The config file that applies, if any.
     pub file: Option<ConfigFileInput>,
 }
 
-/// The prefix of every flagsplit variable.
-pub const PREFIX: &str = "FLAGSPLIT_";
+impl Inputs {
+    /// No features, variables or file.
+    pub fn new(spec: &'static Spec) -> Inputs {
+        Inputs {
+            spec,
+            features: FeatureSet::EMPTY,
+            env: BTreeMap::new(),
+            file: None,
+        }
+    }
+}
 
-/// The config file `FLAGSPLIT_CONFIG` names, if it is set to something non-empty and valid.
-pub fn config_file_name(env: &BTreeMap<String, Option<String>>) -> Option<&str> {
-    match env.get(CONFIG_VAR) {
+/// The config file the `<PREFIX>_CONFIG` variable names, if it is set to something non-empty.
+pub fn config_file_name<'a>(
+    spec: &Spec,
+    env: &'a BTreeMap<String, Option<String>>,
+) -> Option<&'a str> {
+    match env.get(&spec.config_var()) {
         Some(Some(name)) if !name.is_empty() => Some(name),
         _ => None,
     }
 }
 
+/// The build-time variable closest to `name`, when it is close enough to be a likely typo.
+pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
+    spec.build_variable_names()
+        .into_iter()
+        .chain(spec.variables.iter().map(|v| v.name.to_string()))
+        .map(|v| (edit_distance(name, &v), v))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance over bytes (names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// Resolves the selection, or returns every error found.
 pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
+    let spec = inputs.spec;
     let mut errors = Vec::new();
+    let n = spec.facilities.len();
 
     // 1. The variables themselves.
-    let mut from_env: BTreeMap<Facility, (&'static str, Provider)> = BTreeMap::new();
+    let mut from_env: Vec<Option<(String, &'static crate::Provider)>> = vec![None; n];
+    let config_var = spec.config_var();
     for (name, value) in &inputs.env {
-        let Some(var) = knobs::flagsplit_variable(name) else {
-            errors.push(ConfigError::UnknownVariable { name: name.clone() });
-            continue;
-        };
-        if var.when != When::Build {
-            continue; // read by the binaries or the test command, not by the build
+        let facility = spec
+            .facilities
+            .iter()
+            .position(|f| spec.env_var(f) == *name);
+        if facility.is_none() && *name != config_var {
+            match spec.variables.iter().find(|v| v.name == name) {
+                Some(v) if v.when != When::Build => continue, // read by the binaries or tests
+                Some(_) => {}
+                None => {
+                    errors.push(ConfigError::UnknownVariable {
+                        name: name.clone(),
+                        valid: spec.build_variable_names(),
+                        suggestion: suggest(spec, name),
+                    });
+                    continue;
+                }
+            }
         }
         let Some(value) = value else {
             errors.push(ConfigError::NotUnicode { name: name.clone() });
             continue;
         };
         if value.is_empty() {
-            errors.push(ConfigError::EmptyVariable { name: var.name });
+            errors.push(ConfigError::EmptyVariable {
+                name: name.clone(),
+                facility: facility.map(|i| &spec.facilities[i]),
+            });
             continue;
         }
-        let Some(facility) = Facility::ALL.into_iter().find(|f| f.env_var() == var.name) else {
-            continue; // FLAGSPLIT_CONFIG: the caller read the file it names
+        let Some(i) = facility else {
+            continue; // the config variable: the caller read the file it names
         };
-        match Provider::from_name(value).filter(|p| facility.providers().contains(p)) {
-            Some(provider) => {
-                from_env.insert(facility, (var.name, provider));
-            }
+        let facility = &spec.facilities[i];
+        match facility.provider(value) {
+            Some(provider) => from_env[i] = Some((name.clone(), provider)),
             None => errors.push(ConfigError::UnknownProvider {
-                by: Requester::Env(var.name),
+                by: Requester::Env(name.clone()),
                 facility,
                 value: value.clone(),
             }),
@@ -84,31 +144,42 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 
     // 2. The file.
-    let mut from_file: BTreeMap<Facility, FileChoice> = BTreeMap::new();
+    let mut from_file: Vec<Option<FileChoice>> = vec![None; n];
     if let Some(input) = &inputs.file {
         match &input.contents {
             Err(reason) => errors.push(ConfigError::FileUnreadable {
-                named: input.named.clone(),
+                named: input.named_by.clone(),
                 resolved: input.resolved.clone(),
                 reason: reason.clone(),
+                fix: input.fix.clone(),
             }),
             Ok(text) => {
-                let (choices, file_errors) = file::parse(&input.named, text);
+                let (choices, file_errors) = file::parse(spec, &input.named, text);
                 errors.extend(file_errors);
                 for choice in choices {
-                    from_file.insert(choice.facility, choice);
+                    if let Some(i) = spec
+                        .facilities
+                        .iter()
+                        .position(|f| std::ptr::eq(f, choice.facility))
+                    {
+                        from_file[i] = Some(choice);
+                    }
                 }
             }
         }
     }
 
     // 3. Precedence, then the feature check on what takes effect.
-    let mut choices = Facility::ALL.map(|f| f.default_choice(inputs.features));
-    for facility in Facility::ALL {
-        let requested = if let Some((var, provider)) = from_env.get(&facility) {
-            Some((Requester::Env(var), *provider, Origin::Env(var)))
+    let mut choices: Vec<Choice> = spec
+        .facilities
+        .iter()
+        .map(|f| f.default_choice(&inputs.features))
+        .collect();
+    for (i, facility) in spec.facilities.iter().enumerate() {
+        let requested = if let Some((var, provider)) = &from_env[i] {
+            Some((Requester::Env(var.clone()), *provider, Origin::Env(var.clone())))
         } else {
-            from_file.get(&facility).map(|c| {
+            from_file[i].as_ref().map(|c| {
                 let origin = Origin::File {
                     path: c.at.path.clone(),
                     line: c.at.line,
@@ -120,23 +191,21 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         let Some((by, provider, origin)) = requested else {
             continue;
         };
-        if let Some(feature) = facility.required_feature(provider)
-            && !inputs.features.contains(feature)
-        {
-            errors.push(ConfigError::FeatureOff {
+        if !provider.is_available(&inputs.features) {
+            errors.push(ConfigError::feature_off(
+                spec,
                 by,
                 facility,
                 provider,
-                feature,
-                features: inputs.features,
-            });
+                &inputs.features,
+            ));
             continue;
         }
-        choices[facility as usize] = Choice { provider, origin };
+        choices[i] = Choice { provider, origin };
     }
 
     if errors.is_empty() {
-        Ok(Selection { choices })
+        Ok(Selection { spec, choices })
     } else {
         Err(Errors(errors))
     }
@@ -146,7 +215,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
 mod tests {
     use super::*;
     use crate::FilePos;
-    use crate::model::Feature;
+    use crate::flagsplit::{IMAP_SEND, SPEC};
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {
         pairs
@@ -158,9 +227,15 @@ mod tests {
     fn file(text: &str) -> Option<ConfigFileInput> {
         Some(ConfigFileInput {
             named: "flagsplit.toml".into(),
+            named_by: "FLAGSPLIT_CONFIG=flagsplit.toml".into(),
             resolved: "/pkg/flagsplit.toml".into(),
             contents: Ok(text.into()),
+            fix: "create it".into(),
         })
+    }
+
+    fn features(names: &[&str]) -> FeatureSet {
+        FeatureSet::from_names(&SPEC, names.iter().copied())
     }
 
     fn run(
@@ -169,53 +244,54 @@ mod tests {
         text: Option<&str>,
     ) -> Result<Selection, Errors> {
         resolve(&Inputs {
+            spec: &SPEC,
             features,
             env: env(vars),
             file: text.and_then(file),
         })
     }
 
-    fn providers(sel: &Selection) -> [&'static str; 4] {
-        Facility::ALL.map(|f| sel.provider(f).name())
+    fn providers(sel: &Selection) -> Vec<&'static str> {
+        sel.choices.iter().map(|c| c.provider.name).collect()
     }
 
-    /// The defaults of DESIGN §1, written out per feature set rather than recomputed.
+    /// The defaults, written out per feature set rather than recomputed.
     #[test]
     fn defaults_for_every_feature_set() {
-        use Feature::*;
-        let cases: &[(&[Feature], [&str; 4])] = &[
+        let cases: &[(&[&str], [&str; 4])] = &[
             (&[], ["dc", "block", "builtin", "none"]),
-            (&[RustlsTls], ["dc", "block", "builtin", "rustls"]),
-            (&[OpensslSha1], ["openssl", "openssl", "builtin", "none"]),
-            (&[OpensslMd5], ["dc", "block", "openssl", "none"]),
-            (&[OpensslTls], ["dc", "block", "builtin", "openssl"]),
+            (&["rustls-tls"], ["dc", "block", "builtin", "rustls"]),
+            (&["openssl-sha1"], ["openssl", "openssl", "builtin", "none"]),
+            (&["openssl-md5"], ["dc", "block", "openssl", "none"]),
+            (&["openssl-tls"], ["dc", "block", "builtin", "openssl"]),
             (
-                &[OpensslTls, RustlsTls],
+                &["openssl-tls", "rustls-tls"],
                 ["dc", "block", "builtin", "openssl"],
             ),
             (
-                &[OpensslSha1, RustlsTls],
+                &["openssl-sha1", "rustls-tls"],
                 ["openssl", "openssl", "builtin", "rustls"],
             ),
             (
-                &[OpensslSha1, OpensslMd5, OpensslTls, RustlsTls],
+                &["openssl-sha1", "openssl-md5", "openssl-tls", "rustls-tls"],
                 ["openssl", "openssl", "openssl", "openssl"],
             ),
         ];
-        for (features, expected) in cases {
-            let set: FeatureSet = features.iter().copied().collect();
-            let sel = run(set, &[], None).expect("defaults always resolve");
-            assert_eq!(&providers(&sel), expected, "features {set}");
+        for (names, expected) in cases {
+            let set = features(names);
+            let sel = run(set.clone(), &[], None).expect("defaults always resolve");
+            assert_eq!(providers(&sel), expected, "features {names:?}");
         }
         // Every one of the 16 sets resolves with no input, and each default is available.
-        for set in FeatureSet::all_combinations() {
-            let sel = run(set, &[], None).expect("defaults always resolve");
-            for facility in Facility::ALL {
-                assert!(facility.is_available(sel.provider(facility), set));
-                let origin = &sel.get(facility).origin;
-                match facility.required_feature(sel.provider(facility)) {
-                    Some(feature) => assert_eq!(origin, &Origin::FeatureDefault(feature)),
-                    None => assert_eq!(origin, &Origin::Default),
+        let all = FeatureSet::all_combinations(&SPEC);
+        assert_eq!(all.len(), 16);
+        for set in all {
+            let sel = run(set.clone(), &[], None).expect("defaults always resolve");
+            for (_, choice) in sel.iter() {
+                assert!(choice.provider.is_available(&set));
+                match choice.provider.feature {
+                    Some(feature) => assert_eq!(choice.origin, Origin::FeatureDefault(feature)),
+                    None => assert_eq!(choice.origin, Origin::Default),
                 }
             }
         }
@@ -225,15 +301,20 @@ mod tests {
     /// the file: either it takes effect with the right origin, or the right error says why.
     #[test]
     fn every_facility_provider_feature_set() {
-        for set in FeatureSet::all_combinations() {
-            for facility in Facility::ALL {
-                for provider in Provider::ALL {
-                    let var = facility.env_var();
-                    let text = format!("[{facility}]\nprovider = \"{provider}\"\n");
-                    let by_env = run(set, &[(var, provider.name())], None);
-                    let by_file = run(set, &[], Some(&text));
-                    let valid = facility.providers().contains(&provider);
-                    let needs = facility.required_feature(provider);
+        let mut all_names: Vec<&str> = SPEC
+            .facilities
+            .iter()
+            .flat_map(|f| f.providers.iter().map(|p| p.name))
+            .collect();
+        all_names.sort_unstable();
+        all_names.dedup();
+        for set in FeatureSet::all_combinations(&SPEC) {
+            for facility in SPEC.facilities {
+                for name in &all_names {
+                    let var = SPEC.env_var(facility);
+                    let text = format!("[{facility}]\nprovider = \"{name}\"\n");
+                    let by_env = run(set.clone(), &[(&var, name)], None);
+                    let by_file = run(set.clone(), &[], Some(&text));
                     for (result, from_file) in [(&by_env, false), (&by_file, true)] {
                         let by = if from_file {
                             Requester::File(FilePos {
@@ -242,44 +323,43 @@ mod tests {
                                 column: 12,
                             })
                         } else {
-                            Requester::Env(var)
+                            Requester::Env(var.clone())
                         };
-                        if !valid {
+                        let Some(provider) = facility.provider(name) else {
                             let errors = result.as_ref().expect_err("unknown provider must fail");
                             assert_eq!(
                                 errors.0,
                                 vec![ConfigError::UnknownProvider {
                                     by,
                                     facility,
-                                    value: provider.name().into()
+                                    value: name.to_string()
                                 }]
                             );
-                        } else if let Some(feature) = needs.filter(|f| !set.contains(*f)) {
+                            continue;
+                        };
+                        if !provider.is_available(&set) {
                             let errors = result.as_ref().expect_err("feature off must fail");
                             assert_eq!(
                                 errors.0,
-                                vec![ConfigError::FeatureOff {
-                                    by,
-                                    facility,
-                                    provider,
-                                    feature,
-                                    features: set
-                                }]
+                                vec![ConfigError::feature_off(&SPEC, by, facility, provider, &set)]
                             );
                             let text = errors.to_string();
+                            let feature = provider.feature.unwrap_or_default();
                             assert!(text.contains(&format!("--features {feature}")), "{text}");
+                            continue;
+                        }
+                        let sel = result.as_ref().expect("valid request resolves");
+                        assert_eq!(sel.provider(facility.name), *name);
+                        let origin = &sel.get(facility.name).origin;
+                        if from_file {
+                            assert_eq!(origin.to_string(), "flagsplit.toml:2:12");
                         } else {
-                            let sel = result.as_ref().expect("valid request resolves");
-                            assert_eq!(sel.provider(facility), provider);
-                            let origin = &sel.get(facility).origin;
-                            if from_file {
-                                assert_eq!(origin.to_string(), "flagsplit.toml:2:12");
-                            } else {
-                                assert_eq!(origin, &Origin::Env(var));
-                            }
-                            // The other facilities keep their defaults.
-                            for other in Facility::ALL.into_iter().filter(|f| *f != facility) {
-                                assert_eq!(sel.get(other), &other.default_choice(set));
+                            assert_eq!(origin, &Origin::Env(var.clone()));
+                        }
+                        // The other facilities keep their defaults.
+                        for (other, choice) in sel.iter() {
+                            if other.name != facility.name {
+                                assert_eq!(choice, &other.default_choice(&set));
                             }
                         }
                     }
@@ -292,25 +372,19 @@ mod tests {
     fn variable_beats_file_beats_default() {
         let text = "[sha1]\nprovider = \"block\"\n[md5]\nprovider = \"builtin\"\n";
         let sel = run(
-            FeatureSet::DEFAULT.with(Feature::OpensslMd5),
+            features(&["rustls-tls", "openssl-md5"]),
             &[("FLAGSPLIT_SHA1_PROVIDER", "dc")],
             Some(text),
         )
         .unwrap();
         assert_eq!(
-            sel.get(Facility::Sha1).origin,
-            Origin::Env("FLAGSPLIT_SHA1_PROVIDER")
+            sel.get("sha1").origin,
+            Origin::Env("FLAGSPLIT_SHA1_PROVIDER".into())
         );
-        assert_eq!(sel.provider(Facility::Sha1), Provider::Dc);
-        assert_eq!(sel.provider(Facility::Md5), Provider::Builtin);
-        assert_eq!(
-            sel.get(Facility::Md5).origin.to_string(),
-            "flagsplit.toml:4:12"
-        );
-        assert_eq!(
-            sel.get(Facility::Tls).origin,
-            Origin::FeatureDefault(Feature::RustlsTls)
-        );
+        assert_eq!(sel.provider("sha1"), "dc");
+        assert_eq!(sel.provider("md5"), "builtin");
+        assert_eq!(sel.get("md5").origin.to_string(), "flagsplit.toml:4:12");
+        assert_eq!(sel.get("tls").origin, Origin::FeatureDefault("rustls-tls"));
     }
 
     #[test]
@@ -323,7 +397,7 @@ mod tests {
             Some(text),
         )
         .unwrap();
-        assert_eq!(sel.provider(Facility::Tls), Provider::None);
+        assert_eq!(sel.provider("tls"), "none");
         // A misspelt value is reported even when overridden.
         let text = "[tls]\nprovider = \"opensssl\"\n";
         assert!(
@@ -339,7 +413,7 @@ mod tests {
     #[test]
     fn run_time_variables_are_not_typos() {
         let sel = run(
-            FeatureSet::DEFAULT,
+            features(&["rustls-tls"]),
             &[
                 ("FLAGSPLIT_SHA1DC", "0"),
                 ("FLAGSPLIT_EXEC_PATH", "/x"),
@@ -365,24 +439,37 @@ mod tests {
     }
 
     #[test]
-    fn selection_cfgs_and_links() {
+    fn suggestions_catch_typos_only() {
+        let s = |n: &str| suggest(&SPEC, n);
+        assert_eq!(
+            s("FLAGSPLIT_SHA_PROVIDER").as_deref(),
+            Some("FLAGSPLIT_SHA1_PROVIDER")
+        );
+        assert_eq!(
+            s("FLAGSPLIT_TLS_PROVDER").as_deref(),
+            Some("FLAGSPLIT_TLS_PROVIDER")
+        );
+        assert_eq!(s("FLAGSPLIT_CONFG").as_deref(), Some("FLAGSPLIT_CONFIG"));
+        assert_eq!(s("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn selection_cfgs_links_and_probes() {
         let sel = run(
-            FeatureSet::EMPTY
-                .with(Feature::OpensslSha1)
-                .with(Feature::OpensslTls),
+            features(&["openssl-sha1", "openssl-tls"]),
             &[("FLAGSPLIT_SHA1_PROVIDER", "dc")],
             None,
         )
         .unwrap();
         // sha1-unsafe still uses OpenSSL, so OPENSSL_SHA1 holds.
-        assert!(sel.openssl_sha1() && !sel.openssl_md5() && sel.openssl_tls());
-        let flagsplit = sel.links(crate::Binary::Flagsplit);
-        assert!(flagsplit.libcrypto && !flagsplit.libssl);
-        let sender = sel.links(crate::Binary::ImapSend);
-        assert!(sender.libcrypto && sender.libssl);
-        assert_eq!(
-            sel.needed_capabilities(),
-            vec![crate::Capability::Sha1Digest, crate::Capability::TlsClient]
-        );
+        assert_eq!(sel.used_features(), ["openssl-sha1", "openssl-tls"]);
+        assert_eq!(sel.links("flagsplit"), ["libcrypto"]);
+        assert_eq!(sel.links(IMAP_SEND), ["libssl", "libcrypto"]);
+        let probes: Vec<&str> = sel.probes().iter().map(|(p, _)| *p).collect();
+        assert_eq!(probes, ["sha1", "tls"]);
+        // OpenSSL SHA-1 alone: the sender links nothing.
+        let sel = run(features(&["openssl-sha1"]), &[], None).unwrap();
+        assert!(sel.links(IMAP_SEND).is_empty());
     }
 }

@@ -11,7 +11,22 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use flagsplit_config::{ConfigFileInput, Facility, Feature, FeatureSet, Inputs, resolve};
+use flagsplit_config::flagsplit::SPEC;
+use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, resolve};
+
+fn file(named: &str, contents: Result<String, String>) -> ConfigFileInput {
+    ConfigFileInput {
+        named: named.into(),
+        named_by: format!("FLAGSPLIT_CONFIG={named}"),
+        resolved: format!("/pkg/{named}"),
+        contents,
+        fix: "create the file (config.example.toml documents the format) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root, /pkg".into(),
+    }
+}
+
+fn default_features() -> FeatureSet {
+    FeatureSet::from_names(&SPEC, ["rustls-tls"])
+}
 
 fn inputs(text: &str) -> Inputs {
     let mut features = FeatureSet::EMPTY;
@@ -19,9 +34,10 @@ fn inputs(text: &str) -> Inputs {
     for line in text.lines() {
         if let Some(list) = line.strip_prefix("#! features:") {
             for name in list.split_whitespace() {
-                let feature = Feature::ALL
+                let feature = SPEC
+                    .features()
                     .into_iter()
-                    .find(|f| f.name() == name)
+                    .find(|f| *f == name)
                     .unwrap_or_else(|| panic!("unknown feature {name} in corpus header"));
                 features = features.with(feature);
             }
@@ -31,13 +47,10 @@ fn inputs(text: &str) -> Inputs {
         }
     }
     Inputs {
+        spec: &SPEC,
         features,
         env,
-        file: Some(ConfigFileInput {
-            named: "flagsplit.toml".into(),
-            resolved: "/pkg/flagsplit.toml".into(),
-            contents: Ok(text.to_string()),
-        }),
+        file: Some(file("flagsplit.toml", Ok(text.to_string()))),
     }
 }
 
@@ -46,8 +59,7 @@ fn outcome(inputs: &Inputs) -> String {
         Err(errors) => format!("{errors}\n"),
         Ok(sel) => {
             let mut s = String::from("ok\n");
-            for f in Facility::ALL {
-                let c = sel.get(f);
+            for (f, c) in sel.iter() {
                 let _ = writeln!(s, "{f} = {} ({})", c.provider, c.origin);
             }
             s
@@ -90,28 +102,29 @@ fn corpus() {
 #[test]
 fn unreadable_file_names_both_paths() {
     let inputs = Inputs {
-        features: FeatureSet::DEFAULT,
+        spec: &SPEC,
+        features: default_features(),
         env: BTreeMap::from([(
             "FLAGSPLIT_CONFIG".to_string(),
             Some("nope.toml".to_string()),
         )]),
-        file: Some(ConfigFileInput {
-            named: "nope.toml".into(),
-            resolved: "/pkg/nope.toml".into(),
-            contents: Err("No such file or directory (os error 2)".into()),
-        }),
+        file: Some(file(
+            "nope.toml",
+            Err("No such file or directory (os error 2)".into()),
+        )),
     };
     let text = resolve(&inputs).unwrap_err().to_string();
     assert_eq!(
         text,
-        "FLAGSPLIT_CONFIG=nope.toml names a config file that cannot be read: /pkg/nope.toml: No such file or directory (os error 2)\n  fix: create the file (its format is documented in config.example.toml) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root"
+        "FLAGSPLIT_CONFIG=nope.toml names a config file that cannot be read: /pkg/nope.toml: No such file or directory (os error 2)\n  fix: create the file (config.example.toml documents the format) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root, /pkg"
     );
 }
 
 #[test]
 fn non_unicode_and_empty_variables() {
     let inputs = Inputs {
-        features: FeatureSet::DEFAULT,
+        spec: &SPEC,
+        features: default_features(),
         env: BTreeMap::from([
             ("FLAGSPLIT_SHA1_PROVIDER".to_string(), None),
             ("FLAGSPLIT_MD5_PROVIDER".to_string(), Some(String::new())),
@@ -132,26 +145,19 @@ fn config_example_is_valid() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config.example.toml");
     let text = fs::read_to_string(&path).expect("config.example.toml at the repository root");
     let inputs = Inputs {
-        features: FeatureSet::DEFAULT,
+        spec: &SPEC,
+        features: default_features(),
         env: BTreeMap::new(),
-        file: Some(ConfigFileInput {
-            named: "config.example.toml".into(),
-            resolved: path.display().to_string(),
-            contents: Ok(text),
-        }),
+        file: Some(file("config.example.toml", Ok(text))),
     };
     let selection = resolve(&inputs).unwrap_or_else(|e| panic!("{e}"));
-    for facility in Facility::ALL {
+    for (facility, choice) in selection.iter() {
         assert_eq!(
-            selection.get(facility).provider,
-            facility.default_choice(FeatureSet::DEFAULT).provider
+            choice.provider,
+            facility.default_choice(&default_features()).provider
         );
         assert!(
-            selection
-                .get(facility)
-                .origin
-                .to_string()
-                .starts_with("config.example.toml:"),
+            choice.origin.to_string().starts_with("config.example.toml:"),
             "{facility}"
         );
     }

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use flagsplit::build_options::{self, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::imap_send::IMAP_SEND;
-use flagsplit::config::Binary;
+use flagsplit::config::flagsplit::IMAP_SEND;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
@@ -192,11 +192,11 @@ fn version(build_options: bool, json: bool) -> Result<ExitCode> {
         tls: flagsplit_imap::tls::selected().map(|t| t.version()),
     };
     if json {
-        print(&build_options::json(Binary::ImapSend, &facts))?;
+        print(&build_options::json(IMAP_SEND, &facts))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Vec::new();
-    build_options::write(&mut out, Binary::ImapSend, &facts)?;
+    build_options::write(&mut out, IMAP_SEND, &facts)?;
     print(&String::from_utf8_lossy(&out))?;
     Ok(ExitCode::SUCCESS)
 }

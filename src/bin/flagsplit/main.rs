@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use flagsplit::build_options::{self, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::flagsplit::PROGRAM;
-use flagsplit::config::Binary;
+use flagsplit::config::flagsplit::FLAGSPLIT;
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
@@ -76,7 +76,7 @@ fn print(text: &str) -> ExitCode {
 
 fn version(m: &Matches) -> ExitCode {
     if m.flag("all-knobs") {
-        return print(&flagsplit::config::knobs::markdown_table());
+        return print(&flagsplit::config::knobs::markdown_table(&flagsplit::config::flagsplit::SPEC));
     }
     if !m.flag("build-options") {
         if m.flag("json") {
@@ -93,11 +93,11 @@ fn version(m: &Matches) -> ExitCode {
         tls: None,
     };
     if m.flag("json") {
-        return print(&build_options::json(Binary::Flagsplit, &facts));
+        return print(&build_options::json(FLAGSPLIT, &facts));
     }
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
-    let _ = build_options::write(&mut out, Binary::Flagsplit, &facts);
+    let _ = build_options::write(&mut out, FLAGSPLIT, &facts);
     print(&String::from_utf8_lossy(&out))
 }
 

@@ -5,7 +5,6 @@
 use super::Md5Provider;
 use super::compress::{INIT, compress};
 use crate::md_buffer::{LengthOrder, MdBuffer};
-use flagsplit_config::Provider;
 
 /// A block function: the chaining state and the blocks to fold into it.
 type Compress = fn(&mut [u32; 4], &[[u8; 64]]);
@@ -35,7 +34,7 @@ impl Md5Builtin {
 }
 
 impl Md5Provider for Md5Builtin {
-    const PROVIDER: Provider = Provider::Builtin;
+    const PROVIDER: &'static str = "builtin";
 
     #[inline]
     fn new() -> Self {

@@ -2,14 +2,13 @@
 //! `sha1::openssl` for why).
 
 use super::Md5Provider;
-use flagsplit_config::Provider;
 
 /// libcrypto MD5.
 #[derive(Clone)]
 pub struct Md5Openssl(flagsplit_openssl_hash::Md5);
 
 impl Md5Provider for Md5Openssl {
-    const PROVIDER: Provider = Provider::Openssl;
+    const PROVIDER: &'static str = "openssl";
 
     #[inline]
     fn new() -> Self {

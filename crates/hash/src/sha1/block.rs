@@ -5,7 +5,6 @@
 
 use super::{Collision, Sha1Provider};
 use crate::md_buffer::{LengthOrder, MdBuffer};
-use flagsplit_config::Provider;
 
 /// FIPS 180-4 §5.3.1.
 const INIT: [u32; 5] = [
@@ -21,7 +20,7 @@ const INIT: [u32; 5] = [
 pub struct Sha1Block(MdBuffer<[u32; 5]>);
 
 impl Sha1Provider for Sha1Block {
-    const PROVIDER: Provider = Provider::Block;
+    const PROVIDER: &'static str = "block";
     const DETECTS_COLLISIONS: bool = false;
 
     #[inline]

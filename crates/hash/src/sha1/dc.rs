@@ -1,14 +1,13 @@
 //! `dc`: collision-detecting SHA-1 (crate `sha1dc`, SHA-NI when the CPU has it), git's SHA1_DC.
 
 use super::{Collision, Sha1Provider};
-use flagsplit_config::Provider;
 
 /// Collision-detecting SHA-1.
 #[derive(Clone)]
 pub struct Sha1Dc(sha1dc::Hasher);
 
 impl Sha1Provider for Sha1Dc {
-    const PROVIDER: Provider = Provider::Dc;
+    const PROVIDER: &'static str = "dc";
     const DETECTS_COLLISIONS: bool = true;
 
     #[inline]

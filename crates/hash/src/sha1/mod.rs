@@ -1,16 +1,14 @@
-//! SHA-1: the checked facility [`Sha1`] and the unchecked one [`Sha1Unsafe`].
+//! SHA-1 providers: `dc` (collision-detecting), `block`, and `openssl` (feature `openssl-sha1`).
 
 pub mod block;
 pub mod dc;
 #[cfg(feature = "openssl-sha1")]
 pub mod openssl;
 
-use flagsplit_config::Provider;
-
 /// A SHA-1 implementation.
 pub trait Sha1Provider: Clone {
-    /// Its provider name.
-    const PROVIDER: Provider;
+    /// Its provider name, as the facility table spells it (`dc`, `builtin`, `openssl`).
+    const PROVIDER: &'static str;
     /// Whether it detects collision attacks.
     const DETECTS_COLLISIONS: bool;
     /// A fresh hasher.
@@ -41,90 +39,4 @@ pub fn for_each_sha1_provider(visitor: &mut impl Sha1Visitor) {
     visitor.visit::<block::Sha1Block>();
     #[cfg(feature = "openssl-sha1")]
     visitor.visit::<openssl::Sha1Openssl>();
-}
-
-#[cfg(flagsplit_sha1 = "dc")]
-type Selected = dc::Sha1Dc;
-#[cfg(flagsplit_sha1 = "block")]
-type Selected = block::Sha1Block;
-#[cfg(flagsplit_sha1 = "openssl")]
-type Selected = openssl::Sha1Openssl;
-
-#[cfg(flagsplit_sha1_unsafe = "block")]
-type SelectedUnsafe = block::Sha1Block;
-#[cfg(flagsplit_sha1_unsafe = "openssl")]
-type SelectedUnsafe = openssl::Sha1Openssl;
-
-/// SHA-1 of untrusted content, with the provider of the `sha1` facility. With `dc` (the default)
-/// a collision attack is an error.
-#[derive(Clone)]
-pub struct Sha1(Selected);
-
-impl Sha1 {
-    /// The provider this build selected.
-    pub const PROVIDER: Provider = Selected::PROVIDER;
-    /// Whether it detects collision attacks.
-    pub const DETECTS_COLLISIONS: bool = Selected::DETECTS_COLLISIONS;
-
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha1 {
-        Sha1(Selected::new())
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-
-    /// The digest, or the collision attack detected.
-    #[inline]
-    pub fn finalize(self) -> Result<[u8; 20], Collision> {
-        self.0.finalize()
-    }
-}
-
-impl Default for Sha1 {
-    fn default() -> Self {
-        Sha1::new()
-    }
-}
-
-/// SHA-1 without collision detection, with the provider of the `sha1-unsafe` facility: for data
-/// flagsplit wrote itself, and for `--no-collision-detection`.
-#[derive(Clone)]
-pub struct Sha1Unsafe(SelectedUnsafe);
-
-impl Sha1Unsafe {
-    /// The provider this build selected.
-    pub const PROVIDER: Provider = SelectedUnsafe::PROVIDER;
-
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha1Unsafe {
-        Sha1Unsafe(SelectedUnsafe::new())
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-
-    /// The digest.
-    #[inline]
-    pub fn finalize(self) -> [u8; 20] {
-        match self.0.finalize() {
-            Ok(d) => d,
-            // The sha1-unsafe providers (block, openssl) never detect anything.
-            Err(c) => c.digest,
-        }
-    }
-}
-
-impl Default for Sha1Unsafe {
-    fn default() -> Self {
-        Sha1Unsafe::new()
-    }
 }

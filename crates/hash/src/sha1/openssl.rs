@@ -3,14 +3,13 @@
 //! methods here are `#[inline]` so this crate holds no code that references libcrypto.
 
 use super::{Collision, Sha1Provider};
-use flagsplit_config::Provider;
 
 /// libcrypto SHA-1.
 #[derive(Clone)]
 pub struct Sha1Openssl(flagsplit_openssl_hash::Sha1);
 
 impl Sha1Provider for Sha1Openssl {
-    const PROVIDER: Provider = Provider::Openssl;
+    const PROVIDER: &'static str = "openssl";
     const DETECTS_COLLISIONS: bool = false;
 
     #[inline]

@@ -1,0 +1,250 @@
+//! flagsplit's own facility table: the one place that says which facilities exist, which
+//! providers each has, which Cargo feature compiles each, what a binary then links, and the
+//! defaults. The root package's `build.rs` resolves it; `version --build-options`, the knob table
+//! and the man pages read it.
+//!
+//! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
+//! wiring line in each binary that uses it.
+
+use crate::model::{Facility, Provider, Spec, Variable, When};
+
+/// The `flagsplit` executable.
+pub const FLAGSPLIT: &str = "flagsplit";
+/// The `flagsplit-imap-send` executable.
+pub const IMAP_SEND: &str = "flagsplit-imap-send";
+
+/// Checked SHA-1 (object ids, `sha1sum`).
+pub const SHA1: &str = "sha1";
+/// SHA-1 without collision detection.
+pub const SHA1_UNSAFE: &str = "sha1-unsafe";
+/// MD5 (`md5sum`, CRAM-MD5).
+pub const MD5: &str = "md5";
+/// TLS for the IMAP sender.
+pub const TLS: &str = "tls";
+
+const LIBCRYPTO: &[&str] = &["libcrypto"];
+const LIBSSL: &[&str] = &["libssl", "libcrypto"];
+
+/// flagsplit's facilities.
+pub static SPEC: Spec = Spec {
+    name: "flagsplit",
+    prefix: "FLAGSPLIT",
+    cfg_prefix: "flagsplit",
+    binaries: &[FLAGSPLIT, IMAP_SEND],
+    default_features: &["rustls-tls"],
+    facilities: &[
+        Facility {
+            name: SHA1,
+            label: "SHA-1",
+            purpose: "SHA-1 of untrusted content: sha1sum, hash-object (object ids)",
+            providers: &[
+                Provider::new(
+                    "dc",
+                    "SHA1_DC",
+                    "collision-detecting SHA-1 (crate sha1dc), git's SHA1_DC",
+                ),
+                Provider::new(
+                    "block",
+                    "SHA1_BLK (No collision detection)",
+                    "block SHA-1 (crate sha1, SHA-NI chosen at run time), git's BLK_SHA1",
+                ),
+                Provider::new(
+                    "openssl",
+                    "SHA1_OPENSSL (No collision detection)",
+                    "libcrypto's SHA-1, git's OPENSSL_SHA1",
+                )
+                .feature("openssl-sha1")
+                .links(LIBCRYPTO)
+                .probe("sha1"),
+            ],
+            default_order: &["openssl", "dc"],
+            used_by: &[FLAGSPLIT],
+        },
+        Facility {
+            name: SHA1_UNSAFE,
+            label: "non-collision-detecting-SHA-1",
+            purpose: "SHA-1 without collision detection: checksums of flagsplit's own data, --no-collision-detection",
+            providers: &[
+                Provider::new(
+                    "block",
+                    "SHA1_BLK",
+                    "block SHA-1 (crate sha1, SHA-NI chosen at run time)",
+                ),
+                Provider::new("openssl", "SHA1_OPENSSL", "libcrypto's SHA-1")
+                    .feature("openssl-sha1")
+                    .links(LIBCRYPTO)
+                    .probe("sha1"),
+            ],
+            default_order: &["openssl", "block"],
+            used_by: &[FLAGSPLIT],
+        },
+        Facility {
+            name: MD5,
+            label: "MD5",
+            purpose: "MD5: md5sum, CRAM-MD5 in imap-send",
+            providers: &[
+                Provider::new(
+                    "builtin",
+                    "MD5_BUILTIN",
+                    "flagsplit's own MD5 block function",
+                ),
+                Provider::new("openssl", "MD5_OPENSSL", "libcrypto's MD5")
+                    .feature("openssl-md5")
+                    .links(LIBCRYPTO)
+                    .probe("md5"),
+            ],
+            default_order: &["openssl", "builtin"],
+            used_by: &[FLAGSPLIT, IMAP_SEND],
+        },
+        Facility {
+            name: TLS,
+            label: "TLS",
+            purpose: "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
+            providers: &[
+                Provider::new("rustls", "RUSTLS", "rustls on ring").feature("rustls-tls"),
+                Provider::new("openssl", "OPENSSL", "libssl (the openssl crate)")
+                    .feature("openssl-tls")
+                    .links(LIBSSL)
+                    .probe("tls"),
+                Provider::new("none", "NONE", "no TLS (imap.tunnel still works)"),
+            ],
+            default_order: &["openssl", "rustls", "none"],
+            used_by: &[IMAP_SEND],
+        },
+    ],
+    variables: &[
+        Variable {
+            name: "FLAGSPLIT_SHA1DC",
+            when: When::Run,
+            values: "0 | 1",
+            default: "1",
+            help: "0 turns collision detection off for one command, like --no-collision-detection",
+        },
+        Variable {
+            name: "FLAGSPLIT_EXEC_PATH",
+            when: When::Run,
+            values: "directory",
+            default: "the directory of flagsplit, then PATH",
+            help: "where `flagsplit imap-send` looks for flagsplit-imap-send",
+        },
+        Variable {
+            name: "FLAGSPLIT_TEST_NO_INSTALL",
+            when: When::Test,
+            values: "1",
+            default: "install missing packages with apt-get when root",
+            help: "the test command installs nothing (offline or packaging builds)",
+        },
+        Variable {
+            name: "FLAGSPLIT_BLESS",
+            when: When::Test,
+            values: "1",
+            default: "tests compare",
+            help: "tests rewrite their generated expectations (README knob table, config error corpus) instead of failing; review the diff",
+        },
+    ],
+    source_features: &[Variable {
+        name: "openssl-vendored",
+        when: When::Build,
+        values: "on, off",
+        default: "off",
+        help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
+    }],
+    foreign_variables: OPENSSL_VARIABLES,
+    local_config: Some("config.toml"),
+};
+
+/// The ecosystem's OpenSSL variables, read by `openssl-sys` (and, for the library directory and
+/// link mode, by flagsplit's probe), each also in the target-prefixed form `<TARGET>_<NAME>`, for
+/// example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`.
+pub const OPENSSL_VARIABLES: &[Variable] = &[
+    Variable {
+        name: "OPENSSL_DIR",
+        when: When::Build,
+        values: "directory with include/ and lib/ (or lib64/)",
+        default: "found by openssl-sys (pkg-config, then platform prefixes)",
+        help: "where OpenSSL is installed",
+    },
+    Variable {
+        name: "OPENSSL_LIB_DIR",
+        when: When::Build,
+        values: "directory",
+        default: "$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what openssl-sys found",
+        help: "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)",
+    },
+    Variable {
+        name: "OPENSSL_INCLUDE_DIR",
+        when: When::Build,
+        values: "directory",
+        default: "$OPENSSL_DIR/include, or what openssl-sys found",
+        help: "directory containing openssl/*.h",
+    },
+    Variable {
+        name: "OPENSSL_STATIC",
+        when: When::Build,
+        values: "1 (0: dynamic)",
+        default: "dynamic, unless the library directory holds only libcrypto.a/libssl.a",
+        help: "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)",
+    },
+    Variable {
+        name: "OPENSSL_NO_VENDOR",
+        when: When::Build,
+        values: "1",
+        default: "feature openssl-vendored builds OpenSSL from source",
+        help: "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)",
+    },
+    Variable {
+        name: "OPENSSL_NO_PKG_CONFIG",
+        when: When::Build,
+        values: "1",
+        default: "pkg-config is asked",
+        help: "openssl-sys does not ask pkg-config for OpenSSL",
+    },
+    Variable {
+        name: "PKG_CONFIG_PATH",
+        when: When::Build,
+        values: "directories",
+        default: "pkg-config's own",
+        help: "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)",
+    },
+    Variable {
+        name: "SSL_CERT_FILE",
+        when: When::Run,
+        values: "PEM file of trusted CA certificates",
+        default: "the system store (OpenSSL's compiled-in one when it exists, else the distribution's bundle, probed)",
+        help: "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FeatureSet;
+
+    #[test]
+    fn the_table_is_consistent() {
+        SPEC.check().unwrap();
+        assert_eq!(
+            SPEC.features(),
+            ["openssl-sha1", "openssl-md5", "rustls-tls", "openssl-tls"]
+        );
+    }
+
+    #[test]
+    fn what_each_binary_links() {
+        let openssl = |f: &'static Facility| f.provider("openssl");
+        assert_eq!(SPEC.links(FLAGSPLIT, openssl), ["libcrypto"]);
+        assert_eq!(SPEC.links(IMAP_SEND, openssl), ["libcrypto", "libssl"]);
+        // The sender never links anything for the SHA facilities, which it does not use.
+        let only_sha = |f: &'static Facility| {
+            if f.name.starts_with("sha") {
+                f.provider("openssl")
+            } else {
+                f.providers.iter().find(|p| p.links.is_empty())
+            }
+        };
+        assert_eq!(SPEC.links(FLAGSPLIT, only_sha), ["libcrypto"]);
+        assert!(SPEC.links(IMAP_SEND, only_sha).is_empty());
+        let set = FeatureSet::from_names(&SPEC, ["openssl-md5"]);
+        assert!(set.contains("openssl-md5"));
+    }
+}
