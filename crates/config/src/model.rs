@@ -442,19 +442,20 @@ pub struct Links {
 
 impl Links {
     /// What `binary` links when `provider` gives each facility's selection: `flagsplit` links
-    /// libcrypto only for an OpenSSL hashing provider and never libssl; the sender also links
-    /// libssl (and libcrypto) for OpenSSL TLS.
+    /// libcrypto only for an OpenSSL hashing provider and never libssl; the sender computes no
+    /// SHA-1 (only MD5, for CRAM-MD5), so it links libcrypto only for OpenSSL MD5 or OpenSSL TLS,
+    /// and libssl only for OpenSSL TLS.
     pub fn of(binary: Binary, provider: impl Fn(Facility) -> Provider) -> Links {
         let openssl = |f: Facility| provider(f) == Provider::Openssl;
-        let hashing =
-            openssl(Facility::Sha1) || openssl(Facility::Sha1Unsafe) || openssl(Facility::Md5);
         match binary {
             Binary::Flagsplit => Links {
-                libcrypto: hashing,
+                libcrypto: openssl(Facility::Sha1)
+                    || openssl(Facility::Sha1Unsafe)
+                    || openssl(Facility::Md5),
                 libssl: false,
             },
             Binary::ImapSend => Links {
-                libcrypto: hashing || openssl(Facility::Tls),
+                libcrypto: openssl(Facility::Md5) || openssl(Facility::Tls),
                 libssl: openssl(Facility::Tls),
             },
         }

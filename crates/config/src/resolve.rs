@@ -380,6 +380,15 @@ mod tests {
         assert!(flagsplit.libcrypto && !flagsplit.libssl);
         let sender = sel.links(crate::Binary::ImapSend);
         assert!(sender.libcrypto && sender.libssl);
+        // The sender computes no SHA-1: OpenSSL SHA-1 alone links nothing into it; OpenSSL MD5
+        // (CRAM-MD5) links libcrypto.
+        let sha1 = run(FeatureSet::EMPTY.with(Feature::OpensslSha1), &[], None).unwrap();
+        let sender = sha1.links(crate::Binary::ImapSend);
+        assert!(!sender.libcrypto && !sender.libssl);
+        assert!(sha1.links(crate::Binary::Flagsplit).libcrypto);
+        let md5 = run(FeatureSet::EMPTY.with(Feature::OpensslMd5), &[], None).unwrap();
+        let sender = md5.links(crate::Binary::ImapSend);
+        assert!(sender.libcrypto && !sender.libssl);
         assert_eq!(
             sel.needed_capabilities(),
             vec![crate::Capability::Sha1Digest, crate::Capability::TlsClient]
