@@ -147,7 +147,7 @@ else
 fi
 # CI=true: a missing Dovecot fails instead of skipping.
 if env -u SSL_CERT_FILE -u SSL_CERT_DIR CI=true cargo test --release --locked --target-dir "$T" -p flagsplit-imap \
-	--no-default-features --features openssl-tls,openssl-vendored --test openssl_trust >"$log/trust-dovecot" 2>&1; then
+	--features openssl-vendored --test openssl_trust >"$log/trust-dovecot" 2>&1; then
 	pass "vendored: handshakes to Dovecot verified through the probed bundle (tests/openssl_trust.rs)"
 else
 	cat "$log/trust-dovecot"

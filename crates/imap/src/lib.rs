@@ -1,5 +1,9 @@
 //! flagsplit's IMAP sender: `git format-patch --stdout | flagsplit imap-send` stores each patch in
-//! the user's drafts folder, over the TLS provider the build selected.
+//! the user's drafts folder.
+//!
+//! This crate selects no provider: the caller passes its TLS provider ([`send::Job::tls`]) and
+//! names its MD5 provider (the `M: Md5Provider` of [`send::send`] and [`send::list`], used by
+//! CRAM-MD5), so a binary links only the providers it names.
 //!
 //! - [`mbox`]: splitting the series as git imap-send does (never panics on any input).
 //! - [`response`]: reading and parsing server responses (never panics on any input).
@@ -7,7 +11,6 @@
 //! - [`send`]: the upload: folder, duplicates, MULTIAPPEND or APPEND, the per-message report,
 //!   and the lookup after a lost connection.
 //! - [`config`], [`credential`]: git's `imap.*` keys and git's credential helpers.
-//! - [`tls`]: the selected TLS provider.
 
 pub mod config;
 pub mod credential;
@@ -18,10 +21,10 @@ pub mod sasl;
 pub mod secret;
 pub mod send;
 pub mod session;
-pub mod tls;
 pub mod transport;
 pub mod utf7;
 
 pub use error::ImapError;
+pub use flagsplit_hash::Md5Provider;
 pub use flagsplit_tls::{TlsConfig, TlsError, TlsProvider};
 pub use secret::Secret;

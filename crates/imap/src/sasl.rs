@@ -1,10 +1,10 @@
 //! The authentication methods and their wire forms: LOGIN (the IMAP command), and the SASL
-//! mechanisms PLAIN (RFC 4616), CRAM-MD5 (RFC 2195; HMAC-MD5 over the build's MD5 provider, so it
-//! works without OpenSSL), XOAUTH2 (Google/Microsoft) and OAUTHBEARER (RFC 7628).
+//! mechanisms PLAIN (RFC 4616), CRAM-MD5 (RFC 2195; HMAC-MD5 over the MD5 provider the caller
+//! names, so it works without OpenSSL), XOAUTH2 (Google/Microsoft) and OAUTHBEARER (RFC 7628).
 
 use std::fmt;
 
-use flagsplit_hash::Md5;
+use flagsplit_hash::Md5Provider;
 
 use crate::secret::Secret;
 
@@ -95,29 +95,30 @@ pub fn oauthbearer(user: &str, host: &str, port: u16, token: &Secret) -> Secret 
     Secret::from_bytes(base64_encode(raw.as_bytes()))
 }
 
-/// The CRAM-MD5 answer to a base64 `challenge`: base64 of `user hex(HMAC-MD5(password, challenge))`.
-pub fn cram_md5(user: &str, pass: &Secret, challenge_b64: &[u8]) -> Option<String> {
+/// The CRAM-MD5 answer to a base64 `challenge`: base64 of `user hex(HMAC-MD5(password, challenge))`,
+/// MD5 by `M`.
+pub fn cram_md5<M: Md5Provider>(user: &str, pass: &Secret, challenge_b64: &[u8]) -> Option<String> {
     let challenge = base64_decode(challenge_b64)?;
-    let digest = hmac_md5(pass.expose().as_bytes(), &challenge);
+    let digest = hmac_md5::<M>(pass.expose().as_bytes(), &challenge);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     Some(base64_encode(format!("{user} {hex}").as_bytes()))
 }
 
-/// HMAC-MD5 (RFC 2104) over the build's MD5 provider.
-pub fn hmac_md5(key: &[u8], data: &[u8]) -> [u8; 16] {
+/// HMAC-MD5 (RFC 2104), MD5 by `M`.
+pub fn hmac_md5<M: Md5Provider>(key: &[u8], data: &[u8]) -> [u8; 16] {
     let mut block = [0u8; 64];
     if key.len() > 64 {
-        let mut h = Md5::new();
+        let mut h = M::new();
         h.update(key);
         block[..16].copy_from_slice(&h.finalize());
     } else {
         block[..key.len()].copy_from_slice(key);
     }
-    let mut inner = Md5::new();
+    let mut inner = M::new();
     inner.update(&block.map(|b| b ^ 0x36));
     inner.update(data);
     let inner = inner.finalize();
-    let mut outer = Md5::new();
+    let mut outer = M::new();
     outer.update(&block.map(|b| b ^ 0x5c));
     outer.update(&inner);
     // Clear the key copy.
@@ -174,6 +175,8 @@ pub fn base64_decode(data: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flagsplit_hash::for_each_md5_provider;
+    use flagsplit_hash::md5::Md5Visitor;
 
     #[test]
     fn base64_round_trip() {
@@ -191,39 +194,49 @@ mod tests {
         assert_eq!(base64_decode(b"Z*=="), None);
     }
 
-    #[test]
-    fn hmac_md5_rfc2104_vectors() {
-        let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-        assert_eq!(
-            hex(hmac_md5(&[0x0b; 16], b"Hi There")),
-            "9294727a3638bb1c13f48ef8158bfc9d"
-        );
-        assert_eq!(
-            hex(hmac_md5(b"Jefe", b"what do ya want for nothing?")),
-            "750c783e6ab0b503eaa86e310a5db738"
-        );
-        assert_eq!(
-            hex(hmac_md5(
-                &[0xaa; 80],
-                b"Test Using Larger Than Block-Size Key - Hash Key First"
-            )),
-            "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd"
-        );
+    /// RFC 2104's HMAC-MD5 vectors and RFC 2195's CRAM-MD5 example, with one MD5 provider.
+    struct Rfc;
+
+    impl Md5Visitor for Rfc {
+        fn visit<P: Md5Provider>(&mut self) {
+            let name = P::PROVIDER.name();
+            let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+            assert_eq!(
+                hex(hmac_md5::<P>(&[0x0b; 16], b"Hi There")),
+                "9294727a3638bb1c13f48ef8158bfc9d",
+                "{name}"
+            );
+            assert_eq!(
+                hex(hmac_md5::<P>(b"Jefe", b"what do ya want for nothing?")),
+                "750c783e6ab0b503eaa86e310a5db738",
+                "{name}"
+            );
+            assert_eq!(
+                hex(hmac_md5::<P>(
+                    &[0xaa; 80],
+                    b"Test Using Larger Than Block-Size Key - Hash Key First"
+                )),
+                "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd",
+                "{name}"
+            );
+            let challenge = base64_encode(b"<1896.697170952@postoffice.reston.mci.net>");
+            let answer = cram_md5::<P>(
+                "tim",
+                &Secret::new("tanstaaftanstaaf"),
+                challenge.as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(
+                base64_decode(answer.as_bytes()).unwrap(),
+                b"tim b913a602c7eda7a495b4e6e7334d3890",
+                "{name}"
+            );
+        }
     }
 
     #[test]
-    fn cram_md5_rfc2195_example() {
-        let challenge = base64_encode(b"<1896.697170952@postoffice.reston.mci.net>");
-        let answer = cram_md5(
-            "tim",
-            &Secret::new("tanstaaftanstaaf"),
-            challenge.as_bytes(),
-        )
-        .unwrap();
-        assert_eq!(
-            base64_decode(answer.as_bytes()).unwrap(),
-            b"tim b913a602c7eda7a495b4e6e7334d3890"
-        );
+    fn hmac_md5_and_cram_md5_with_every_compiled_md5_provider() {
+        for_each_md5_provider(&mut Rfc);
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! The upload: connect and log in as configured, find the folder, skip messages already there,
 //! store the rest (one MULTIAPPEND when offered, else one APPEND per message), and account for
 //! every message — also after a failure, by reconnecting and looking the messages up.
+//!
+//! The providers come from the caller: TLS in [`Job::tls`], MD5 (for CRAM-MD5) as the type
+//! parameter `M` of [`send`] and [`list`].
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 
+use flagsplit_hash::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
 
 use crate::config::{Scheme, Settings};
@@ -46,7 +51,8 @@ pub enum CredentialSource {
 pub struct Job<'a> {
     /// The settings.
     pub settings: &'a Settings,
-    /// The TLS provider, `None` in a `TLS: none` build.
+    /// The TLS provider, `None` when the caller has none (a `TLS: none` build): then only plain
+    /// connections and tunnels work.
     pub tls: Option<&'a dyn TlsProvider>,
     /// Connect, log in and look for duplicates, but store nothing.
     pub dry_run: bool,
@@ -127,21 +133,24 @@ impl From<ImapError> for Box<Failure> {
     }
 }
 
-/// A logged-in session with what is needed to open another one.
-struct Connector<'a> {
+/// What is needed to open a logged-in session, and another after a lost connection; `M` is the
+/// MD5 provider of CRAM-MD5.
+struct Connector<'a, M> {
     job: &'a Job<'a>,
     credential: Option<Credential>,
     approved: bool,
+    md5: PhantomData<fn() -> M>,
 }
 
-impl<'a> Connector<'a> {
+impl<'a, M: Md5Provider> Connector<'a, M> {
     /// Checks what can be checked before connecting (refusals that need no server), warns about
     /// `imap.sslverify=false`, and connects.
-    fn start(job: &'a Job<'a>) -> Result<(Connector<'a>, Session<'a>), ImapError> {
+    fn start(job: &'a Job<'a>) -> Result<(Connector<'a, M>, Session<'a>), ImapError> {
         let mut c = Connector {
             job,
             credential: None,
             approved: false,
+            md5: PhantomData,
         };
         c.precheck()?;
         warn_sslverify(job);
@@ -293,7 +302,7 @@ impl<'a> Connector<'a> {
         };
         let port = s.effective_port();
         let host = self.host().to_string();
-        match session.authenticate(
+        match session.authenticate::<M>(
             method,
             &credential.username,
             &credential.password,
@@ -371,9 +380,10 @@ impl<'a> Connector<'a> {
     }
 }
 
-/// Prints the folders (`--list`): their names, decoded.
-pub fn list(job: &Job<'_>) -> Result<Vec<(String, Vec<String>)>, ImapError> {
-    let (_connector, mut session) = Connector::start(job)?;
+/// The folders (`--list`): their names, decoded, and their attributes. `M` computes MD5 for
+/// CRAM-MD5.
+pub fn list<M: Md5Provider>(job: &Job<'_>) -> Result<Vec<(String, Vec<String>)>, ImapError> {
+    let (_connector, mut session) = Connector::<M>::start(job)?;
     let done = session
         .run(&[Arg::Raw("LIST"), Arg::Str(b""), Arg::Str(b"*")])?
         .ok("LIST")?;
@@ -400,13 +410,13 @@ fn warn_sslverify(job: &Job<'_>) {
     }
 }
 
-/// Uploads `messages`.
-pub fn send(
+/// Uploads `messages` (`stored`: their bytes as stored). `M` computes MD5 for CRAM-MD5.
+pub fn send<M: Md5Provider>(
     job: &Job<'_>,
     messages: &[Message],
     stored: &[Vec<u8>],
 ) -> Result<Report, Box<Failure>> {
-    let (mut c, mut session) = Connector::start(job)?;
+    let (mut c, mut session) = Connector::<M>::start(job)?;
     let folder = find_folder(job, &mut session)?;
     let wire = utf7::encode(&folder);
     let mut report = Report {
@@ -820,8 +830,8 @@ fn append_each(
 }
 
 /// After a lost connection: reconnect and look up every message whose fate is unknown.
-fn recover(
-    c: &mut Connector<'_>,
+fn recover<M: Md5Provider>(
+    c: &mut Connector<'_, M>,
     wire: &str,
     messages: &[Message],
     stored: &[Vec<u8>],

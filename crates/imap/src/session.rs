@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
 
+use flagsplit_hash::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
 
 use crate::error::ImapError;
@@ -197,10 +198,10 @@ impl<'t> Session<'t> {
         self.refresh_capabilities()
     }
 
-    /// Logs in with `method`. The caller has checked that the method is allowed on this
-    /// connection; this checks that the server offers it. On success the capabilities are read
-    /// again.
-    pub fn authenticate(
+    /// Logs in with `method` (CRAM-MD5 computes its MD5 with `M`). The caller has checked that
+    /// the method is allowed on this connection; this checks that the server offers it. On
+    /// success the capabilities are read again.
+    pub fn authenticate<M: Md5Provider>(
         &mut self,
         method: AuthMethod,
         user: &str,
@@ -239,7 +240,7 @@ impl<'t> Session<'t> {
                     AuthMethod::Oauthbearer => Some(sasl::oauthbearer(user, host, port, secret)),
                     _ => None,
                 };
-                self.sasl(method, initial, user, secret)?
+                self.sasl::<M>(method, initial, user, secret)?
             }
         };
         if done.status.kind != StatusKind::Ok {
@@ -252,7 +253,7 @@ impl<'t> Session<'t> {
         Ok(())
     }
 
-    fn sasl(
+    fn sasl<M: Md5Provider>(
         &mut self,
         method: AuthMethod,
         initial: Option<Secret>,
@@ -285,7 +286,7 @@ impl<'t> Session<'t> {
                     let answer = if let Some(ir) = initial.take() {
                         ir
                     } else if method == AuthMethod::CramMd5 {
-                        match sasl::cram_md5(user, secret, &challenge) {
+                        match sasl::cram_md5::<M>(user, secret, &challenge) {
                             Some(a) => Secret::new(a),
                             None => {
                                 self.out.extend_from_slice(b"*\r\n");

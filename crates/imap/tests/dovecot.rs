@@ -1,5 +1,5 @@
 //! The IMAP sender against a real Dovecot 2.3 started by the tests on loopback (see
-//! `tests/support/dovecot.rs`): every compiled TLS provider, every authentication method, the
+//! `tests/support/dovecot.rs`): every TLS provider, every authentication method, the
 //! security refusals, tunnels, byte-exact storage of large series and large messages (compared
 //! with the maildir files Dovecot writes), duplicates, and connections cut mid-series by a
 //! fault-injecting proxy in front of the real server.
@@ -18,17 +18,16 @@ use flagsplit_imap::{Secret, TlsError, TlsProvider};
 use support::dovecot::{Dovecot, Fault, FaultProxy, GOOD_TOKEN, Options, PASSWORD, USER};
 use support::series;
 
-/// Every TLS provider this build compiles.
-#[allow(clippy::vec_init_then_push)]
-fn providers() -> Vec<&'static dyn TlsProvider> {
-    #[allow(unused_mut)]
-    let mut v: Vec<&'static dyn TlsProvider> = Vec::new();
-    #[cfg(feature = "rustls-tls")]
-    v.push(&flagsplit_tls::rustls_provider::RustlsTls);
-    #[cfg(feature = "openssl-tls")]
-    v.push(&flagsplit_tls_openssl::OpensslTls);
-    v
+/// Every TLS provider (the tests compile them all; the library is given one by its caller).
+fn providers() -> [&'static dyn TlsProvider; 2] {
+    [
+        &flagsplit_tls::rustls_provider::RustlsTls,
+        &flagsplit_tls_openssl::OpensslTls,
+    ]
 }
+
+/// The MD5 provider of CRAM-MD5 in these tests (`src/sasl.rs` checks every compiled one).
+type Md5 = flagsplit_hash::md5::builtin::Md5Builtin;
 
 /// A provider that is never asked (the servers it is used with offer no TLS).
 struct NeverTls;
@@ -132,7 +131,7 @@ fn run(
         credentials: CredentialSource::ConfigOnly,
         ui,
     };
-    send::send(&job, messages, stored)
+    send::send::<Md5>(&job, messages, stored)
 }
 
 fn small_series(
@@ -291,15 +290,15 @@ fn login_plain_and_cram_md5() {
             "{method}: {log}"
         );
     }
-    // Over TLS too, with the selected provider.
-    if let Some(tls) = flagsplit_imap::tls::selected() {
+    // Over TLS too, with every provider.
+    for tls in providers() {
         for method in [AuthMethod::Login, AuthMethod::Plain, AuthMethod::CramMd5] {
             let mut s = tls_settings(&d, false);
             s.auth_method = Some(method);
             s.folder = Some("tls-auth".into());
             let ui = Capture::default();
             let r = run(&s, Some(tls), &ui, &stored, &messages)
-                .unwrap_or_else(|f| panic!("{method}: {}", f.error));
+                .unwrap_or_else(|f| panic!("{} {method}: {}", tls.name(), f.error));
             assert_eq!(r.stored() + r.duplicates(), 1);
         }
     }
@@ -334,12 +333,11 @@ fn no_password_in_clear_without_allow_plaintext() {
         return;
     };
     let (messages, stored) = small_series(&d, 1, "clear");
-    if flagsplit_imap::tls::selected().is_none() {
-        // A TLS: none build refuses before connecting (a STARTTLS it cannot do).
-        let s = settings("127.0.0.2", d.port, Scheme::Imap);
-        let f = run(&s, None, &Capture::default(), &stored, &messages).unwrap_err();
-        assert!(matches!(f.error, ImapError::NoTls { .. }), "{}", f.error);
-    }
+    // Without a TLS provider (a TLS: none build) the sender refuses before connecting (a
+    // STARTTLS it cannot do).
+    let s = settings("127.0.0.2", d.port, Scheme::Imap);
+    let f = run(&s, None, &Capture::default(), &stored, &messages).unwrap_err();
+    assert!(matches!(f.error, ImapError::NoTls { .. }), "{}", f.error);
     // 127.0.0.2 offers no STARTTLS.
     for method in [
         AuthMethod::Login,
@@ -410,17 +408,24 @@ fn xoauth2_and_oauthbearer() {
         return;
     };
     let (messages, stored) = small_series(&d, 1, "oauth");
-    for method in [AuthMethod::Xoauth2, AuthMethod::Oauthbearer] {
-        let mut s = match flagsplit_imap::tls::selected() {
+    // Over plain TCP (allowPlaintext, loopback) as without a TLS provider, and over each one.
+    let tls: Vec<Option<&dyn TlsProvider>> =
+        std::iter::once(None).chain(providers().map(Some)).collect();
+    for (tls, method) in tls
+        .into_iter()
+        .flat_map(|t| [AuthMethod::Xoauth2, AuthMethod::Oauthbearer].map(|m| (t, m)))
+    {
+        let mut s = match tls {
             Some(_) => tls_settings(&d, true),
             None => plain_settings(&d),
         };
+        let over = tls.map_or("plain", |t| t.name());
         s.auth_method = Some(method);
-        s.folder = Some(format!("oauth-{}", method.name()));
+        s.folder = Some(format!("oauth-{}-{over}", method.name()));
         s.pass = Some(Secret::new(GOOD_TOKEN));
         let ui = Capture::default();
-        let r = run(&s, flagsplit_imap::tls::selected(), &ui, &stored, &messages)
-            .unwrap_or_else(|f| panic!("{method}: {}\n{}", f.error, d.log()));
+        let r = run(&s, tls, &ui, &stored, &messages)
+            .unwrap_or_else(|f| panic!("{method} {over}: {}\n{}", f.error, d.log()));
         assert_eq!(r.stored(), 1);
         assert!(
             d.log().contains(&format!("method={}", method.name())),
@@ -430,17 +435,10 @@ fn xoauth2_and_oauthbearer() {
         assert!(!ui.text().contains(GOOD_TOKEN));
 
         s.pass = Some(Secret::new("bad-token"));
-        let f = run(
-            &s,
-            flagsplit_imap::tls::selected(),
-            &Capture::default(),
-            &stored,
-            &messages,
-        )
-        .unwrap_err();
+        let f = run(&s, tls, &Capture::default(), &stored, &messages).unwrap_err();
         assert!(
             matches!(f.error, ImapError::AuthFailed { .. }),
-            "{method}: {}",
+            "{method} {over}: {}",
             f.error
         );
         assert!(!f.error.to_string().contains("bad-token"));
@@ -773,7 +771,7 @@ fn drafts_found_by_special_use_and_non_ascii_folders() {
         credentials: CredentialSource::ConfigOnly,
         ui: &Capture::default(),
     };
-    let names: Vec<String> = send::list(&job)
+    let names: Vec<String> = send::list::<Md5>(&job)
         .unwrap()
         .into_iter()
         .map(|(n, _)| n)
@@ -793,7 +791,7 @@ From: A <a@example.org>\nSubject: [PATCH] with id\nMessage-ID: <id-1@example.org
     let (messages, stored) = series::split(mbox.as_bytes());
     let mut s = plain_settings(&d);
     let job = |s: &Settings, dry: bool, ui: &Capture| -> Result<Report, Box<Failure>> {
-        send::send(
+        send::send::<Md5>(
             &Job {
                 settings: s,
                 tls: None,
@@ -820,7 +818,7 @@ From: A <a@example.org>\nSubject: [PATCH] with id\nMessage-ID: <id-1@example.org
         ui.text()
     );
     s.folder = Some("Drafts".into());
-    let with_dups = send::send(
+    let with_dups = send::send::<Md5>(
         &Job {
             settings: &s,
             tls: None,

@@ -3,7 +3,6 @@
 //! distribution's CA bundle is probed — checked with real handshakes to a real Dovecot whose CA is
 //! placed where the probe looks, under a scratch root laid out like Fedora and like Debian.
 //! `scripts/openssl-matrix.sh` runs this with `--features openssl-vendored` too.
-#![cfg(feature = "openssl-tls")]
 
 mod support;
 

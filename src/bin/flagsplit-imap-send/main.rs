@@ -1,6 +1,8 @@
 //! `flagsplit-imap-send` (also run as `flagsplit imap-send`): stores a patch series from standard
 //! input in an IMAP folder, like `git imap-send`. It is the only flagsplit binary that links TLS,
-//! and only the provider the build selected.
+//! and only the provider the build selected ([`providers`]).
+
+mod providers;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -87,7 +89,7 @@ fn run(m: &Matches) -> Result<ExitCode> {
     }
     let job = Job {
         settings: &settings,
-        tls: flagsplit_imap::tls::selected(),
+        tls: providers::tls(),
         dry_run: m.flag("dry-run"),
         allow_duplicates: m.flag("allow-duplicates"),
         credentials: CredentialSource::GitThenTerminal,
@@ -95,7 +97,7 @@ fn run(m: &Matches) -> Result<ExitCode> {
     };
 
     if m.flag("list") {
-        let folders = send::list(&job)?;
+        let folders = send::list::<providers::Md5>(&job)?;
         let mut out = String::new();
         for (name, attributes) in folders {
             if ui.verbose > 0 && !attributes.is_empty() {
@@ -136,7 +138,7 @@ fn run(m: &Matches) -> Result<ExitCode> {
         messages.len(),
         if messages.len() == 1 { "" } else { "s" }
     ));
-    match send::send(&job, &messages, &stored) {
+    match send::send::<providers::Md5>(&job, &messages, &stored) {
         Ok(report) => {
             ui.end_progress();
             print_outcomes(&ui, &messages, &report, false);
@@ -188,8 +190,8 @@ fn version(build_options: bool, json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let facts = RuntimeFacts {
-        openssl: flagsplit_imap::tls::openssl_version(),
-        tls: flagsplit_imap::tls::selected().map(|t| t.version()),
+        openssl: providers::openssl_version(),
+        tls: providers::tls().map(|t| t.version()),
     };
     if json {
         print(&build_options::json(IMAP_SEND, &facts))?;
