@@ -52,7 +52,7 @@ struct Stream<'g, 'c, 'd> {
 impl Sha1Visitor for Stream<'_, '_, '_> {
     fn visit<P: Sha1Provider>(&mut self) {
         let data = self.data;
-        self.group.bench_function(P::PROVIDER.name(), |b| {
+        self.group.bench_function(P::PROVIDER, |b| {
             let mut h = P::new();
             b.iter(|| h.update(black_box(data)));
             black_box(h.finalize().is_ok());
@@ -63,7 +63,7 @@ impl Sha1Visitor for Stream<'_, '_, '_> {
 impl Md5Visitor for Stream<'_, '_, '_> {
     fn visit<P: Md5Provider>(&mut self) {
         let data = self.data;
-        self.group.bench_function(P::PROVIDER.name(), |b| {
+        self.group.bench_function(P::PROVIDER, |b| {
             let mut h = P::new();
             b.iter(|| h.update(black_box(data)));
             black_box(h.finalize());
@@ -80,7 +80,7 @@ struct OneMessage<'g, 'c> {
 impl Sha1Visitor for OneMessage<'_, '_> {
     fn visit<P: Sha1Provider>(&mut self) {
         let message = self.message;
-        self.group.bench_function(P::PROVIDER.name(), |b| {
+        self.group.bench_function(P::PROVIDER, |b| {
             b.iter(|| {
                 let mut h = P::new();
                 h.update(black_box(&message[..]));
@@ -93,7 +93,7 @@ impl Sha1Visitor for OneMessage<'_, '_> {
 impl Md5Visitor for OneMessage<'_, '_> {
     fn visit<P: Md5Provider>(&mut self) {
         let message = self.message;
-        self.group.bench_function(P::PROVIDER.name(), |b| {
+        self.group.bench_function(P::PROVIDER, |b| {
             b.iter(|| {
                 let mut h = P::new();
                 h.update(black_box(&message[..]));

@@ -118,7 +118,7 @@ struct Collect(Vec<Row>);
 
 impl Sha1Visitor for Collect {
     fn visit<P: Sha1Provider>(&mut self) {
-        let name = P::PROVIDER.name();
+        let name = P::PROVIDER;
         self.0.push(Row {
             algo: Algo::Sha1,
             name: name.to_owned(),
@@ -135,7 +135,7 @@ impl Sha1Visitor for Collect {
 
 impl Md5Visitor for Collect {
     fn visit<P: Md5Provider>(&mut self) {
-        let name = P::PROVIDER.name();
+        let name = P::PROVIDER;
         self.0.push(Row {
             algo: Algo::Md5,
             name: name.to_owned(),

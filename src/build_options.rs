@@ -69,7 +69,7 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
     }
     writeln!(out, "features: {}", or_none(&info.feature_names()))?;
     writeln!(out, "config-file: {}", info.config_file)?;
-    for choice in &info.choices {
+    for choice in info.choices {
         writeln!(
             out,
             "{}-provider: {} (from {})",

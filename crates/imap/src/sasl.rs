@@ -199,7 +199,7 @@ mod tests {
 
     impl Md5Visitor for Rfc {
         fn visit<P: Md5Provider>(&mut self) {
-            let name = P::PROVIDER.name();
+            let name = P::PROVIDER;
             let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
             assert_eq!(
                 hex(hmac_md5::<P>(&[0x0b; 16], b"Hi There")),

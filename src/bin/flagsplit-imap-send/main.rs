@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use flagsplit::build_options::{self, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::imap_send::IMAP_SEND;
-use flagsplit::config::flagsplit::IMAP_SEND;
+use flagsplit::config::flagsplit::IMAP_SEND as SENDER;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
@@ -194,11 +194,11 @@ fn version(build_options: bool, json: bool) -> Result<ExitCode> {
         tls: providers::tls().map(|t| t.version()),
     };
     if json {
-        print(&build_options::json(IMAP_SEND, &facts))?;
+        print(&build_options::json(SENDER, &facts))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Vec::new();
-    build_options::write(&mut out, IMAP_SEND, &facts)?;
+    build_options::write(&mut out, SENDER, &facts)?;
     print(&String::from_utf8_lossy(&out))?;
     Ok(ExitCode::SUCCESS)
 }
