@@ -612,3 +612,244 @@ fn tunnel_from_git_config() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(d.bodies("Drafts"), series::split(&mbox).1);
 }
+
+/// A fake IMAP server on 127.0.0.1, one connection at a time on a thread of the test: logs
+/// `connect` and every line it receives, greets without STARTTLS, and answers LOGIN with OK or
+/// NO (`login_ok`) and every other command with OK.
+struct FakeImap {
+    port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FakeImap {
+    fn start(login_ok: bool) -> FakeImap {
+        use std::io::BufRead;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let shared = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                shared.lock().unwrap().push("connect".to_string());
+                let Ok(read) = stream.try_clone() else {
+                    continue;
+                };
+                let mut reader = std::io::BufReader::new(read);
+                let _ = stream.write_all(b"* OK [CAPABILITY IMAP4rev1] fake server ready\r\n");
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    let l = line.trim_end().to_string();
+                    line.clear();
+                    shared.lock().unwrap().push(l.clone());
+                    let mut words = l.split(' ');
+                    let tag = words.next().unwrap_or("*");
+                    let reply = match words.next().map(str::to_ascii_uppercase).as_deref() {
+                        Some("LOGIN") if login_ok => {
+                            format!("{tag} OK [CAPABILITY IMAP4rev1] logged in\r\n")
+                        }
+                        Some("LOGIN") => format!("{tag} NO [AUTHENTICATIONFAILED] no\r\n"),
+                        Some("LOGOUT") => format!("* BYE bye\r\n{tag} OK bye\r\n"),
+                        _ => format!("{tag} OK done\r\n"),
+                    };
+                    if stream.write_all(reply.as_bytes()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        FakeImap { port, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+/// A credential helper that records all it is given (`== get`, then the lines) and answers
+/// `get` with a password and the attributes git passes back on approve and reject.
+fn recording_helper(dir: &Path) -> PathBuf {
+    let script = dir.join("recorder.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{{ echo \"== $1\"; while IFS= read -r line && [ -n \"$line\" ]; do echo \"$line\"; done; }} >> {log}\n[ \"$1\" = get ] && printf 'username={USER}\\npassword=HELPER-PW\\npassword_expiry_utc=4102444800\\noauth_refresh_token=REFRESH-TOK\\n'\nexit 0\n",
+            log = dir.join("recorder.log").display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    script
+}
+
+/// A tunnel command that is a fake server (greets, logs, refuses every command) and logs that
+/// it was started.
+fn logging_tunnel(dir: &Path) -> String {
+    let script = dir.join("tunnel.sh");
+    let log = dir.join("tunnel.log");
+    fs::write(
+        &script,
+        format!(
+            "echo started >> {log}\nprintf '* OK [CAPABILITY IMAP4rev1] tunnel\\r\\n'\nwhile IFS= read -r l; do echo \"$l\" >> {log}; printf '%s NO no\\r\\n' \"${{l%% *}}\"; done\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+/// A configuration for the fake server with two credential helpers: `store`, holding a GitHub
+/// token, then the recording helper. `imap` gets `@TUNNEL@` replaced by a logging tunnel.
+fn injection_env(server: &FakeImap, imap: &str) -> Env {
+    let env = Env::new("");
+    let imap = imap.replace("@TUNNEL@", &logging_tunnel(env.path()));
+    let store = env.path().join("store");
+    fs::write(&store, "https://ghuser:GH-TOKEN-SECRET@github.com\n").unwrap();
+    let recorder = recording_helper(env.path());
+    fs::write(
+        env.path().join("gitconfig"),
+        format!(
+            "[imap]\n\thost = imap://127.0.0.1\n\tport = {}\n\tfolder = Drafts\n\tallowPlaintext = true\n{imap}[credential]\n\thelper = store --file={}\n\thelper = {}\n",
+            server.port,
+            store.display(),
+            recorder.display()
+        ),
+    )
+    .unwrap();
+    env
+}
+
+#[test]
+fn credential_attributes_are_passed_back_on_approve_and_reject() {
+    for login_ok in [true, false] {
+        let server = FakeImap::start(login_ok);
+        let env = injection_env(&server, "");
+        let o = env.run(
+            &["--dry-run", "--allow-duplicates"],
+            &series::big_message(100, "x"),
+        );
+        let t = text(&o);
+        assert_eq!(o.status.success(), login_ok, "{t}");
+        let log = server.log();
+        assert!(
+            log.contains(&format!("LOGIN \"{USER}\" \"HELPER-PW\"")),
+            "the control run logs in with the helper's password: {log}"
+        );
+        assert!(
+            !t.contains("HELPER-PW") && !t.contains("REFRESH-TOK"),
+            "{t}"
+        );
+        let helper = fs::read_to_string(env.path().join("recorder.log")).unwrap();
+        let action = if login_ok { "== store" } else { "== erase" };
+        let (_, reported) = helper.split_once(action).expect(action);
+        for want in [
+            "password=HELPER-PW",
+            "password_expiry_utc=4102444800",
+            "oauth_refresh_token=REFRESH-TOK",
+            "host=127.0.0.1:",
+        ] {
+            assert!(reported.contains(want), "{want} in {helper}");
+        }
+    }
+}
+
+#[test]
+fn credential_protocol_injection_is_refused_before_anything() {
+    let server = FakeImap::start(true);
+    let inject_user = "\tuser = \"ghuser\\nprotocol=https\\nhost=github.com\"\n";
+    let cases: Vec<(String, Vec<String>, &str)> = vec![
+        (inject_user.into(), vec![], "username contains newline"),
+        (
+            "\tuser = \"tester\\npassword=INJECTED\"\n".into(),
+            vec![],
+            "username contains newline",
+        ),
+        (
+            String::new(),
+            vec![
+                "-c".into(),
+                "imap.user=ghuser\nprotocol=https\nhost=github.com".into(),
+            ],
+            "username contains newline",
+        ),
+        (
+            String::new(),
+            vec!["-c".into(), "imap.user=tester\rpassword=INJECTED".into()],
+            "username contains carriage return",
+        ),
+        (
+            "\thost = \"imap://127.0.0.1\\nprotocol=https\\nhost=github.com\"\n\tuser = ghuser\n"
+                .into(),
+            vec![],
+            "host contains newline",
+        ),
+        (
+            "\tuser = ghuser\n".into(),
+            vec!["-c".into(), "imap.host=127.0.0.1\nhost=github.com".into()],
+            "host contains newline",
+        ),
+    ];
+    // The control: without an injected value, the server (or the tunnel) sees the login with
+    // the recording helper's password.
+    let control = FakeImap::start(false);
+    let env = injection_env(&control, "\tuser = tester\n");
+    let o = env.run(&["--allow-duplicates"], &series::big_message(100, "x"));
+    assert!(
+        control.log().contains("LOGIN \"tester\" \"HELPER-PW\""),
+        "{}\n{}",
+        control.log(),
+        text(&o)
+    );
+    let env = injection_env(&control, "\tuser = tester\n\ttunnel = \"@TUNNEL@\"\n");
+    let o = env.run(&["--allow-duplicates"], &series::big_message(100, "x"));
+    let tunnel_log = fs::read_to_string(env.path().join("tunnel.log")).unwrap_or_default();
+    assert!(
+        tunnel_log.starts_with("started") && tunnel_log.contains("LOGIN \"tester\" \"HELPER-PW\""),
+        "{tunnel_log}\n{}",
+        text(&o)
+    );
+    let helper = fs::read_to_string(env.path().join("recorder.log")).unwrap_or_default();
+    assert!(helper.contains("host=tunnel\n"), "{helper}");
+
+    for tunnel in [false, true] {
+        for (imap, args, want) in &cases {
+            let mut imap = imap.clone();
+            if tunnel {
+                imap.push_str("\ttunnel = \"@TUNNEL@\"\n");
+            }
+            let env = injection_env(&server, &imap);
+            let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+            all.push("--allow-duplicates");
+            let o = env.run(&all, &series::big_message(100, "x"));
+            let t = text(&o);
+            let log = server.log();
+            assert!(
+                !log.contains("GH-TOKEN-SECRET") && !log.contains("INJECTED"),
+                "sent to the server: {log}"
+            );
+            assert!(log.is_empty(), "no connection may be made: {log}");
+            assert!(
+                !env.path().join("recorder.log").exists(),
+                "no helper may be asked (tunnel: {tunnel}, {imap:?} {args:?})"
+            );
+            assert!(
+                !env.path().join("tunnel.log").exists(),
+                "no tunnel may be started"
+            );
+            assert_eq!(o.status.code(), Some(1), "{t}");
+            assert!(
+                t.contains(&format!("credential value for {want}")),
+                "tunnel: {tunnel}, {imap:?} {args:?}: {t}"
+            );
+            assert!(
+                t.contains("nothing was stored") || !t.contains("stored"),
+                "{t}"
+            );
+            assert!(!t.contains("GH-TOKEN-SECRET"), "{t}");
+        }
+    }
+}

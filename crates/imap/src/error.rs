@@ -5,6 +5,7 @@ use std::io;
 
 use flagsplit_tls::TlsError;
 
+use crate::credential::UnsafeValue;
 use crate::response::ResponseError;
 use crate::sasl::AuthMethod;
 
@@ -106,6 +107,9 @@ pub enum ImapError {
     /// No user name or password is available.
     #[error("{0}")]
     Credentials(String),
+    /// A value that `git credential` cannot carry (newline, carriage return, NUL byte).
+    #[error("{0}")]
+    CredentialValue(#[from] UnsafeValue),
     /// The folder to store into is unknown.
     #[error("{0}")]
     Folder(String),

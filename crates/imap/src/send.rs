@@ -157,9 +157,12 @@ impl<'a> Connector<'a> {
         }
     }
 
-    /// The checks that need no connection: a `TLS: none` build asked for TLS, no host.
+    /// The checks that need no connection: a value `git credential` cannot carry (checked here
+    /// too for settings not read by [`Settings::apply`]), a `TLS: none` build asked for TLS,
+    /// no host.
     fn precheck(&self) -> Result<(), ImapError> {
         let s = self.job.settings;
+        self.key().check()?;
         if s.tunnel.is_some() {
             return Ok(());
         }
@@ -302,14 +305,14 @@ impl<'a> Connector<'a> {
         ) {
             Ok(()) => {
                 if credential.from_git && !self.approved {
-                    credential::git_report(&self.key(), &credential, true);
+                    credential::git_report(&self.key(), &credential, true)?;
                     self.approved = true;
                 }
                 Ok(session)
             }
             Err(e) => {
                 if matches!(e, ImapError::AuthFailed { .. }) && credential.from_git {
-                    credential::git_report(&self.key(), &credential, false);
+                    credential::git_report(&self.key(), &credential, false)?;
                 }
                 Err(e)
             }
@@ -322,7 +325,8 @@ impl<'a> Connector<'a> {
             Scheme::Imap => 143,
             Scheme::Imaps => 993,
         };
-        let host = if s.effective_port() == default_port {
+        // With a tunnel the port is not used: the host is `tunnel`, as git's.
+        let host = if s.tunnel.is_some() || s.effective_port() == default_port {
             self.host().to_string()
         } else {
             format!("{}:{}", self.host(), s.effective_port())
@@ -340,15 +344,11 @@ impl<'a> Connector<'a> {
     fn obtain_credential(&self) -> Result<Credential, ImapError> {
         let s = self.job.settings;
         if let (Some(user), Some(pass)) = (&s.user, &s.pass) {
-            return Ok(Credential {
-                username: user.clone(),
-                password: pass.clone(),
-                from_git: false,
-            });
+            return Ok(Credential::new(user.clone(), pass.clone()));
         }
         if self.job.credentials == CredentialSource::GitThenTerminal {
             let key = self.key();
-            if let Some(mut c) = credential::git_fill(&key) {
+            if let Some(mut c) = credential::git_fill(&key)? {
                 if let Some(pass) = &s.pass {
                     c.password = pass.clone();
                     c.from_git = false;
