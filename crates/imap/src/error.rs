@@ -39,6 +39,14 @@ pub enum ImapError {
     /// The server sent something that is not IMAP.
     #[error("{0}")]
     Protocol(String),
+    /// The server sent more than the sender accepts (see [`crate::session`]).
+    #[error("the server {server} sent {what}: stopped there")]
+    TooLarge {
+        /// `host:port`, or `tunnel`.
+        server: String,
+        /// What, and the limit.
+        what: String,
+    },
     /// The server said BYE.
     #[error("the server closed the session: {0}")]
     Bye(String),
