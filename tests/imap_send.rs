@@ -612,3 +612,464 @@ fn tunnel_from_git_config() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(d.bodies("Drafts"), series::split(&mbox).1);
 }
+
+/// A fake IMAP server on 127.0.0.1, one connection at a time on a thread of the test: logs
+/// `connect` and every line it receives, greets without STARTTLS, and answers LOGIN with OK or
+/// NO (`login_ok`) and every other command with OK.
+struct FakeImap {
+    port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FakeImap {
+    fn start(login_ok: bool) -> FakeImap {
+        use std::io::BufRead;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let shared = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                shared.lock().unwrap().push("connect".to_string());
+                let Ok(read) = stream.try_clone() else {
+                    continue;
+                };
+                let mut reader = std::io::BufReader::new(read);
+                let _ = stream.write_all(b"* OK [CAPABILITY IMAP4rev1] fake server ready\r\n");
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    let l = line.trim_end().to_string();
+                    line.clear();
+                    shared.lock().unwrap().push(l.clone());
+                    let mut words = l.split(' ');
+                    let tag = words.next().unwrap_or("*");
+                    let reply = match words.next().map(str::to_ascii_uppercase).as_deref() {
+                        Some("LOGIN") if login_ok => {
+                            format!("{tag} OK [CAPABILITY IMAP4rev1] logged in\r\n")
+                        }
+                        Some("LOGIN") => format!("{tag} NO [AUTHENTICATIONFAILED] no\r\n"),
+                        Some("LOGOUT") => format!("* BYE bye\r\n{tag} OK bye\r\n"),
+                        _ => format!("{tag} OK done\r\n"),
+                    };
+                    if stream.write_all(reply.as_bytes()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        FakeImap { port, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+/// A credential helper that records all it is given (`== get`, then the lines) and answers
+/// `get` with a password and the attributes git passes back on approve and reject.
+fn recording_helper(dir: &Path) -> PathBuf {
+    let script = dir.join("recorder.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{{ echo \"== $1\"; while IFS= read -r line && [ -n \"$line\" ]; do echo \"$line\"; done; }} >> {log}\n[ \"$1\" = get ] && printf 'username={USER}\\npassword=HELPER-PW\\npassword_expiry_utc=4102444800\\noauth_refresh_token=REFRESH-TOK\\n'\nexit 0\n",
+            log = dir.join("recorder.log").display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    script
+}
+
+/// A tunnel command that is a fake server (greets, logs, refuses every command) and logs that
+/// it was started.
+fn logging_tunnel(dir: &Path) -> String {
+    let script = dir.join("tunnel.sh");
+    let log = dir.join("tunnel.log");
+    fs::write(
+        &script,
+        format!(
+            "echo started >> {log}\nprintf '* OK [CAPABILITY IMAP4rev1] tunnel\\r\\n'\nwhile IFS= read -r l; do echo \"$l\" >> {log}; printf '%s NO no\\r\\n' \"${{l%% *}}\"; done\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+/// A configuration for the fake server with two credential helpers: `store`, holding a GitHub
+/// token, then the recording helper. `imap` gets `@TUNNEL@` replaced by a logging tunnel.
+fn injection_env(server: &FakeImap, imap: &str) -> Env {
+    let env = Env::new("");
+    let imap = imap.replace("@TUNNEL@", &logging_tunnel(env.path()));
+    let store = env.path().join("store");
+    fs::write(&store, "https://ghuser:GH-TOKEN-SECRET@github.com\n").unwrap();
+    let recorder = recording_helper(env.path());
+    fs::write(
+        env.path().join("gitconfig"),
+        format!(
+            "[imap]\n\thost = imap://127.0.0.1\n\tport = {}\n\tfolder = Drafts\n\tallowPlaintext = true\n{imap}[credential]\n\thelper = store --file={}\n\thelper = {}\n",
+            server.port,
+            store.display(),
+            recorder.display()
+        ),
+    )
+    .unwrap();
+    env
+}
+
+#[test]
+fn credential_attributes_are_passed_back_on_approve_and_reject() {
+    for login_ok in [true, false] {
+        let server = FakeImap::start(login_ok);
+        let env = injection_env(&server, "");
+        let o = env.run(
+            &["--dry-run", "--allow-duplicates"],
+            &series::big_message(100, "x"),
+        );
+        let t = text(&o);
+        assert_eq!(o.status.success(), login_ok, "{t}");
+        let log = server.log();
+        assert!(
+            log.contains(&format!("LOGIN \"{USER}\" \"HELPER-PW\"")),
+            "the control run logs in with the helper's password: {log}"
+        );
+        assert!(
+            !t.contains("HELPER-PW") && !t.contains("REFRESH-TOK"),
+            "{t}"
+        );
+        let helper = fs::read_to_string(env.path().join("recorder.log")).unwrap();
+        let action = if login_ok { "== store" } else { "== erase" };
+        let (_, reported) = helper.split_once(action).expect(action);
+        for want in [
+            "password=HELPER-PW",
+            "password_expiry_utc=4102444800",
+            "oauth_refresh_token=REFRESH-TOK",
+            "host=127.0.0.1:",
+        ] {
+            assert!(reported.contains(want), "{want} in {helper}");
+        }
+    }
+}
+
+#[test]
+fn credential_protocol_injection_is_refused_before_anything() {
+    let server = FakeImap::start(true);
+    let inject_user = "\tuser = \"ghuser\\nprotocol=https\\nhost=github.com\"\n";
+    let cases: Vec<(String, Vec<String>, &str)> = vec![
+        (inject_user.into(), vec![], "username contains newline"),
+        (
+            "\tuser = \"tester\\npassword=INJECTED\"\n".into(),
+            vec![],
+            "username contains newline",
+        ),
+        (
+            String::new(),
+            vec![
+                "-c".into(),
+                "imap.user=ghuser\nprotocol=https\nhost=github.com".into(),
+            ],
+            "username contains newline",
+        ),
+        (
+            String::new(),
+            vec!["-c".into(), "imap.user=tester\rpassword=INJECTED".into()],
+            "username contains carriage return",
+        ),
+        (
+            "\thost = \"imap://127.0.0.1\\nprotocol=https\\nhost=github.com\"\n\tuser = ghuser\n"
+                .into(),
+            vec![],
+            "host contains newline",
+        ),
+        (
+            "\tuser = ghuser\n".into(),
+            vec!["-c".into(), "imap.host=127.0.0.1\nhost=github.com".into()],
+            "host contains newline",
+        ),
+    ];
+    // The control: without an injected value, the server (or the tunnel) sees the login with
+    // the recording helper's password.
+    let control = FakeImap::start(false);
+    let env = injection_env(&control, "\tuser = tester\n");
+    let o = env.run(&["--allow-duplicates"], &series::big_message(100, "x"));
+    assert!(
+        control.log().contains("LOGIN \"tester\" \"HELPER-PW\""),
+        "{}\n{}",
+        control.log(),
+        text(&o)
+    );
+    let env = injection_env(&control, "\tuser = tester\n\ttunnel = \"@TUNNEL@\"\n");
+    let o = env.run(&["--allow-duplicates"], &series::big_message(100, "x"));
+    let tunnel_log = fs::read_to_string(env.path().join("tunnel.log")).unwrap_or_default();
+    assert!(
+        tunnel_log.starts_with("started") && tunnel_log.contains("LOGIN \"tester\" \"HELPER-PW\""),
+        "{tunnel_log}\n{}",
+        text(&o)
+    );
+    let helper = fs::read_to_string(env.path().join("recorder.log")).unwrap_or_default();
+    assert!(helper.contains("host=tunnel\n"), "{helper}");
+
+    for tunnel in [false, true] {
+        for (imap, args, want) in &cases {
+            let mut imap = imap.clone();
+            if tunnel {
+                imap.push_str("\ttunnel = \"@TUNNEL@\"\n");
+            }
+            let env = injection_env(&server, &imap);
+            let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+            all.push("--allow-duplicates");
+            let o = env.run(&all, &series::big_message(100, "x"));
+            let t = text(&o);
+            let log = server.log();
+            assert!(
+                !log.contains("GH-TOKEN-SECRET") && !log.contains("INJECTED"),
+                "sent to the server: {log}"
+            );
+            assert!(log.is_empty(), "no connection may be made: {log}");
+            assert!(
+                !env.path().join("recorder.log").exists(),
+                "no helper may be asked (tunnel: {tunnel}, {imap:?} {args:?})"
+            );
+            assert!(
+                !env.path().join("tunnel.log").exists(),
+                "no tunnel may be started"
+            );
+            assert_eq!(o.status.code(), Some(1), "{t}");
+            assert!(
+                t.contains(&format!("credential value for {want}")),
+                "tunnel: {tunnel}, {imap:?} {args:?}: {t}"
+            );
+            assert!(
+                t.contains("nothing was stored") || !t.contains("stored"),
+                "{t}"
+            );
+            assert!(!t.contains("GH-TOKEN-SECRET"), "{t}");
+        }
+    }
+}
+
+/// What a hostile server sends (on loopback: no real server does this).
+#[derive(Clone, Copy, Debug)]
+enum Hostile {
+    /// Three literals of 300 MiB in the plaintext greeting.
+    GreetingLiterals,
+    /// After login, 8 million `* 1 EXISTS` before answering EXAMINE.
+    ExistsFlood,
+    /// After login, 400 untagged lines of almost 1 MiB before answering EXAMINE.
+    BigUntaggedLines,
+    /// After login, every message is a duplicate candidate, fetched as 3 literals of 300 MiB.
+    FetchLiterals,
+}
+
+const HOSTILE_LITERAL: usize = 300 << 20;
+
+/// Writes `n` bytes of `x`, 1 MiB at a time (the test itself holds no more).
+fn stream_bytes(w: &mut impl Write, n: usize) -> std::io::Result<()> {
+    let chunk = vec![b'x'; 1 << 20];
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(chunk.len());
+        w.write_all(&chunk[..k])?;
+        left -= k;
+    }
+    Ok(())
+}
+
+/// A hostile server for one connection, on a thread; its port. It stops when the sender hangs
+/// up (its writes fail).
+fn hostile_server(how: Hostile) -> u16 {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || -> std::io::Result<()> {
+        let (mut w, _) = listener.accept()?;
+        let mut r = std::io::BufReader::new(w.try_clone()?);
+        if let Hostile::GreetingLiterals = how {
+            w.write_all(format!("* OK [ALERT] {{{HOSTILE_LITERAL}}}\r\n").as_bytes())?;
+            for k in 0..3 {
+                stream_bytes(&mut w, HOSTILE_LITERAL)?;
+                if k < 2 {
+                    w.write_all(format!(" {{{HOSTILE_LITERAL}}}\r\n").as_bytes())?;
+                }
+            }
+            w.write_all(b"\r\n")?;
+            return Ok(());
+        }
+        w.write_all(b"* OK [CAPABILITY IMAP4rev1] hostile\r\n")?;
+        let mut line = String::new();
+        while r.read_line(&mut line)? > 0 {
+            let l = std::mem::take(&mut line);
+            let mut words = l.split_ascii_whitespace();
+            let tag = words.next().unwrap_or("*").to_string();
+            let command = words.next().unwrap_or("").to_ascii_uppercase();
+            let sub = words.next().unwrap_or("").to_ascii_uppercase();
+            match (command.as_str(), sub.as_str(), how) {
+                ("LOGIN", _, _) => {
+                    w.write_all(format!("{tag} OK [CAPABILITY IMAP4rev1] in\r\n").as_bytes())?
+                }
+                ("EXAMINE", _, Hostile::ExistsFlood) => {
+                    let lines = b"* 1 EXISTS\r\n".repeat(1 << 16);
+                    for _ in 0..(8_000_000 >> 16) {
+                        w.write_all(&lines)?;
+                    }
+                    w.write_all(format!("{tag} OK done\r\n").as_bytes())?;
+                }
+                ("EXAMINE", _, Hostile::BigUntaggedLines) => {
+                    for _ in 0..400 {
+                        w.write_all(b"* OK ")?;
+                        stream_bytes(&mut w, (1 << 20) - 8)?;
+                        w.write_all(b"\r\n")?;
+                    }
+                    w.write_all(format!("{tag} OK done\r\n").as_bytes())?;
+                }
+                ("UID", "SEARCH", _) => {
+                    w.write_all(format!("* SEARCH 1 2 3\r\n{tag} OK\r\n").as_bytes())?
+                }
+                ("UID", "FETCH", _) => {
+                    for uid in 1..=3 {
+                        w.write_all(
+                            format!("* {uid} FETCH (UID {uid} BODY[] {{{HOSTILE_LITERAL}}}\r\n")
+                                .as_bytes(),
+                        )?;
+                        stream_bytes(&mut w, HOSTILE_LITERAL)?;
+                        w.write_all(b")\r\n")?;
+                    }
+                    w.write_all(format!("{tag} OK\r\n").as_bytes())?;
+                }
+                ("LOGOUT", _, _) => {
+                    w.write_all(format!("* BYE\r\n{tag} OK\r\n").as_bytes())?;
+                    return Ok(());
+                }
+                _ => w.write_all(format!("{tag} OK\r\n").as_bytes())?,
+            }
+        }
+        Ok(())
+    });
+    port
+}
+
+/// Peak resident memory in bytes, from an rusage.
+fn maxrss_bytes(usage: &libc::rusage) -> u64 {
+    // Linux reports ru_maxrss in KiB.
+    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+}
+
+/// Runs the sender and returns its output with its peak RSS (`ru_maxrss` from `wait4`). A
+/// child's figure starts from this process's own peak (exec keeps the larger of the two), so
+/// that peak is returned too: the tests keep it small.
+// The child is reaped by wait4 (which gives its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run_measured(env: &Env, args: &[&str], stdin: &[u8]) -> (Output, u64, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = env
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run flagsplit-imap-send");
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let collect = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = collect(Box::new(child.stdout.take().expect("stdout")));
+    let err = collect(Box::new(child.stderr.take().expect("stderr")));
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for (`child` is never waited on); `status`
+    // and `usage` are valid for writes for the duration of the call.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    let _ = writer.join();
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out.join().expect("stdout"),
+        stderr: err.join().expect("stderr"),
+    };
+    // SAFETY: as above; RUSAGE_SELF is always valid.
+    let mut own: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `own` is valid for writes.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut own) };
+    (output, maxrss_bytes(&usage), maxrss_bytes(&own))
+}
+
+/// The bound on the sender's peak RSS, whatever a server sends: 256 MiB and twice the largest
+/// message being uploaded.
+fn rss_bound(largest: usize) -> u64 {
+    (256 << 20) + 2 * largest as u64
+}
+
+fn hostile_run(how: Hostile, args: &[&str]) -> (String, u64, u16) {
+    let port = hostile_server(how);
+    let env = Env::new(&format!(
+        "[imap]\n\thost = imap://127.0.0.1\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n"
+    ));
+    let message = series::big_message(10_000, "hostile");
+    let (o, peak, own) = run_measured(&env, args, &message);
+    let t = text(&o);
+    eprintln!(
+        "{how:?}: peak RSS of the sender {} MiB (this test process: {} MiB)",
+        peak >> 20,
+        own >> 20
+    );
+    assert!(
+        peak < rss_bound(message.len()),
+        "{how:?}: peak RSS {peak} bytes, over {} bytes:\n{t}",
+        rss_bound(message.len())
+    );
+    (t, peak, port)
+}
+
+#[test]
+fn hostile_greeting_literals_are_refused_before_authentication() {
+    let (t, _, port) = hostile_run(Hostile::GreetingLiterals, &[]);
+    assert!(
+        t.contains(&format!(
+            "the server 127.0.0.1:{port} sent more than 256 KiB before authentication"
+        )) && t.contains("nothing was stored"),
+        "{t}"
+    );
+    assert!(t.starts_with("status: exit status: 1"), "{t}");
+}
+
+#[test]
+fn hostile_untagged_floods_are_refused() {
+    for how in [Hostile::ExistsFlood, Hostile::BigUntaggedLines] {
+        let (t, _, port) = hostile_run(how, &["--dry-run", "--allow-duplicates"]);
+        assert!(
+            t.contains(&format!(
+                "the server 127.0.0.1:{port} sent more than 32 MiB of untagged responses"
+            )),
+            "{how:?}: {t}"
+        );
+        assert!(t.starts_with("status: exit status: 1"), "{t}");
+    }
+}
+
+#[test]
+fn hostile_fetch_literals_are_dropped_unheld() {
+    // Longer than the message, so not identical: read and dropped, and the dry run goes on.
+    let (t, _, _) = hostile_run(Hostile::FetchLiterals, &["--dry-run"]);
+    assert!(
+        t.starts_with("status: exit status: 0")
+            && t.contains("dry run: 1 of 1 message would be stored in 'Drafts', 0 already there"),
+        "{t}"
+    );
+}

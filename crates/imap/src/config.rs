@@ -6,11 +6,15 @@
 //! `imap.authMethod` — all implemented. Added: `imap.sslCAInfo` (a PEM CA file: trust only it),
 //! `imap.allowPlaintext` (send a password or token over an unprotected connection),
 //! `imap.timeout` (seconds). An unknown `imap.*` key is reported, never silently ignored.
+//!
+//! `imap.user` and `imap.host` are written to `git credential`: a newline, carriage return or
+//! NUL byte in either is refused when the key is read, in git's words (see [`crate::credential`]).
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::credential::check_value;
 use crate::sasl::AuthMethod;
 use crate::secret::Secret;
 
@@ -160,6 +164,9 @@ impl Settings {
             "folder" => self.folder = Some(string()?),
             "host" => {
                 let v = string()?;
+                // The host (with its port) is the credential's `host`: refused here, before any
+                // connection, helper or prompt, rather than when it is written.
+                check_value("host", &v).map_err(|e| bad(e.to_string()))?;
                 let (scheme, rest) = if let Some(r) = strip_prefix_ci(&v, "imaps:") {
                     (Scheme::Imaps, r)
                 } else if let Some(r) = strip_prefix_ci(&v, "imap:") {
@@ -189,7 +196,11 @@ impl Settings {
                     .ok_or_else(|| bad(format!("'{v}' is not a port number")))?;
                 self.port = Some(p);
             }
-            "user" => self.user = Some(string()?),
+            "user" => {
+                let v = string()?;
+                check_value("username", &v).map_err(|e| bad(e.to_string()))?;
+                self.user = Some(v);
+            }
             "pass" => {
                 if origin == Origin::CommandLine {
                     return Err(ConfigError::PassOnCommandLine);
@@ -424,6 +435,48 @@ mod tests {
         assert!(s.apply_override("core.editor=vi").is_err());
         s.apply_override("imap.folder=Drafts").unwrap();
         assert_eq!(s.folder.as_deref(), Some("Drafts"));
+    }
+
+    #[test]
+    fn credential_values_are_refused_when_read() {
+        for (key, value, attr, what) in [
+            (
+                "imap.user",
+                "ghuser\nprotocol=https\nhost=github.com",
+                "username",
+                "newline",
+            ),
+            (
+                "imap.user",
+                "tester\npassword=INJECTED",
+                "username",
+                "newline",
+            ),
+            ("imap.user", "tester\rx", "username", "carriage return"),
+            ("imap.user", "tester\0x", "username", "NUL byte"),
+            ("imap.host", "imap://h\nhost=github.com", "host", "newline"),
+            ("imap.host", "h\r", "host", "carriage return"),
+            ("imap.host", "imaps://h\0:993", "host", "NUL byte"),
+        ] {
+            for origin in [Origin::GitConfig, Origin::CommandLine] {
+                let e = Settings::default()
+                    .apply(key, Some(value), origin)
+                    .unwrap_err()
+                    .to_string();
+                assert_eq!(
+                    e,
+                    format!(
+                        "bad value for {key} ({origin}): credential value for {attr} contains {what}"
+                    )
+                );
+            }
+        }
+        let mut s = Settings::default();
+        let e = s
+            .apply_override("imap.user=ghuser\nhost=github.com")
+            .unwrap_err();
+        assert!(e.to_string().contains("contains newline"), "{e}");
+        assert!(s.user.is_none());
     }
 
     #[test]

@@ -1,12 +1,67 @@
 //! User names and passwords from git's credential system (`git credential fill`, then `approve`
 //! after a successful login or `reject` after a refused one), and from a terminal prompt when git
 //! has none to give. Secrets travel on `git credential`'s standard input, never in arguments.
+//!
+//! The protocol is one `key=value` per line, so a value with a newline would add attributes of
+//! its own choosing (`username=me\nhost=github.com` asks for another site's token). Every value
+//! written is checked first, with git's own rule and words: no newline ("credential value for
+//! username contains newline"), no carriage return (which some helpers take as a line end; git
+//! refuses it too unless `credential.protectProtocol=false`, which is not honoured here), and no
+//! NUL byte (which git cannot represent, and which would cut the value short).
 
+use std::fmt;
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use crate::secret::Secret;
+
+/// A character the credential protocol cannot carry in a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forbidden {
+    /// `\n`.
+    Newline,
+    /// `\r`.
+    CarriageReturn,
+    /// `\0`.
+    Nul,
+}
+
+impl fmt::Display for Forbidden {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Forbidden::Newline => "newline",
+            Forbidden::CarriageReturn => "carriage return",
+            Forbidden::Nul => "NUL byte",
+        })
+    }
+}
+
+/// A value that cannot be written to `git credential`: which attribute, and why. The value
+/// itself is never shown (it may be a secret).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("credential value for {key} contains {what}")]
+pub struct UnsafeValue {
+    /// The attribute (`host`, `username`, `password`, ...).
+    pub key: &'static str,
+    /// The character found.
+    pub what: Forbidden,
+}
+
+/// Checks one value for the attribute `key`: `Err` when it holds a newline, carriage return or
+/// NUL byte (the first of these found, in that order of precedence: newline first, as git).
+pub fn check_value(key: &'static str, value: &str) -> Result<(), UnsafeValue> {
+    let what = if value.contains('\n') {
+        Forbidden::Newline
+    } else if value.contains('\r') {
+        Forbidden::CarriageReturn
+    } else if value.contains('\0') {
+        Forbidden::Nul
+    } else {
+        return Ok(());
+    };
+    Err(UnsafeValue { key, what })
+}
 
 /// What identifies the credential: git's `protocol`, `host` (with `:port` when not the default)
 /// and `username`.
@@ -21,20 +76,45 @@ pub struct CredentialKey {
 }
 
 impl CredentialKey {
-    fn description(&self, password: Option<&Secret>) -> Vec<u8> {
+    /// Checks every value the key would write (before any helper or prompt is asked).
+    pub fn check(&self) -> Result<(), UnsafeValue> {
+        check_value("protocol", self.protocol)?;
+        check_value("host", &self.host)?;
+        if let Some(u) = &self.username {
+            check_value("username", u)?;
+        }
+        Ok(())
+    }
+
+    /// The description `git credential` reads: the key, and for approve/reject the credential's
+    /// password and the attributes the helper gave with it. Nothing is returned (and so nothing
+    /// written) when any value is unsafe.
+    fn description(&self, credential: Option<&Credential>) -> Result<Vec<u8>, UnsafeValue> {
+        self.check()?;
+        if let Some(c) = credential {
+            c.check()?;
+        }
         let mut s = format!("protocol={}\nhost={}\n", self.protocol, self.host);
         if let Some(u) = &self.username {
             s.push_str(&format!("username={u}\n"));
         }
-        if let Some(p) = password {
+        if let Some(c) = credential {
             s.push_str("password=");
-            s.push_str(p.expose());
+            s.push_str(c.password.expose());
             s.push('\n');
+            if let Some(t) = &c.oauth_refresh_token {
+                s.push_str("oauth_refresh_token=");
+                s.push_str(t.expose());
+                s.push('\n');
+            }
+            if let Some(e) = &c.password_expiry_utc {
+                s.push_str(&format!("password_expiry_utc={e}\n"));
+            }
         }
         s.push('\n');
         let bytes = s.clone().into_bytes();
         drop(Secret::new(s));
-        bytes
+        Ok(bytes)
     }
 }
 
@@ -47,69 +127,133 @@ pub struct Credential {
     pub password: Secret,
     /// Whether `git credential fill` supplied it (so it is to be approved or rejected).
     pub from_git: bool,
+    /// `password_expiry_utc` as the helper gave it (passed back on approve and reject).
+    pub password_expiry_utc: Option<String>,
+    /// `oauth_refresh_token` as the helper gave it (passed back on approve and reject).
+    pub oauth_refresh_token: Option<Secret>,
 }
 
-/// Asks `git credential fill`. `None` when git has nothing (no helper and no prompt possible, or
-/// git not installed).
-pub fn git_fill(key: &CredentialKey) -> Option<Credential> {
-    let mut child = Command::new("git")
+impl Credential {
+    /// A user name and password from the configuration or a prompt (not from git).
+    pub fn new(username: String, password: Secret) -> Credential {
+        Credential {
+            username,
+            password,
+            from_git: false,
+            password_expiry_utc: None,
+            oauth_refresh_token: None,
+        }
+    }
+
+    /// Checks every value that approve or reject would write back.
+    pub fn check(&self) -> Result<(), UnsafeValue> {
+        check_value("username", &self.username)?;
+        check_value("password", self.password.expose())?;
+        if let Some(t) = &self.oauth_refresh_token {
+            check_value("oauth_refresh_token", t.expose())?;
+        }
+        if let Some(e) = &self.password_expiry_utc {
+            check_value("password_expiry_utc", e)?;
+        }
+        Ok(())
+    }
+}
+
+/// Asks `git credential fill`. `Ok(None)` when git has nothing (no helper and no prompt
+/// possible, or git not installed); `Err` before git is run when the key holds an unsafe value,
+/// and after when git's answer does (so that it is neither used nor written back).
+pub fn git_fill(key: &CredentialKey) -> Result<Option<Credential>, UnsafeValue> {
+    let mut input = key.description(None)?;
+    let Ok(mut child) = Command::new("git")
         .args(["credential", "fill"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let mut input = key.description(None);
-    let wrote = stdin.write_all(&input);
+    else {
+        input.fill(0);
+        return Ok(None);
+    };
+    let wrote = match child.stdin.take() {
+        Some(mut stdin) => stdin.write_all(&input).is_ok(),
+        None => false,
+    };
     input.fill(0);
-    drop(stdin);
-    let output = child.wait_with_output().ok()?;
-    if wrote.is_err() || !output.status.success() {
-        return None;
+    let Ok(output) = child.wait_with_output() else {
+        return Ok(None);
+    };
+    let mut raw = output.stdout;
+    let parsed = parse_fill(key, &raw);
+    raw.fill(0);
+    if !wrote || !output.status.success() {
+        return Ok(None);
     }
+    parsed
+}
+
+/// Reads `git credential fill`'s answer: the user name (else the key's), the password, and the
+/// attributes to pass back. `Ok(None)` without a user name or password.
+fn parse_fill(key: &CredentialKey, out: &[u8]) -> Result<Option<Credential>, UnsafeValue> {
     let mut username = key.username.clone();
     let mut password = None;
-    for line in output.stdout.split(|&b| b == b'\n') {
-        let line = String::from_utf8_lossy(line);
+    let mut expiry = None;
+    let mut refresh = None;
+    for line in out.split(|&b| b == b'\n') {
+        let line = Secret::new(String::from_utf8_lossy(line));
+        let line = line.expose();
         if let Some(u) = line.strip_prefix("username=") {
             username = Some(u.to_string());
         } else if let Some(p) = line.strip_prefix("password=") {
             password = Some(Secret::new(p));
+        } else if let Some(e) = line.strip_prefix("password_expiry_utc=") {
+            expiry = Some(e.to_string());
+        } else if let Some(t) = line.strip_prefix("oauth_refresh_token=") {
+            refresh = Some(Secret::new(t));
         }
     }
-    let mut raw = output.stdout;
-    raw.fill(0);
-    Some(Credential {
-        username: username?,
-        password: password?,
+    let (Some(username), Some(password)) = (username, password) else {
+        return Ok(None);
+    };
+    let credential = Credential {
+        username,
+        password,
         from_git: true,
-    })
+        password_expiry_utc: expiry,
+        oauth_refresh_token: refresh,
+    };
+    credential.check()?;
+    Ok(Some(credential))
 }
 
-/// `git credential approve` (after a successful login) or `reject` (after a refused one).
-/// Failures are ignored: the upload itself does not depend on them.
-pub fn git_report(key: &CredentialKey, credential: &Credential, approve: bool) {
+/// `git credential approve` (after a successful login) or `reject` (after a refused one),
+/// with the attributes the helper gave (`password_expiry_utc`, `oauth_refresh_token`). Failures
+/// to run git are ignored: the upload itself does not depend on them. An unsafe value is
+/// refused before git is run.
+pub fn git_report(
+    key: &CredentialKey,
+    credential: &Credential,
+    approve: bool,
+) -> Result<(), UnsafeValue> {
+    let key = CredentialKey {
+        username: Some(credential.username.clone()),
+        ..key.clone()
+    };
+    let mut input = key.description(Some(credential))?;
     let action = if approve { "approve" } else { "reject" };
-    let Ok(mut child) = Command::new("git")
+    if let Ok(mut child) = Command::new("git")
         .args(["credential", action])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
-    else {
-        return;
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        let key = CredentialKey {
-            username: Some(credential.username.clone()),
-            ..key.clone()
-        };
-        let mut input = key.description(Some(&credential.password));
-        let _ = stdin.write_all(&input);
-        input.fill(0);
+    {
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(&input);
+        }
+        let _ = child.wait();
     }
-    let _ = child.wait();
+    input.fill(0);
+    Ok(())
 }
 
 /// Prompts on the terminal (`/dev/tty`), the password without echo. `None` when there is no
@@ -146,11 +290,7 @@ pub fn tty_prompt(key: &CredentialKey) -> Option<Credential> {
     read.ok()?;
     let password = Secret::new(line.trim_end_matches(['\r', '\n']));
     drop(Secret::new(line));
-    Some(Credential {
-        username,
-        password,
-        from_git: false,
-    })
+    Some(Credential::new(username, password))
 }
 
 /// Turns terminal echo off or on with `stty` (no libc calls needed).
@@ -165,4 +305,98 @@ fn set_echo(on: bool) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(host: &str, user: Option<&str>) -> CredentialKey {
+        CredentialKey {
+            protocol: "imap",
+            host: host.into(),
+            username: user.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn unsafe_values_are_refused_in_gits_words() {
+        for (value, what) in [
+            ("a\nprotocol=https", "newline"),
+            ("a\rb", "carriage return"),
+            ("a\0b", "NUL byte"),
+            ("a\r\n", "newline"),
+        ] {
+            assert_eq!(
+                check_value("username", value).unwrap_err().to_string(),
+                format!("credential value for username contains {what}")
+            );
+            let e = key(value, None).description(None).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("credential value for host contains {what}")
+            );
+            let e = key("h", Some(value)).check().unwrap_err();
+            assert_eq!(e.key, "username");
+        }
+        assert!(check_value("host", "imap.example.com:993").is_ok());
+    }
+
+    #[test]
+    fn description_with_the_attributes_to_pass_back() {
+        let mut c = Credential::new("u".into(), Secret::new("pw"));
+        c.password_expiry_utc = Some("4102444800".into());
+        c.oauth_refresh_token = Some(Secret::new("rt"));
+        let d = key("h:1143", Some("u")).description(Some(&c)).unwrap();
+        assert_eq!(
+            String::from_utf8(d).unwrap(),
+            "protocol=imap\nhost=h:1143\nusername=u\npassword=pw\noauth_refresh_token=rt\npassword_expiry_utc=4102444800\n\n"
+        );
+        for bad in ["x\ny", "x\ry", "x\0y"] {
+            let mut c2 = c.clone();
+            c2.oauth_refresh_token = Some(Secret::new(bad));
+            let e = key("h", Some("u")).description(Some(&c2)).unwrap_err();
+            assert_eq!(e.key, "oauth_refresh_token");
+            let mut c3 = c.clone();
+            c3.password = Secret::new(bad);
+            assert_eq!(c3.check().unwrap_err().key, "password");
+            let e = c3.check().unwrap_err().to_string();
+            assert!(!e.contains('x'), "the value is never shown: {e}");
+        }
+    }
+
+    #[test]
+    fn fill_answers_are_checked_before_use() {
+        let k = key("h", None);
+        let c = parse_fill(
+            &k,
+            b"protocol=imap\nhost=h\nusername=u\npassword=pw\npassword_expiry_utc=4102444800\noauth_refresh_token=rt\n",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (c.username.as_str(), c.password.expose(), c.from_git),
+            ("u", "pw", true)
+        );
+        assert_eq!(c.password_expiry_utc.as_deref(), Some("4102444800"));
+        assert_eq!(
+            c.oauth_refresh_token.as_ref().map(Secret::expose),
+            Some("rt")
+        );
+        assert!(parse_fill(&k, b"username=u\n").unwrap().is_none());
+        for (answer, attr) in [
+            (&b"username=u\rx\npassword=pw\n"[..], "username"),
+            (b"username=u\npassword=p\0w\n", "password"),
+            (
+                b"username=u\npassword=pw\noauth_refresh_token=r\rt\n",
+                "oauth_refresh_token",
+            ),
+            (
+                b"username=u\npassword=pw\npassword_expiry_utc=1\r\n",
+                "password_expiry_utc",
+            ),
+        ] {
+            assert_eq!(parse_fill(&k, answer).unwrap_err().key, attr);
+        }
+    }
 }

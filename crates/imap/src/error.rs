@@ -5,6 +5,7 @@ use std::io;
 
 use flagsplit_tls::TlsError;
 
+use crate::credential::UnsafeValue;
 use crate::response::ResponseError;
 use crate::sasl::AuthMethod;
 
@@ -38,6 +39,14 @@ pub enum ImapError {
     /// The server sent something that is not IMAP.
     #[error("{0}")]
     Protocol(String),
+    /// The server sent more than the sender accepts (see [`crate::session`]).
+    #[error("the server {server} sent {what}: stopped there")]
+    TooLarge {
+        /// `host:port`, or `tunnel`.
+        server: String,
+        /// What, and the limit.
+        what: String,
+    },
     /// The server said BYE.
     #[error("the server closed the session: {0}")]
     Bye(String),
@@ -106,6 +115,9 @@ pub enum ImapError {
     /// No user name or password is available.
     #[error("{0}")]
     Credentials(String),
+    /// A value that `git credential` cannot carry (newline, carriage return, NUL byte).
+    #[error("{0}")]
+    CredentialValue(#[from] UnsafeValue),
     /// The folder to store into is unknown.
     #[error("{0}")]
     Folder(String),

@@ -10,8 +10,65 @@ use std::io::{self, BufRead, Read as _};
 
 /// The longest response line (without literals) accepted: far more than any server sends.
 pub const MAX_LINE: usize = 1 << 20;
-/// The largest literal accepted in a response (a fetched message).
+/// The largest literal announcement ever read, even to be discarded
+/// ([`Limits::discard_larger`]).
 pub const MAX_LITERAL: usize = 1 << 30;
+/// The most values (atoms, strings, list items, capability words) one response may parse into:
+/// each costs some 30 to 60 bytes of memory for as little as 2 bytes on the wire, so this bounds
+/// what parsing adds to the response's own size (100,000 × 64 bytes: about 6 MiB).
+pub const MAX_ITEMS: usize = 100_000;
+
+const KIB: usize = 1 << 10;
+
+/// What one response may hold. The sender sets them for each phase of a session (see
+/// [`crate::session`]); [`Limits::default`] is what it needs after authentication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest line between literals.
+    pub line: usize,
+    /// The largest literal kept.
+    pub literal: usize,
+    /// Whether a literal larger than `literal` (up to [`MAX_LITERAL`]) is read and dropped,
+    /// standing as `NIL` in the response, instead of refused.
+    pub discard_larger: bool,
+    /// The largest response: its lines and the literals kept.
+    pub response: usize,
+}
+
+impl Default for Limits {
+    /// Lines up to 1 MiB, literals up to 1 MiB, responses up to 16 MiB.
+    fn default() -> Limits {
+        Limits {
+            line: MAX_LINE,
+            literal: 1 << 20,
+            discard_larger: false,
+            response: 16 << 20,
+        }
+    }
+}
+
+/// Which limit a response went beyond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// [`Limits::line`].
+    Line,
+    /// [`Limits::literal`] (or [`MAX_LITERAL`]).
+    Literal,
+    /// [`Limits::response`].
+    Response,
+    /// The allowance for everything before authentication ([`ResponseReader::set_allowance`]).
+    BeforeAuthentication,
+}
+
+/// `n` bytes as a reader would say it: `256 KiB`, `16 MiB`, `1 GiB`, else bytes.
+pub fn size(n: usize) -> String {
+    for (unit, name) in [(KIB << 20, "GiB"), (KIB << 10, "MiB"), (KIB, "KiB")] {
+        if n >= unit && n.is_multiple_of(unit) {
+            return format!("{} {name}", n / unit);
+        }
+    }
+    format!("{n} bytes")
+}
 
 /// Why a response could not be read or parsed.
 #[derive(Debug, thiserror::Error)]
@@ -22,9 +79,14 @@ pub enum ResponseError {
     /// The server closed the connection.
     #[error("the server closed the connection")]
     Closed,
-    /// A line or literal beyond the limits.
-    #[error("response too large ({0} bytes)")]
-    TooLarge(usize),
+    /// A line, literal or response beyond the limits.
+    #[error("{}", too_large(*which, *limit))]
+    TooLarge {
+        /// Which limit.
+        which: Limit,
+        /// Its value, in bytes.
+        limit: usize,
+    },
     /// Bytes that are not an IMAP response.
     #[error("malformed response from the server ({reason}): {line}")]
     Malformed {
@@ -35,18 +97,41 @@ pub enum ResponseError {
     },
 }
 
+fn too_large(which: Limit, limit: usize) -> String {
+    let limit = size(limit);
+    match which {
+        Limit::Line => format!("a response line longer than {limit}"),
+        Limit::Literal => format!("a literal larger than {limit}"),
+        Limit::Response => format!("a response larger than {limit}"),
+        Limit::BeforeAuthentication => format!("more than {limit} before authentication"),
+    }
+}
+
 /// One whole response, as bytes: its line with any literals in place, without the final CRLF.
 pub type RawResponse = Vec<u8>;
 
 /// Reads whole responses: a line, and when it ends with `{n}`, `n` bytes and the rest of the line.
+///
+/// Memory: a response is held in one buffer that never grows beyond [`Limits::response`] (its
+/// growth is capped there, and a literal is reserved for exactly), plus one line buffer of at
+/// most twice [`Limits::line`]; a discarded literal is never held.
 pub struct ResponseReader<R> {
     inner: R,
+    limits: Limits,
+    /// Bytes still allowed, and the allowance, until [`ResponseReader::set_allowance`] lifts it.
+    allowance: Option<(usize, usize)>,
+    line: Vec<u8>,
 }
 
 impl<R: BufRead> ResponseReader<R> {
-    /// Over a buffered stream.
+    /// Over a buffered stream, with [`Limits::default`] and no allowance.
     pub fn new(inner: R) -> ResponseReader<R> {
-        ResponseReader { inner }
+        ResponseReader {
+            inner,
+            limits: Limits::default(),
+            allowance: None,
+            line: Vec::new(),
+        }
     }
 
     /// The stream.
@@ -64,50 +149,178 @@ impl<R: BufRead> ResponseReader<R> {
         self.inner
     }
 
+    /// The limits of each response.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Sets the limits of each response from now on.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// With `Some(n)`: at most `n` bytes from now on, over all responses together (the phase
+    /// before authentication), and no literal discarded; `None` lifts it.
+    pub fn set_allowance(&mut self, allowance: Option<usize>) {
+        self.allowance = allowance.map(|n| (n, n));
+    }
+
+    /// The tightest of `limit` (of kind `which`), `room` left in the response and the
+    /// allowance, and which one it is.
+    fn cap(&self, limit: usize, which: Limit, room: usize) -> (usize, Limit) {
+        let mut cap = (limit, which);
+        if room < cap.0 {
+            cap = (room, Limit::Response);
+        }
+        if let Some((left, _)) = self.allowance
+            && left < cap.0
+        {
+            cap = (left, Limit::BeforeAuthentication);
+        }
+        cap
+    }
+
+    fn exceeded(&self, which: Limit) -> ResponseError {
+        let limit = match which {
+            Limit::Line => self.limits.line,
+            Limit::Literal => self.limits.literal,
+            Limit::Response => self.limits.response,
+            Limit::BeforeAuthentication => self.allowance.map_or(0, |(_, all)| all),
+        };
+        ResponseError::TooLarge { which, limit }
+    }
+
+    fn spend(&mut self, n: usize) {
+        if let Some((left, _)) = &mut self.allowance {
+            *left = left.saturating_sub(n);
+        }
+    }
+
     /// Reads one response.
     pub fn read(&mut self) -> Result<RawResponse, ResponseError> {
+        let result = self.read_response();
+        if self.line.capacity() > 64 * KIB {
+            self.line = Vec::new();
+        }
+        result
+    }
+
+    fn read_response(&mut self) -> Result<RawResponse, ResponseError> {
+        let limits = self.limits;
         let mut out = Vec::new();
         loop {
-            let start = out.len();
+            // The line with its CRLF must fit: the allowance counts both.
+            let room = limits.response.saturating_sub(out.len());
+            let (cap, which) = self.cap(limits.line, Limit::Line, room);
+            let cap = match which {
+                Limit::BeforeAuthentication => cap.saturating_sub(2),
+                _ => cap,
+            };
+            self.line.clear();
             let n = (&mut self.inner)
-                .take((MAX_LINE + 2) as u64)
-                .read_until(b'\n', &mut out)?;
+                .take(cap as u64 + 2)
+                .read_until(b'\n', &mut self.line)?;
+            self.spend(n);
             if n == 0 {
                 return Err(ResponseError::Closed);
             }
-            if !out.ends_with(b"\n") {
-                if n > MAX_LINE {
-                    return Err(ResponseError::TooLarge(n));
+            if !self.line.ends_with(b"\n") {
+                if n > cap {
+                    return Err(self.exceeded(which));
                 }
                 return Err(ResponseError::Closed);
             }
-            out.pop();
+            self.line.pop();
             // Only this line's CR: a literal just before may end in one of its own.
-            if out.len() > start && out.ends_with(b"\r") {
-                out.pop();
+            if self.line.ends_with(b"\r") {
+                self.line.pop();
             }
-            if out.len() - start > MAX_LINE {
-                return Err(ResponseError::TooLarge(out.len() - start));
+            if self.line.len() > cap {
+                return Err(self.exceeded(which));
             }
-            match literal_size(&out[start..]) {
-                Some(Ok(size)) => {
-                    if size > MAX_LITERAL {
-                        return Err(ResponseError::TooLarge(size));
-                    }
-                    out.extend_from_slice(b"\r\n");
-                    let before = out.len();
-                    (&mut self.inner).take(size as u64).read_to_end(&mut out)?;
-                    if out.len() - before != size {
-                        return Err(ResponseError::Closed);
-                    }
+            let size = match literal_size(&self.line) {
+                None => {
+                    reserve(&mut out, self.line.len(), limits.response)?;
+                    out.extend_from_slice(&self.line);
+                    return Ok(out);
                 }
-                Some(Err(())) => {
-                    return Err(malformed("literal size", &out[start..]));
+                Some(Err(())) => return Err(malformed("literal size", &self.line)),
+                Some(Ok(size)) => size,
+            };
+            if size > MAX_LITERAL {
+                return Err(ResponseError::TooLarge {
+                    which: Limit::Literal,
+                    limit: MAX_LITERAL,
+                });
+            }
+            let room = limits
+                .response
+                .saturating_sub(out.len() + self.line.len() + 2);
+            let (keep, which) = self.cap(limits.literal, Limit::Literal, room);
+            if size <= keep {
+                let start = out.len() + self.line.len() + 2;
+                reserve(&mut out, self.line.len() + 2 + size, limits.response)?;
+                out.extend_from_slice(&self.line);
+                out.extend_from_slice(b"\r\n");
+                out.resize(start + size, 0);
+                read_exact(&mut self.inner, &mut out[start..])?;
+                self.spend(size);
+            } else if limits.discard_larger
+                && self.allowance.is_none()
+                && size > limits.literal
+                && room >= 3
+            {
+                // Dropped as it is read, through a small buffer: the response holds NIL instead.
+                let mut open = self.line.len() - literal_digits(&self.line) - 2;
+                if open > 0 && self.line[open - 1] == b'~' {
+                    open -= 1;
                 }
-                None => return Ok(out),
+                reserve(&mut out, open + 3, limits.response)?;
+                out.extend_from_slice(&self.line[..open]);
+                out.extend_from_slice(b"NIL");
+                let skipped = io::copy(&mut (&mut self.inner).take(size as u64), &mut io::sink())?;
+                if skipped != size as u64 {
+                    return Err(ResponseError::Closed);
+                }
+            } else {
+                return Err(self.exceeded(which));
             }
         }
     }
+}
+
+/// Makes room for `additional` more bytes in `out`: doubling, as a `Vec` would, but never past
+/// `limit` (so that a response near its limit does not reserve up to twice it).
+fn reserve(out: &mut Vec<u8>, additional: usize, limit: usize) -> Result<(), ResponseError> {
+    let needed = out.len().saturating_add(additional);
+    if needed <= out.capacity() {
+        return Ok(());
+    }
+    let target = out
+        .capacity()
+        .saturating_mul(2)
+        .max(256)
+        .min(limit)
+        .max(needed);
+    out.try_reserve_exact(target - out.len())
+        .map_err(|_| ResponseError::Io(io::ErrorKind::OutOfMemory.into()))
+}
+
+fn read_exact(r: &mut impl io::Read, buf: &mut [u8]) -> Result<(), ResponseError> {
+    match r.read_exact(buf) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(ResponseError::Closed),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The number of digits in the `{n}` that ends `line` (which [`literal_size`] accepted).
+fn literal_digits(line: &[u8]) -> usize {
+    line.iter()
+        .rev()
+        .skip(1)
+        .take_while(|b| b.is_ascii_digit())
+        .count()
 }
 
 /// When `line` ends with a literal announcement `{n}` (or `~{n}`), its size.
@@ -329,6 +542,53 @@ pub enum Untagged {
     Other(String),
 }
 
+impl Untagged {
+    /// About how many bytes of memory it takes (itself and what it owns), for limits on what a
+    /// session keeps.
+    pub fn memory(&self) -> usize {
+        let strings = |v: &[String]| {
+            v.iter()
+                .map(|s| s.len() + std::mem::size_of::<String>())
+                .sum::<usize>()
+        };
+        std::mem::size_of::<Untagged>()
+            + match self {
+                Untagged::Status(s) => s.memory(),
+                Untagged::Capability(c) => strings(c),
+                Untagged::List {
+                    attributes, name, ..
+                } => strings(attributes) + name.len(),
+                Untagged::Search(n) => 4 * n.len(),
+                Untagged::Esearch { tag, all } => {
+                    tag.as_ref().map_or(0, String::len) + 4 * all.len()
+                }
+                Untagged::Exists(_) => 0,
+                Untagged::Fetch { items, .. } => items
+                    .iter()
+                    .map(|(name, value)| {
+                        name.len() + std::mem::size_of::<String>() + value.memory()
+                    })
+                    .sum(),
+                Untagged::Other(s) => s.len(),
+            }
+    }
+}
+
+impl Status {
+    fn memory(&self) -> usize {
+        self.text.len()
+            + match &self.code {
+                None | Some(Code::UidValidity(_) | Code::UidNext(_)) => 0,
+                Some(Code::Capability(c)) => c
+                    .iter()
+                    .map(|s| s.len() + std::mem::size_of::<String>())
+                    .sum(),
+                Some(Code::AppendUid { uids, .. }) => 4 * uids.len(),
+                Some(Code::Other(a, b)) => a.len() + b.len(),
+            }
+    }
+}
+
 /// A value in a parenthesised list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
@@ -343,6 +603,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// About how many bytes of memory it takes.
+    pub fn memory(&self) -> usize {
+        std::mem::size_of::<Value>()
+            + match self {
+                Value::Atom(a) => a.len(),
+                Value::String(s) => s.len(),
+                Value::Nil => 0,
+                Value::List(l) => l.iter().map(Value::memory).sum(),
+            }
+    }
+
     /// The bytes of a string, or of an atom.
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
@@ -355,33 +626,47 @@ impl Value {
 
 /// Parses one whole response (as returned by [`ResponseReader::read`]).
 pub fn parse(raw: &[u8]) -> Result<Response, ResponseError> {
-    let mut p = Parser { s: raw, i: 0 };
-    if p.eat(b"+") {
-        p.eat(b" ");
-        return Ok(Response::Continuation(p.rest().to_vec()));
+    let mut p = Parser::new(raw);
+    let parsed = p.response();
+    if p.items > MAX_ITEMS {
+        return Err(malformed("more than 100,000 items", raw));
     }
-    if p.eat(b"* ") {
-        return p.untagged().map(Response::Untagged);
+    parsed
+}
+
+impl Parser<'_> {
+    fn response(&mut self) -> Result<Response, ResponseError> {
+        let raw = self.s;
+        let p = self;
+        if p.eat(b"+") {
+            p.eat(b" ");
+            return Ok(Response::Continuation(p.rest().to_vec()));
+        }
+        if p.eat(b"* ") {
+            return p.untagged().map(Response::Untagged);
+        }
+        let tag = p.atom();
+        if tag.is_empty() || !p.eat(b" ") {
+            return Err(malformed("no tag", raw));
+        }
+        let tag = String::from_utf8_lossy(tag).into_owned();
+        let word = p.atom().to_ascii_uppercase();
+        let kind = match word.as_slice() {
+            b"OK" => StatusKind::Ok,
+            b"NO" => StatusKind::No,
+            b"BAD" => StatusKind::Bad,
+            _ => return Err(malformed("tagged response without OK, NO or BAD", raw)),
+        };
+        let status = p.status(kind);
+        Ok(Response::Tagged { tag, status })
     }
-    let tag = p.atom();
-    if tag.is_empty() || !p.eat(b" ") {
-        return Err(malformed("no tag", raw));
-    }
-    let tag = String::from_utf8_lossy(tag).into_owned();
-    let word = p.atom().to_ascii_uppercase();
-    let kind = match word.as_slice() {
-        b"OK" => StatusKind::Ok,
-        b"NO" => StatusKind::No,
-        b"BAD" => StatusKind::Bad,
-        _ => return Err(malformed("tagged response without OK, NO or BAD", raw)),
-    };
-    let status = p.status(kind);
-    Ok(Response::Tagged { tag, status })
 }
 
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
+    /// Values and words made so far (see [`MAX_ITEMS`]).
+    items: usize,
 }
 
 fn is_atom_char(b: u8) -> bool {
@@ -390,6 +675,10 @@ fn is_atom_char(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    fn new(s: &'a [u8]) -> Parser<'a> {
+        Parser { s, i: 0, items: 0 }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -470,10 +759,10 @@ impl<'a> Parser<'a> {
         let inner = &self.s[start..end.unwrap_or(self.s.len())];
         self.i = end.map_or(self.s.len(), |e| e + 1);
         let inner_text = String::from_utf8_lossy(inner).trim().to_string();
-        let mut sub = Parser { s: inner, i: 0 };
+        let mut sub = Parser::new(inner);
         sub.spaces();
         Some(match name.as_str() {
-            "CAPABILITY" => Code::Capability(words(&inner_text)),
+            "CAPABILITY" => Code::Capability(self.words(&inner_text)),
             "APPENDUID" => {
                 let validity = sub.number();
                 sub.spaces();
@@ -531,7 +820,10 @@ impl<'a> Parser<'a> {
             b"BAD" => status(self, StatusKind::Bad),
             b"PREAUTH" => status(self, StatusKind::Preauth),
             b"BYE" => status(self, StatusKind::Bye),
-            b"CAPABILITY" => Ok(Untagged::Capability(words(&self.text()))),
+            b"CAPABILITY" => {
+                let text = self.text();
+                Ok(Untagged::Capability(self.words(&text)))
+            }
             b"SEARCH" => {
                 let mut uids = Vec::new();
                 loop {
@@ -586,6 +878,9 @@ impl<'a> Parser<'a> {
                 let Some(set) = value.bytes().and_then(parse_uid_set) else {
                     return Err(malformed("ESEARCH ALL", self.s));
                 };
+                if all.len() + set.len() > 1_000_000 {
+                    return Err(malformed("ESEARCH ALL: more than a million UIDs", self.s));
+                }
                 all.extend(set);
             }
         }
@@ -623,7 +918,8 @@ impl<'a> Parser<'a> {
 
     /// One value; `None` at the end or on something that is not a value.
     fn value(&mut self, depth: usize) -> Option<Value> {
-        if depth > 64 {
+        self.items += 1;
+        if depth > 64 || self.items > MAX_ITEMS {
             return None;
         }
         match self.peek()? {
@@ -712,8 +1008,19 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn words(text: &str) -> Vec<String> {
-    text.split_ascii_whitespace().map(str::to_string).collect()
+impl Parser<'_> {
+    /// The words of `text`, counted as items: no more than [`MAX_ITEMS`] are made.
+    fn words(&mut self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in text.split_ascii_whitespace() {
+            self.items += 1;
+            if self.items > MAX_ITEMS {
+                break;
+            }
+            out.push(w.to_string());
+        }
+        out
+    }
 }
 
 /// Parses a uid-set (`4`, `4:6`, `4,7:8`) into its UIDs in order; `None` when malformed or when
@@ -899,6 +1206,179 @@ mod tests {
         assert!(read_all(b"* 99999999999 EXISTS\r\n")[0].is_err());
         assert!(read_all(b"* LIST (\r\n")[0].is_err());
         assert!(read_all(b"* x {18446744073709551616}\r\n")[0].is_err());
+    }
+
+    fn reader(input: &[u8], limits: Limits) -> ResponseReader<io::BufReader<&[u8]>> {
+        let mut r = ResponseReader::new(io::BufReader::new(input));
+        r.set_limits(limits);
+        r
+    }
+
+    fn too_large(e: Result<RawResponse, ResponseError>) -> (Limit, usize, String) {
+        match e {
+            Err(e @ ResponseError::TooLarge { which, limit }) => (which, limit, e.to_string()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn allowance_before_authentication_covers_every_response() {
+        let mut wire = b"* OK {300}\r\n".to_vec();
+        wire.extend([b'x'; 300]);
+        wire.extend(b"\r\n");
+        let mut r = reader(&wire, Limits::default());
+        r.set_allowance(Some(256));
+        assert_eq!(
+            too_large(r.read()),
+            (
+                Limit::BeforeAuthentication,
+                256,
+                "more than 256 bytes before authentication".into()
+            )
+        );
+        // Many small responses: the allowance is for all of them together.
+        let wire = b"* OK hello there\r\n".repeat(20);
+        let mut r = reader(&wire, Limits::default());
+        r.set_allowance(Some(256));
+        let mut n = 0;
+        let e = loop {
+            match r.read() {
+                Ok(_) => n += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(n, 256 / 18, "{e}");
+        assert!(matches!(
+            e,
+            ResponseError::TooLarge {
+                which: Limit::BeforeAuthentication,
+                ..
+            }
+        ));
+        // Lifted: the rest reads.
+        let mut r = reader(&wire, Limits::default());
+        r.set_allowance(Some(256));
+        r.set_allowance(None);
+        assert_eq!(read_all(&wire).len(), 20);
+        assert!(r.read().is_ok());
+    }
+
+    #[test]
+    fn response_literal_and_line_limits() {
+        let limits = Limits {
+            line: 64,
+            literal: 100,
+            discard_larger: false,
+            response: 250,
+        };
+        let mut wire = Vec::new();
+        for _ in 0..3 {
+            wire.extend(b"* 1 FETCH (BODY[] {100}\r\n");
+            wire.extend([b'y'; 100]);
+        }
+        wire.extend(b")\r\n");
+        let (which, limit, text) = too_large(reader(&wire, limits).read());
+        assert_eq!((which, limit), (Limit::Response, 250), "{text}");
+        assert_eq!(text, "a response larger than 250 bytes");
+        let mut wire = b"* 1 FETCH (BODY[] {101}\r\n".to_vec();
+        wire.extend([b'y'; 101]);
+        wire.extend(b")\r\n");
+        assert_eq!(too_large(reader(&wire, limits).read()).0, Limit::Literal);
+        let wire = [b"* OK ".as_slice(), &[b'z'; 70], b"\r\n"].concat();
+        assert_eq!(
+            too_large(reader(&wire, limits).read()),
+            (
+                Limit::Line,
+                64,
+                "a response line longer than 64 bytes".into()
+            )
+        );
+        let wire = b"* 1 FETCH (BODY[] {1073741825}\r\n";
+        assert_eq!(
+            too_large(reader(wire, Limits::default()).read()),
+            (
+                Limit::Literal,
+                MAX_LITERAL,
+                "a literal larger than 1 GiB".into()
+            )
+        );
+        // Within the limits, the buffer is not grown past the response limit.
+        let mut wire = b"* 1 FETCH (BODY[] {100}\r\n".to_vec();
+        wire.extend([b'y'; 100]);
+        wire.extend(b" UID 7)\r\n");
+        let raw = reader(&wire, limits).read().unwrap();
+        assert!(raw.capacity() <= 250, "{}", raw.capacity());
+        assert_eq!(raw.len(), wire.len() - 2);
+    }
+
+    #[test]
+    fn larger_literals_are_dropped_when_asked() {
+        let limits = Limits {
+            line: 64,
+            literal: 10,
+            discard_larger: true,
+            response: 100,
+        };
+        let mut wire = b"* 1 FETCH (UID 7 BODY[] ~{5000}\r\n".to_vec();
+        wire.extend([b'y'; 5000]);
+        wire.extend(b")\r\n* 2 FETCH (UID 8 BODY[] {3}\r\nabc)\r\n");
+        let mut r = reader(&wire, limits);
+        let raw = r.read().unwrap();
+        assert_eq!(raw, b"* 1 FETCH (UID 7 BODY[] NIL)");
+        let Response::Untagged(Untagged::Fetch { items, .. }) = parse(&raw).unwrap() else {
+            panic!()
+        };
+        assert_eq!(items[1], ("BODY[]".into(), Value::Nil));
+        let Response::Untagged(Untagged::Fetch { items, .. }) = parse(&r.read().unwrap()).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(items[1], ("BODY[]".into(), Value::String(b"abc".to_vec())));
+        // Never before authentication: refused.
+        let mut r = reader(&wire, limits);
+        r.set_allowance(Some(1000));
+        assert_eq!(too_large(r.read()).0, Limit::Literal);
+        let mut r = reader(
+            &wire,
+            Limits {
+                literal: 2000,
+                response: 10_000,
+                ..limits
+            },
+        );
+        r.set_allowance(Some(1000));
+        assert_eq!(too_large(r.read()).0, Limit::BeforeAuthentication);
+    }
+
+    #[test]
+    fn items_are_bounded() {
+        let many = |head: &[u8], item: &[u8], tail: &[u8]| {
+            let mut v = head.to_vec();
+            for _ in 0..=MAX_ITEMS {
+                v.extend(item);
+            }
+            v.extend(tail);
+            v
+        };
+        for raw in [
+            many(b"* CAPABILITY", b" a", b""),
+            many(b"* OK [CAPABILITY", b" a", b"] x"),
+            many(b"* 1 FETCH (X (", b"a ", b"))"),
+            many(b"* LIST (", b"\\a ", b") \"/\" x"),
+        ] {
+            let e = parse(&raw).unwrap_err().to_string();
+            assert!(e.contains("more than 100,000 items"), "{e}");
+        }
+        assert!(parse(b"* ESEARCH (TAG \"a\") ALL 1:999999 ALL 1:999999").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size(256 * 1024), "256 KiB");
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(size(1 << 30), "1 GiB");
+        assert_eq!(size(1000), "1000 bytes");
+        assert_eq!(size(1536), "1536 bytes");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! The providers come from the caller: TLS in [`Job::tls`], MD5 (for CRAM-MD5) as the type
 //! parameter `M` of [`send`] and [`list`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 
 use flagsplit_hash::Md5Provider;
@@ -15,7 +15,7 @@ use crate::config::{Scheme, Settings};
 use crate::credential::{self, Credential, CredentialKey};
 use crate::error::ImapError;
 use crate::mbox::Message;
-use crate::response::{Code, StatusKind, Untagged, Value};
+use crate::response::{Code, Limits, StatusKind, Untagged, Value};
 use crate::sasl::AuthMethod;
 use crate::session::{Arg, Greeting, Session, Trace};
 use crate::utf7;
@@ -166,9 +166,12 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
         }
     }
 
-    /// The checks that need no connection: a `TLS: none` build asked for TLS, no host.
+    /// The checks that need no connection: a value `git credential` cannot carry (checked here
+    /// too for settings not read by [`Settings::apply`]), a `TLS: none` build asked for TLS,
+    /// no host.
     fn precheck(&self) -> Result<(), ImapError> {
         let s = self.job.settings;
+        self.key().check()?;
         if s.tunnel.is_some() {
             return Ok(());
         }
@@ -211,7 +214,7 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
         let trace = job.ui.trace();
         let mut session = if let Some(tunnel) = &s.tunnel {
             let t = crate::transport::Tunnel::spawn(tunnel)?;
-            Session::start(crate::transport::Transport::Tunnel(t), trace)?
+            Session::start(crate::transport::Transport::Tunnel(t), "tunnel", trace)?
         } else {
             let port = s.effective_port();
             let tcp = crate::transport::connect_tcp(self.host(), port, s.timeout)?;
@@ -225,7 +228,11 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
             } else {
                 crate::transport::Transport::Tcp(tcp)
             };
-            Session::start(transport, trace)?
+            let server = match self.host() {
+                h if h.contains(':') => format!("[{h}]:{port}"),
+                h => format!("{h}:{port}"),
+            };
+            Session::start(transport, &server, trace)?
         };
         trace.line(
             '*',
@@ -311,14 +318,14 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
         ) {
             Ok(()) => {
                 if credential.from_git && !self.approved {
-                    credential::git_report(&self.key(), &credential, true);
+                    credential::git_report(&self.key(), &credential, true)?;
                     self.approved = true;
                 }
                 Ok(session)
             }
             Err(e) => {
                 if matches!(e, ImapError::AuthFailed { .. }) && credential.from_git {
-                    credential::git_report(&self.key(), &credential, false);
+                    credential::git_report(&self.key(), &credential, false)?;
                 }
                 Err(e)
             }
@@ -331,7 +338,8 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
             Scheme::Imap => 143,
             Scheme::Imaps => 993,
         };
-        let host = if s.effective_port() == default_port {
+        // With a tunnel the port is not used: the host is `tunnel`, as git's.
+        let host = if s.tunnel.is_some() || s.effective_port() == default_port {
             self.host().to_string()
         } else {
             format!("{}:{}", self.host(), s.effective_port())
@@ -349,15 +357,11 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
     fn obtain_credential(&self) -> Result<Credential, ImapError> {
         let s = self.job.settings;
         if let (Some(user), Some(pass)) = (&s.user, &s.pass) {
-            return Ok(Credential {
-                username: user.clone(),
-                password: pass.clone(),
-                from_git: false,
-            });
+            return Ok(Credential::new(user.clone(), pass.clone()));
         }
         if self.job.credentials == CredentialSource::GitThenTerminal {
             let key = self.key();
-            if let Some(mut c) = credential::git_fill(&key) {
+            if let Some(mut c) = credential::git_fill(&key)? {
                 if let Some(pass) = &s.pass {
                     c.password = pass.clone();
                     c.from_git = false;
@@ -650,38 +654,71 @@ fn find_identical(
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    // 2. Fetch the candidates and compare bytes.
+    // 2. Fetch the candidates and compare bytes, each body as it arrives (none is kept). A body
+    // longer than the largest message cannot be identical to any: the reader drops it unheld
+    // (it arrives as NIL) instead of holding up to a server-chosen size.
     let mut uids: Vec<u32> = candidates.values().flatten().copied().collect();
     uids.sort_unstable();
     uids.dedup();
-    let mut bodies: HashMap<u32, Vec<u8>> = HashMap::new();
-    for chunk in uids.chunks(200) {
-        let set: Vec<String> = chunk.iter().map(u32::to_string).collect();
-        let set = set.join(",");
-        let done = session
-            .run(&[
-                Arg::Raw("UID FETCH"),
-                Arg::Raw(&set),
-                Arg::Raw("(UID BODY.PEEK[])"),
-            ])?
-            .ok("FETCH")?;
-        for d in done.data {
-            if let Untagged::Fetch { items, .. } = d {
-                let mut uid = None;
-                let mut body = None;
-                for (name, value) in items {
-                    match (name.as_str(), value) {
-                        ("UID", Value::Atom(a)) => uid = a.parse::<u32>().ok(),
-                        ("BODY[]", Value::String(b)) => body = Some(b),
-                        _ => {}
-                    }
-                }
-                if let (Some(uid), Some(body)) = (uid, body) {
-                    bodies.insert(uid, body);
-                }
-            }
+    let mut wanted: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (&i, cands) in &candidates {
+        for &uid in cands {
+            wanted.entry(uid).or_default().push(i);
         }
     }
+    let largest = which.iter().map(|&i| stored[i].len()).max().unwrap_or(0);
+    let before = session.limits();
+    session.set_limits(Limits {
+        literal: largest,
+        discard_larger: true,
+        response: before.response.saturating_add(largest),
+        ..before
+    });
+    let mut identical: HashSet<(usize, u32)> = HashSet::new();
+    let mut fetched = || -> Result<(), ImapError> {
+        for chunk in uids.chunks(200) {
+            let set: Vec<String> = chunk.iter().map(u32::to_string).collect();
+            let set = set.join(",");
+            let tag = session.send(
+                &[
+                    Arg::Raw("UID FETCH"),
+                    Arg::Raw(&set),
+                    Arg::Raw("(UID BODY.PEEK[])"),
+                ],
+                |_| {},
+            )?;
+            session
+                .wait_with(&tag, |d| {
+                    let Untagged::Fetch { items, .. } = d else {
+                        return Some(d);
+                    };
+                    let mut uid = None;
+                    let mut body = None;
+                    for (name, value) in items {
+                        match (name.as_str(), value) {
+                            ("UID", Value::Atom(a)) => uid = a.parse::<u32>().ok(),
+                            ("BODY[]", Value::String(b)) => body = Some(b),
+                            _ => {}
+                        }
+                    }
+                    if let (Some(uid), Some(body)) = (uid, body)
+                        && let Some(is) = wanted.get(&uid)
+                    {
+                        for &i in is {
+                            if body == stored[i] {
+                                identical.insert((i, uid));
+                            }
+                        }
+                    }
+                    None
+                })?
+                .ok("FETCH")?;
+        }
+        Ok(())
+    };
+    let result = fetched();
+    session.set_limits(before);
+    result?;
     let mut found = Vec::new();
     let mut taken: Vec<u32> = Vec::new();
     for &i in which {
@@ -690,7 +727,7 @@ fn find_identical(
         };
         if let Some(&uid) = cands
             .iter()
-            .find(|u| !taken.contains(u) && bodies.get(u).is_some_and(|b| *b == stored[i]))
+            .find(|u| !taken.contains(u) && identical.contains(&(i, **u)))
         {
             taken.push(uid);
             found.push((i, uid));

@@ -1,6 +1,16 @@
 //! One IMAP session: greeting, capabilities, STARTTLS, authentication, and commands, pipelined
 //! where the sender needs speed (several commands in flight, literals sent without waiting when
 //! the server offers LITERAL+).
+//!
+//! What a server can make the sender hold is bounded (each limit, when exceeded, ends the session
+//! with an error naming the server and the limit):
+//! - until authentication completes (greeting, CAPABILITY, STARTTLS, the AUTHENTICATE or LOGIN
+//!   exchange), [`BEFORE_AUTH_LIMIT`] bytes in all, whoever is on the other end of a plaintext
+//!   connection;
+//! - after it, each response by [`response::Limits`] (lines up to 1 MiB, literals up to 1 MiB,
+//!   responses up to 16 MiB; the duplicate check raises the literal limit to the largest message
+//!   being uploaded and drops longer ones unread into memory, see [`Session::set_limits`]);
+//! - untagged data kept until its command completes, by [`UNTAGGED_LIMIT`].
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
@@ -75,31 +85,57 @@ pub enum Greeting {
 /// An IMAP session.
 pub struct Session<'t> {
     reader: ResponseReader<BufReader<Transport>>,
+    /// The server, for messages (`host:port`, or `tunnel`).
+    server: String,
     out: Vec<u8>,
     capabilities: Vec<String>,
     next_tag: u32,
     pending: VecDeque<String>,
-    done: HashMap<String, Done>,
+    /// Answers not yet taken by their callers, with the memory of their untagged data.
+    done: HashMap<String, (Done, usize)>,
     untagged: Vec<Untagged>,
+    /// The memory of `untagged`.
+    untagged_memory: usize,
+    /// The memory of all untagged data kept: in `untagged`, `done` and `esearch`.
+    held: usize,
     trace: &'t dyn Trace,
     greeting: Greeting,
     bye: Option<String>,
-    esearch: HashMap<String, Vec<u32>>,
+    esearch: HashMap<String, (Vec<u32>, usize)>,
 }
 
 const FLUSH_AT: usize = 64 * 1024;
 
+/// Everything received until authentication completes: some hundreds of bytes from real servers
+/// (Dovecot's greeting, capabilities and login answer take under 1 KiB), and a few KiB at most.
+pub const BEFORE_AUTH_LIMIT: usize = 256 * 1024;
+/// Untagged data kept for the commands in progress (reckoned with [`Untagged::memory`]): a LIST
+/// of tens of thousands of folders, or the SEARCH results of the sender's pipelined commands,
+/// stay far below it.
+pub const UNTAGGED_LIMIT: usize = 32 << 20;
+
 impl<'t> Session<'t> {
-    /// Reads the greeting on a new connection (and the capabilities, when it carries none).
-    pub fn start(transport: Transport, trace: &'t dyn Trace) -> Result<Session<'t>, ImapError> {
+    /// Reads the greeting on a new connection to `server` (named in messages), and the
+    /// capabilities when it carries none. Until [`Session::authenticate`] succeeds (or the
+    /// greeting is PREAUTH), at most [`BEFORE_AUTH_LIMIT`] bytes are read.
+    pub fn start(
+        transport: Transport,
+        server: &str,
+        trace: &'t dyn Trace,
+    ) -> Result<Session<'t>, ImapError> {
+        let mut reader = ResponseReader::new(BufReader::with_capacity(64 * 1024, transport));
+        reader.set_allowance(Some(BEFORE_AUTH_LIMIT));
         let mut s = Session {
-            reader: ResponseReader::new(BufReader::with_capacity(64 * 1024, transport)),
+            reader,
+            server: server.to_string(),
             out: Vec::new(),
             capabilities: Vec::new(),
             next_tag: 1,
             pending: VecDeque::new(),
             done: HashMap::new(),
             untagged: Vec::new(),
+            untagged_memory: 0,
+            held: 0,
             trace,
             greeting: Greeting::NotAuthenticated,
             bye: None,
@@ -122,7 +158,21 @@ impl<'t> Session<'t> {
             Some(Code::Capability(caps)) => s.set_capabilities(caps),
             _ => s.refresh_capabilities()?,
         }
+        if s.greeting == Greeting::Preauth {
+            s.reader.set_allowance(None);
+        }
         Ok(s)
+    }
+
+    /// The limits of each response from now on (after authentication; before it, the
+    /// allowance of [`BEFORE_AUTH_LIMIT`] applies as well).
+    pub fn set_limits(&mut self, limits: response::Limits) {
+        self.reader.set_limits(limits);
+    }
+
+    /// The limits of each response.
+    pub fn limits(&self) -> response::Limits {
+        self.reader.limits()
     }
 
     /// The greeting's kind.
@@ -250,6 +300,7 @@ impl<'t> Session<'t> {
             Some(Code::Capability(caps)) => self.set_capabilities(caps),
             _ => self.refresh_capabilities()?,
         }
+        self.reader.set_allowance(None);
         Ok(())
     }
 
@@ -306,6 +357,7 @@ impl<'t> Session<'t> {
                 }
                 Response::Tagged { tag: t, status } => {
                     let data = std::mem::take(&mut self.untagged);
+                    self.held -= std::mem::take(&mut self.untagged_memory);
                     if t == tag {
                         self.pending.retain(|p| *p != tag);
                         return Ok(Done { status, data });
@@ -422,7 +474,7 @@ impl<'t> Session<'t> {
                     self.complete(t, status)?;
                     if done_tag == tag {
                         // The server refused the command before its literal: report it.
-                        return Err(match self.done.remove(tag) {
+                        return Err(match self.take_done(tag) {
                             Some(done) => ImapError::Command {
                                 command: "command".into(),
                                 quote: done.status.quote(),
@@ -438,14 +490,29 @@ impl<'t> Session<'t> {
 
     /// Waits for the answer to `tag` (answers to other commands are kept for their callers).
     pub fn wait(&mut self, tag: &str) -> Result<Done, ImapError> {
+        self.wait_with(tag, Some)
+    }
+
+    /// Waits for the answer to `tag`, giving each untagged response to `take` as it arrives:
+    /// what `take` returns is kept (for the answer's [`Done::data`]), what it consumes is not
+    /// (so that a caller can look at large responses one at a time instead of holding them all).
+    pub fn wait_with(
+        &mut self,
+        tag: &str,
+        mut take: impl FnMut(Untagged) -> Option<Untagged>,
+    ) -> Result<Done, ImapError> {
         self.flush()?;
         loop {
-            if let Some(done) = self.done.remove(tag) {
+            if let Some(done) = self.take_done(tag) {
                 return Ok(done);
             }
             match self.read()? {
                 Response::Tagged { tag: t, status } => self.complete(t, status)?,
-                Response::Untagged(u) => self.note_untagged(u)?,
+                Response::Untagged(u) => {
+                    if let Some(u) = take(u) {
+                        self.note_untagged(u)?;
+                    }
+                }
                 Response::Continuation(_) => {
                     return Err(ImapError::Protocol(
                         "the server asked for data no command was sending".into(),
@@ -475,22 +542,48 @@ impl<'t> Session<'t> {
         }
         self.pending.retain(|p| *p != tag);
         let data = std::mem::take(&mut self.untagged);
-        self.done.insert(tag, Done { status, data });
+        let memory = std::mem::take(&mut self.untagged_memory);
+        self.done.insert(tag, (Done { status, data }, memory));
         Ok(())
+    }
+
+    fn take_done(&mut self, tag: &str) -> Option<Done> {
+        let (done, memory) = self.done.remove(tag)?;
+        self.held -= memory;
+        Some(done)
     }
 
     /// The ESEARCH result of the command tagged `tag` (empty when it found nothing).
     pub fn take_esearch(&mut self, tag: &str) -> Vec<u32> {
-        self.esearch.remove(tag).unwrap_or_default()
+        match self.esearch.remove(tag) {
+            Some((all, memory)) => {
+                self.held -= memory;
+                all
+            }
+            None => Vec::new(),
+        }
     }
 
     fn note_untagged(&mut self, u: Untagged) -> Result<(), ImapError> {
+        let memory = u.memory();
+        if self.held + memory > UNTAGGED_LIMIT {
+            return Err(ImapError::TooLarge {
+                server: self.server.clone(),
+                what: format!(
+                    "more than {} of untagged responses for the commands in progress",
+                    response::size(UNTAGGED_LIMIT)
+                ),
+            });
+        }
+        self.held += memory;
         if let Untagged::Esearch {
             tag: Some(tag),
             all,
-        } = &u
+        } = u
         {
-            self.esearch.entry(tag.clone()).or_default().extend(all);
+            let entry = self.esearch.entry(tag).or_default();
+            entry.0.extend(all);
+            entry.1 += memory;
             return Ok(());
         }
         if let Untagged::Status(s) = &u
@@ -498,6 +591,7 @@ impl<'t> Session<'t> {
         {
             self.bye = Some(s.quote());
         }
+        self.untagged_memory += memory;
         self.untagged.push(u);
         Ok(())
     }
@@ -505,6 +599,12 @@ impl<'t> Session<'t> {
     fn read(&mut self) -> Result<Response, ImapError> {
         let raw = match self.reader.read() {
             Ok(raw) => raw,
+            Err(response::ResponseError::TooLarge { which, limit }) => {
+                return Err(ImapError::TooLarge {
+                    server: self.server.clone(),
+                    what: response::ResponseError::TooLarge { which, limit }.to_string(),
+                });
+            }
             Err(e) => {
                 let e = ImapError::from(e);
                 return Err(match (e, self.bye.take()) {
