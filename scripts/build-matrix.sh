@@ -121,19 +121,27 @@ if build openssl-sha1 "$T_LLD" "" --features openssl-sha1; then
 	expect_options openssl-sha1 "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+non-collision-detecting-SHA-1: SHA1_OPENSSL" "+MD5: MD5_BUILTIN"
 	expect_options openssl-sha1 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
 	expect_links openssl-sha1 "$F" crypto nossl
+	# The sender computes no SHA-1: OpenSSL SHA-1 links nothing into it.
+	expect_links openssl-sha1 "$S" nocrypto nossl
+	expect_options openssl-sha1-sender "$S" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+links: (no OpenSSL)" "-^OpenSSL:"
 fi
 if build openssl-sha1-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
 	expect_linker openssl-sha1-gnuld "$G" gnu
 	expect_links openssl-sha1-gnuld "$G" crypto nossl
+	expect_links openssl-sha1-gnuld "$GS" nocrypto nossl
 fi
 
 note "--features openssl-md5"
 if build openssl-md5 "$T_LLD" "" --features openssl-md5; then
 	expect_options openssl-md5 "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_OPENSSL"
 	expect_links openssl-md5 "$F" crypto nossl
+	# CRAM-MD5 computes MD5 with the selected provider: libcrypto.
+	expect_links openssl-md5 "$S" crypto nossl
+	expect_options openssl-md5-sender "$S" "+MD5: MD5_OPENSSL" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
 fi
 if build openssl-md5-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-md5; then
 	expect_links openssl-md5-gnuld "$G" crypto nossl
+	expect_links openssl-md5-gnuld "$GS" crypto nossl
 fi
 
 note "--features openssl-sha1 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block"
@@ -141,9 +149,11 @@ export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block
 if build openssl-sha1-dc "$T_LLD" "" --features openssl-sha1; then
 	expect_options openssl-sha1-dc "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "-^OpenSSL:"
 	expect_links openssl-sha1-dc "$F" nocrypto nossl
+	expect_links openssl-sha1-dc "$S" nocrypto nossl
 fi
 if build openssl-sha1-dc-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
 	expect_links openssl-sha1-dc-gnuld "$G" nocrypto nossl
+	expect_links openssl-sha1-dc-gnuld "$GS" nocrypto nossl
 fi
 unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER
 
