@@ -55,7 +55,7 @@ impl Algo {
 enum Kind {
     /// A flagsplit provider.
     Provider,
-    /// The flagsplit provider that calls OpenSSL (the brief's "OpenSSL provider").
+    /// The flagsplit provider that calls OpenSSL (the `openssl` provider of the facility table).
     OpensslProvider,
     /// libcrypto's low-level functions called directly from here: the baseline of the targets.
     RawLowLevel,

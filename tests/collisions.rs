@@ -17,7 +17,7 @@ const ATTACKS: [&str; 4] = [
     "sha-mbles-2.bin",
 ];
 const ORDINARY: &str = "sha1_reducedsha_coll.bin";
-/// The SHA-1 of both SHAttered PDFs, from the acceptance criteria.
+/// The SHA-1 of both SHAttered PDFs, as published by the SHAttered authors.
 const SHATTERED_SHA1: &str = "38762cf7f55934b34d179ae6a4c80cadccbb7f0a";
 
 /// The data directory, relative as the tests are expected to name it, or `None` (with a loud

@@ -2,7 +2,7 @@
 //!
 //! This is its own crate so that a binary links libcrypto only when it calls one of these
 //! functions: GNU ld decides `DT_NEEDED` per object file it pulls in, and a crate of its own is an
-//! object file of its own (DESIGN §3). The hashing methods are `#[inline]`: they are then compiled
+//! object file of its own (ARCHITECTURE.md, "Link dependencies"). The hashing methods are `#[inline]`: they are then compiled
 //! only into the code that calls them (saving 8–12 ns of call and context copies per 64-byte
 //! message), which keeps the same guarantee — no caller, no reference to libcrypto. It calls `openssl-sys` directly, never the `openssl` crate,
 //! whose initialisation calls `OPENSSL_init_ssl` and so pulls libssl into a hashing-only binary.

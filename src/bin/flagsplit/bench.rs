@@ -7,7 +7,7 @@ use std::time::Instant;
 use flagsplit::bench::{self, Environment, Plan, Report, Startup};
 use flagsplit::cli::Matches;
 
-/// The command whose start-up is measured (the benchmark issue's figure).
+/// The command whose start-up is measured (BENCHMARKS.md compares it with `git hash-object /dev/null`).
 const STARTUP_ARGS: [&str; 2] = ["sha1sum", "/dev/null"];
 
 /// Runs the command.
