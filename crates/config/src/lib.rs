@@ -5,14 +5,19 @@
 //! - [`knobs`]: every variable flagsplit reads.
 //! - [`resolve()`] (feature `resolve`): features + `FLAGSPLIT_*` variables + the `FLAGSPLIT_CONFIG`
 //!   file → one provider per facility with its origin, or every error with its fix.
-//! - [`probe`]: reading the OpenSSL version and the message of a failed probe.
+//! - [`probe`]: OpenSSL as `openssl-sys` found it: the version check, the compile-and-link
+//!   probes, the static check and their messages (their I/O, [`probe::setup`], with feature
+//!   `build-script`).
 //! - [`codegen`]: the build-options literal `build.rs` writes; [`BuildInfo`] is its type.
 //! - [`remap`]: rustc's `--remap-path-prefix` applied to the paths in that literal.
 //!
-//! Nothing here does I/O: the build script gathers the inputs and emits the directives, so all of the
-//! decisions are unit-tested with plain `cargo test`.
+//! Outside feature `build-script` (`env`, `script`, `probe::run`) nothing does I/O: the build script
+//! gathers the inputs and emits the directives, so all of the decisions are unit-tested with plain
+//! `cargo test`.
 
 pub mod codegen;
+#[cfg(feature = "build-script")]
+pub mod env;
 pub mod error;
 #[cfg(feature = "resolve")]
 pub mod file;
@@ -26,10 +31,13 @@ pub mod resolve;
 #[cfg(feature = "build-script")]
 pub mod script;
 
+#[cfg(feature = "build-script")]
+pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
 pub use model::{
-    Binary, Capability, Choice, Facility, Feature, FeatureSet, Links, Origin, Provider, Selection,
+    Binary, Choice, Facility, Feature, FeatureSet, Links, Origin, Provider, Selection,
 };
+pub use probe::{Asker, Capability, Need, OpensslFound};
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+pub use crate::probe::Capability;
+
 /// One thing the library needs, for which several implementations ("providers") exist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Facility {
@@ -458,68 +460,5 @@ impl Links {
                 libssl: openssl(Facility::Tls),
             },
         }
-    }
-}
-
-/// Something the build probes OpenSSL for by compiling and linking a program from `compat/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capability {
-    /// `SHA1_Init`/`SHA1_Update`/`SHA1_Final` in libcrypto.
-    Sha1Digest,
-    /// `MD5_Init`/`MD5_Update`/`MD5_Final` in libcrypto.
-    Md5Digest,
-    /// `TLS_client_method`/`SSL_CTX_new` in libssl.
-    TlsClient,
-}
-
-impl Capability {
-    /// The C source under `compat/`.
-    pub const fn source(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "compat/probe-sha1.c",
-            Capability::Md5Digest => "compat/probe-md5.c",
-            Capability::TlsClient => "compat/probe-tls.c",
-        }
-    }
-
-    /// The symbol the probe calls first (named in failures).
-    pub const fn symbol(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA1_Init",
-            Capability::Md5Digest => "MD5_Init",
-            Capability::TlsClient => "TLS_client_method",
-        }
-    }
-
-    /// The libraries the probe links, in link order.
-    pub const fn libraries(self) -> &'static [&'static str] {
-        match self {
-            Capability::Sha1Digest | Capability::Md5Digest => &["crypto"],
-            Capability::TlsClient => &["ssl", "crypto"],
-        }
-    }
-
-    /// What the capability is, for messages.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA-1 digest in libcrypto",
-            Capability::Md5Digest => "MD5 digest in libcrypto",
-            Capability::TlsClient => "TLS client method in libssl",
-        }
-    }
-
-    /// The facilities that need this capability, for "who asked" in messages.
-    pub const fn facilities(self) -> &'static [Facility] {
-        match self {
-            Capability::Sha1Digest => &[Facility::Sha1, Facility::Sha1Unsafe],
-            Capability::Md5Digest => &[Facility::Md5],
-            Capability::TlsClient => &[Facility::Tls],
-        }
-    }
-}
-
-impl fmt::Display for Capability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.describe())
     }
 }
