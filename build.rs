@@ -51,14 +51,25 @@ fn main() {
 }
 
 mod openssl {
-    use flagsplit_config::codegen::OpensslFound;
+    use flagsplit_config::probe::{self, OpensslFound};
     use flagsplit_config::script::{Build, Resolved};
 
-    /// The OpenSSL checks, when a selected provider needs OpenSSL.
-    pub fn check(_build: &Build, resolved: &Resolved) -> Result<Option<OpensslFound>, String> {
-        if resolved.selection.probes().is_empty() {
-            return Ok(None);
+    /// `openssl-vendored` (where OpenSSL comes from) must go with an OpenSSL provider; then the
+    /// OpenSSL that `openssl-sys` found is checked and probed for what the selection needs.
+    pub fn check(build: &Build, resolved: &Resolved) -> Result<Option<OpensslFound>, String> {
+        if resolved.source_features.contains(&"openssl-vendored") {
+            let on = resolved.features.in_order(build.spec);
+            let openssl_on: Vec<&str> = on
+                .iter()
+                .copied()
+                .filter(|f| f.starts_with("openssl-"))
+                .collect();
+            let needs = build.openssl_needs(resolved)?;
+            match probe::vendored_check(&on, &openssl_on, !needs.is_empty())? {
+                None => {}
+                Some(warning) => flagsplit_config::script::warning(&warning),
+            }
         }
-        Ok(None)
+        build.openssl(resolved, &build.manifest_dir.join("compat"))
     }
 }

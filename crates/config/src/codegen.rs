@@ -8,18 +8,7 @@ use std::fmt::Write as _;
 
 use crate::model::Selection;
 
-/// The OpenSSL the build found, as the build script learned it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OpensslFound {
-    /// Version text.
-    pub version: String,
-    /// How it was located.
-    pub located_by: String,
-    /// Library directories.
-    pub lib_dirs: Vec<String>,
-    /// Static linking.
-    pub static_link: bool,
-}
+pub use crate::probe::OpensslFound;
 
 /// The Rust expression of type `flagsplit_config::BuildInfo` for this build.
 pub fn build_info_literal(

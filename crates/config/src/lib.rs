@@ -11,7 +11,10 @@
 //!   facility with its origin, or every error with its fix ([`error`]).
 //! - [`script`] (feature `build-script`): the build script's I/O: environment, config file,
 //!   directives, the build-options table.
-//! - [`probe`]: OpenSSL as `openssl-sys` found it, checked by compile-and-link probes.
+//! - [`probe`]: OpenSSL as `openssl-sys` found it: the version check, the compile-and-link
+//!   probes, the static check and their messages (their I/O, [`probe::setup`], with feature
+//!   `build-script`).
+//! - [`env`] (feature `build-script`): the injectable build environment.
 //! - [`knobs`]: the knob table, generated from a [`Spec`].
 //! - [`codegen`] and [`BuildInfo`]: the build-options data a build script writes and a binary
 //!   prints; [`remap`]: rustc's `--remap-path-prefix` applied to the paths in it.
@@ -19,6 +22,8 @@
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 
 pub mod codegen;
+#[cfg(feature = "build-script")]
+pub mod env;
 pub mod error;
 #[cfg(feature = "resolve")]
 pub mod file;
@@ -26,16 +31,20 @@ pub mod flagsplit;
 pub mod info;
 pub mod knobs;
 pub mod model;
+pub mod probe;
 pub mod remap;
 #[cfg(feature = "resolve")]
 pub mod resolve;
 #[cfg(feature = "build-script")]
 pub mod script;
 
+#[cfg(feature = "build-script")]
+pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
 pub use model::{
     Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, Variable, When,
 };
+pub use probe::{Asker, Capability, Need, OpensslFound};
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

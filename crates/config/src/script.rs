@@ -19,132 +19,16 @@
 //! Cross builds: the target is read from `TARGET` and `CARGO_CFG_TARGET_*` (never `cfg!`, which
 //! describes the machine running the build script).
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::{env, fs};
+use std::fs;
 
-use crate::codegen::{self, OpensslFound};
-use crate::knobs;
+use crate::codegen;
+pub use crate::env::Env;
 use crate::model::{FeatureSet, Selection, Spec};
+use crate::probe::{self, Asker, Capability, Need, OpensslFound};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs};
-
-/// The build environment. [`Env::process`] reads the real one and prints
-/// `cargo::rerun-if-env-changed` for every variable the build's outcome depends on, so Cargo reruns
-/// the build script exactly when one changes; [`Env::fixed`] is a given set of variables, for
-/// tests that feed a foreign target.
-pub struct Env {
-    fixed: Option<BTreeMap<String, OsString>>,
-    read: RefCell<BTreeSet<String>>,
-}
-
-impl Env {
-    /// The process environment of a build script.
-    pub fn process() -> Env {
-        Env {
-            fixed: None,
-            read: RefCell::default(),
-        }
-    }
-
-    /// A fixed set of variables (nothing is printed).
-    pub fn fixed<K: Into<String>, V: Into<OsString>>(
-        vars: impl IntoIterator<Item = (K, V)>,
-    ) -> Env {
-        Env {
-            fixed: Some(
-                vars.into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            ),
-            read: RefCell::default(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<OsString> {
-        match &self.fixed {
-            Some(vars) => vars.get(name).cloned(),
-            None => env::var_os(name),
-        }
-    }
-
-    /// A variable the user sets, recorded with `rerun-if-env-changed`.
-    pub fn var(&self, name: &str) -> Option<OsString> {
-        if self.read.borrow_mut().insert(name.to_string()) && self.fixed.is_none() {
-            println!("cargo::rerun-if-env-changed={name}");
-        }
-        self.get(name)
-    }
-
-    /// A variable as UTF-8 text (a non-UTF-8 value counts as unset).
-    pub fn var_string(&self, name: &str) -> Option<String> {
-        self.var(name).and_then(|v| v.into_string().ok())
-    }
-
-    /// A variable Cargo itself sets for build scripts (`TARGET`, `CARGO_CFG_*`, `CARGO_FEATURE_*`,
-    /// `DEP_*`, `OUT_DIR`): not recorded (Cargo reruns the script when they change, and a
-    /// `rerun-if-env-changed` on them would compare against Cargo's own environment).
-    pub fn cargo_var(&self, name: &str) -> Option<String> {
-        self.get(name).and_then(|v| v.into_string().ok())
-    }
-
-    /// The target triple (`TARGET`).
-    pub fn target_triple(&self) -> String {
-        self.cargo_var("TARGET").unwrap_or_default()
-    }
-
-    /// A variable that also has a target-prefixed form (`AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`),
-    /// which wins, as in `openssl-sys`. Both forms are recorded.
-    pub fn target_var(&self, name: &str) -> Option<OsString> {
-        let prefixed = self.var(&knobs::target_prefixed(&self.target_triple(), name));
-        let plain = self.var(name);
-        prefixed.or(plain)
-    }
-
-    /// [`Env::target_var`] as UTF-8 text.
-    pub fn target_var_string(&self, name: &str) -> Option<String> {
-        self.target_var(name).and_then(|v| v.into_string().ok())
-    }
-
-    /// The names read so far (recorded for `rerun-if-env-changed`).
-    pub fn read_names(&self) -> BTreeSet<String> {
-        self.read.borrow().clone()
-    }
-
-    /// Every variable whose name starts with `spec`'s prefix, plus a record of every build-time
-    /// one, so that setting one later reruns the build script. (A misspelt name set after a
-    /// successful build is caught the next time the script runs: Cargo cannot watch names it is
-    /// not told.)
-    pub fn prefixed_vars(&self, spec: &Spec) -> BTreeMap<String, Option<String>> {
-        for name in spec.build_variable_names() {
-            self.var(&name);
-        }
-        let prefix = spec.var_prefix();
-        let present: Vec<(String, OsString)> = match &self.fixed {
-            Some(vars) => vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            None => env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
-                .collect(),
-        };
-        let mut found = BTreeMap::new();
-        for (name, value) in present {
-            if name.starts_with(&prefix) {
-                self.var(&name);
-                found.insert(name, value.into_string().ok());
-            }
-        }
-        found
-    }
-}
-
-impl Default for Env {
-    fn default() -> Self {
-        Env::process()
-    }
-}
-
 
 /// The directory, at the package root, holding a committed symlink `config.toml ->
 /// ../config.toml`: Cargo's scan of a watched directory follows the link, so creating, editing or
@@ -348,6 +232,57 @@ impl Build {
             return false;
         }
         true
+    }
+}
+
+impl Build {
+    /// The OpenSSL capabilities the selected providers need ([`crate::Provider::probe`]), each
+    /// with who asked and the selection that avoids OpenSSL.
+    pub fn openssl_needs(&self, resolved: &Resolved) -> Result<Vec<Need>, String> {
+        let mut needs = Vec::new();
+        for (name, askers) in resolved.selection.probes() {
+            let Some(capability) = Capability::from_name(name) else {
+                return Err(format!(
+                    "{}'s facility table names the probe `{name}`, which flagsplit-config does not know (known: {})",
+                    self.spec.name,
+                    Capability::ALL.map(Capability::name).join(", ")
+                ));
+            };
+            let askers = askers
+                .into_iter()
+                .map(|(facility, choice)| {
+                    let other = facility
+                        .providers
+                        .iter()
+                        .find(|p| p.probe.is_none() && p.is_available(&resolved.features))
+                        .or_else(|| facility.providers.iter().find(|p| p.probe.is_none()))
+                        .map_or("", |p| p.name);
+                    Asker {
+                        what: format!("{facility} = {}", choice.provider),
+                        origin: choice.origin.to_string(),
+                        instead: format!("{}={other}", self.spec.env_var(facility)),
+                    }
+                })
+                .collect();
+            needs.push(Need { capability, askers });
+        }
+        Ok(needs)
+    }
+
+    /// When a selected provider needs OpenSSL: checks the OpenSSL that `openssl-sys` found (the
+    /// package must depend on `openssl-sys` directly to receive its `DEP_OPENSSL_*`) and probes
+    /// each capability with the C programs in `compat_dir`; `Ok(None)` when nothing needs OpenSSL.
+    pub fn openssl(
+        &self,
+        resolved: &Resolved,
+        compat_dir: &Path,
+    ) -> Result<Option<OpensslFound>, String> {
+        let needs = self.openssl_needs(resolved)?;
+        if needs.is_empty() {
+            return Ok(None);
+        }
+        self.env.watch_path(compat_dir);
+        probe::setup(&self.env, &needs, compat_dir, &self.out_dir).map(Some)
     }
 }
 

@@ -1,0 +1,235 @@
+//! The I/O of the OpenSSL checks (feature `build-script`): read what `openssl-sys` published and
+//! the variables it reads, list directories, and compile and link each probe (never run it) with
+//! the C compiler the `cc` crate picks for the target, like autoconf's `AC_CHECK_LIB`.
+//!
+//! Cross builds: the target comes from `TARGET`/`HOST`/`CARGO_CFG_TARGET_*`, the OpenSSL variables'
+//! target-prefixed forms win (as in `openssl-sys`), and a probe that cannot work for the target
+//! (no cross compiler, an MSVC-style compiler) stops the build saying so instead of guessing.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::{fs, io};
+
+use super::message::{compiler_message, failure_message, static_message, version_refusal};
+use super::{
+    CompilerFacts, CompilerProblem, Need, OpensslFound, OpensslInputs, OpensslSysReport,
+    OpensslVars, ProbeFailure, StaticProblem, Stop, check_compiler, compiler_variables, plan,
+    search_paths,
+};
+use crate::env::Env;
+
+/// What `openssl-sys` published (`DEP_OPENSSL_*`), the variables it reads (target-prefixed forms
+/// first), and the target.
+pub fn inputs(env: &Env) -> OpensslInputs {
+    OpensslInputs {
+        target: env.target(),
+        vars: OpensslVars {
+            dir: env.target_var_string("OPENSSL_DIR"),
+            lib_dir: env.target_var_string("OPENSSL_LIB_DIR"),
+            include_dir: env.target_var_string("OPENSSL_INCLUDE_DIR"),
+            static_: env.target_var_string("OPENSSL_STATIC"),
+            pkg_config_all_static: env.var("PKG_CONFIG_ALL_STATIC").is_some()
+                && env.var("OPENSSL_DYNAMIC").is_none(),
+        },
+        report: OpensslSysReport {
+            version_number: env.cargo_var("DEP_OPENSSL_VERSION_NUMBER"),
+            libressl_version_number: env.cargo_var("DEP_OPENSSL_LIBRESSL_VERSION_NUMBER"),
+            boringssl: env.cargo_var("DEP_OPENSSL_BORINGSSL").is_some(),
+            awslc: env.cargo_var("DEP_OPENSSL_AWSLC").is_some(),
+            vendored: env.cargo_var("DEP_OPENSSL_VENDORED").is_some(),
+            root: env.cargo_var("DEP_OPENSSL_ROOT"),
+            include: env.cargo_var("DEP_OPENSSL_INCLUDE"),
+            conf: env.cargo_var("DEP_OPENSSL_CONF"),
+        },
+    }
+}
+
+/// The entries of a real directory, or `None` when it cannot be read.
+pub fn list_dir(dir: &str) -> Option<Vec<String>> {
+    let entries = fs::read_dir(dir).ok()?;
+    Some(
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect(),
+    )
+}
+
+/// Checks the OpenSSL `openssl-sys` found for `needs`: the version (an accepted but untested one
+/// prints a warning), static or dynamic, and a compile-and-link probe per need from
+/// `compat_dir`, built in `out_dir`. `Err` is the build error's text.
+pub fn setup(
+    env: &Env,
+    needs: &[Need],
+    compat_dir: &Path,
+    out_dir: &Path,
+) -> Result<OpensslFound, String> {
+    let inputs = inputs(env);
+    let plan = match plan(&inputs, needs, &list_dir) {
+        Ok(plan) => plan,
+        Err(stop) => {
+            let paths = search_paths(&inputs, &list_dir);
+            return Err(match stop {
+                Stop::Version(reason) => version_refusal(&reason, &paths, &inputs.report, needs),
+                Stop::Static(StaticProblem::PkgConfigSystemDir { .. }) => {
+                    let (libdir, includedir) = compiler(env)
+                        .map(|tool| system_dirs(&tool, out_dir))
+                        .unwrap_or_default();
+                    let problem = StaticProblem::PkgConfigSystemDir { libdir, includedir };
+                    static_message(&problem, &paths, needs)
+                }
+                Stop::Static(problem) => static_message(&problem, &paths, needs),
+            });
+        }
+    };
+    if let Some(w) = &plan.warning {
+        for line in w.lines() {
+            println!("cargo::warning={line}");
+        }
+    }
+    let Some(first) = needs.first() else {
+        return Ok(plan.found());
+    };
+    let tool =
+        compiler(env).map_err(|problem| compiler_message(&problem, &inputs.target, first))?;
+    for (need, (capability, args)) in needs.iter().zip(&plan.probes) {
+        let source = compat_dir.join(capability.source());
+        env.watch_path(&source);
+        match probe(&tool, &source, out_dir, args) {
+            Ok(()) => {}
+            Err(ProbeError::Compiler(problem)) => {
+                return Err(compiler_message(&problem, &inputs.target, need));
+            }
+            Err(ProbeError::Link { command, output }) => {
+                let failure = ProbeFailure {
+                    capability: *capability,
+                    paths: plan.paths.clone(),
+                    command,
+                    output,
+                };
+                return Err(failure_message(&failure, need));
+            }
+        }
+    }
+    Ok(plan.found())
+}
+
+/// Why a probe did not pass.
+#[derive(Debug)]
+pub enum ProbeError {
+    /// It cannot run for this target (no usable compiler).
+    Compiler(CompilerProblem),
+    /// It ran, and did not compile or link.
+    Link {
+        /// The command line.
+        command: String,
+        /// The last lines of the compiler's output.
+        output: String,
+    },
+}
+
+/// The C compiler the `cc` crate picks for the target, checked (see [`check_compiler`]) before it
+/// is used.
+pub fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
+    let target = env.target();
+    let named_by = compiler_variables(&target)
+        .into_iter()
+        .find(|name| env.var(name).is_some_and(|v| !v.is_empty()));
+    let mut build = cc::Build::new();
+    build
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .opt_level(0)
+        .debug(false);
+    if !target.triple.is_empty() {
+        build.target(&target.triple);
+    }
+    if !target.host.is_empty() {
+        build.host(&target.host);
+    }
+    let tool = build
+        .try_get_compiler()
+        .map_err(|e| CompilerProblem::NoCompiler {
+            reason: e.to_string(),
+        })?;
+    let facts = CompilerFacts {
+        path: tool.path().display().to_string(),
+        msvc_like: tool.is_like_msvc(),
+        clang_like: tool.is_like_clang(),
+        named_by,
+    };
+    check_compiler(&target, &facts)?;
+    Ok(tool)
+}
+
+/// Compiles and links `source` into `out_dir` (never runs it) with `args` (from
+/// [`super::probe_args`]).
+pub fn probe(
+    tool: &cc::Tool,
+    source: &Path,
+    out_dir: &Path,
+    args: &[String],
+) -> Result<(), ProbeError> {
+    let exe = out_dir.join(
+        source
+            .file_stem()
+            .map_or_else(|| OsString::from("probe"), |s| s.to_os_string()),
+    );
+    let mut cmd = tool.to_command();
+    cmd.arg(source).arg("-o").arg(&exe).args(args);
+    let command = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match cmd.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => {
+            let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stdout));
+            let lines: Vec<&str> = text.lines().collect();
+            let output = lines[lines.len().saturating_sub(12)..].join("\n");
+            Err(ProbeError::Link { command, output })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(ProbeError::Compiler(CompilerProblem::NotFound {
+                path: tool.path().display().to_string(),
+                reason: e.to_string(),
+            }))
+        }
+        Err(e) => Err(ProbeError::Link {
+            command,
+            output: format!("could not run the compiler: {e}"),
+        }),
+    }
+}
+
+/// Where the compiler itself finds `libcrypto.so` and `openssl/opensslv.h` (its default search
+/// paths, where pkg-config's system OpenSSL is), to name them in a fix.
+fn system_dirs(tool: &cc::Tool, out_dir: &Path) -> (Option<String>, Option<String>) {
+    let stdout = |cmd: &mut std::process::Command| {
+        cmd.output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let lib = stdout(tool.to_command().arg("-print-file-name=libcrypto.so"))
+        .map(|s| s.trim().to_string())
+        .filter(|p| Path::new(p).is_absolute())
+        .and_then(|p| Path::new(&p).parent()?.canonicalize().ok())
+        .map(|d| d.display().to_string());
+    let source = out_dir.join("flagsplit-opensslv.c");
+    let include = fs::write(&source, "#include <openssl/opensslv.h>\n")
+        .ok()
+        .and_then(|()| stdout(tool.to_command().arg("-E").arg(&source)))
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                let path = line.strip_prefix("# ")?.split('"').nth(1)?;
+                path.strip_suffix("/openssl/opensslv.h").map(String::from)
+            })
+        });
+    (lib, include)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,592 @@
+use super::message::{compiler_message, failure_message, static_message, version_refusal};
+use super::*;
+
+fn asker(what: &str, origin: &str, instead: &str) -> Asker {
+    Asker {
+        what: what.into(),
+        origin: origin.into(),
+        instead: instead.into(),
+    }
+}
+
+fn sha1_need() -> Need {
+    Need {
+        capability: Capability::Sha1Digest,
+        askers: vec![asker(
+            "sha1 = openssl",
+            "FLAGSPLIT_SHA1_PROVIDER",
+            "FLAGSPLIT_SHA1_PROVIDER=dc",
+        )],
+    }
+}
+
+fn tls_need() -> Need {
+    Need {
+        capability: Capability::TlsClient,
+        askers: vec![asker(
+            "tls = openssl",
+            "FLAGSPLIT_TLS_PROVIDER",
+            "FLAGSPLIT_TLS_PROVIDER=rustls",
+        )],
+    }
+}
+
+pub(super) fn target(triple: &str, host: &str) -> TargetInfo {
+    let parts: Vec<&str> = triple.split('-').collect();
+    let (os, env) = match parts.as_slice() {
+        [_, _, os, env] => (*os, *env),
+        [_, _, os] => (*os, ""),
+        _ => ("", ""),
+    };
+    TargetInfo {
+        triple: triple.into(),
+        host: host.into(),
+        arch: parts[0].into(),
+        os: if os == "darwin" { "macos" } else { os }.into(),
+        env: env.into(),
+        vendor: parts.get(1).copied().unwrap_or("").into(),
+        pointer_width: if parts[0].starts_with("i686") || parts[0].starts_with("arm") {
+            32
+        } else {
+            64
+        },
+    }
+}
+
+/// A file system of the given directories and their entries.
+fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
+    let dirs: Vec<(String, Vec<String>)> = dirs
+        .iter()
+        .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))
+        .collect();
+    move |dir: &str| dirs.iter().find(|(d, _)| d == dir).map(|(_, f)| f.clone())
+}
+
+#[test]
+fn versions() {
+    let text = |n| Flavor::Openssl(n).version_text();
+    assert_eq!(text(0x3000_0130), "3.0.19");
+    assert_eq!(text(0x3050_0010), "3.5.1");
+    assert_eq!(text(0x3060_0030), "3.6.3");
+    assert_eq!(text(0x1010_117f), "1.1.1w");
+    assert_eq!(text(0x1010_100f), "1.1.1");
+    assert_eq!(text(0x1010_00cf), "1.1.0l");
+    assert_eq!(
+        Flavor::Libressl(0x3090_200f).version_text(),
+        "LibreSSL 3.9.2"
+    );
+    assert_eq!(Flavor::Openssl(0x1000_215f).describe(), "OpenSSL 1.0.2u");
+    let garbage = OpensslSysReport {
+        version_number: Some("zz".into()),
+        ..OpensslSysReport::default()
+    };
+    assert_eq!(Flavor::from_report(&garbage), None);
+}
+
+#[test]
+fn what_openssl_sys_reported() {
+    let report = |v: Option<&str>, l: Option<&str>, b: bool, a: bool| OpensslSysReport {
+        version_number: v.map(String::from),
+        libressl_version_number: l.map(String::from),
+        boringssl: b,
+        awslc: a,
+        ..OpensslSysReport::default()
+    };
+    assert_eq!(
+        Flavor::from_report(&report(Some("30000130"), None, false, false)),
+        Some(Flavor::Openssl(0x3000_0130))
+    );
+    assert_eq!(
+        Flavor::from_report(&report(Some("20000000"), Some("3090200f"), false, false)),
+        Some(Flavor::Libressl(0x3090_200f))
+    );
+    assert_eq!(
+        Flavor::from_report(&report(None, None, true, false)),
+        Some(Flavor::Boringssl)
+    );
+    assert_eq!(
+        Flavor::from_report(&report(None, None, false, true)),
+        Some(Flavor::AwsLc)
+    );
+    assert_eq!(Flavor::from_report(&report(None, None, false, false)), None);
+}
+
+/// The supported range, decided on version numbers alone.
+#[test]
+fn supported_range() {
+    let refused = |f: Option<Flavor>| matches!(judge(f), Verdict::Refuse(_));
+    let warned = |f: Option<Flavor>| matches!(judge(f), Verdict::Warn(_));
+    let ok = |f: Option<Flavor>| judge(f) == Verdict::Supported;
+    // OpenSSL: 1.1.1 to 3.x supported, older refused, 4.x and later warned about.
+    assert!(refused(Some(Flavor::Openssl(0x1000_215f)))); // 1.0.2u
+    assert!(refused(Some(Flavor::Openssl(0x1010_00cf)))); // 1.1.0l
+    assert!(refused(Some(Flavor::Openssl(0x1010_0fff)))); // the last number before 1.1.1
+    assert!(ok(Some(Flavor::Openssl(0x1010_1001)))); // 1.1.1-pre1
+    assert!(ok(Some(Flavor::Openssl(0x1010_100f)))); // 1.1.1
+    assert!(ok(Some(Flavor::Openssl(0x1010_117f)))); // 1.1.1w
+    assert!(ok(Some(Flavor::Openssl(0x3000_0000)))); // 3.0.0
+    assert!(ok(Some(Flavor::Openssl(0x3000_0130)))); // 3.0.19
+    assert!(ok(Some(Flavor::Openssl(0x3060_0030)))); // 3.6.3
+    assert!(ok(Some(Flavor::Openssl(0x3ff0_0ff0)))); // the last 3.x
+    assert!(warned(Some(Flavor::Openssl(0x4000_0000)))); // 4.0.0
+    // LibreSSL: 3.5 and later accepted with a warning, older refused.
+    assert!(refused(Some(Flavor::Libressl(0x3040_300f))));
+    assert!(warned(Some(Flavor::Libressl(0x3050_000f))));
+    assert!(warned(Some(Flavor::Libressl(0x4000_000f))));
+    // BoringSSL, AWS-LC and an unreported version: refused.
+    assert!(refused(Some(Flavor::Boringssl)));
+    assert!(refused(Some(Flavor::AwsLc)));
+    assert!(refused(None));
+    let Verdict::Refuse(reason) = judge(Some(Flavor::Openssl(0x1010_00cf))) else {
+        unreachable!()
+    };
+    assert!(reason.contains("OpenSSL 1.1.0l is too old"), "{reason}");
+    assert!(reason.contains("1.1.1 or newer"), "{reason}");
+    let Verdict::Refuse(reason) = judge(Some(Flavor::Boringssl)) else {
+        unreachable!()
+    };
+    assert!(reason.contains("BoringSSL is not supported"), "{reason}");
+    let Verdict::Warn(w) = judge(Some(Flavor::Libressl(0x3090_200f))) else {
+        unreachable!()
+    };
+    assert!(
+        w.contains("LibreSSL 3.9.2 is accepted but not tested"),
+        "{w}"
+    );
+}
+
+#[test]
+fn message_renders_once_in_one_order() {
+    let m = Message::new("headline")
+        .tried("found: x")
+        .output("line 1\nline 2")
+        .asked_by(&[
+            asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
+            asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
+            asker("tls = openssl", "default", "B=rustls"),
+        ])
+        .fix("first\nsecond line")
+        .fix("other")
+        .render();
+    assert_eq!(
+        m,
+        "headline\n  found: x\n  | line 1\n  | line 2\n  asked for by: sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER); tls = openssl (default)\n  fix: first\n    second line\n  or other\n  or do without OpenSSL here: A=dc, B=rustls"
+    );
+    assert_eq!(Message::new("only").render(), "only");
+}
+
+#[test]
+fn version_refusal_says_what_where_minimum_and_fix() {
+    let report = OpensslSysReport {
+        version_number: Some("101000cf".into()),
+        include: Some("/opt/old/include".into()),
+        ..OpensslSysReport::default()
+    };
+    let inputs = OpensslInputs {
+        target: target("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu"),
+        vars: OpensslVars {
+            lib_dir: Some("/opt/old/lib".into()),
+            include_dir: Some("/opt/old/include".into()),
+            ..OpensslVars::default()
+        },
+        report: report.clone(),
+    };
+    let needs = [sha1_need(), tls_need()];
+    let Err(Stop::Version(reason)) = plan(&inputs, &needs, &fs(&[])) else {
+        panic!("1.1.0l must be refused")
+    };
+    let paths = search_paths(&inputs, &fs(&[]));
+    let m = version_refusal(&reason, &paths, &report, &needs);
+    for want in [
+        "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer",
+        "headers in /opt/old/include",
+        "OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR",
+        "library directories: /opt/old/lib",
+        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
+        "tls = openssl (FLAGSPLIT_TLS_PROVIDER)",
+        "--features openssl-vendored",
+        "FLAGSPLIT_SHA1_PROVIDER=dc",
+        "FLAGSPLIT_TLS_PROVIDER=rustls",
+    ] {
+        assert!(m.contains(want), "{want:?} not in:\n{m}");
+    }
+    assert!(!m.contains("FLAGSPLIT_MD5_PROVIDER"), "{m}");
+}
+
+#[test]
+fn static_or_dynamic_as_openssl_sys_decides() {
+    let dir = "/x/lib";
+    let paths = SearchPaths {
+        location: Location::LibAndIncludeDirs,
+        lib_dirs: vec![dir.into()],
+        include_dirs: vec!["/x/include".into()],
+    };
+    let inputs = |s: Option<&str>| OpensslInputs {
+        vars: OpensslVars {
+            static_: s.map(String::from),
+            ..OpensslVars::default()
+        },
+        ..OpensslInputs::default()
+    };
+    let both = fs(&[(
+        dir,
+        &["libssl.a", "libcrypto.a", "libssl.so", "libcrypto.so"],
+    )]);
+    for (value, want) in [
+        (Some("1"), LinkMode::Static),
+        (Some("yes"), LinkMode::Static),
+        (Some(""), LinkMode::Static),
+        (Some("0"), LinkMode::Dynamic),
+        (None, LinkMode::Dynamic),
+    ] {
+        assert_eq!(
+            link_mode(&inputs(value), &paths, &both),
+            Ok(want),
+            "{value:?}"
+        );
+    }
+    // Only archives (a vendored build, a static-only installation): static without asking.
+    let archives = fs(&[(dir, &["libssl.a", "libcrypto.a", "pkgconfig"])]);
+    assert_eq!(
+        link_mode(&inputs(None), &paths, &archives),
+        Ok(LinkMode::Static)
+    );
+    // pkg-config in the system's directories: dynamic whatever OPENSSL_STATIC says, so asking for
+    // static there is an error.
+    let pc = SearchPaths {
+        location: Location::PkgConfig,
+        lib_dirs: vec![],
+        include_dirs: vec![],
+    };
+    assert_eq!(link_mode(&inputs(None), &pc, &both), Ok(LinkMode::Dynamic));
+    assert!(matches!(
+        link_mode(&inputs(Some("1")), &pc, &both),
+        Err(StaticProblem::PkgConfigSystemDir { .. })
+    ));
+    let all_static = OpensslInputs {
+        vars: OpensslVars {
+            pkg_config_all_static: true,
+            ..OpensslVars::default()
+        },
+        ..OpensslInputs::default()
+    };
+    assert!(link_mode(&all_static, &pc, &both).is_err());
+    // Static with no library directory known.
+    let nowhere = SearchPaths {
+        location: Location::Search,
+        lib_dirs: vec![],
+        include_dirs: vec!["/odd/include".into()],
+    };
+    assert_eq!(
+        link_mode(&inputs(Some("1")), &nowhere, &both),
+        Err(StaticProblem::NoLibDir)
+    );
+}
+
+#[test]
+fn static_messages_name_the_fix() {
+    let needs = [sha1_need()];
+    let paths = SearchPaths {
+        location: Location::PkgConfig,
+        lib_dirs: vec![],
+        include_dirs: vec![],
+    };
+    let m = static_message(
+        &StaticProblem::PkgConfigSystemDir {
+            libdir: Some("/usr/lib/x86_64-linux-gnu".into()),
+            includedir: Some("/usr/include".into()),
+        },
+        &paths,
+        &needs,
+    );
+    for want in [
+        "OpenSSL static linking was asked for",
+        "OPENSSL_STATIC=1 OPENSSL_LIB_DIR=/usr/lib/x86_64-linux-gnu OPENSSL_INCLUDE_DIR=/usr/include",
+        "libcrypto.so in NEEDED",
+        "located by: pkg-config",
+        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
+        "FLAGSPLIT_SHA1_PROVIDER=dc",
+    ] {
+        assert!(m.contains(want), "{want:?} not in:\n{m}");
+    }
+    let m = static_message(
+        &StaticProblem::Missing {
+            file: "libcrypto.a".into(),
+            dirs: vec!["/opt/x/lib".into()],
+        },
+        &paths,
+        &needs,
+    );
+    assert!(
+        m.contains("libcrypto.a is not in the library directories: /opt/x/lib"),
+        "{m}"
+    );
+    let m = static_message(&StaticProblem::NoLibDir, &paths, &needs);
+    assert!(m.contains("no library directory is known"), "{m}");
+}
+
+#[test]
+fn probe_command_lines() {
+    let paths = SearchPaths {
+        location: Location::LibAndIncludeDirs,
+        lib_dirs: vec!["/x/lib".into()],
+        include_dirs: vec!["/x/include".into()],
+    };
+    let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"])]);
+    assert_eq!(
+        probe_args(Capability::TlsClient, &paths, LinkMode::Dynamic, &[], &all).unwrap(),
+        ["-I/x/include", "-L/x/lib", "-lssl", "-lcrypto"]
+    );
+    let libs = vec!["-ldl".to_string(), "-pthread".to_string()];
+    assert_eq!(
+        probe_args(Capability::TlsClient, &paths, LinkMode::Static, &libs, &all).unwrap(),
+        [
+            "-I/x/include",
+            "/x/lib/libssl.a",
+            "/x/lib/libcrypto.a",
+            "-ldl",
+            "-pthread"
+        ]
+    );
+    assert_eq!(
+        probe_args(
+            Capability::Sha256Digest,
+            &paths,
+            LinkMode::Static,
+            &libs,
+            &all
+        )
+        .unwrap(),
+        ["-I/x/include", "/x/lib/libcrypto.a", "-ldl", "-pthread"]
+    );
+    let no_crypto = fs(&[("/x/lib", &["libssl.a"])]);
+    assert_eq!(
+        probe_args(
+            Capability::Md5Digest,
+            &paths,
+            LinkMode::Static,
+            &[],
+            &no_crypto
+        ),
+        Err(StaticProblem::Missing {
+            file: "libcrypto.a".into(),
+            dirs: vec!["/x/lib".into()]
+        })
+    );
+}
+
+#[test]
+fn capabilities() {
+    assert_eq!(Capability::Sha256Digest.source(), "probe-sha256.c");
+    assert_eq!(Capability::Sha256Digest.symbol(), "SHA256_Init");
+    assert_eq!(Capability::Sha256Digest.libraries(), ["crypto"]);
+    assert_eq!(Capability::TlsClient.libraries(), ["ssl", "crypto"]);
+    assert_eq!(
+        Capability::Sha256Digest.to_string(),
+        "SHA-256 digest in libcrypto"
+    );
+    // Every source is in the repository's compat/.
+    let compat = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat");
+    for cap in [
+        Capability::Sha1Digest,
+        Capability::Sha256Digest,
+        Capability::Md5Digest,
+        Capability::TlsClient,
+    ] {
+        assert!(compat.join(cap.source()).is_file(), "{}", cap.source());
+    }
+}
+
+/// The system libraries of a static OpenSSL depend on the target, not on the build machine.
+#[test]
+fn static_system_libraries_per_target() {
+    let host = "x86_64-unknown-linux-gnu";
+    assert_eq!(
+        static_system_libs(&target("aarch64-unknown-linux-gnu", host)),
+        ["-ldl", "-pthread"]
+    );
+    assert_eq!(
+        static_system_libs(&target("armv7-unknown-linux-gnueabihf", host)),
+        ["-ldl", "-pthread", "-latomic"]
+    );
+    assert_eq!(
+        static_system_libs(&target("x86_64-pc-windows-gnu", host)),
+        ["-lws2_32", "-lgdi32", "-ladvapi32", "-lcrypt32", "-luser32"]
+    );
+    assert!(static_system_libs(&target("aarch64-apple-darwin", host)).is_empty());
+    assert_eq!(
+        static_system_libs(&target("x86_64-unknown-freebsd", host)),
+        ["-pthread"]
+    );
+}
+
+#[test]
+fn compiler_checks_for_foreign_targets() {
+    let host = "x86_64-unknown-linux-gnu";
+    let facts = |path: &str, named_by: Option<&str>| CompilerFacts {
+        path: path.into(),
+        msvc_like: path.ends_with("cl.exe"),
+        clang_like: path.contains("clang"),
+        named_by: named_by.map(String::from),
+    };
+    let native = target(host, host);
+    let aarch64 = target("aarch64-unknown-linux-gnu", host);
+    let msvc = target("x86_64-pc-windows-msvc", host);
+    assert_eq!(check_compiler(&native, &facts("cc", None)), Ok(()));
+    assert_eq!(
+        check_compiler(&aarch64, &facts("aarch64-linux-gnu-gcc", None)),
+        Ok(())
+    );
+    assert_eq!(check_compiler(&aarch64, &facts("clang", None)), Ok(()));
+    // The host's cc for a foreign target is a guess: refused, unless the user named it.
+    assert_eq!(
+        check_compiler(&aarch64, &facts("cc", None)),
+        Err(CompilerProblem::NoCrossCompiler { path: "cc".into() })
+    );
+    assert_eq!(
+        check_compiler(
+            &aarch64,
+            &facts("/usr/bin/gcc", Some("CC_aarch64_unknown_linux_gnu"))
+        ),
+        Ok(())
+    );
+    // MSVC: refused whichever compiler cc picked.
+    assert!(matches!(
+        check_compiler(&msvc, &facts("cl.exe", None)),
+        Err(CompilerProblem::Msvc { .. })
+    ));
+    assert!(matches!(
+        check_compiler(&msvc, &facts("cc", None)),
+        Err(CompilerProblem::Msvc { .. })
+    ));
+    assert_eq!(
+        compiler_variables(&aarch64),
+        [
+            "CC_aarch64-unknown-linux-gnu",
+            "CC_aarch64_unknown_linux_gnu",
+            "TARGET_CC",
+            "CC"
+        ]
+    );
+    assert_eq!(compiler_variables(&native)[2], "HOST_CC");
+}
+
+#[test]
+fn compiler_messages_say_why_and_how() {
+    let aarch64 = target("aarch64-unknown-linux-gnu", "x86_64-unknown-linux-gnu");
+    let m = compiler_message(
+        &CompilerProblem::NotFound {
+            path: "aarch64-linux-gnu-gcc".into(),
+            reason: "No such file or directory (os error 2)".into(),
+        },
+        &aarch64,
+        &sha1_need(),
+    );
+    for want in [
+        "OpenSSL probe cannot run for target aarch64-unknown-linux-gnu (cross-compiling from x86_64-unknown-linux-gnu)",
+        "`aarch64-linux-gnu-gcc`, could not be started",
+        "apt-get install gcc-aarch64-linux-gnu",
+        "CC_aarch64_unknown_linux_gnu=",
+        "AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR=/path",
+        "never run the program",
+        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
+        "FLAGSPLIT_SHA1_PROVIDER=dc",
+    ] {
+        assert!(m.contains(want), "{want:?} not in:\n{m}");
+    }
+    let msvc = target("x86_64-pc-windows-msvc", "x86_64-pc-windows-msvc");
+    let m = compiler_message(
+        &CompilerProblem::Msvc {
+            path: "cl.exe".into(),
+        },
+        &msvc,
+        &tls_need(),
+    );
+    assert!(m.contains("MSVC-style"), "{m}");
+    assert!(m.contains("not run with it rather than guessed"), "{m}");
+    assert!(m.contains("FLAGSPLIT_TLS_PROVIDER=rustls"), "{m}");
+    assert!(!m.contains("cross-compiling"), "{m}");
+    let native = target("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu");
+    let m = compiler_message(
+        &CompilerProblem::NoCompiler {
+            reason: "none".into(),
+        },
+        &native,
+        &sha1_need(),
+    );
+    assert!(m.contains("apt-get install gcc"), "{m}");
+}
+
+#[test]
+fn vendored_alone_is_an_error_and_unused_a_warning() {
+    let err = vendored_check(&["rustls-tls"], &[], false).unwrap_err();
+    assert!(err.contains("no OpenSSL provider is compiled"), "{err}");
+    assert!(
+        err.contains("(features on: rustls-tls openssl-vendored)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--features openssl-vendored,openssl-tls"),
+        "{err}"
+    );
+    let err = vendored_check(&[], &[], false).unwrap_err();
+    assert!(
+        err.contains("(features on: (none) openssl-vendored)"),
+        "{err}"
+    );
+    let warning = vendored_check(&["openssl-tls"], &["openssl-tls"], false)
+        .unwrap()
+        .unwrap();
+    assert!(
+        warning.contains("no selected provider uses OpenSSL (the openssl-tls providers"),
+        "{warning}"
+    );
+    assert_eq!(
+        vendored_check(&["openssl-tls"], &["openssl-tls"], true),
+        Ok(None)
+    );
+}
+
+#[test]
+fn failure_names_symbol_directory_requester_and_fixes() {
+    let need = Need {
+        capability: Capability::Sha1Digest,
+        askers: vec![
+            asker(
+                "sha1 = openssl",
+                "default with feature openssl-sha1",
+                "FLAGSPLIT_SHA1_PROVIDER=dc",
+            ),
+            asker(
+                "sha1-unsafe = openssl",
+                "default with feature openssl-sha1",
+                "FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block",
+            ),
+        ],
+    };
+    let failure = ProbeFailure {
+        capability: Capability::Sha1Digest,
+        paths: SearchPaths {
+            location: Location::OpensslDir("/opt/ossl".into()),
+            lib_dirs: vec!["/opt/ossl/lib".into()],
+            include_dirs: vec!["/opt/ossl/include".into()],
+        },
+        command: "cc probe-sha1.c -lcrypto".into(),
+        output: "undefined reference to `SHA1_Init'".into(),
+    };
+    let m = failure_message(&failure, &need);
+    for want in [
+        "OpenSSL probe failed: SHA-1 digest in libcrypto (`SHA1_Init`)",
+        "asked for by: sha1 = openssl (default with feature openssl-sha1); sha1-unsafe = openssl (default with feature openssl-sha1)",
+        "library directories tried: /opt/ossl/lib",
+        "apt-get install libssl-dev",
+        "dnf install openssl-devel",
+        "pacman -S openssl",
+        "apk add openssl-dev",
+        "OPENSSL_DIR=/path",
+        "or do without OpenSSL here: FLAGSPLIT_SHA1_PROVIDER=dc, FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block",
+        "  | undefined reference",
+    ] {
+        assert!(m.contains(want), "{want:?} not in:\n{m}");
+    }
+}
