@@ -88,6 +88,9 @@ expect "config.toml" "config-file: config.toml" \
 	"sha1-provider: block (from config.toml:$(position config.toml sha1))" \
 	"SHA-1: SHA1_BLK (No collision detection)"
 fresh "config.toml"
+shown="sha1-provider: block (from config.toml:$(position config.toml sha1))"
+grep -qF "\`$shown\`" "$root/README.md" && pass "README.md quotes the origin as built: $shown" ||
+	fail "README.md does not quote '$shown'"
 
 note "config.toml edited"
 sed -i '/^\[md5\]$/,/^provider/ s/^provider = "builtin"$/provider = "builtin"   # edited/' config.toml

@@ -115,7 +115,7 @@ expect_build_error too-old "OpenSSL version check failed: OpenSSL 1.1.0l is too 
 	"headers in $fake" "library directories: $libdir" "--features openssl-vendored" "FLAGSPLIT_SHA1_PROVIDER=dc" \
 	-- OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR="$fake" -- --no-default-features --features openssl-sha1
 # The fake LibreSSL gets its warning; the probe then fails on the fake headers, as it should.
-expect_build_error libressl "warning: flagsplit-hash@0.1.0: LibreSSL 3.9.2 is accepted but not tested by flagsplit" \
+expect_build_error libressl "warning: flagsplit@0.1.0: LibreSSL 3.9.2 is accepted but not tested by flagsplit" \
 	-- OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR="$log/fake-libressl" -- --no-default-features --features openssl-sha1
 
 note "openssl-vendored on its own: an error"

@@ -206,9 +206,9 @@ same() {
 no_paths() {
 	local name=$1 tree=$2 home=$3 bin out_dir tdir
 	tdir=$(target_of "$tree")
-	out_dir=$(find "$tdir/release/build" -path '*/flagsplit-hash-*/out' -type d 2>/dev/null | head -1)
+	out_dir=$(find "$tdir/release/build" -regextype posix-extended -regex '.*/flagsplit-[0-9a-f]{16}/out' -type d 2>/dev/null | head -1)
 	local -a paths=(
-		"source tree=$tree" "OUT_DIR of flagsplit-hash=${out_dir:-$tdir/release/build}"
+		"source tree=$tree" "OUT_DIR of flagsplit=${out_dir:-$tdir/release/build}"
 		"target directory=$tdir" "CARGO_HOME=$home" "shared CARGO_HOME=$cargo_home"
 		"toolchain=$sysroot" "RUSTUP_HOME=$rustup_home" "temporary directory=$work" "checkout=$root"
 	)
@@ -254,13 +254,13 @@ remapped_to() {
 	echo "      note: $1: flagsplit-imap-send names /cargo-home/registry/... $n times (dependencies' panic locations or debug information)"
 }
 
-# probes_not_linked NAME TREE — the C probes built into flagsplit-hash's OUT_DIR are only
+# probes_not_linked NAME TREE — the C probes built into flagsplit's OUT_DIR are only
 # executables there: no flagsplit build script passes a link directive into its OUT_DIR
 probes_not_linked() {
 	local name=$1 tree=$2 probes bad
 	local tdir
 	tdir=$(target_of "$tree")
-	probes=$(find "$tdir/release/build" -path '*/flagsplit-hash-*/out/probe-*' -type f -printf '%f ' 2>/dev/null)
+	probes=$(find "$tdir/release/build" -regextype posix-extended -regex '.*/flagsplit-[0-9a-f]{16}/out/probe-[a-z0-9]+' -type f -printf '%f ' 2>/dev/null)
 	bad=$(grep -hE '^cargo:(:)?rustc-link-(search|lib|arg)' "$tdir"/release/build/flagsplit*/output 2>/dev/null |
 		grep -F "$tdir" || true)
 	if [ -n "$probes" ] && [ -z "$bad" ]; then
@@ -268,7 +268,7 @@ probes_not_linked() {
 	elif [ -n "$bad" ]; then
 		fail "$name: a flagsplit build script links from its OUT_DIR: $bad"
 	else
-		fail "$name: no probe executable in flagsplit-hash's OUT_DIR (did the OpenSSL providers build?)"
+		fail "$name: no probe executable in flagsplit's OUT_DIR (did the OpenSSL providers build?)"
 	fi
 }
 

@@ -78,6 +78,9 @@ done
 step "build matrix"
 scripts/build-matrix.sh
 
+step "the documented configuration commands (config.toml, FLAGSPLIT_CONFIG, [env])"
+scripts/config-commands.sh
+
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
 

@@ -318,11 +318,7 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         json::string(&env.kernel),
         json::string(std::env::consts::ARCH)
     );
-    let features: Vec<String> = info
-        .features
-        .iter()
-        .map(|f| json::string(f))
-        .collect();
+    let features: Vec<String> = info.features.iter().map(|f| json::string(f)).collect();
     let mut providers = Vec::new();
     for c in info.choices {
         providers.push(format!(

@@ -84,7 +84,11 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
     } else {
         writeln!(out, "links: {}", linked.join(" "))?;
     }
-    if let Some(o) = info.openssl.as_ref().filter(|_| linked.contains(&"libcrypto")) {
+    if let Some(o) = info
+        .openssl
+        .as_ref()
+        .filter(|_| linked.contains(&"libcrypto"))
+    {
         writeln!(
             out,
             "openssl-build: {} located by {} in {} ({})",

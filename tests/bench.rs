@@ -27,11 +27,7 @@ fn quick_json_report_is_complete() {
         (SHA1_UNSAFE, Sha1Unsafe::PROVIDER),
         (MD5, Md5::PROVIDER),
     ] {
-        assert_eq!(
-            providers[facility]["provider"],
-            provider,
-            "{facility}"
-        );
+        assert_eq!(providers[facility]["provider"], provider, "{facility}");
         // One positive figure per size for each selected hashing provider.
         let cells: Vec<&serde_json::Value> = report["throughput"]
             .as_array()

@@ -40,7 +40,10 @@ fn check(binary: &str, exe: &str, version_args: &[&str]) {
     assert_eq!(json["binary"], binary);
     assert_eq!(json["target"], BUILD_INFO.target);
     let lines: BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once(": ")).collect();
-    assert_eq!(lines.get("config-file").copied(), Some(BUILD_INFO.config_file));
+    assert_eq!(
+        lines.get("config-file").copied(),
+        Some(BUILD_INFO.config_file)
+    );
     assert_eq!(json["config_file"], BUILD_INFO.config_file);
     assert_eq!(BUILD_INFO.choices.len(), SPEC.facilities.len());
     for choice in BUILD_INFO.choices {

@@ -13,7 +13,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 use flagsplit::hash::md5::{Md5Provider, Md5Visitor, for_each_md5_provider};
 use flagsplit::hash::sha1::block::Sha1Block;
 use flagsplit::hash::sha1::dc::Sha1Dc;

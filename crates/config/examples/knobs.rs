@@ -1,4 +1,7 @@
 //! Prints the knob table (`cargo run -p flagsplit-config --example knobs`).
 fn main() {
-    print!("{}", flagsplit_config::knobs::markdown_table(&flagsplit_config::flagsplit::SPEC));
+    print!(
+        "{}",
+        flagsplit_config::knobs::markdown_table(&flagsplit_config::flagsplit::SPEC)
+    );
 }

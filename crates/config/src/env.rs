@@ -8,8 +8,8 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use crate::knobs;
-use crate::probe::TargetInfo;
 use crate::model::Spec;
+use crate::probe::TargetInfo;
 
 /// The build environment. [`Env::process`] reads the real one and prints
 /// `cargo::rerun-if-env-changed` for every variable the build's outcome depends on, so Cargo reruns

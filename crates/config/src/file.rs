@@ -146,20 +146,18 @@ pub fn parse(spec: &'static Spec, path: &str, text: &str) -> (Vec<FileChoice>, V
                 _ => lines.at(v.span),
             };
             match v.as_ref() {
-                ValueInner::String(name) => {
-                    match facility.provider(name) {
-                        Some(provider) => choices.push(FileChoice {
-                            facility,
-                            provider,
-                            at,
-                        }),
-                        None => errors.push(ConfigError::UnknownProvider {
-                            by: Requester::File(at),
-                            facility,
-                            value: name.to_string(),
-                        }),
-                    }
-                }
+                ValueInner::String(name) => match facility.provider(name) {
+                    Some(provider) => choices.push(FileChoice {
+                        facility,
+                        provider,
+                        at,
+                    }),
+                    None => errors.push(ConfigError::UnknownProvider {
+                        by: Requester::File(at),
+                        facility,
+                        value: name.to_string(),
+                    }),
+                },
                 other => errors.push(ConfigError::WrongType {
                     at,
                     facility,

@@ -67,7 +67,11 @@ impl BuildInfo {
     }
 
     /// The selected provider's entry in `spec`.
-    pub fn provider_of(&self, spec: &'static Spec, facility: &Facility) -> Option<&'static Provider> {
+    pub fn provider_of(
+        &self,
+        spec: &'static Spec,
+        facility: &Facility,
+    ) -> Option<&'static Provider> {
         let facility = spec.facility(facility.name)?;
         facility.provider(self.provider(facility.name))
     }

@@ -42,9 +42,7 @@ pub mod script;
 pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
-pub use model::{
-    Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, Variable, When,
-};
+pub use model::{Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, Variable, When};
 pub use probe::{Asker, Capability, Need, OpensslFound};
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

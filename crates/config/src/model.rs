@@ -581,7 +581,11 @@ impl Selection {
     pub fn used_features(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
         for feature in self.spec.features() {
-            if self.choices.iter().any(|c| c.provider.feature == Some(feature)) {
+            if self
+                .choices
+                .iter()
+                .any(|c| c.provider.feature == Some(feature))
+            {
                 out.push(feature);
             }
         }

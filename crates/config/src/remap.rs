@@ -70,16 +70,16 @@ impl PathRemap {
                 .iter()
                 .cloned()
                 .map(|choice| Choice {
-                origin: match choice.origin {
-                    Origin::File { path, line, column } => Origin::File {
-                        path: self.path(&path),
-                        line,
-                        column,
+                    origin: match choice.origin {
+                        Origin::File { path, line, column } => Origin::File {
+                            path: self.path(&path),
+                            line,
+                            column,
+                        },
+                        other => other,
                     },
-                    other => other,
-                },
-                ..choice
-            })
+                    ..choice
+                })
                 .collect(),
         }
     }

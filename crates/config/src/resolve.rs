@@ -177,7 +177,11 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         .collect();
     for (i, facility) in spec.facilities.iter().enumerate() {
         let requested = if let Some((var, provider)) = &from_env[i] {
-            Some((Requester::Env(var.clone()), *provider, Origin::Env(var.clone())))
+            Some((
+                Requester::Env(var.clone()),
+                *provider,
+                Origin::Env(var.clone()),
+            ))
         } else {
             from_file[i].as_ref().map(|c| {
                 let origin = Origin::File {
@@ -341,7 +345,9 @@ mod tests {
                             let errors = result.as_ref().expect_err("feature off must fail");
                             assert_eq!(
                                 errors.0,
-                                vec![ConfigError::feature_off(&SPEC, by, facility, provider, &set)]
+                                vec![ConfigError::feature_off(
+                                    &SPEC, by, facility, provider, &set
+                                )]
                             );
                             let text = errors.to_string();
                             let feature = provider.feature.unwrap_or_default();

@@ -20,8 +20,8 @@
 //! describes the machine running the build script).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::fs;
+use std::path::{Path, PathBuf};
 
 use crate::codegen;
 pub use crate::env::Env;
@@ -115,7 +115,7 @@ impl Build {
             }
             let path = self.manifest_dir.join(named);
             if path.exists() {
-                println!("cargo::rerun-if-changed={}", path.display());
+                self.env.watch_path(&path);
             }
             let input = ConfigFileInput {
                 named: named.to_string(),
@@ -138,8 +138,11 @@ impl Build {
         }
         let watch = self.manifest_dir.join(WATCH_DIR);
         let link = watch.join(local);
-        if link.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
-            println!("cargo::rerun-if-changed={WATCH_DIR}");
+        if link
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            self.env.watch_path(Path::new(WATCH_DIR));
         } else {
             // No symlink here (a checkout without symlink support): Cargo cannot see config.toml
             // appear. Say so on every build; Cargo replays the warning when nothing is rebuilt.
@@ -152,7 +155,7 @@ impl Build {
         if !path.exists() {
             return (None, "(none)".to_string());
         }
-        println!("cargo::rerun-if-changed={local}");
+        self.env.watch_path(Path::new(local));
         let input = ConfigFileInput {
             named: local.to_string(),
             named_by: local.to_string(),
@@ -170,14 +173,22 @@ impl Build {
         let spec = self.spec;
         let mut features = FeatureSet::EMPTY;
         for feature in spec.features() {
-            if self.env.cargo_var(&Spec::cargo_feature_env(feature)).is_some() {
+            if self
+                .env
+                .cargo_var(&Spec::cargo_feature_env(feature))
+                .is_some()
+            {
                 features = features.with(feature);
             }
         }
         let source_features: Vec<&'static str> = spec
             .source_features
             .iter()
-            .filter(|f| self.env.cargo_var(&Spec::cargo_feature_env(f.name)).is_some())
+            .filter(|f| {
+                self.env
+                    .cargo_var(&Spec::cargo_feature_env(f.name))
+                    .is_some()
+            })
             .map(|f| f.name)
             .collect();
         let vars = self.env.prefixed_vars(spec);
@@ -216,7 +227,10 @@ impl Build {
     /// in it following `--remap-path-prefix`. `false` (after a `cargo::error`) when it cannot.
     pub fn write_build_info(&self, resolved: &Resolved, openssl: Option<&OpensslFound>) -> bool {
         let remap = PathRemap::from_encoded_rustflags(
-            &self.env.cargo_var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
+            &self
+                .env
+                .cargo_var("CARGO_ENCODED_RUSTFLAGS")
+                .unwrap_or_default(),
         );
         let literal = codegen::build_info_literal(
             &remap.selection(&resolved.selection),
@@ -343,4 +357,106 @@ fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
         return Ok(());
     }
     fs::write(path, contents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flagsplit::SPEC;
+
+    /// A package root in a fresh temporary directory, and a build of it with `vars`.
+    fn package(name: &str, files: &[(&str, &str)], vars: &[(&str, &str)]) -> (PathBuf, Build) {
+        let root =
+            std::env::temp_dir().join(format!("flagsplit-script-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        for (file, text) in files {
+            fs::write(root.join(file), text).unwrap();
+        }
+        let mut env: Vec<(String, String)> = vec![
+            ("CARGO_MANIFEST_DIR".into(), root.display().to_string()),
+            ("OUT_DIR".into(), root.display().to_string()),
+            ("CARGO_FEATURE_RUSTLS_TLS".into(), "1".into()),
+        ];
+        env.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let build = Build::with_env(&SPEC, Env::fixed(env));
+        (root, build)
+    }
+
+    const BLOCK: &str = "[sha1]\nprovider = \"block\"\n";
+
+    #[test]
+    fn config_toml_is_read_when_no_variable_names_a_file() {
+        let (root, build) = package("local", &[("config.toml", BLOCK)], &[]);
+        let r = build.resolve().unwrap();
+        assert_eq!(r.config_file, "config.toml");
+        assert_eq!(
+            r.selection.get("sha1").origin.to_string(),
+            "config.toml:2:12"
+        );
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_named_file_replaces_config_toml_and_resolves_against_the_package_root() {
+        let (root, build) = package(
+            "named",
+            &[
+                ("config.toml", "[sha1]\nprovider = \"bogus\"\n"),
+                ("my.toml", BLOCK),
+            ],
+            &[("FLAGSPLIT_CONFIG", "my.toml")],
+        );
+        let r = build.resolve().unwrap();
+        assert_eq!(
+            r.config_file,
+            "my.toml (FLAGSPLIT_CONFIG; config.toml not read)"
+        );
+        assert_eq!(r.selection.get("sha1").origin.to_string(), "my.toml:2:12");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_relative_path_in_a_registry_package_is_an_error_saying_what_to_write() {
+        let (root, build) = package(
+            "packaged",
+            &[
+                ("Cargo.toml.orig", ""),
+                ("my.toml", BLOCK),
+                ("config.toml", BLOCK),
+            ],
+            &[("FLAGSPLIT_CONFIG", "my.toml")],
+        );
+        let e = build.resolve().unwrap_err();
+        assert!(
+            e.contains("a relative path means nothing for a package built from a registry"),
+            "{e}"
+        );
+        assert!(e.contains("FLAGSPLIT_CONFIG=\"$PWD/my.toml\""), "{e}");
+        // Without the variable, the registry copy's config.toml is not read.
+        let (_, build) = package(
+            "packaged",
+            &[("Cargo.toml.orig", ""), ("config.toml", BLOCK)],
+            &[],
+        );
+        let r = build.resolve().unwrap();
+        assert_eq!(r.config_file, "(none)");
+        assert_eq!(r.selection.provider("sha1"), "dc");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn cfgs_name_each_facility_and_the_used_features() {
+        let (root, build) = package("cfgs", &[], &[("FLAGSPLIT_TLS_PROVIDER", "none")]);
+        let r = build.resolve().unwrap();
+        let lines = cfg_directives(&r.selection);
+        assert!(lines.contains(&"cargo::rustc-cfg=flagsplit_sha1_unsafe=\"block\"".to_string()));
+        assert!(lines.contains(&"cargo::rustc-cfg=flagsplit_tls=\"none\"".to_string()));
+        assert!(lines.contains(&"cargo::rustc-check-cfg=cfg(openssl_sha1)".to_string()));
+        assert!(
+            !lines.iter().any(|l| l == "cargo::rustc-cfg=rustls_tls"),
+            "{lines:?}"
+        );
+        fs::remove_dir_all(root).unwrap();
+    }
 }

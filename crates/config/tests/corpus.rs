@@ -157,7 +157,10 @@ fn config_example_is_valid() {
             facility.default_choice(&default_features()).provider
         );
         assert!(
-            choice.origin.to_string().starts_with("config.example.toml:"),
+            choice
+                .origin
+                .to_string()
+                .starts_with("config.example.toml:"),
             "{facility}"
         );
     }

@@ -72,4 +72,3 @@ impl fmt::Debug for Digest {
         write!(f, "Digest({self})")
     }
 }
-

@@ -76,7 +76,9 @@ fn print(text: &str) -> ExitCode {
 
 fn version(m: &Matches) -> ExitCode {
     if m.flag("all-knobs") {
-        return print(&flagsplit::config::knobs::markdown_table(&flagsplit::config::flagsplit::SPEC));
+        return print(&flagsplit::config::knobs::markdown_table(
+            &flagsplit::config::flagsplit::SPEC,
+        ));
     }
     if !m.flag("build-options") {
         if m.flag("json") {
