@@ -127,7 +127,7 @@ pub fn static_message(problem: &StaticProblem, paths: &SearchPaths, needs: &[Nee
         StaticProblem::PkgConfigSystemDir { libdir, includedir } => {
             let lib = libdir.as_deref().unwrap_or("/usr/lib/<multiarch>");
             let include = includedir.as_deref().unwrap_or("/usr/include");
-            Message::new("OpenSSL static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories (it published no include directory), and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED")
+            Message::new("OpenSSL static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories, and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED")
                 .tried(format!("located by: {}; library directory: {lib}", paths.location))
                 .fix(format!("name the directories, so that openssl-sys honours OPENSSL_STATIC: OPENSSL_STATIC=1 OPENSSL_LIB_DIR={lib} OPENSSL_INCLUDE_DIR={include} (Debian/Ubuntu: libssl-dev has libcrypto.a and libssl.a)"))
                 .fix(VENDORED_FIX)

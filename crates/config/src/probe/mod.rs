@@ -202,6 +202,9 @@ pub struct OpensslVars {
     /// `PKG_CONFIG_ALL_STATIC` is set and `OPENSSL_DYNAMIC` is not: the `pkg-config` crate's own
     /// way of asking for a static OpenSSL.
     pub pkg_config_all_static: bool,
+    /// `PKG_CONFIG_SYSROOT_DIR` (or `SYSROOT`) as the `pkg-config` crate reads it: the root of
+    /// the system directories it treats as the system's own.
+    pub pkg_config_sysroot: Option<String>,
 }
 
 impl OpensslVars {
@@ -255,8 +258,9 @@ pub enum Location {
     LibAndIncludeDirs,
     /// `OPENSSL_DIR` (or its target-prefixed form).
     OpensslDir(String),
-    /// pkg-config, in the system's directories: `openssl-sys` published no include directory,
-    /// which only its pkg-config path does (pkg-config leaves the system's `-I` out).
+    /// pkg-config, in the system's directories: `openssl-sys` published `/usr/include` (below
+    /// the pkg-config sysroot, if any), or no include directory at all (older `pkg-config` crates
+    /// leave the system's `-I` out). The libraries are then in the compiler's default path.
     PkgConfig,
     /// `openssl-sys`'s own search, which published the headers' directory: Homebrew, MacPorts or
     /// pkgsrc on macOS, pkg-config outside the system's directories, `/usr` on FreeBSD/OpenBSD.
@@ -277,7 +281,7 @@ impl fmt::Display for Location {
 
 impl Location {
     /// How `openssl-sys` found OpenSSL. Vendored wins (it ignores the variables then); then the
-    /// variables in its order; then whether it published an include directory.
+    /// variables in its order; then which include directory it published.
     pub fn of(inputs: &OpensslInputs) -> Location {
         let (vars, report) = (&inputs.vars, &inputs.report);
         if report.vendored {
@@ -286,12 +290,27 @@ impl Location {
             Location::LibAndIncludeDirs
         } else if let Some(dir) = &vars.dir {
             Location::OpensslDir(dir.clone())
-        } else if report.include.is_none() {
+        } else if system_include(inputs) {
             Location::PkgConfig
         } else {
             Location::Search
         }
     }
+}
+
+/// Whether the published include directory is the system's (`<sysroot>/usr/include`, or none),
+/// where only pkg-config leads `openssl-sys`: it takes `/usr` without pkg-config only for native
+/// FreeBSD, OpenBSD and AIX builds.
+fn system_include(inputs: &OpensslInputs) -> bool {
+    let Some(include) = &inputs.report.include else {
+        return true;
+    };
+    let target = &inputs.target;
+    let usr_without_pkg_config =
+        !target.is_cross() && matches!(target.os.as_str(), "freebsd" | "openbsd" | "aix");
+    let sysroot = inputs.vars.pkg_config_sysroot.as_deref().unwrap_or("");
+    let system = format!("{}/usr/include", sysroot.trim_end_matches('/'));
+    include.trim_end_matches('/') == system && !usr_without_pkg_config
 }
 
 /// The directories a probe compiles and links against.
@@ -331,7 +350,8 @@ fn lib_dirs_of(prefix: &str, list: &impl ListDir) -> Vec<String> {
 /// Where the probes look. `-I`: the directory `openssl-sys` published (`DEP_OPENSSL_INCLUDE`),
 /// else the compiler's default. `-L`: for a vendored build `DEP_OPENSSL_ROOT/lib` (`openssl-sys`
 /// ignores the variables then); else `OPENSSL_LIB_DIR`; else `OPENSSL_DIR`'s `lib64/` and `lib/`;
-/// else `lib64/` and `lib/` beside the published include directory; else the compiler's default.
+/// else, unless pkg-config found OpenSSL in the system's directories (see [`Location::PkgConfig`]),
+/// `lib64/` and `lib/` beside the published include directory; else the compiler's default.
 pub fn search_paths(inputs: &OpensslInputs, list: &impl ListDir) -> SearchPaths {
     let (vars, report) = (&inputs.vars, &inputs.report);
     let location = Location::of(inputs);
@@ -342,7 +362,9 @@ pub fn search_paths(inputs: &OpensslInputs, list: &impl ListDir) -> SearchPaths 
         vec![lib.clone()]
     } else if let Some(dir) = &vars.dir {
         lib_dirs_of(dir, list)
-    } else if let Some(prefix) = report.include.as_deref().and_then(parent) {
+    } else if let (Location::Search, Some(prefix)) =
+        (&location, report.include.as_deref().and_then(parent))
+    {
         lib_dirs_of(prefix, list)
     } else {
         Vec::new()

@@ -30,6 +30,8 @@ pub fn inputs(env: &Env) -> OpensslInputs {
             static_: env.target_var_string("OPENSSL_STATIC"),
             pkg_config_all_static: env.var("PKG_CONFIG_ALL_STATIC").is_some()
                 && env.var("OPENSSL_DYNAMIC").is_none(),
+            pkg_config_sysroot: pkg_config_var(env, "PKG_CONFIG_SYSROOT_DIR")
+                .or_else(|| env.var_string("SYSROOT")),
         },
         report: OpensslSysReport {
             version_number: env.cargo_var("DEP_OPENSSL_VERSION_NUMBER"),
@@ -42,6 +44,21 @@ pub fn inputs(env: &Env) -> OpensslInputs {
             conf: env.cargo_var("DEP_OPENSSL_CONF"),
         },
     }
+}
+
+/// A variable as the `pkg-config` crate reads it: `<NAME>_<target>`, `<NAME>_<target_with_underscores>`,
+/// `TARGET_<NAME>` (cross) or `HOST_<NAME>`, then `<NAME>`.
+fn pkg_config_var(env: &Env, name: &str) -> Option<String> {
+    let target = env.target();
+    let kind = if target.is_cross() { "TARGET" } else { "HOST" };
+    [
+        format!("{name}_{}", target.triple),
+        format!("{name}_{}", target.triple.replace('-', "_")),
+        format!("{kind}_{name}"),
+        name.to_string(),
+    ]
+    .iter()
+    .find_map(|n| env.var_string(n))
 }
 
 /// The entries of a real directory, or `None` when it cannot be read.
@@ -75,6 +92,7 @@ pub fn setup(
                     let (libdir, includedir) = compiler(env)
                         .map(|tool| system_dirs(&tool, out_dir))
                         .unwrap_or_default();
+                    let includedir = inputs.report.include.clone().or(includedir);
                     let problem = StaticProblem::PkgConfigSystemDir { libdir, includedir };
                     static_message(&problem, &paths, needs)
                 }

@@ -319,48 +319,68 @@ fn lib_and_include_dirs() {
     assert!(plan.found().static_link);
 }
 
-/// Debian/Ubuntu: openssl-sys found OpenSSL through pkg-config, which leaves out -I/usr/include,
-/// so nothing is published but the version: the compiler's default -I and -L.
+/// Debian/Ubuntu: openssl-sys found OpenSSL through pkg-config in the system's directories. The
+/// `pkg-config` crate it uses leaves out -L/usr/lib/<multiarch>; -I/usr/include it keeps (0.3.x
+/// with `PKG_CONFIG_ALLOW_SYSTEM_CFLAGS`, as openssl-sys 0.9.118 publishes it) or leaves out too,
+/// so DEP_OPENSSL_INCLUDE is /usr/include or absent: the compiler's default -L either way, and
+/// no lib64/ or lib/ beside /usr/include.
 #[test]
-fn debian_pkg_config_publishes_no_include() {
-    let version = [("DEP_OPENSSL_VERSION_NUMBER", "30000130")];
-    let list = fs(&[("/usr/lib", BOTH)]);
-    let plan = plan_for(&env(LINUX, LINUX, &version), &list);
+fn debian_pkg_config() {
+    let list = fs(&[("/usr/lib", &["x86_64-linux-gnu"]), ("/usr/lib64", &[])]);
+    for include in [None, Some("/usr/include")] {
+        let mut version = vec![("DEP_OPENSSL_VERSION_NUMBER", "30000130")];
+        version.extend(include.map(|i| ("DEP_OPENSSL_INCLUDE", i)));
+        let plan = plan_for(&env(LINUX, LINUX, &version), &list);
+        assert_eq!(plan.paths.location, Location::PkgConfig, "{include:?}");
+        assert!(plan.paths.lib_dirs.is_empty());
+        assert_eq!(plan.mode, LinkMode::Dynamic);
+        let i: Vec<String> = include.iter().map(|i| format!("-I{i}")).collect();
+        let (sha1, tls) = args(&plan);
+        assert_eq!(sha1, [i.clone(), vec!["-lcrypto".into()]].concat());
+        assert_eq!(tls, [i, vec!["-lssl".into(), "-lcrypto".into()]].concat());
+        let found = plan.found();
+        assert_eq!(
+            (found.version.as_str(), found.located_by.as_str()),
+            ("3.0.19", "pkg-config")
+        );
+        assert!(found.lib_dirs.is_empty() && !found.static_link);
+        // OPENSSL_STATIC there: the pkg-config crate would link dynamically anyway, an error.
+        let mut asked = version.clone();
+        asked.push(("OPENSSL_STATIC", "1"));
+        let stop = crate::probe::plan(&inputs(&env(LINUX, LINUX, &asked)), &needs(), &list);
+        assert!(
+            matches!(
+                stop,
+                Err(Stop::Static(StaticProblem::PkgConfigSystemDir { .. }))
+            ),
+            "{stop:?}"
+        );
+        // Likewise PKG_CONFIG_ALL_STATIC, unless OPENSSL_DYNAMIC.
+        let mut all = version.clone();
+        all.push(("PKG_CONFIG_ALL_STATIC", "1"));
+        assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_err());
+        all.push(("OPENSSL_DYNAMIC", "1"));
+        assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_ok());
+    }
+    // A cross build's pkg-config below PKG_CONFIG_SYSROOT_DIR: the same.
+    let triple = "aarch64-unknown-linux-gnu";
+    let cross = [
+        ("DEP_OPENSSL_VERSION_NUMBER", "30000130"),
+        ("DEP_OPENSSL_INCLUDE", "/sysroot/aarch64/usr/include"),
+        ("PKG_CONFIG_SYSROOT_DIR", "/sysroot/aarch64"),
+    ];
+    let plan = plan_for(&env(triple, LINUX, &cross), &list);
     assert_eq!(plan.paths.location, Location::PkgConfig);
-    assert!(plan.paths.include_dirs.is_empty() && plan.paths.lib_dirs.is_empty());
-    assert_eq!(plan.mode, LinkMode::Dynamic);
-    let (sha1, tls) = args(&plan);
-    assert_eq!(sha1, ["-lcrypto"]);
-    assert_eq!(tls, ["-lssl", "-lcrypto"]);
-    let found = plan.found();
-    assert_eq!(
-        (found.version.as_str(), found.located_by.as_str()),
-        ("3.0.19", "pkg-config")
-    );
-    assert!(found.lib_dirs.is_empty() && !found.static_link);
-    // OPENSSL_STATIC there: the pkg-config crate would link dynamically anyway, an error.
-    let mut asked = version.to_vec();
-    asked.push(("OPENSSL_STATIC", "1"));
-    let stop = crate::probe::plan(&inputs(&env(LINUX, LINUX, &asked)), &needs(), &list);
-    assert!(
-        matches!(
-            stop,
-            Err(Stop::Static(StaticProblem::PkgConfigSystemDir { .. }))
-        ),
-        "{stop:?}"
-    );
-    // Likewise PKG_CONFIG_ALL_STATIC, unless OPENSSL_DYNAMIC.
-    let mut all = version.to_vec();
-    all.push(("PKG_CONFIG_ALL_STATIC", "1"));
-    assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_err());
-    all.push(("OPENSSL_DYNAMIC", "1"));
-    assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_ok());
     // With the directories named, openssl-sys honours OPENSSL_STATIC.
-    asked.push(("OPENSSL_LIB_DIR", "/usr/lib/x86_64-linux-gnu"));
-    asked.push(("OPENSSL_INCLUDE_DIR", "/usr/include"));
-    asked.push(("DEP_OPENSSL_INCLUDE", "/usr/include"));
+    let named = [
+        ("DEP_OPENSSL_VERSION_NUMBER", "30000130"),
+        ("DEP_OPENSSL_INCLUDE", "/usr/include"),
+        ("OPENSSL_STATIC", "1"),
+        ("OPENSSL_LIB_DIR", "/usr/lib/x86_64-linux-gnu"),
+        ("OPENSSL_INCLUDE_DIR", "/usr/include"),
+    ];
     let list = fs(&[("/usr/lib/x86_64-linux-gnu", BOTH)]);
-    let plan = plan_for(&env(LINUX, LINUX, &asked), &list);
+    let plan = plan_for(&env(LINUX, LINUX, &named), &list);
     assert_eq!(plan.mode, LinkMode::Static);
     assert_eq!(
         args(&plan).0,
