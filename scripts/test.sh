@@ -21,7 +21,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev openssl perl make dovecot-imapd git binutils gcc coreutils valgrind groff-base man-db zsh fish)
+packages=(pkg-config libssl-dev openssl perl make dovecot-imapd git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -80,6 +80,21 @@ scripts/build-matrix.sh
 
 step "the documented configuration commands (config.toml, FLAGSPLIT_CONFIG, [env])"
 scripts/config-commands.sh
+
+step "every publishable crate packages; one getrandom"
+# `cargo package --workspace` packages `publish = false` members too: exclude them by name.
+mapfile -t unpublished < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["publish"] == []:
+        print(p["name"])')
+excludes=()
+for p in "${unpublished[@]}"; do excludes+=(--exclude "$p"); done
+cargo package --workspace "${excludes[@]}" --locked
+dups=$(cargo tree -d -e normal --all-features --locked)
+if grep -q '^getrandom' <<<"$dups"; then
+	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"
+fi
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
