@@ -413,6 +413,7 @@ fn render_page(
         tail.control("SH", ["NOTES"]);
         paragraphs(&mut tail, text.epilogue);
     }
+    build_sections(&mut tail, page);
     out.push_str(&section(page, |w| tail.to_writer(w))?);
     out.push_str(&section(page, |w| man.render_version_section(w))?);
     if !text.see_also.is_empty() {
@@ -433,6 +434,70 @@ fn render_page(
         name: page.to_string(),
         roff: out,
     })
+}
+
+/// For a program's own page: BUILD OPTIONS (the facilities it uses, their providers, the feature that
+/// compiles each, what it links, the default — from the facility table that the build resolves) and
+/// ENVIRONMENT (the variables it reads when it runs).
+fn build_sections(roff: &mut Roff, page: &str) {
+    let spec = &flagsplit::config::flagsplit::SPEC;
+    if !spec.binaries.contains(&page) {
+        return;
+    }
+    roff.control("SH", ["BUILD OPTIONS"]);
+    paragraphs(
+        roff,
+        &format!(
+            "Each facility's provider is chosen when {page} is built: by the {} variables, the file FLAGSPLIT_CONFIG names, or config.toml at the top of the source tree (config.example.toml documents it), else the default. `{page} {}--build-options` prints what this build chose. This program uses:",
+            spec.var_prefix() + "<FACILITY>_PROVIDER",
+            if page == "flagsplit" { "version " } else { "" }
+        ),
+    );
+    for facility in spec.facilities.iter().filter(|f| f.used_by.contains(&page)) {
+        roff.control("TP", []);
+        roff.text([
+            bold(facility.name),
+            roman(format!(" ({})", spec.env_var(facility))),
+        ]);
+        let providers: Vec<String> = facility
+            .providers
+            .iter()
+            .map(|p| {
+                let mut extra = Vec::new();
+                if let Some(feature) = p.feature {
+                    extra.push(format!("feature {feature}"));
+                }
+                if !p.links.is_empty() {
+                    extra.push(format!("links {}", p.links.join(" and ")));
+                }
+                if extra.is_empty() {
+                    format!("{}: {}", p.name, p.summary)
+                } else {
+                    format!("{}: {} ({})", p.name, p.summary, extra.join("; "))
+                }
+            })
+            .collect();
+        roff.text([roman(format!(
+            "{}. Providers: {}. Default: {}.",
+            facility.purpose,
+            providers.join("; "),
+            facility.default_text()
+        ))]);
+    }
+    let run: Vec<&flagsplit::config::Variable> = spec
+        .variables
+        .iter()
+        .chain(spec.foreign_variables)
+        .filter(|v| v.when == flagsplit::config::When::Run)
+        .collect();
+    if !run.is_empty() {
+        roff.control("SH", ["ENVIRONMENT"]);
+        for v in run {
+            roff.control("TP", []);
+            roff.text([bold(v.name)]);
+            roff.text([roman(format!("{} (default: {}).", v.help, v.default))]);
+        }
+    }
 }
 
 /// The option section headings of a table, in order.

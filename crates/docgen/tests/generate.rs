@@ -686,3 +686,25 @@ fn groff_renders_every_page_without_warnings() {
         eprintln!("SKIPPED: man -l (apt-get install man-db)");
     }
 }
+
+/// Each program's page lists the facilities it uses, from the facility table, and only those.
+#[test]
+fn program_pages_list_their_facilities() {
+    let spec = &flagsplit::config::flagsplit::SPEC;
+    let pages = flagsplit_docgen::man_pages(None).expect("pages");
+    for binary in spec.binaries {
+        let page = pages
+            .iter()
+            .find(|p| p.name == *binary)
+            .unwrap_or_else(|| panic!("no page for {binary}"));
+        assert!(page.roff.contains(".SH \"BUILD OPTIONS\""), "{binary}");
+        for facility in spec.facilities {
+            let var = roff(&spec.env_var(facility));
+            assert_eq!(
+                page.roff.contains(&var),
+                facility.used_by.contains(binary),
+                "{binary} and {var}"
+            );
+        }
+    }
+}
