@@ -32,7 +32,9 @@ type SelectedMd5 = md5::openssl::Md5Openssl;
 pub type Md5Selected = SelectedMd5;
 
 /// The version text of the libcrypto this process runs with, when an OpenSSL hashing provider is
-/// selected (so that calling this links nothing new), else `None`.
+/// selected (so that calling this links nothing new), else `None`. `#[inline]`, so that only its
+/// callers' object files mention libcrypto: `flagsplit-imap-send` links this library too.
+#[inline]
 pub fn openssl_version() -> Option<String> {
     #[cfg(any(openssl_sha1, openssl_md5))]
     {

@@ -17,8 +17,12 @@ pub use self::md5::{Md5Provider, Md5Visitor, for_each_md5_provider};
 pub use self::sha1::{Collision, Sha1Provider, Sha1Visitor, for_each_sha1_provider};
 
 /// The version text of the libcrypto this process runs with (`OpenSSL 3.0.19 27 Jan 2026`).
-/// Calling it links libcrypto: call it only where an OpenSSL provider is selected.
+/// Calling it links libcrypto: call it only where an OpenSSL provider is selected. `#[inline]`, so
+/// that it is compiled into its callers only: a function of its own in this crate's object files
+/// would make GNU ld, which decides NEEDED per object file it pulls in, link libcrypto into every
+/// binary that uses anything else from the same object file.
 #[cfg(any(feature = "openssl-sha1", feature = "openssl-md5"))]
+#[inline]
 pub fn openssl_version() -> String {
     flagsplit_openssl_hash::version_text()
 }
