@@ -444,7 +444,7 @@ impl FeatureSet {
 
     /// Whether `feature` is on.
     pub fn contains(&self, feature: &str) -> bool {
-        self.0.iter().any(|f| *f == feature)
+        self.0.contains(&feature)
     }
 
     /// The enabled features, in the order of `spec`.
