@@ -18,14 +18,19 @@ fn main() {
         return;
     }
 
-    // libz-sys links the system zlib when pkg-config or the C compiler finds it; otherwise it
-    // compiles its bundled copy, links that statically, and says so only by setting its `root`
-    // metadata (DEP_Z_ROOT, given to direct dependents). Tell the binary, and the builder.
+    // libz-sys links the system zlib when pkg-config or the C compiler finds it; otherwise (or
+    // with LIBZ_SYS_STATIC=1 or its `static` feature) it compiles its bundled copy, links that
+    // statically, and says so only by setting its `root` metadata (DEP_Z_ROOT, given to direct
+    // dependents). Tell the binary, and warn when nobody asked for it.
     if resolved.selection.provider("inflate") == "zlib" {
-        let linkage = if build.env.cargo_var("DEP_Z_ROOT").is_some() {
+        let bundled = build.env.cargo_var("DEP_Z_ROOT").is_some();
+        let asked = build.env.var_string("LIBZ_SYS_STATIC").as_deref() == Some("1");
+        if bundled && !asked {
             script::warning(
-                "libz-sys did not find the system zlib and compiled its bundled copy: inflate-demo links it statically, not libz.so.1\n  fix: install zlib's development files (apt-get install zlib1g-dev pkg-config) and rebuild",
+                "libz-sys compiled its bundled zlib: inflate-demo links it statically, not the system libz.so.1\n  fix: install zlib's development files (apt-get install zlib1g-dev pkg-config) and rebuild",
             );
+        }
+        let linkage = if bundled {
             "bundled by libz-sys, static"
         } else {
             "system, dynamic"

@@ -34,6 +34,11 @@ mod provider {
         None
     }
 
+    /// Whether the provider's library is inside the binary rather than in NEEDED.
+    pub fn static_library() -> bool {
+        false
+    }
+
     /// Decompresses one zlib stream from `input` to `output`; returns the bytes written.
     pub fn decompress(input: &mut impl Read, output: &mut impl Write) -> io::Result<u64> {
         let mut state = InflateState::new_boxed(DataFormat::Zlib);
@@ -56,6 +61,7 @@ mod provider {
                 Ok(MZStatus::StreamEnd) => return Ok(total),
                 Ok(_) | Err(MZError::Buf) if progress || !eof => {}
                 Ok(_) | Err(MZError::Buf) => return Err(truncated()),
+                Err(MZError::Data) => return Err(corrupt("bad header, block or checksum")),
                 Err(e) => return Err(corrupt(&format!("{e:?}"))),
             }
         }
@@ -84,6 +90,11 @@ mod provider {
             version.to_string_lossy(),
             env!("ZLIB_LINKAGE")
         ))
+    }
+
+    /// Whether zlib is inside the binary (libz-sys's bundled copy) rather than in NEEDED.
+    pub fn static_library() -> bool {
+        env!("ZLIB_LINKAGE").ends_with("static")
     }
 
     unsafe extern "C" fn zalloc(_opaque: z::voidpf, items: z::uInt, size: z::uInt) -> z::voidpf {
@@ -232,6 +243,8 @@ fn write_build_options(out: &mut impl Write) -> io::Result<()> {
     let links = info.links(&SPEC, INFLATE_DEMO);
     if links.is_empty() {
         writeln!(out, "links: (none)")?;
+    } else if provider::static_library() {
+        writeln!(out, "links: (none: {} inside the binary)", links.join(" "))?;
     } else {
         writeln!(out, "links: {}", links.join(" "))?;
     }
