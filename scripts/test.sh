@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test of flagsplit: formatting, clippy for the no-default, default and all-features sets,
 # the test suites for each TLS provider, the real-build matrix (link dependencies, build errors,
-# exact rebuilds), and PACKAGING.md's recipes. This is the README's test command and what CI runs
-# (.ci/run).
+# exact rebuilds), the examples/inflate crate, and PACKAGING.md's recipes. This is the README's
+# test command and what CI runs (.ci/run).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
-# libssl-dev, dovecot-imapd, git, binutils, valgrind, and groff/man-db/zsh/fish for checking the
-# generated man pages and completions. FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing
-# (offline or packaging builds). With CI=true anything missing is a failure, never a skip.
+# libssl-dev, zlib1g-dev (examples/inflate), dovecot-imapd, git, binutils, valgrind, and
+# groff/man-db/zsh/fish for checking the generated man pages and completions.
+# FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
+# missing is a failure, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci=${CI:-false}
@@ -21,7 +22,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev openssl perl make dovecot-imapd git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
+packages=(pkg-config libssl-dev zlib1g-dev openssl perl make dovecot-imapd git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,10 +42,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 absent=()
-for tool in cargo rustfmt cargo-clippy cc pkg-config readelf git sha1sum md5sum openssl /usr/sbin/dovecot groff; do
+for tool in cargo rustfmt cargo-clippy cc pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff; do
 	command -v "$tool" >/dev/null || absent+=("$tool")
 done
 pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")
+pkg-config --exists zlib 2>/dev/null || absent+=("zlib.pc (zlib1g-dev)")
 if [ ${#absent[@]} -gt 0 ]; then
 	if [ "$ci" = true ]; then
 		die "CI=true and these are missing: ${absent[*]}"
@@ -95,6 +97,9 @@ dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"
 fi
+
+step "examples/inflate: flagsplit-config in a crate of its own"
+scripts/example-crate.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
