@@ -73,6 +73,8 @@ pub enum ConfigError {
         at: FilePos,
         /// The parser's message.
         message: String,
+        /// Where the format is documented ([`Spec::format_hint`]).
+        format: String,
     },
     /// A top-level table that is not a facility.
     UnknownTable {
@@ -219,12 +221,13 @@ impl fmt::Display for ConfigError {
                 )?;
                 write!(f, "  fix: {fix}")
             }
-            ConfigError::Syntax { at, message } => {
+            ConfigError::Syntax {
+                at,
+                message,
+                format,
+            } => {
                 writeln!(f, "{at}: invalid TOML: {message}")?;
-                write!(
-                    f,
-                    "  fix: correct the syntax; config.example.toml shows the format"
-                )
+                write!(f, "  fix: correct the syntax; {format}")
             }
             ConfigError::UnknownTable { at, name, valid } => {
                 writeln!(f, "{at}: unknown table [{name}]")?;

@@ -91,6 +91,7 @@ pub fn parse(spec: &'static Spec, path: &str, text: &str) -> (Vec<FileChoice>, V
             errors.push(ConfigError::Syntax {
                 at,
                 message: e.to_string(),
+                format: spec.format_hint(),
             });
             return (choices, errors);
         }

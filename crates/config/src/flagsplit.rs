@@ -151,6 +151,7 @@ pub static SPEC: Spec = Spec {
     }],
     foreign_variables: OPENSSL_VARIABLES,
     local_config: Some("config.toml"),
+    example_config: Some("config.example.toml"),
 };
 
 /// The ecosystem's OpenSSL variables, read by `openssl-sys` (and, for the library directory and

@@ -126,7 +126,8 @@ pub fn markdown_table(spec: &Spec) -> String {
     }
     let config_help = match spec.local_config {
         Some(local) => format!(
-            "build configuration file, format in config.example.toml, read instead of {local}; a relative path resolves against the package root; a named file that does not exist is an error"
+            "build configuration file ({}), read instead of {local}; a relative path resolves against the package root; a named file that does not exist is an error",
+            spec.format_hint()
         ),
         None => "build configuration file; a relative path resolves against the package root; a named file that does not exist is an error".to_string(),
     };

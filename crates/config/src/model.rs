@@ -36,6 +36,7 @@
 //!     source_features: &[],
 //!     foreign_variables: &[],
 //!     local_config: Some("config.toml"),
+//!     example_config: Some("config.example.toml"),
 //! };
 //!
 //! let inflate = SPEC.facility("inflate").unwrap();
@@ -77,6 +78,27 @@ pub struct Spec {
     /// The user's own config file at the package root (`config.toml`), read when the
     /// `<PREFIX>_CONFIG` variable names no other file; `None` for none.
     pub local_config: Option<&'static str>,
+    /// The committed, documented example of the config file (`config.example.toml`) that error
+    /// messages point at; `None` when the crate has none.
+    pub example_config: Option<&'static str>,
+}
+
+impl Spec {
+    /// Where the config-file format is documented, for messages: `config.example.toml documents
+    /// the format` or nothing.
+    pub fn format_hint(&self) -> String {
+        match self.example_config {
+            Some(example) => format!("{example} documents the format"),
+            None => format!(
+                "one [facility] table with a provider key each; facilities: {}",
+                self.facilities
+                    .iter()
+                    .map(|f| f.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
 }
 
 /// One thing a crate needs, for which several implementations ("providers") exist.

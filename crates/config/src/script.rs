@@ -7,7 +7,7 @@
 //! ```no_run
 //! # static SPEC: flagsplit_config::Spec = flagsplit_config::Spec { name: "demo", prefix: "DEMO",
 //! #   cfg_prefix: "demo", binaries: &[], default_features: &[], facilities: &[], variables: &[],
-//! #   source_features: &[], foreign_variables: &[], local_config: None };
+//! #   source_features: &[], foreign_variables: &[], local_config: None, example_config: None };
 //! // build.rs
 //! fn main() {
 //!     let build = flagsplit_config::script::Build::new(&SPEC);
@@ -123,7 +123,8 @@ impl Build {
                 resolved: path.display().to_string(),
                 contents: fs::read_to_string(&path).map_err(|e| e.to_string()),
                 fix: format!(
-                    "create the file (config.example.toml documents the format) or unset {var}; a relative path resolves against the package root, {}",
+                    "create the file ({}) or unset {var}; a relative path resolves against the package root, {}",
+                    spec.format_hint(),
                     self.manifest_dir.display()
                 ),
             };
@@ -161,9 +162,12 @@ impl Build {
             named_by: local.to_string(),
             resolved: path.display().to_string(),
             contents: fs::read_to_string(&path).map_err(|e| e.to_string()),
-            fix: format!(
-                "make it readable, or remove it (cp config.example.toml {local} starts again)"
-            ),
+            fix: match spec.example_config {
+                Some(example) => {
+                    format!("make it readable, or remove it (cp {example} {local} starts again)")
+                }
+                None => "make it readable, or remove it".to_string(),
+            },
         };
         (Some(input), local.to_string())
     }

@@ -36,4 +36,5 @@ pub static SPEC: Spec = Spec {
         help: "compile libz-sys's bundled zlib and link it statically (libz-sys): no libz in NEEDED",
     }],
     local_config: Some("config.toml"),
+    example_config: Some("config.example.toml"),
 };
