@@ -101,12 +101,23 @@ fn missing_sender_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let alone = tmp.path().join("flagsplit");
     fs::copy(env!("CARGO_BIN_EXE_flagsplit"), &alone).unwrap();
-    let out = std::process::Command::new(&alone)
-        .args(["imap-send", "--list"])
-        .env("FLAGSPLIT_EXEC_PATH", tmp.path().join("nowhere"))
-        .env("PATH", tmp.path().join("empty"))
-        .output()
-        .unwrap();
+    // Another test of this binary may fork while the copy's write descriptor is open; the child
+    // holds it until its exec, and running the copy meanwhile fails with ETXTBSY. Try again.
+    let mut tries = 0;
+    let out = loop {
+        match std::process::Command::new(&alone)
+            .args(["imap-send", "--list"])
+            .env("FLAGSPLIT_EXEC_PATH", tmp.path().join("nowhere"))
+            .env("PATH", tmp.path().join("empty"))
+            .output()
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.unwrap(),
+        }
+    };
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("'flagsplit-imap-send' was not found"), "{err}");

@@ -1,21 +1,23 @@
 //! A password or token: never printed (`Debug` and `Display` say `<redacted>`), cleared from memory
-//! when dropped (best effort: the buffer is overwritten before it is freed).
+//! when dropped ([`zeroize`]: volatile writes the compiler cannot remove).
 
 use std::fmt;
 
+use zeroize::Zeroizing;
+
 /// A secret string.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(String);
+pub struct Secret(Zeroizing<String>);
 
 impl Secret {
     /// Wraps a secret.
     pub fn new(s: impl Into<String>) -> Secret {
-        Secret(s.into())
+        Secret(Zeroizing::new(s.into()))
     }
 
     /// From bytes known to be ASCII (base64 output).
     pub(crate) fn from_bytes(s: String) -> Secret {
-        Secret(s)
+        Secret(Zeroizing::new(s))
     }
 
     /// The secret itself: only for putting it on the wire or into `git credential`.
@@ -31,14 +33,6 @@ impl Secret {
     /// Whether it is empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-}
-
-impl Drop for Secret {
-    fn drop(&mut self) {
-        let mut bytes = std::mem::take(&mut self.0).into_bytes();
-        bytes.fill(0);
-        std::hint::black_box(&bytes);
     }
 }
 
