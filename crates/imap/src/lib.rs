@@ -22,6 +22,7 @@ pub mod credential;
 pub mod error;
 pub mod mbox;
 pub mod response;
+pub mod rfc2047;
 pub mod sasl;
 mod search;
 pub mod secret;

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use flagsplit_hash::Md5Provider;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::secret::Secret;
 
@@ -71,7 +72,7 @@ impl fmt::Display for AuthMethod {
 
 /// `\0user\0password` (authorization identity empty).
 pub fn plain(user: &str, pass: &Secret) -> Secret {
-    let mut raw = Vec::with_capacity(user.len() + pass.len() + 2);
+    let mut raw = Zeroizing::new(Vec::with_capacity(user.len() + pass.len() + 2));
     raw.push(0);
     raw.extend_from_slice(user.as_bytes());
     raw.push(0);
@@ -79,19 +80,43 @@ pub fn plain(user: &str, pass: &Secret) -> Secret {
     Secret::from_bytes(base64_encode(&raw))
 }
 
+/// `parts` joined in one allocation of the exact size (never reallocated, so no uncleared copy
+/// of a secret part is left behind), cleared when dropped.
+fn concat(parts: &[&str]) -> Zeroizing<String> {
+    let mut s = Zeroizing::new(String::with_capacity(parts.iter().map(|p| p.len()).sum()));
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 /// `user=<u>\x01auth=Bearer <token>\x01\x01`.
 pub fn xoauth2(user: &str, token: &Secret) -> Secret {
-    let raw = format!("user={user}\x01auth=Bearer {}\x01\x01", token.expose());
+    let raw = concat(&[
+        "user=",
+        user,
+        "\x01auth=Bearer ",
+        token.expose(),
+        "\x01\x01",
+    ]);
     Secret::from_bytes(base64_encode(raw.as_bytes()))
 }
 
 /// `n,a=<user>,\x01host=<h>\x01port=<p>\x01auth=Bearer <token>\x01\x01` (RFC 7628 §3.1).
 pub fn oauthbearer(user: &str, host: &str, port: u16, token: &Secret) -> Secret {
     let user = user.replace('=', "=3D").replace(',', "=2C");
-    let raw = format!(
-        "n,a={user},\x01host={host}\x01port={port}\x01auth=Bearer {}\x01\x01",
-        token.expose()
-    );
+    let port = port.to_string();
+    let raw = concat(&[
+        "n,a=",
+        &user,
+        ",\x01host=",
+        host,
+        "\x01port=",
+        &port,
+        "\x01auth=Bearer ",
+        token.expose(),
+        "\x01\x01",
+    ]);
     Secret::from_bytes(base64_encode(raw.as_bytes()))
 }
 
@@ -114,15 +139,19 @@ pub fn hmac_md5<M: Md5Provider>(key: &[u8], data: &[u8]) -> [u8; 16] {
     } else {
         block[..key.len()].copy_from_slice(key);
     }
+    let mut ipad = block.map(|b| b ^ 0x36);
+    let mut opad = block.map(|b| b ^ 0x5c);
     let mut inner = M::new();
-    inner.update(&block.map(|b| b ^ 0x36));
+    inner.update(&ipad);
     inner.update(data);
     let inner = inner.finalize();
     let mut outer = M::new();
-    outer.update(&block.map(|b| b ^ 0x5c));
+    outer.update(&opad);
     outer.update(&inner);
-    // Clear the key copy.
-    block.fill(0);
+    // Clear the key's copies.
+    block.zeroize();
+    ipad.zeroize();
+    opad.zeroize();
     outer.finalize()
 }
 
