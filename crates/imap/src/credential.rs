@@ -115,10 +115,7 @@ impl CredentialKey {
                     + c.password_expiry_utc.as_ref().map_or(0, String::len)
             });
         let mut s = Zeroizing::new(String::with_capacity(size));
-        s.push_str(&format!(
-            "protocol={}\nhost={}\n",
-            self.protocol, self.host
-        ));
+        s.push_str(&format!("protocol={}\nhost={}\n", self.protocol, self.host));
         if let Some(u) = &self.username {
             s.push_str(&format!("username={u}\n"));
         }

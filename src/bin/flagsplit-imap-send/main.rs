@@ -235,7 +235,11 @@ fn json_report(
             json_string(status(outcome)),
         ));
     }
-    out.push_str(if messages.is_empty() { "]\n}\n" } else { "\n  ]\n}\n" });
+    out.push_str(if messages.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
     out
 }
 
