@@ -1448,3 +1448,133 @@ fn json_report_parses_and_matches_the_text() {
         assert!(stderr.lines().any(|l| l == line), "'{line}' not in:\n{t}");
     }
 }
+
+/// A pseudo-terminal: the master, and the slave's path.
+fn pty() -> (std::os::fd::OwnedFd, PathBuf) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    (master, PathBuf::from(name.to_string_lossy().into_owned()))
+}
+
+/// Runs `flagsplit-imap-send --list` against a server that only greets, with no password
+/// configured and no git on PATH (so that the sender's own prompt asks), on a new pseudo-terminal
+/// as its controlling terminal (`setsid --ctty`). `env` is added to its environment. Returns
+/// the child, the master, the slave (kept open to read its modes), and the terminal's output,
+/// filled by a thread.
+fn prompt_run(
+    env: &[(&str, &str)],
+) -> (
+    std::process::Child,
+    fs::File,
+    fs::File,
+    std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) {
+    use std::io::Read;
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] hi\r\n",
+        Box::new(|w, tag, command| ordinary(w, tag, command, "IMAP4rev1")),
+    );
+    let (master, slave_path) = pty();
+    let slave = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&slave_path)
+        .expect("slave");
+    let dir = tempfile::tempdir().expect("dir");
+    // Found on this process's PATH: the child's has no git (nor anything else).
+    let setsid = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("setsid"))
+        .find(|p| p.exists())
+        .expect("setsid (util-linux)");
+    let mut c = Command::new(setsid);
+    c.arg("--ctty")
+        .arg(BIN)
+        .args(["--list", "-c", "imap.host=imap://127.0.0.1"])
+        .arg("-c")
+        .arg(format!("imap.port={}", server.port))
+        .args(["-c", "imap.user=tester", "-c", "imap.allowPlaintext=true"])
+        .env_clear()
+        .env("PATH", dir.path())
+        .env("HOME", dir.path())
+        .stdin(slave.try_clone().expect("dup"))
+        .stdout(slave.try_clone().expect("dup"))
+        .stderr(slave.try_clone().expect("dup"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let child = c.spawn().expect("setsid");
+    std::mem::forget(dir);
+    std::mem::forget(server);
+    let master = fs::File::from(master);
+    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (mut reader, shared) = (master.try_clone().expect("dup"), output.clone());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            shared.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    (child, master, slave, output)
+}
+
+fn echo_on(slave: &fs::File) -> bool {
+    let modes = rustix::termios::tcgetattr(slave).expect("tcgetattr");
+    modes
+        .local_modes
+        .contains(rustix::termios::LocalModes::ECHO)
+}
+
+/// Waits until the terminal shows the password prompt and echo is off.
+fn wait_for_prompt(output: &std::sync::Mutex<Vec<u8>>, slave: &fs::File) {
+    loop {
+        let shown = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+        if shown.contains("Password for 'imap://tester@127.0.0.1") && !echo_on(slave) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_prompt_restores_the_terminal_on_sigint_and_sigterm() {
+    use std::os::unix::process::ExitStatusExt;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let (mut child, mut master, slave, output) = prompt_run(&[]);
+        assert!(echo_on(&slave));
+        wait_for_prompt(&output, &slave);
+        if signal == libc::SIGINT {
+            // Ctrl-C typed at the terminal: SIGINT to its foreground process group.
+            master.write_all(&[0x03]).expect("write ^C");
+        } else {
+            let pid = rustix::process::Pid::from_child(&child);
+            rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("kill");
+        }
+        let status = child.wait().expect("wait");
+        assert_eq!(status.signal(), Some(signal), "{status}");
+        assert!(echo_on(&slave), "echo left off after signal {signal}");
+    }
+}
+
+#[test]
+fn no_prompt_with_git_terminal_prompt_0() {
+    let (mut child, _master, slave, output) = prompt_run(&[("GIT_TERMINAL_PROMPT", "0")]);
+    let status = child.wait().expect("wait");
+    assert!(!status.success());
+    assert!(echo_on(&slave));
+    // The error reaches the terminal; no prompt was written before it.
+    loop {
+        let shown = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+        if shown.contains("error:") {
+            assert!(!shown.contains("Password for"), "{shown}");
+            assert!(shown.contains("no password for 127.0.0.1"), "{shown}");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
