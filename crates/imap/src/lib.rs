@@ -24,6 +24,8 @@ pub mod mbox;
 pub mod response;
 pub mod rfc2047;
 pub mod sasl;
+#[cfg(test)]
+mod script;
 mod search;
 pub mod secret;
 pub mod send;

@@ -352,3 +352,290 @@ fn recover<'a>(
     session.logout();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::Settings;
+    use crate::mbox::{self, Format};
+    use crate::script::{Script, Step, client, server};
+    use crate::send::{CredentialSource, Ui};
+    use crate::session::{NoTrace, Trace};
+    use crate::transport::{Stream, Transport};
+
+    struct Quiet;
+
+    impl Ui for Quiet {
+        fn info(&self, _: &str) {}
+        fn warn(&self, _: &str) {}
+        fn progress(&self, _: usize, _: usize) {}
+        fn trace(&self) -> &dyn Trace {
+            &NoTrace
+        }
+    }
+
+    fn messages(n: usize) -> (Vec<Message>, Vec<Vec<u8>>) {
+        let mut mbox = String::new();
+        for i in 1..=n {
+            mbox.push_str(&format!(
+                "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\nFrom: A U Thor <a@example.org>\nDate: Tue, 14 Nov 2023 22:13:20 +0000\nMessage-ID: <m{i}@x>\nSubject: [PATCH {i}/{n}] change {i}\n\nbody {i}\n"
+            ));
+        }
+        let messages = mbox::split(mbox.as_bytes(), Format::Mboxo).unwrap();
+        let stored = messages.iter().map(Message::to_crlf).collect();
+        (messages, stored)
+    }
+
+    /// A PREAUTH session over `steps`, with `caps`; the script, to check it was played out.
+    fn session(caps: &str, steps: Vec<Step>) -> (Session<'static>, Script) {
+        let mut all = vec![server(format!("* PREAUTH [CAPABILITY {caps}] hi\r\n"))];
+        all.extend(steps);
+        let script = Script::new(all);
+        let transport = Transport::new(
+            Stream::Other(Box::new(script.clone())),
+            Duration::from_secs(30),
+        );
+        let s = Session::start(transport, "scripted", &NoTrace).unwrap();
+        (s, script)
+    }
+
+    fn examine(tag: &str, next: u32) -> Vec<Step> {
+        vec![
+            client(format!("{tag} EXAMINE \"Drafts\"\r\n")),
+            server(format!(
+                "* OK [UIDVALIDITY 7] v\r\n* OK [UIDNEXT {next}] n\r\n{tag} OK done\r\n"
+            )),
+        ]
+    }
+
+    fn logout(tag: &str) -> Vec<Step> {
+        vec![
+            client(format!("{tag} LOGOUT\r\n")),
+            server(format!("* BYE bye\r\n{tag} OK bye\r\n")),
+        ]
+    }
+
+    fn append(tag: &str, body: &[u8], plus: bool) -> Vec<u8> {
+        let mut v = format!(
+            "{tag} APPEND \"Drafts\" (\\Seen) {{{}{}}}\r\n",
+            body.len(),
+            if plus { "+" } else { "" }
+        )
+        .into_bytes();
+        v.extend_from_slice(body);
+        v.extend_from_slice(b"\r\n");
+        v
+    }
+
+    fn job<'a>(settings: &'a Settings, ui: &'a Quiet, allow_duplicates: bool) -> Job<'a> {
+        Job {
+            settings,
+            tls: None,
+            dry_run: false,
+            allow_duplicates,
+            credentials: CredentialSource::ConfigOnly,
+            ui,
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            folder: Some("Drafts".into()),
+            ..Settings::default()
+        }
+    }
+
+    fn no_reopen() -> Result<Session<'static>, ImapError> {
+        Err(ImapError::Protocol("no reconnection in this test".into()))
+    }
+
+    #[test]
+    fn appends_are_pipelined_with_literal_plus() {
+        let (messages, stored) = messages(3);
+        // All three APPENDs are written before any answer is read.
+        let mut all = Vec::new();
+        for (k, body) in stored.iter().enumerate() {
+            all.extend(append(&format!("f{}", k + 2), body, true));
+        }
+        let mut steps = examine("f1", 1);
+        steps.push(Step::Client(all));
+        steps.push(server(
+            "f2 OK [APPENDUID 7 1] a\r\nf3 OK [APPENDUID 7 2] b\r\nf4 OK [APPENDUID 7 3] c\r\n",
+        ));
+        steps.extend(logout("f5"));
+        let (s, script) = session("IMAP4rev1 LITERAL+ UIDPLUS", steps);
+        let (settings, ui) = (settings(), Quiet);
+        let report = run(
+            &job(&settings, &ui, true),
+            s,
+            &mut no_reopen,
+            &messages,
+            &stored,
+        )
+        .unwrap();
+        assert_eq!(report.outcomes, [1, 2, 3].map(|u| Outcome::Stored(Some(u))));
+        assert!(script.left().is_empty(), "{:?}", script.left());
+    }
+
+    #[test]
+    fn one_append_per_message_with_synchronising_literals() {
+        let (messages, stored) = messages(2);
+        let mut steps = examine("f1", 1);
+        for (k, body) in stored.iter().enumerate() {
+            let tag = format!("f{}", k + 2);
+            let command = append(&tag, body, false);
+            let head = command.iter().position(|&b| b == b'\n').unwrap() + 1;
+            steps.push(Step::Client(command[..head].to_vec()));
+            steps.push(server("+ go ahead\r\n"));
+            steps.push(Step::Client(command[head..].to_vec()));
+            steps.push(server(format!("{tag} OK [APPENDUID 7 {}] ok\r\n", k + 5)));
+        }
+        steps.extend(logout("f4"));
+        let (s, script) = session("IMAP4rev1 UIDPLUS", steps);
+        let (settings, ui) = (settings(), Quiet);
+        let report = run(
+            &job(&settings, &ui, true),
+            s,
+            &mut no_reopen,
+            &messages,
+            &stored,
+        )
+        .unwrap();
+        assert_eq!(
+            report.outcomes,
+            [Outcome::Stored(Some(5)), Outcome::Stored(Some(6))]
+        );
+        assert!(script.left().is_empty(), "{:?}", script.left());
+    }
+
+    #[test]
+    fn refusal_before_a_literal_sends_no_literal_and_stores_nothing() {
+        let (messages, stored) = messages(2);
+        let command = append("f2", &stored[0], false);
+        let head = command.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let mut steps = examine("f1", 1);
+        steps.push(Step::Client(command[..head].to_vec()));
+        steps.push(server("f2 NO [OVERQUOTA] \x1b[2Jfull\r\n"));
+        // The literal is never sent: the next thing written is LOGOUT.
+        steps.extend(logout("f3"));
+        let (s, script) = session("IMAP4rev1 UIDPLUS", steps);
+        let (settings, ui) = (settings(), Quiet);
+        let f = run(
+            &job(&settings, &ui, true),
+            s,
+            &mut no_reopen,
+            &messages,
+            &stored,
+        )
+        .unwrap_err();
+        assert_eq!(
+            f.error.to_string(),
+            "APPEND of message 1 to 'Drafts' failed: the server said \"NO [OVERQUOTA] \\u{1b}[2Jfull\""
+        );
+        let report = f.report.unwrap();
+        assert_eq!(report.outcomes, [Outcome::NotStored, Outcome::NotStored]);
+        assert!(f.recovery_error.is_none());
+        assert!(script.left().is_empty(), "{:?}", script.left());
+    }
+
+    #[test]
+    fn recovery_after_a_cut_looks_the_messages_up() {
+        let (messages, stored) = messages(2);
+        let mut command = append("f2", &stored[0], true);
+        command.truncate(command.len() - 2);
+        command.extend(b" (\\Seen) ");
+        command.extend(format!("{{{}+}}\r\n", stored[1].len()).as_bytes());
+        command.extend(&stored[1]);
+        command.extend(b"\r\n");
+        let mut steps = examine("f1", 10);
+        steps.push(Step::Client(command));
+        steps.push(Step::Cut);
+        let (s, first) = session("IMAP4rev1 LITERAL+ UIDPLUS MULTIAPPEND", steps);
+        // The second session: the folder, one SEARCH per message (no ESEARCH), one FETCH.
+        let mut again = examine("f1", 12);
+        again.extend([
+            client("f2 UID SEARCH HEADER Message-ID \"<m1@x>\"\r\n"),
+            server("* SEARCH 10\r\nf2 OK s\r\n"),
+            client("f3 UID SEARCH HEADER Message-ID \"<m2@x>\"\r\n"),
+            server("* SEARCH 11\r\nf3 OK s\r\n"),
+            client("f4 UID FETCH 10,11 (UID BODY.PEEK[])\r\n"),
+        ]);
+        let mut fetched = Vec::new();
+        for (k, body) in stored.iter().enumerate() {
+            fetched.extend(
+                format!(
+                    "* {} FETCH (UID {} BODY[] {{{}}}\r\n",
+                    k + 1,
+                    k + 10,
+                    body.len()
+                )
+                .as_bytes(),
+            );
+            fetched.extend(body);
+            fetched.extend(b")\r\n");
+        }
+        fetched.extend(b"f4 OK f\r\n");
+        again.push(Step::Server(fetched));
+        again.extend(logout("f5"));
+        let mut second = Some(session("IMAP4rev1 LITERAL+ UIDPLUS MULTIAPPEND", again));
+        let mut second_script = None;
+        let mut reopen = || {
+            let (s, script) = second.take().ok_or(ImapError::Protocol("twice".into()))?;
+            second_script = Some(script);
+            Ok(s)
+        };
+        let (settings, ui) = (settings(), Quiet);
+        let f = run(
+            &job(&settings, &ui, true),
+            s,
+            &mut reopen,
+            &messages,
+            &stored,
+        )
+        .unwrap_err();
+        assert!(f.error.is_connection_lost(), "{}", f.error);
+        assert!(f.recovery_error.is_none(), "{:?}", f.recovery_error);
+        assert_eq!(
+            f.report.unwrap().outcomes,
+            [Outcome::Stored(Some(10)), Outcome::Stored(Some(11))]
+        );
+        assert_eq!(first.left().len(), 1, "only the cut is left");
+        let left = second_script.map(|s| s.left());
+        assert_eq!(left.map(|l| l.len()), Some(0));
+    }
+
+    #[test]
+    fn a_search_without_its_result_is_unknown_and_nothing_is_stored() {
+        let (messages, stored) = messages(2);
+        let mut steps = examine("f1", 1);
+        steps.extend([
+            client(
+                "f2 UID SEARCH RETURN (ALL) HEADER Message-ID \"<m1@x>\"\r\nf3 UID SEARCH RETURN (ALL) HEADER Message-ID \"<m2@x>\"\r\n",
+            ),
+            // No ESEARCH for f2 (mangled); an empty one for f3 (no match).
+            server("* ESEARCHLL 2\r\nf2 OK s\r\n* ESEARCH (TAG \"f3\") UID\r\nf3 OK s\r\n"),
+        ]);
+        // Message 2 is stored; message 1 is not known to be absent.
+        steps.push(Step::Client(append("f4", &stored[1], true)));
+        steps.push(server("f4 OK [APPENDUID 7 1] ok\r\n"));
+        steps.extend(logout("f5"));
+        let (s, script) = session("IMAP4rev1 LITERAL+ UIDPLUS ESEARCH", steps);
+        let (settings, ui) = (settings(), Quiet);
+        let f = run(
+            &job(&settings, &ui, false),
+            s,
+            &mut no_reopen,
+            &messages,
+            &stored,
+        )
+        .unwrap_err();
+        assert!(matches!(f.error, ImapError::SearchFailed { ref messages } if messages == &[0]));
+        assert_eq!(
+            f.report.unwrap().outcomes,
+            [Outcome::Unknown, Outcome::Stored(Some(1))]
+        );
+        assert!(script.left().is_empty(), "{:?}", script.left());
+    }
+}
