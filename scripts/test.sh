@@ -22,7 +22,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev openssl perl make dovecot-imapd git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
+packages=(pkg-config libssl-dev zlib1g-dev openssl perl make dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1073,3 +1073,508 @@ fn hostile_fetch_literals_are_dropped_unheld() {
         "{t}"
     );
 }
+
+/// A scripted fake server on 127.0.0.1 (for input no real server sends), one connection at a
+/// time: greets with `greeting`, then gives every command line to `answer`, which writes what
+/// it likes and says whether to go on. A command's literal (`{n}`) gets a go-ahead and is read.
+/// Every line received is logged.
+struct Scripted {
+    port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+type Answer = dyn Fn(&mut std::net::TcpStream, &str, &str) -> std::io::Result<bool> + Send + Sync;
+
+impl Scripted {
+    fn start(greeting: &'static str, answer: Box<Answer>) -> Scripted {
+        use std::io::{BufRead, Read};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let shared = log.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut w) = stream else { continue };
+                let Ok(read) = w.try_clone() else { continue };
+                let mut r = std::io::BufReader::new(read);
+                if w.write_all(greeting.as_bytes()).is_err() {
+                    continue;
+                }
+                let mut line = String::new();
+                while r.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    let l = std::mem::take(&mut line).trim_end().to_string();
+                    shared.lock().unwrap().push(l.clone());
+                    if let Some(n) = l
+                        .strip_suffix('}')
+                        .and_then(|x| x.rsplit_once('{'))
+                        .and_then(|(_, n)| n.trim_end_matches('+').parse::<u64>().ok())
+                    {
+                        if !l.ends_with("+}") && w.write_all(b"+ go\r\n").is_err() {
+                            break;
+                        }
+                        let _ = std::io::copy(&mut (&mut r).take(n), &mut std::io::sink());
+                        continue;
+                    }
+                    let tag = l.split(' ').next().unwrap_or("*").to_string();
+                    let command = l[tag.len()..].trim_start().to_string();
+                    if !answer(&mut w, &tag, &command).unwrap_or(false) {
+                        break;
+                    }
+                }
+            }
+        });
+        Scripted { port, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+/// The ordinary answers: LOGIN OK with `caps`, LOGOUT with BYE, OK to anything else.
+fn ordinary(
+    w: &mut std::net::TcpStream,
+    tag: &str,
+    command: &str,
+    caps: &str,
+) -> std::io::Result<bool> {
+    let word = command.split(' ').next().unwrap_or("").to_ascii_uppercase();
+    match word.as_str() {
+        "LOGIN" => w.write_all(format!("{tag} OK [CAPABILITY {caps}] in\r\n").as_bytes())?,
+        "LOGOUT" => {
+            w.write_all(format!("* BYE bye\r\n{tag} OK bye\r\n").as_bytes())?;
+            return Ok(false);
+        }
+        _ => w.write_all(format!("{tag} OK done\r\n").as_bytes())?,
+    }
+    Ok(true)
+}
+
+fn fake_env(port: u16, extra: &str) -> Env {
+    Env::new(&format!(
+        "[imap]\n\thost = imap://127.0.0.1\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n{extra}"
+    ))
+}
+
+#[test]
+fn timeout_is_not_extended_by_a_trickle() {
+    // After login, EXAMINE is answered one byte at a time, 300 ms apart, for 30 bytes: an idle
+    // timeout of 1 s would never strike.
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] trickle\r\n",
+        Box::new(|w, tag, command| {
+            if command.starts_with("EXAMINE") {
+                for b in b"* OK [UIDNEXT 1] trickling...." {
+                    w.write_all(&[*b])?;
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+                w.write_all(format!("\r\n{tag} OK done\r\n").as_bytes())?;
+                return Ok(true);
+            }
+            ordinary(w, tag, command, "IMAP4rev1")
+        }),
+    );
+    let env = fake_env(server.port, "\ttimeout = 1\n");
+    let o = env.run(&["--dry-run"], &series::big_message(100, "trickle"));
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("timed out after 1 s waiting for the answer to EXAMINE (imap.timeout)"),
+        "{t}"
+    );
+    assert!(!t.contains("os error"), "{t}");
+}
+
+#[test]
+fn server_text_is_escaped_in_errors() {
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] hi\r\n",
+        Box::new(|w, tag, command| {
+            if command.starts_with("LOGIN") {
+                w.write_all(
+                    format!("{tag} NO [ALERT] \x1b]0;pwned\x07\x1b[2J\x1b[31mdenied\r\n")
+                        .as_bytes(),
+                )?;
+                return Ok(true);
+            }
+            ordinary(w, tag, command, "IMAP4rev1")
+        }),
+    );
+    let env = fake_env(server.port, "");
+    let o = env.run(&[], &series::big_message(100, "escape"));
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        !o.stderr.contains(&0x1b) && !o.stderr.contains(&0x07),
+        "{t}"
+    );
+    assert!(
+        t.contains(r#"the server said "NO [ALERT] \u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31mdenied""#),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_mangled_esearch_reply_is_unknown_not_absent() {
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] hi\r\n",
+        Box::new(|w, tag, command| {
+            if command.starts_with("UID SEARCH") {
+                // What a reply-corrupting proxy made of `* ESEARCH (TAG "..") UID ALL 2`.
+                w.write_all(format!("* ESEARCHLL 2\r\n{tag} OK done\r\n").as_bytes())?;
+                return Ok(true);
+            }
+            ordinary(w, tag, command, "IMAP4rev1 ESEARCH UIDPLUS")
+        }),
+    );
+    let env = fake_env(server.port, "");
+    let o = env.run(&["--json"], &series::big_message(100, "esearch"));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        !server.log().contains("APPEND"),
+        "nothing stored:\n{}",
+        server.log()
+    );
+    assert!(
+        t.contains("missing or malformed for message 1") && t.contains("1/1 UNKNOWN"),
+        "{t}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(json["messages"][0]["status"], "unknown", "{json}");
+    assert_eq!(json["unknown"], 1);
+}
+
+/// The pids a tunnel wrapped by [`traced_tunnel`] wrote: the shell's and its command's.
+fn tunnel_pids(file: &Path) -> Vec<i32> {
+    fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// `command` run in the background of a shell that records both pids in `file` and waits: a
+/// tunnel that a kill of the shell alone leaves running.
+fn traced_tunnel(command: &str, file: &Path) -> String {
+    // A background command's stdin is /dev/null unless redirected, and dash applies that
+    // before `<&0`: the pipe goes through fd 3.
+    format!(
+        "exec 3<&0; {command} <&3 3<&- & echo $$ $! > {}; wait",
+        file.display()
+    )
+}
+
+/// Whether `pid` is a live process (a zombie waiting for its reaper counts as gone).
+fn alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
+/// Runs the sender with stderr to a file (a pipe would wait for every process holding it),
+/// then checks that the tunnel's processes are gone; kills leftovers so that a failure does not
+/// leave them behind.
+fn run_and_check_tunnel_gone(env: &Env, args: &[&str], stdin: &[u8], pids: &Path) -> String {
+    let err = env.path().join("stderr");
+    let mut c = env.command(args);
+    c.stdout(Stdio::null())
+        .stderr(fs::File::create(&err).expect("stderr file"));
+    let mut child = c.stdin(Stdio::piped()).spawn().expect("run");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    let status = child.wait().expect("wait");
+    let t = format!(
+        "status: {status}\n{}",
+        fs::read_to_string(&err).unwrap_or_default()
+    );
+    let pids = tunnel_pids(pids);
+    assert_eq!(pids.len(), 2, "the tunnel ran: {t}");
+    let left: Vec<i32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+    for &p in &left {
+        if let Some(pid) = rustix::process::Pid::from_raw(p) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    assert!(left.is_empty(), "tunnel processes left: {left:?}\n{t}");
+    t
+}
+
+#[test]
+fn a_tunnel_is_gone_after_a_refused_login() {
+    // The server refuses the login and keeps the connection open; socat (-t 600) lingers after
+    // its input closes, as ssh waits for the remote side.
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] hi\r\n",
+        Box::new(|w, tag, command| {
+            if command.starts_with("LOGIN") {
+                w.write_all(format!("{tag} NO [AUTHENTICATIONFAILED] no\r\n").as_bytes())?;
+                return Ok(true);
+            }
+            if command.starts_with("LOGOUT") {
+                w.write_all(format!("* BYE bye\r\n{tag} OK bye\r\n").as_bytes())?;
+                return Ok(true);
+            }
+            ordinary(w, tag, command, "IMAP4rev1")
+        }),
+    );
+    let env = Env::new("");
+    let pids = env.path().join("pids");
+    let tunnel = traced_tunnel(
+        &format!("socat -t 600 - TCP:127.0.0.1:{}", server.port),
+        &pids,
+    );
+    fs::write(
+        env.path().join("gitconfig"),
+        format!(
+            "[imap]\n\ttunnel = \"{tunnel}\"\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n"
+        ),
+    )
+    .unwrap();
+    let t = run_and_check_tunnel_gone(&env, &[], &series::big_message(100, "tun"), &pids);
+    assert!(t.contains("authentication failed (LOGIN)"), "{t}");
+    assert!(
+        server.log().contains("LOGOUT"),
+        "LOGOUT after the refusal:\n{}",
+        server.log()
+    );
+}
+
+#[test]
+fn a_tunnel_is_gone_on_success_and_on_errors() {
+    let Some(d) = Dovecot::start("tunnel_gone") else {
+        return;
+    };
+    let env = Env::new("");
+    let pids = env.path().join("pids");
+    let tunnel = traced_tunnel(&d.tunnel(), &pids);
+    let mbox = series::format_patch(env.path(), 3, "tungone");
+    // A name longer than a file name may be: CREATE fails.
+    let long = "x".repeat(400);
+    for (folder, ok) in [("Drafts", true), (long.as_str(), false)] {
+        let _ = fs::remove_file(&pids);
+        fs::write(
+            env.path().join("gitconfig"),
+            format!("[imap]\n\ttunnel = \"{tunnel}\"\n\tfolder = \"{folder}\"\n"),
+        )
+        .unwrap();
+        let t = run_and_check_tunnel_gone(&env, &[], &mbox, &pids);
+        assert_eq!(t.starts_with("status: exit status: 0"), ok, "{t}");
+    }
+    // A timeout: the tunnel that never answers.
+    let _ = fs::remove_file(&pids);
+    fs::write(
+        env.path().join("gitconfig"),
+        format!(
+            "[imap]\n\ttunnel = \"{}\"\n\ttimeout = 1\n\tfolder = Drafts\n",
+            traced_tunnel("sleep 600", &pids)
+        ),
+    )
+    .unwrap();
+    let t = run_and_check_tunnel_gone(&env, &[], &mbox, &pids);
+    assert!(
+        t.contains("timed out after 1 s waiting for the server's greeting"),
+        "{t}"
+    );
+}
+
+#[test]
+fn errors_name_their_cause_once_and_empty_ca_file_is_unset() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    let env = fake_env(port, "");
+    let o = env.run(&["--list"], b"");
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert_eq!(t.matches("Connection refused").count(), 1, "{t}");
+    // An empty CA file is no CA file: not "cannot use the CA file ''".
+    let o = env.run(&["--list", "-c", "imap.sslCAInfo="], b"");
+    let t = text(&o);
+    assert!(!t.contains("CA file"), "{t}");
+    assert_eq!(t.matches("Connection refused").count(), 1, "{t}");
+}
+
+#[test]
+fn json_report_parses_and_matches_the_text() {
+    let Some(d) = Dovecot::start("json_report") else {
+        return;
+    };
+    let env = Env::new(&plain_config(&d, d.port, ""));
+    let mbox = series::format_patch(env.path(), 4, "json é");
+    let (messages, _) = series::split(&mbox);
+    // Two stored first, then all four: two skipped, two stored.
+    let first: Vec<u8> = {
+        let text = String::from_utf8_lossy(&mbox).into_owned();
+        let cut = text
+            .match_indices("\nFrom ")
+            .nth(1)
+            .map_or(text.len(), |(i, _)| i + 1);
+        text.as_bytes()[..cut].to_vec()
+    };
+    let o = env.run(&[], &first);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = env.run(&["-v", "--json"], &mbox);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let list = json["messages"].as_array().expect("messages");
+    assert_eq!(list.len(), 4, "{json}");
+    assert_eq!(
+        (json["stored"].as_u64(), json["skipped"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for (k, m) in list.iter().enumerate() {
+        assert_eq!(m["index"], k + 1);
+        let subject = m["subject"].as_str().expect("subject");
+        assert!(!subject.contains("=?"), "decoded: {subject}");
+        assert_eq!(m["message_id"].as_str(), messages[k].message_id.as_deref());
+        let status = m["status"].as_str().expect("status");
+        let uid = m["uid"].as_u64().expect("uid");
+        let line = match status {
+            "stored" => format!("  {}/4 stored (UID {uid}): {subject}", k + 1),
+            "skipped" => format!(
+                "  {}/4 skipped: identical to UID {uid}, already there: {subject}",
+                k + 1
+            ),
+            other => panic!("{other}"),
+        };
+        assert!(stderr.lines().any(|l| l == line), "'{line}' not in:\n{t}");
+    }
+}
+
+/// A pseudo-terminal: the master, and the slave's path.
+fn pty() -> (std::os::fd::OwnedFd, PathBuf) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    (master, PathBuf::from(name.to_string_lossy().into_owned()))
+}
+
+/// Runs `flagsplit-imap-send --list` against a server that only greets, with no password
+/// configured and no git on PATH (so that the sender's own prompt asks), on a new pseudo-terminal
+/// as its controlling terminal (`setsid --ctty`). `env` is added to its environment. Returns
+/// the child, the master, the slave (kept open to read its modes), and the terminal's output,
+/// filled by a thread.
+fn prompt_run(
+    env: &[(&str, &str)],
+) -> (
+    std::process::Child,
+    fs::File,
+    fs::File,
+    std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) {
+    use std::io::Read;
+    let server = Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] hi\r\n",
+        Box::new(|w, tag, command| ordinary(w, tag, command, "IMAP4rev1")),
+    );
+    let (master, slave_path) = pty();
+    let slave = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&slave_path)
+        .expect("slave");
+    let dir = tempfile::tempdir().expect("dir");
+    // Found on this process's PATH: the child's has no git (nor anything else).
+    let setsid = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("setsid"))
+        .find(|p| p.exists())
+        .expect("setsid (util-linux)");
+    let mut c = Command::new(setsid);
+    c.arg("--ctty")
+        .arg(BIN)
+        .args(["--list", "-c", "imap.host=imap://127.0.0.1"])
+        .arg("-c")
+        .arg(format!("imap.port={}", server.port))
+        .args(["-c", "imap.user=tester", "-c", "imap.allowPlaintext=true"])
+        .env_clear()
+        .env("PATH", dir.path())
+        .env("HOME", dir.path())
+        .stdin(slave.try_clone().expect("dup"))
+        .stdout(slave.try_clone().expect("dup"))
+        .stderr(slave.try_clone().expect("dup"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let child = c.spawn().expect("setsid");
+    std::mem::forget(dir);
+    std::mem::forget(server);
+    let master = fs::File::from(master);
+    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (mut reader, shared) = (master.try_clone().expect("dup"), output.clone());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            shared.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    (child, master, slave, output)
+}
+
+fn echo_on(slave: &fs::File) -> bool {
+    let modes = rustix::termios::tcgetattr(slave).expect("tcgetattr");
+    modes
+        .local_modes
+        .contains(rustix::termios::LocalModes::ECHO)
+}
+
+/// Waits until the terminal shows the password prompt and echo is off.
+fn wait_for_prompt(output: &std::sync::Mutex<Vec<u8>>, slave: &fs::File) {
+    loop {
+        let shown = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+        if shown.contains("Password for 'imap://tester@127.0.0.1") && !echo_on(slave) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_prompt_restores_the_terminal_on_sigint_and_sigterm() {
+    use std::os::unix::process::ExitStatusExt;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let (mut child, mut master, slave, output) = prompt_run(&[]);
+        assert!(echo_on(&slave));
+        wait_for_prompt(&output, &slave);
+        if signal == libc::SIGINT {
+            // Ctrl-C typed at the terminal: SIGINT to its foreground process group.
+            master.write_all(&[0x03]).expect("write ^C");
+        } else {
+            let pid = rustix::process::Pid::from_child(&child);
+            rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("kill");
+        }
+        let status = child.wait().expect("wait");
+        assert_eq!(status.signal(), Some(signal), "{status}");
+        assert!(echo_on(&slave), "echo left off after signal {signal}");
+    }
+}
+
+#[test]
+fn no_prompt_with_git_terminal_prompt_0() {
+    let (mut child, _master, slave, output) = prompt_run(&[("GIT_TERMINAL_PROMPT", "0")]);
+    let status = child.wait().expect("wait");
+    assert!(!status.success());
+    assert!(echo_on(&slave));
+    // The error reaches the terminal; no prompt was written before it.
+    loop {
+        let shown = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
+        if shown.contains("error:") {
+            assert!(!shown.contains("Password for"), "{shown}");
+            assert!(shown.contains("no password for 127.0.0.1"), "{shown}");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

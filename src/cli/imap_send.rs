@@ -50,7 +50,7 @@ static OPTIONS: [Opt; 12] = [
     Opt::flag(
         None,
         "json",
-        "with --build-options: the same facts as JSON, for a packager's CI",
+        "the per-message report as one JSON document on standard\noutput, for scripts: per message its index, subject (RFC 2047\ndecoded), Message-ID (else Date), status (stored, skipped,\nwould be stored, not stored, unknown) and UID when known;\nwith --build-options: the build's facts as JSON",
     ),
     Opt::flag(Some('V'), "version", "print the version and exit"),
 ];

@@ -211,7 +211,11 @@ impl Settings {
             "sslverify" => self.ssl_verify = parse_bool(value).map_err(bad)?,
             "preformattedhtml" => self.preformatted_html = parse_bool(value).map_err(bad)?,
             "allowplaintext" => self.allow_plaintext = parse_bool(value).map_err(bad)?,
-            "sslcainfo" => self.ca_file = Some(PathBuf::from(expand_home(&string()?))),
+            // Empty means unset (`-c imap.sslCAInfo=` undoes a configured file), as in git.
+            "sslcainfo" => {
+                let v = string()?;
+                self.ca_file = (!v.trim().is_empty()).then(|| PathBuf::from(expand_home(&v)));
+            }
             "authmethod" => {
                 let v = string()?;
                 self.auth_method = Some(AuthMethod::from_name(&v).ok_or_else(|| {
@@ -391,6 +395,14 @@ mod tests {
         assert_eq!((s.host.as_deref(), s.port), (Some("::1"), Some(10993)));
         assert!(settings(&[("imap.host", Some("imaps://"))]).is_err());
         assert!(settings(&[("imap.port", Some("http"))]).is_err());
+    }
+
+    #[test]
+    fn empty_ca_file_is_unset() {
+        let mut s = settings(&[("imap.sslcainfo", Some("/x/ca.pem"))]).unwrap();
+        assert_eq!(s.ca_file, Some(PathBuf::from("/x/ca.pem")));
+        s.apply_override("imap.sslCAInfo=").unwrap();
+        assert_eq!(s.ca_file, None);
     }
 
     #[test]

@@ -10,9 +10,16 @@
 //! NUL byte (which git cannot represent, and which would cut the value short).
 
 use std::fmt;
-use std::fs::OpenOptions;
-use std::io::{BufRead, BufReader, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
 use std::process::{Command, Stdio};
+use std::sync::Once;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use rustix::termios::{self, LocalModes, OptionalActions, Termios};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::secret::Secret;
 
@@ -89,12 +96,26 @@ impl CredentialKey {
     /// The description `git credential` reads: the key, and for approve/reject the credential's
     /// password and the attributes the helper gave with it. Nothing is returned (and so nothing
     /// written) when any value is unsafe.
-    fn description(&self, credential: Option<&Credential>) -> Result<Vec<u8>, UnsafeValue> {
+    fn description(
+        &self,
+        credential: Option<&Credential>,
+    ) -> Result<Zeroizing<Vec<u8>>, UnsafeValue> {
         self.check()?;
         if let Some(c) = credential {
             c.check()?;
         }
-        let mut s = format!("protocol={}\nhost={}\n", self.protocol, self.host);
+        // Large enough for any description, so that it is never reallocated (leaving an
+        // uncleared copy of the password behind).
+        let size = 256
+            + self.host.len()
+            + self.username.as_ref().map_or(0, String::len)
+            + credential.map_or(0, |c| {
+                c.password.len()
+                    + c.oauth_refresh_token.as_ref().map_or(0, Secret::len)
+                    + c.password_expiry_utc.as_ref().map_or(0, String::len)
+            });
+        let mut s = Zeroizing::new(String::with_capacity(size));
+        s.push_str(&format!("protocol={}\nhost={}\n", self.protocol, self.host));
         if let Some(u) = &self.username {
             s.push_str(&format!("username={u}\n"));
         }
@@ -112,9 +133,7 @@ impl CredentialKey {
             }
         }
         s.push('\n');
-        let bytes = s.clone().into_bytes();
-        drop(Secret::new(s));
-        Ok(bytes)
+        Ok(Zeroizing::new(std::mem::take(&mut *s).into_bytes()))
     }
 }
 
@@ -163,7 +182,7 @@ impl Credential {
 /// possible, or git not installed); `Err` before git is run when the key holds an unsafe value,
 /// and after when git's answer does (so that it is neither used nor written back).
 pub fn git_fill(key: &CredentialKey) -> Result<Option<Credential>, UnsafeValue> {
-    let mut input = key.description(None)?;
+    let input = key.description(None)?;
     let Ok(mut child) = Command::new("git")
         .args(["credential", "fill"])
         .stdin(Stdio::piped())
@@ -171,20 +190,18 @@ pub fn git_fill(key: &CredentialKey) -> Result<Option<Credential>, UnsafeValue> 
         .stderr(Stdio::inherit())
         .spawn()
     else {
-        input.fill(0);
         return Ok(None);
     };
     let wrote = match child.stdin.take() {
         Some(mut stdin) => stdin.write_all(&input).is_ok(),
         None => false,
     };
-    input.fill(0);
+    drop(input);
     let Ok(output) = child.wait_with_output() else {
         return Ok(None);
     };
-    let mut raw = output.stdout;
+    let raw = Zeroizing::new(output.stdout);
     let parsed = parse_fill(key, &raw);
-    raw.fill(0);
     if !wrote || !output.status.success() {
         return Ok(None);
     }
@@ -238,7 +255,7 @@ pub fn git_report(
         username: Some(credential.username.clone()),
         ..key.clone()
     };
-    let mut input = key.description(Some(credential))?;
+    let input = key.description(Some(credential))?;
     let action = if approve { "approve" } else { "reject" };
     if let Ok(mut child) = Command::new("git")
         .args(["credential", action])
@@ -252,26 +269,27 @@ pub fn git_report(
         }
         let _ = child.wait();
     }
-    input.fill(0);
+    drop(input);
     Ok(())
 }
 
 /// Prompts on the terminal (`/dev/tty`), the password without echo. `None` when there is no
-/// terminal.
+/// terminal, or when `GIT_TERMINAL_PROMPT=0` says not to prompt (as git does).
 pub fn tty_prompt(key: &CredentialKey) -> Option<Credential> {
+    if std::env::var_os("GIT_TERMINAL_PROMPT").is_some_and(|v| v == "0") {
+        return None;
+    }
     let mut tty = OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")
         .ok()?;
-    let mut reader = BufReader::new(tty.try_clone().ok()?);
     let username = match &key.username {
         Some(u) => u.clone(),
         None => {
             write!(tty, "Username for '{}://{}': ", key.protocol, key.host).ok()?;
-            let mut line = String::new();
-            reader.read_line(&mut line).ok()?;
-            line.trim_end_matches(['\r', '\n']).to_string()
+            let line = read_line(&mut tty)?;
+            String::from_utf8_lossy(&line).into_owned()
         }
     };
     write!(
@@ -280,31 +298,119 @@ pub fn tty_prompt(key: &CredentialKey) -> Option<Credential> {
         key.protocol, username, key.host
     )
     .ok()?;
-    let echo_off = set_echo(false);
-    let mut line = String::new();
-    let read = reader.read_line(&mut line);
-    if echo_off {
-        set_echo(true);
-    }
+    let line = {
+        let _echo_off = EchoOff::new(&tty);
+        read_line(&mut tty)
+    };
     let _ = writeln!(tty);
-    read.ok()?;
-    let password = Secret::new(line.trim_end_matches(['\r', '\n']));
-    drop(Secret::new(line));
+    let line = line?;
+    let password = Secret::new(String::from_utf8_lossy(&line));
     Some(Credential::new(username, password))
 }
 
-/// Turns terminal echo off or on with `stty` (no libc calls needed).
-fn set_echo(on: bool) -> bool {
-    let Ok(tty) = std::fs::File::open("/dev/tty") else {
-        return false;
-    };
-    Command::new("stty")
-        .arg(if on { "echo" } else { "-echo" })
-        .stdin(tty)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+/// One line from the terminal, without its end, read unbuffered (no copy is left in a buffer)
+/// into memory cleared when dropped; `None` at end of file or on an error.
+fn read_line(tty: &mut File) -> Option<Zeroizing<Vec<u8>>> {
+    let mut line = Zeroizing::new(Vec::with_capacity(1024));
+    let mut byte = [0u8];
+    loop {
+        match tty.read(&mut byte) {
+            Ok(0) if line.is_empty() => return None,
+            Ok(0) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) => {
+                // Within the capacity reserved, so that no reallocation leaves a copy behind.
+                if line.len() < line.capacity() {
+                    line.push(byte[0]);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    byte.zeroize();
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Some(line)
+}
+
+/// Terminal echo off while it lives. Its modes are restored when it is dropped, and also when
+/// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives meanwhile (see [`install_handlers`]).
+struct EchoOff {
+    tty: OwnedFd,
+    saved: Termios,
+}
+
+/// The terminal and the modes to restore, for the signal handlers; null when no prompt is on.
+/// Each one set is leaked on purpose: a handler running on another thread may still read it.
+static SAVED: AtomicPtr<Saved> = AtomicPtr::new(std::ptr::null_mut());
+static HANDLERS: Once = Once::new();
+
+struct Saved {
+    tty: OwnedFd,
+    modes: Termios,
+}
+
+/// Installs, once per process, a handler for SIGINT, SIGTERM, SIGHUP and SIGQUIT that restores
+/// the terminal modes while a prompt has echo off, then lets the signal take its default action
+/// (the process ends as it would have). A signal the process ignores (SIGINT in a background
+/// job) is left alone; the handlers assume no other handler for these signals (the program's
+/// own default).
+fn install_handlers() {
+    HANDLERS.call_once(|| {
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            if ignored(signal) {
+                continue;
+            }
+            let action = move || {
+                let saved = SAVED.load(Ordering::SeqCst);
+                // SAFETY: a non-null pointer in SAVED comes from `Box::leak` and is never freed.
+                if let Some(saved) = unsafe { saved.as_ref() } {
+                    let _ = termios::tcsetattr(&saved.tty, OptionalActions::Now, &saved.modes);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+            };
+            // SAFETY: the action is async-signal-safe: an atomic load, one ioctl
+            // (`tcsetattr`), and `emulate_default_handler`, documented async-signal-safe;
+            // nothing allocates, locks or drops in it.
+            let _ = unsafe { signal_hook::low_level::register(signal, action) };
+        }
+    });
+}
+
+/// Whether `signal`'s disposition is to be ignored.
+fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: an all-zero sigaction is a valid value of this plain C struct.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: with a null new action, sigaction only writes the current one to `old`, which is
+    // valid for writes.
+    let r = unsafe { libc::sigaction(signal, std::ptr::null(), &mut old) };
+    r == 0 && old.sa_sigaction == libc::SIG_IGN
+}
+
+impl EchoOff {
+    fn new(tty: &File) -> Option<EchoOff> {
+        let fd: OwnedFd = tty.try_clone().ok()?.into();
+        let saved = termios::tcgetattr(&fd).ok()?;
+        install_handlers();
+        let for_handler = Box::leak(Box::new(Saved {
+            tty: fd.try_clone().ok()?,
+            modes: saved.clone(),
+        }));
+        SAVED.store(for_handler, Ordering::SeqCst);
+        let mut quiet = saved.clone();
+        quiet.local_modes.remove(LocalModes::ECHO);
+        let _ = termios::tcsetattr(&fd, OptionalActions::Now, &quiet);
+        Some(EchoOff { tty: fd, saved })
+    }
+}
+
+impl Drop for EchoOff {
+    fn drop(&mut self) {
+        let _ = termios::tcsetattr(&self.tty, OptionalActions::Now, &self.saved);
+        SAVED.store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
 }
 
 #[cfg(test)]
@@ -349,7 +455,7 @@ mod tests {
         c.oauth_refresh_token = Some(Secret::new("rt"));
         let d = key("h:1143", Some("u")).description(Some(&c)).unwrap();
         assert_eq!(
-            String::from_utf8(d).unwrap(),
+            String::from_utf8(d.to_vec()).unwrap(),
             "protocol=imap\nhost=h:1143\nusername=u\npassword=pw\noauth_refresh_token=rt\npassword_expiry_utc=4102444800\n\n"
         );
         for bad in ["x\ny", "x\ry", "x\0y"] {

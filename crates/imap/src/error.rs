@@ -1,8 +1,6 @@
 //! The sender's errors. Their texts never contain a password or token: the commands that carry
 //! one are never quoted, only the server's answer is.
 
-use std::io;
-
 use flagsplit_tls::TlsError;
 
 use crate::credential::UnsafeValue;
@@ -13,25 +11,36 @@ use crate::sasl::AuthMethod;
 #[derive(Debug, thiserror::Error)]
 pub enum ImapError {
     /// The TCP connection could not be made.
-    #[error("cannot connect to {host}:{port}: {source}")]
+    ///
+    /// The cause is part of the text, not a `source`: an error chain printed in full would
+    /// name it twice.
+    #[error("cannot connect to {host}:{port}: {cause}")]
     Connect {
         /// Host.
         host: String,
         /// Port.
         port: u16,
         /// Why.
-        source: io::Error,
+        cause: String,
     },
     /// The tunnel command could not be started.
-    #[error("cannot run the tunnel command '{command}': {source}")]
+    #[error("cannot run the tunnel command '{command}': {cause}")]
     Tunnel {
         /// The command.
         command: String,
         /// Why.
-        source: io::Error,
+        cause: String,
+    },
+    /// `imap.timeout` passed.
+    #[error("timed out after {seconds} s {step} (imap.timeout)")]
+    TimedOut {
+        /// The timeout.
+        seconds: u64,
+        /// What was being done: `connecting to HOST:PORT`, `waiting for the answer to LOGIN`.
+        step: String,
     },
     /// TLS failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Tls(#[from] TlsError),
     /// The connection broke (or timed out) while talking to the server.
     #[error("connection lost: {0}")]
@@ -39,6 +48,17 @@ pub enum ImapError {
     /// The server sent something that is not IMAP.
     #[error("{0}")]
     Protocol(String),
+    /// The duplicate search for some messages got no usable answer (no ESEARCH or SEARCH
+    /// result, or a malformed one): they are neither skipped nor stored.
+    #[error(
+        "the server's answer to the duplicate search was missing or malformed for message{} {}: not stored, reported unknown",
+        if messages.len() == 1 { "" } else { "s" },
+        messages.iter().map(|m| (m + 1).to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    SearchFailed {
+        /// The messages (0-based).
+        messages: Vec<usize>,
+    },
     /// The server sent more than the sender accepts (see [`crate::session`]).
     #[error("the server {server} sent {what}: stopped there")]
     TooLarge {
@@ -116,7 +136,7 @@ pub enum ImapError {
     #[error("{0}")]
     Credentials(String),
     /// A value that `git credential` cannot carry (newline, carriage return, NUL byte).
-    #[error("{0}")]
+    #[error(transparent)]
     CredentialValue(#[from] UnsafeValue),
     /// The folder to store into is unknown.
     #[error("{0}")]
@@ -138,6 +158,9 @@ impl From<ResponseError> for ImapError {
 impl ImapError {
     /// Whether the connection is gone (so that what happened to in-flight commands is unknown).
     pub fn is_connection_lost(&self) -> bool {
-        matches!(self, ImapError::ConnectionLost(_) | ImapError::Bye(_))
+        matches!(
+            self,
+            ImapError::ConnectionLost(_) | ImapError::Bye(_) | ImapError::TimedOut { .. }
+        )
     }
 }

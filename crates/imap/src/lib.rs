@@ -7,21 +7,31 @@
 //!
 //! - [`mbox`]: splitting the series as git imap-send does (never panics on any input).
 //! - [`response`]: reading and parsing server responses (never panics on any input).
-//! - [`session`]: one IMAP session (STARTTLS, authentication, pipelined commands).
-//! - [`send`]: the upload: folder, duplicates, MULTIAPPEND or APPEND, the per-message report,
-//!   and the lookup after a lost connection.
+//! - [`session`]: one IMAP session (STARTTLS, authentication, pipelined commands, timeouts).
+//! - [`transport`]: TCP, TLS and tunnels, with `imap.timeout`.
+//! - [`auth`]: which authentication method may be used on a connection (checked once).
+//! - [`send`]: the upload's entry points and its per-message report; the private modules
+//!   `connect` (a logged-in session as configured), `search` (the duplicate search) and
+//!   `upload` (MULTIAPPEND or APPEND, and the lookup after a lost connection) do the work.
 //! - [`config`], [`credential`]: git's `imap.*` keys and git's credential helpers.
 
+pub mod auth;
 pub mod config;
+mod connect;
 pub mod credential;
 pub mod error;
 pub mod mbox;
 pub mod response;
+pub mod rfc2047;
 pub mod sasl;
+#[cfg(test)]
+mod script;
+mod search;
 pub mod secret;
 pub mod send;
 pub mod session;
 pub mod transport;
+mod upload;
 pub mod utf7;
 
 pub use error::ImapError;

@@ -80,22 +80,43 @@ pub fn plain(user: &str, pass: &Secret) -> Secret {
     Secret::from_bytes(base64_encode(&raw))
 }
 
+/// `parts` joined in one allocation of the exact size (never reallocated, so no uncleared copy
+/// of a secret part is left behind), cleared when dropped.
+fn concat(parts: &[&str]) -> Zeroizing<String> {
+    let mut s = Zeroizing::new(String::with_capacity(parts.iter().map(|p| p.len()).sum()));
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 /// `user=<u>\x01auth=Bearer <token>\x01\x01`.
 pub fn xoauth2(user: &str, token: &Secret) -> Secret {
-    let raw = Zeroizing::new(format!(
-        "user={user}\x01auth=Bearer {}\x01\x01",
-        token.expose()
-    ));
+    let raw = concat(&[
+        "user=",
+        user,
+        "\x01auth=Bearer ",
+        token.expose(),
+        "\x01\x01",
+    ]);
     Secret::from_bytes(base64_encode(raw.as_bytes()))
 }
 
 /// `n,a=<user>,\x01host=<h>\x01port=<p>\x01auth=Bearer <token>\x01\x01` (RFC 7628 §3.1).
 pub fn oauthbearer(user: &str, host: &str, port: u16, token: &Secret) -> Secret {
     let user = user.replace('=', "=3D").replace(',', "=2C");
-    let raw = Zeroizing::new(format!(
-        "n,a={user},\x01host={host}\x01port={port}\x01auth=Bearer {}\x01\x01",
-        token.expose()
-    ));
+    let port = port.to_string();
+    let raw = concat(&[
+        "n,a=",
+        &user,
+        ",\x01host=",
+        host,
+        "\x01port=",
+        &port,
+        "\x01auth=Bearer ",
+        token.expose(),
+        "\x01\x01",
+    ]);
     Secret::from_bytes(base64_encode(raw.as_bytes()))
 }
 
@@ -127,7 +148,7 @@ pub fn hmac_md5<M: Md5Provider>(key: &[u8], data: &[u8]) -> [u8; 16] {
     let mut outer = M::new();
     outer.update(&opad);
     outer.update(&inner);
-    // Clear the key copies.
+    // Clear the key's copies.
     block.zeroize();
     ipad.zeroize();
     opad.zeroize();

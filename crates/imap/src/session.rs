@@ -14,15 +14,17 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
+use std::time::Duration;
 
 use flagsplit_hash::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::ImapError;
 use crate::response::{self, Code, Response, ResponseReader, Status, StatusKind, Untagged};
 use crate::sasl::{self, AuthMethod};
 use crate::secret::Secret;
-use crate::transport::Transport;
+use crate::transport::{self, Stream, TimedOut, Transport};
 
 /// Where protocol traces go (`-v -v`); lines carrying a secret are redacted before they get here.
 pub trait Trace {
@@ -102,7 +104,18 @@ pub struct Session<'t> {
     greeting: Greeting,
     bye: Option<String>,
     esearch: HashMap<String, (Vec<u32>, usize)>,
+    /// The command of each pending tag (its first words), to say what timed out.
+    commands: HashMap<String, String>,
+    /// What the session is waiting for, for a timeout's message.
+    step: String,
+    /// The connection failed (I/O, timeout, a response refused or not understood): no LOGOUT.
+    broken: bool,
+    logged_out: bool,
 }
+
+/// How long LOGOUT may take when the session is dropped without [`Session::logout`] (after an
+/// error): at most this, or `imap.timeout` when shorter.
+const LOGOUT_TIMEOUT: Duration = Duration::from_secs(5);
 
 const FLUSH_AT: usize = 64 * 1024;
 
@@ -140,7 +153,22 @@ impl<'t> Session<'t> {
             greeting: Greeting::NotAuthenticated,
             bye: None,
             esearch: HashMap::new(),
+            commands: HashMap::new(),
+            step: "waiting for the server's greeting".into(),
+            broken: false,
+            logged_out: false,
         };
+        match s.greet() {
+            Ok(()) => Ok(s),
+            Err(e) => {
+                s.broken = true;
+                Err(e)
+            }
+        }
+    }
+
+    fn greet(&mut self) -> Result<(), ImapError> {
+        let s = self;
         let greeting = match s.read()? {
             Response::Untagged(Untagged::Status(status)) => status,
             _ => {
@@ -161,7 +189,7 @@ impl<'t> Session<'t> {
         if s.greeting == Greeting::Preauth {
             s.reader.set_allowance(None);
         }
-        Ok(s)
+        Ok(())
     }
 
     /// The limits of each response from now on (after authentication; before it, the
@@ -183,6 +211,10 @@ impl<'t> Session<'t> {
     /// The transport, for its description and protection.
     pub fn transport(&self) -> &Transport {
         self.reader.get_ref().get_ref()
+    }
+
+    fn transport_mut(&mut self) -> &mut Transport {
+        self.reader.get_mut().get_mut()
     }
 
     /// The capabilities, upper case.
@@ -235,21 +267,28 @@ impl<'t> Session<'t> {
                 "the server sent data after its STARTTLS answer, before the TLS handshake: refusing it".into(),
             ));
         }
-        let transport = std::mem::replace(self.reader.get_mut().get_mut(), Transport::Closed);
-        let Transport::Tcp(tcp) = transport else {
+        let timeout = self.transport().timeout();
+        let Stream::Tcp(tcp) = self.transport_mut().replace(Stream::Closed) else {
+            self.broken = true;
             return Err(ImapError::Protocol(
                 "STARTTLS on a connection that is not plain TCP".into(),
             ));
         };
-        let tls = provider.connect(tcp, config)?;
-        *self.reader.get_mut().get_mut() = Transport::Tls(tls);
+        let tls = match transport::tls_connect(provider, tcp, config, timeout) {
+            Ok(tls) => tls,
+            Err(e) => {
+                self.broken = true;
+                return Err(e);
+            }
+        };
+        self.transport_mut().replace(Stream::Tls(tls));
         self.trace
             .line('*', &format!("TLS: {}", self.transport().describe()));
         self.refresh_capabilities()
     }
 
     /// Logs in with `method` (CRAM-MD5 computes its MD5 with `M`). The caller has checked that
-    /// the method is allowed on this connection; this checks that the server offers it. On
+    /// the method is allowed on this connection and offered ([`crate::auth::check`]). On
     /// success the capabilities are read again.
     pub fn authenticate<M: Md5Provider>(
         &mut self,
@@ -264,26 +303,12 @@ impl<'t> Session<'t> {
             quote: status.quote(),
         };
         let done = match method {
-            AuthMethod::Login => {
-                if self.has("LOGINDISABLED") {
-                    return Err(ImapError::LoginDisabled {
-                        offered: self.auth_mechanisms().join(" "),
-                        hint: "",
-                    });
-                }
-                self.run(&[
-                    Arg::Raw("LOGIN"),
-                    Arg::Str(user.as_bytes()),
-                    Arg::Secret(secret.expose()),
-                ])?
-            }
+            AuthMethod::Login => self.run(&[
+                Arg::Raw("LOGIN"),
+                Arg::Str(user.as_bytes()),
+                Arg::Secret(secret.expose()),
+            ])?,
             _ => {
-                if !self.has(&format!("AUTH={}", method.name())) {
-                    return Err(ImapError::MethodNotOffered {
-                        method,
-                        offered: self.auth_mechanisms().join(" "),
-                    });
-                }
                 let initial = match method {
                     AuthMethod::Plain => Some(sasl::plain(user, secret)),
                     AuthMethod::Xoauth2 => Some(sasl::xoauth2(user, secret)),
@@ -313,8 +338,11 @@ impl<'t> Session<'t> {
     ) -> Result<Done, ImapError> {
         let tag = self.tag();
         let sasl_ir = self.has("SASL-IR");
-        let mut line = format!("{tag} AUTHENTICATE {}", method.name());
+        let mut line = Zeroizing::new(format!("{tag} AUTHENTICATE {}", method.name()));
         self.trace.line('C', &line);
+        self.commands
+            .insert(tag.clone(), format!("AUTHENTICATE {}", method.name()));
+        self.step = format!("waiting for the answer to AUTHENTICATE {}", method.name());
         let mut initial = initial;
         let mut sent_initial = false;
         if let (true, Some(ir)) = (sasl_ir, initial.as_ref()) {
@@ -325,7 +353,7 @@ impl<'t> Session<'t> {
         }
         line.push_str("\r\n");
         self.out.extend_from_slice(line.as_bytes());
-        drop(Secret::new(line));
+        drop(line);
         self.pending.push_back(tag.clone());
         self.flush()?;
         if sent_initial {
@@ -360,9 +388,14 @@ impl<'t> Session<'t> {
                     self.held -= std::mem::take(&mut self.untagged_memory);
                     if t == tag {
                         self.pending.retain(|p| *p != tag);
+                        self.commands.remove(&tag);
                         return Ok(Done { status, data });
                     }
-                    return Err(ImapError::Protocol(format!("unexpected tag {t}")));
+                    self.broken = true;
+                    return Err(ImapError::Protocol(format!(
+                        "unexpected tag {}",
+                        response::printable(t.as_bytes(), 20)
+                    )));
                 }
                 Response::Untagged(u) => self.note_untagged(u)?,
             }
@@ -375,17 +408,41 @@ impl<'t> Session<'t> {
         tag
     }
 
-    /// Sends buffered bytes.
+    /// Sends buffered bytes. The buffer is cleared with volatile writes: it may have held a
+    /// password (LOGIN, AUTHENTICATE).
     pub fn flush(&mut self) -> Result<(), ImapError> {
         if self.out.is_empty() {
             return Ok(());
         }
-        let transport = self.reader.get_mut().get_mut();
-        let result = transport
-            .write_all(&self.out)
-            .and_then(|()| transport.flush());
-        self.out.clear();
-        result.map_err(|e| ImapError::ConnectionLost(e.to_string()))
+        let out = std::mem::take(&mut self.out);
+        let transport = self.transport_mut();
+        let result = transport.write_all(&out).and_then(|()| transport.flush());
+        self.out = out;
+        self.out.zeroize();
+        result.map_err(|e| self.write_error(e))
+    }
+
+    /// Writes `bytes` at once (a large literal), not through the buffer.
+    fn write_now(&mut self, bytes: &[u8]) -> Result<(), ImapError> {
+        let result = self.transport_mut().write_all(bytes);
+        result.map_err(|e| self.write_error(e))
+    }
+
+    fn write_error(&mut self, e: std::io::Error) -> ImapError {
+        self.broken = true;
+        let timeout = self.transport().timeout().as_secs();
+        match self.transport().timed_out() {
+            Some(TimedOut::Sending) => ImapError::TimedOut {
+                seconds: timeout,
+                step: format!(
+                    "sending {} (the server stopped reading)",
+                    self.commands
+                        .get(self.pending.back().map_or("", String::as_str))
+                        .map_or("a command", String::as_str)
+                ),
+            },
+            _ => ImapError::ConnectionLost(e.to_string()),
+        }
     }
 
     /// Queues a command and returns its tag, without waiting for its answer (literals are sent
@@ -399,6 +456,16 @@ impl<'t> Session<'t> {
         let tag = self.tag();
         let mut traced = tag.clone();
         self.out.extend_from_slice(tag.as_bytes());
+        let name: Vec<&str> = args
+            .iter()
+            .take(2)
+            .filter_map(|a| match a {
+                Arg::Raw(r) => Some(*r),
+                _ => None,
+            })
+            .take_while(|r| r.bytes().all(|b| b.is_ascii_uppercase() || b == b' '))
+            .collect();
+        self.commands.insert(tag.clone(), name.join(" "));
         let plus = self.has("LITERAL+");
         let minus = self.has("LITERAL-");
         self.pending.push_back(tag.clone());
@@ -446,10 +513,7 @@ impl<'t> Session<'t> {
             }
             if self.out.len() + bytes.len() > FLUSH_AT {
                 self.flush()?;
-                let transport = self.reader.get_mut().get_mut();
-                transport
-                    .write_all(bytes)
-                    .map_err(|e| ImapError::ConnectionLost(e.to_string()))?;
+                self.write_now(bytes)?;
             } else {
                 self.out.extend_from_slice(bytes);
             }
@@ -466,6 +530,10 @@ impl<'t> Session<'t> {
     }
 
     fn wait_continuation(&mut self, tag: &str) -> Result<(), ImapError> {
+        self.step = format!(
+            "waiting for the go-ahead to send {}'s literal",
+            self.command(tag)
+        );
         loop {
             match self.read()? {
                 Response::Continuation(_) => return Ok(()),
@@ -476,7 +544,7 @@ impl<'t> Session<'t> {
                         // The server refused the command before its literal: report it.
                         return Err(match self.take_done(tag) {
                             Some(done) => ImapError::Command {
-                                command: "command".into(),
+                                command: self.command(tag),
                                 quote: done.status.quote(),
                             },
                             None => ImapError::Protocol("lost a command's answer".into()),
@@ -502,8 +570,10 @@ impl<'t> Session<'t> {
         mut take: impl FnMut(Untagged) -> Option<Untagged>,
     ) -> Result<Done, ImapError> {
         self.flush()?;
+        self.step = format!("waiting for the answer to {}", self.command(tag));
         loop {
             if let Some(done) = self.take_done(tag) {
+                self.commands.remove(tag);
                 return Ok(done);
             }
             match self.read()? {
@@ -514,6 +584,7 @@ impl<'t> Session<'t> {
                     }
                 }
                 Response::Continuation(_) => {
+                    self.broken = true;
                     return Err(ImapError::Protocol(
                         "the server asked for data no command was sending".into(),
                     ));
@@ -533,8 +604,17 @@ impl<'t> Session<'t> {
         self.wait(&tag)
     }
 
+    /// The command sent with `tag` (its first words), for messages.
+    fn command(&self, tag: &str) -> String {
+        match self.commands.get(tag) {
+            Some(c) if !c.is_empty() => c.clone(),
+            _ => "a command".into(),
+        }
+    }
+
     fn complete(&mut self, tag: String, status: Status) -> Result<(), ImapError> {
         if !self.pending.iter().any(|p| *p == tag) {
+            self.broken = true;
             return Err(ImapError::Protocol(format!(
                 "the server answered a command that was not sent (tag {})",
                 response::printable(tag.as_bytes(), 20)
@@ -553,20 +633,18 @@ impl<'t> Session<'t> {
         Some(done)
     }
 
-    /// The ESEARCH result of the command tagged `tag` (empty when it found nothing).
-    pub fn take_esearch(&mut self, tag: &str) -> Vec<u32> {
-        match self.esearch.remove(tag) {
-            Some((all, memory)) => {
-                self.held -= memory;
-                all
-            }
-            None => Vec::new(),
-        }
+    /// The ESEARCH result of the command tagged `tag`; `None` when the server sent none for
+    /// it (RFC 4731 requires one, empty when nothing matched).
+    pub fn take_esearch(&mut self, tag: &str) -> Option<Vec<u32>> {
+        let (all, memory) = self.esearch.remove(tag)?;
+        self.held -= memory;
+        Some(all)
     }
 
     fn note_untagged(&mut self, u: Untagged) -> Result<(), ImapError> {
         let memory = u.memory();
         if self.held + memory > UNTAGGED_LIMIT {
+            self.broken = true;
             return Err(ImapError::TooLarge {
                 server: self.server.clone(),
                 what: format!(
@@ -597,8 +675,24 @@ impl<'t> Session<'t> {
     }
 
     fn read(&mut self) -> Result<Response, ImapError> {
+        let result = self.read_parsed();
+        if result.is_err() {
+            self.broken = true;
+        }
+        result
+    }
+
+    fn read_parsed(&mut self) -> Result<Response, ImapError> {
         let raw = match self.reader.read() {
             Ok(raw) => raw,
+            Err(response::ResponseError::Io(_))
+                if self.transport().timed_out() == Some(TimedOut::Waiting) =>
+            {
+                return Err(ImapError::TimedOut {
+                    seconds: self.transport().timeout().as_secs(),
+                    step: std::mem::take(&mut self.step),
+                });
+            }
             Err(response::ResponseError::TooLarge { which, limit }) => {
                 return Err(ImapError::TooLarge {
                     server: self.server.clone(),
@@ -625,9 +719,33 @@ impl<'t> Session<'t> {
 
     /// Says LOGOUT and waits for the answer (errors are ignored: the work is done).
     pub fn logout(mut self) {
+        self.say_logout();
+    }
+
+    fn say_logout(&mut self) {
+        if self.logged_out || self.broken {
+            return;
+        }
+        self.logged_out = true;
         if let Ok(tag) = self.send(&[Arg::Raw("LOGOUT")], |_| {}) {
             let _ = self.wait(&tag);
         }
+    }
+
+    /// Whether the connection failed (then no LOGOUT is attempted).
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+}
+
+impl Drop for Session<'_> {
+    /// A session left without [`Session::logout`] (an error, a refused login) still says
+    /// LOGOUT when the connection works, within [`LOGOUT_TIMEOUT`]; then the transport ends
+    /// (a tunnel's process group with it).
+    fn drop(&mut self) {
+        let timeout = self.transport().timeout().min(LOGOUT_TIMEOUT);
+        self.transport_mut().set_timeout(timeout);
+        self.say_logout();
     }
 }
 

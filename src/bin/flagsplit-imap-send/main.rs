@@ -15,6 +15,8 @@ use flagsplit::cli::imap_send::IMAP_SEND;
 use flagsplit::config::flagsplit::IMAP_SEND as SENDER;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
+use flagsplit_imap::response::printable;
+use flagsplit_imap::rfc2047;
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
 use flagsplit_imap::session::{NoTrace, Trace};
 
@@ -99,6 +101,7 @@ fn run(m: &Matches) -> Result<ExitCode> {
     if m.flag("list") {
         let folders = send::list::<providers::Md5>(&job)?;
         let mut out = String::new();
+        // The library escapes control characters in the names and attributes.
         for (name, attributes) in folders {
             if ui.verbose > 0 && !attributes.is_empty() {
                 out.push_str(&format!("{name}\t{}\n", attributes.join(" ")));
@@ -138,11 +141,15 @@ fn run(m: &Matches) -> Result<ExitCode> {
         messages.len(),
         if messages.len() == 1 { "" } else { "s" }
     ));
+    let json = m.flag("json");
     match send::send::<providers::Md5>(&job, &messages, &stored) {
         Ok(report) => {
             ui.end_progress();
             print_outcomes(&ui, &messages, &report, false);
             ui.summary(&report, job.dry_run);
+            if json {
+                print(&json_report(&messages, &report, job.dry_run, None))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(failure) => {
@@ -157,9 +164,104 @@ fn run(m: &Matches) -> Result<ExitCode> {
             } else {
                 eprintln!("{NAME}: nothing was stored");
             }
+            if json {
+                let nothing = Report {
+                    folder: settings.folder.clone().unwrap_or_default(),
+                    outcomes: vec![Outcome::NotStored; messages.len()],
+                    created: false,
+                };
+                let report = failure.report.as_ref().unwrap_or(&nothing);
+                let error = failure.error.to_string();
+                print(&json_report(&messages, report, false, Some(&error)))?;
+            }
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// What happened to a message, in the report's words.
+fn status(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Stored(_) => "stored",
+        Outcome::Duplicate(_) => "skipped",
+        Outcome::WouldStore => "would be stored",
+        Outcome::NotStored => "not stored",
+        Outcome::Unknown => "unknown",
+    }
+}
+
+/// A message's subject for the reports: RFC 2047 decoded, control characters escaped.
+fn subject(msg: &mbox::Message) -> String {
+    printable(rfc2047::decode(&msg.subject).as_bytes(), usize::MAX)
+}
+
+/// The per-message report as one JSON document (`--json`).
+fn json_report(
+    messages: &[mbox::Message],
+    report: &Report,
+    dry_run: bool,
+    error: Option<&str>,
+) -> String {
+    let text = |s: Option<&str>| s.map_or_else(|| "null".to_string(), json_string);
+    let mut out = String::from("{\n");
+    out.push_str(&format!("  \"folder\": {},\n", json_string(&report.folder)));
+    out.push_str(&format!("  \"dry_run\": {dry_run},\n"));
+    out.push_str(&format!("  \"created\": {},\n", report.created));
+    let total = report.outcomes.len();
+    let (stored, skipped, unknown) = (report.stored(), report.duplicates(), report.unknown());
+    let would = report
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::WouldStore))
+        .count();
+    out.push_str(&format!(
+        "  \"total\": {total},\n  \"stored\": {stored},\n  \"skipped\": {skipped},\n  \"would_be_stored\": {would},\n  \"not_stored\": {},\n  \"unknown\": {unknown},\n",
+        total - stored - skipped - unknown - would
+    ));
+    out.push_str(&format!("  \"error\": {},\n", text(error)));
+    out.push_str("  \"messages\": [");
+    for (i, (msg, outcome)) in messages.iter().zip(&report.outcomes).enumerate() {
+        let uid = match outcome {
+            Outcome::Stored(Some(uid)) | Outcome::Duplicate(uid) => uid.to_string(),
+            _ => "null".into(),
+        };
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        out.push_str(&format!(
+            "    {{\"index\": {}, \"subject\": {}, \"message_id\": {}, \"date\": {}, \"status\": {}, \"uid\": {uid}}}",
+            i + 1,
+            json_string(&rfc2047::decode(&msg.subject)),
+            text(msg.message_id.as_deref()),
+            text(if msg.message_id.is_some() { None } else { msg.date.as_deref() }),
+            json_string(status(outcome)),
+        ));
+    }
+    out.push_str(if messages.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
+    out
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn print_outcomes(ui: &Terminal, messages: &[mbox::Message], report: &Report, all: bool) {
@@ -176,7 +278,7 @@ fn print_outcomes(ui: &Terminal, messages: &[mbox::Message], report: &Report, al
         let show =
             all || ui.verbose > 0 || matches!(outcome, Outcome::Duplicate(_) | Outcome::WouldStore);
         if show && (all || !ui.quiet) {
-            eprintln!("  {}/{n} {state}: {}", i + 1, msg.subject);
+            eprintln!("  {}/{n} {state}: {}", i + 1, subject(msg));
         }
     }
 }
@@ -244,13 +346,13 @@ impl Terminal {
                 "dry run: {} of {total} message{} would be stored in '{}', {dup} already there",
                 total - dup,
                 if total == 1 { "" } else { "s" },
-                report.folder
+                printable(report.folder.as_bytes(), usize::MAX)
             )
         } else {
             let mut s = format!(
                 "{stored} of {total} message{} stored in '{}'",
                 if total == 1 { "" } else { "s" },
-                report.folder
+                printable(report.folder.as_bytes(), usize::MAX)
             );
             if dup > 0 {
                 s.push_str(&format!(", {dup} skipped (already there)"));
