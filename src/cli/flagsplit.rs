@@ -37,6 +37,7 @@ static SHA1SUM_OPTIONS: [Opt; 11] = sum_options!(Opt::flag(
     "hash with the sha1-unsafe provider, without collision\ndetection (also FLAGSPLIT_SHA1DC=0)",
 ));
 static MD5SUM_OPTIONS: [Opt; 10] = sum_options!();
+static SHA256SUM_OPTIONS: [Opt; 10] = sum_options!();
 
 const SUM_PREAMBLE: &str = "With no FILE, or when FILE is -, read standard input.";
 
@@ -73,6 +74,22 @@ pub const MD5SUM: Command = Command {
     preamble: SUM_PREAMBLE,
     options: &MD5SUM_OPTIONS,
     epilogue: SUM_EPILOGUE,
+    operands: Some(Operands::files("FILE")),
+    hidden: false,
+};
+
+/// `flagsplit sha256sum`.
+pub const SHA256SUM: Command = Command {
+    name: "sha256sum",
+    about: "Print or check SHA256 (256-bit) checksums, like coreutils sha256sum.",
+    usage: "[OPTION]... [FILE]...",
+    preamble: SUM_PREAMBLE,
+    options: &SHA256SUM_OPTIONS,
+    epilogue: "The sums are computed as described in FIPS-180-2. When checking, the input\n\
+               should be a former output of this program. The default mode is to print a line with:\n\
+               checksum, a space, a character indicating input mode ('*' for binary, ' ' for text\n\
+               or where binary is insignificant), and name for each FILE.\n\n\
+               There is no difference between binary mode and text mode on GNU systems.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
 };
@@ -159,7 +176,7 @@ pub const BENCH: Command = Command {
     name: "bench",
     about: "Measure this build's providers and start-up cost on this machine.",
     usage: "[--quick] [--json]",
-    preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1 and MD5 providers at 64 B,\n\
+    preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1, MD5 and SHA-256 providers at 64 B,\n\
                1 KiB, 64 KiB and 300 MiB (in memory, best of the rounds), and the start-up cost of\n\
                `flagsplit sha1sum /dev/null` (wall time, and instructions under callgrind when valgrind\n\
                is installed). The default run takes well under a minute.",
@@ -193,10 +210,11 @@ pub const HELP: Command = Command {
 /// The `flagsplit` program.
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
-    about: "Hash with the SHA-1 and MD5 providers this build selected, and send patches over IMAP.",
+    about: "Hash with the SHA-1, MD5 and SHA-256 providers this build selected, and send patches over IMAP.",
     commands: &[
         SHA1SUM,
         MD5SUM,
+        SHA256SUM,
         HASH_OBJECT,
         super::imap_send::IMAP_SEND,
         BENCH,

@@ -1,4 +1,4 @@
-//! The `sha1sum`/`md5sum` commands: options, hashing files and standard input, `--check`, the
+//! The `sha1sum`/`md5sum`/`sha256sum` commands: options, hashing files and standard input, `--check`, the
 //! messages and the exit status, with the process's streams passed in (see [`Io`]) so that the
 //! whole command runs in tests too.
 
@@ -161,7 +161,7 @@ pub struct Io<'a> {
     pub line_buffered: bool,
 }
 
-/// Runs `sha1sum`/`md5sum` with the parsed command line; returns the exit status (0, 1, or
+/// Runs `sha1sum`/`md5sum`/`sha256sum` with the parsed command line; returns the exit status (0, 1, or
 /// [`BROKEN_PIPE_STATUS`]).
 pub fn main(sum: Sum, m: &Matches, io: Io<'_>) -> u8 {
     match Options::from_matches(sum, m) {
@@ -509,7 +509,7 @@ impl Runner<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::flagsplit::{MD5SUM, SHA1SUM};
+    use crate::cli::flagsplit::{MD5SUM, SHA1SUM, SHA256SUM};
 
     struct Run {
         status: u8,
@@ -521,6 +521,7 @@ mod tests {
         let cmd = match sum {
             Sum::Sha1 => &SHA1SUM,
             Sum::Md5 => &MD5SUM,
+            Sum::Sha256 => &SHA256SUM,
         };
         let m = cmd.parse(args.iter().copied()).unwrap();
         let mut input = stdin;

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 
-use flagsplit_hash::Md5Provider;
+use crate::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
 
 use crate::config::{Scheme, Settings};

@@ -15,7 +15,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
 
-use flagsplit_hash::Md5Provider;
+use crate::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
 
 use crate::error::ImapError;

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
     match command.name {
         "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
         "md5sum" => sum::main(sum::Kind::Md5, &matches),
+        "sha256sum" => sum::main(sum::Kind::Sha256, &matches),
         "hash-object" => hash_object::main(&matches),
         "bench" => bench::main(&matches),
         "version" => version(&matches),
