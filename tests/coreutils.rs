@@ -1,7 +1,9 @@
-//! `flagsplit sha1sum` and `flagsplit md5sum` against GNU coreutils' `sha1sum` and `md5sum` (found
-//! on PATH; coreutils 9.1 is the reference): for the same arguments, files and standard input,
-//! stdout and the exit status must be byte-identical, and stderr too once `flagsplit sha1sum` is
-//! renamed `sha1sum`.
+//! `flagsplit sha1sum`, `md5sum` and `sha256sum` against GNU coreutils' `sha1sum`, `md5sum` and
+//! `sha256sum` (found on PATH; coreutils 9.1 is the reference): for the same arguments, files and
+//! standard input, stdout and the exit status must be byte-identical, and stderr too once
+//! `flagsplit sha1sum` is renamed `sha1sum`.
+
+mod support;
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
@@ -11,21 +13,24 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use support::Rng;
 use tempfile::TempDir;
 
 #[derive(Clone, Copy, Debug)]
 enum Tool {
     Sha1,
     Md5,
+    Sha256,
 }
 
-const TOOLS: [Tool; 2] = [Tool::Sha1, Tool::Md5];
+const TOOLS: [Tool; 3] = [Tool::Sha1, Tool::Md5, Tool::Sha256];
 
 impl Tool {
     fn name(self) -> &'static str {
         match self {
             Tool::Sha1 => "sha1sum",
             Tool::Md5 => "md5sum",
+            Tool::Sha256 => "sha256sum",
         }
     }
 }
@@ -154,26 +159,6 @@ fn osb(b: &[u8]) -> OsString {
 
 fn args(list: &[&str]) -> Vec<OsString> {
     list.iter().map(|s| os(s)).collect()
-}
-
-/// A small deterministic generator (xorshift64*), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 /// Regular files of the corpus: names that need escaping or quoting, non-UTF-8 names, empty,
@@ -420,8 +405,10 @@ fn check_corpus(tool: Tool, dir: &Path, files: &[OsString]) -> Vec<OsString> {
     let hex_len = match tool {
         Tool::Sha1 => 40,
         Tool::Md5 => 32,
+        Tool::Sha256 => 64,
     };
-    let fake_digest = b"0123456789abcdef0123456789abcdef01234567"[..hex_len].to_vec();
+    let fake_digest =
+        b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"[..hex_len].to_vec();
     let lines = |text: &[u8]| -> Vec<Vec<u8>> {
         text.split_inclusive(|&b| b == b'\n')
             .map(<[u8]>::to_vec)
@@ -536,7 +523,8 @@ fn check_corpus(tool: Tool, dir: &Path, files: &[OsString]) -> Vec<OsString> {
     let other = {
         let other_tool = match tool {
             Tool::Sha1 => Tool::Md5,
-            Tool::Md5 => Tool::Sha1,
+            Tool::Md5 => Tool::Sha256,
+            Tool::Sha256 => Tool::Sha1,
         };
         let out = theirs(other_tool, &small[..3], env);
         out.stdout
