@@ -789,6 +789,99 @@ fn closed_pipe_is_quiet() {
     }
 }
 
+/// How the process is started, each as a shell sets it up: closed stdin or stdout, SIGPIPE
+/// ignored with output into a pipe nobody reads, `POSIXLY_CORRECT`, `-h`, and `--version` (which
+/// prints flagsplit's own version). Run through `sh -c`, with `$0` the program (`md5sum`, or
+/// `flagsplit md5sum` as `"$FLAGSPLIT" md5sum`).
+#[test]
+fn edges_match_coreutils() {
+    let (dir, _) = make_corpus();
+    let many = "$(i=0; while [ $i -lt 3000 ]; do echo empty; i=$((i+1)); done)";
+    let list = "c.list";
+    let cases: Vec<String> = vec![
+        "PROG <&-".into(),
+        "PROG - <&-".into(),
+        "PROG empty - <&-".into(),
+        "PROG -c <&-".into(),
+        format!("PROG -c {list} <&-"),
+        "PROG empty >&-".into(),
+        "PROG gone >&-".into(),
+        "PROG -c --status c.list >&-".into(),
+        // The program's own status, as the shell's PIPESTATUS would say, goes to stderr.
+        format!("trap '' PIPE; {{ PROG {many}; echo \"status $?\" >&2; }} | true"),
+        format!("trap '' PIPE; {{ PROG -c {list} {list} {list}; echo \"status $?\" >&2; }} | true"),
+        "POSIXLY_CORRECT=1 PROG empty -b".into(),
+        "POSIXLY_CORRECT=1 PROG empty -- -b".into(),
+        "POSIXLY_CORRECT=1 PROG -b empty".into(),
+        "PROG empty -- -b".into(),
+        "PROG -h".into(),
+        "PROG -bh empty".into(),
+    ];
+    for tool in TOOLS {
+        let listing = theirs(
+            tool,
+            &args(&["empty"; 2000]),
+            Env {
+                dir: dir.path(),
+                stdin: b"",
+                locale: UTF8,
+            },
+        );
+        fs::write(dir.path().join("c.list"), listing.stdout).unwrap();
+        for case in &cases {
+            let run = |prog: &str| {
+                let script = case.replace("PROG", prog);
+                let out = Command::new("sh")
+                    .args(["-c", &script])
+                    .current_dir(dir.path())
+                    .env("FLAGSPLIT", env!("CARGO_BIN_EXE_flagsplit"))
+                    .env("LC_ALL", UTF8)
+                    .env_remove("POSIXLY_CORRECT")
+                    .output()
+                    .unwrap();
+                (out.status.code(), out.stdout, normalize(&out.stderr, tool))
+            };
+            let expected = run(tool.name());
+            let got = run(&format!("\"$FLAGSPLIT\" {}", tool.name()));
+            assert_ne!(expected.0, Some(2), "`{case}` is not a valid script");
+            assert_eq!(
+                got.0,
+                expected.0,
+                "{} `{case}`: status\nstderr flagsplit:\n    {}\nstderr coreutils:\n    {}",
+                tool.name(),
+                show(&got.2),
+                show(&expected.2)
+            );
+            assert!(
+                got.1 == expected.1,
+                "{} `{case}`: stdout\nflagsplit:\n    {}\ncoreutils:\n    {}",
+                tool.name(),
+                show(&got.1),
+                show(&expected.1)
+            );
+            assert!(
+                got.2 == expected.2,
+                "{} `{case}`: stderr\nflagsplit:\n    {}\ncoreutils:\n    {}",
+                tool.name(),
+                show(&got.2),
+                show(&expected.2)
+            );
+        }
+        // --version: flagsplit's own version (coreutils prints its own), status 0.
+        let out = Command::new(env!("CARGO_BIN_EXE_flagsplit"))
+            .args([tool.name(), "--version"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            out.stdout,
+            format!("flagsplit version {}\n", env!("CARGO_PKG_VERSION")).as_bytes()
+        );
+        let theirs = Command::new(tool.name()).arg("--version").output().unwrap();
+        assert_eq!(theirs.status.code(), Some(0));
+    }
+}
+
 /// Names in messages: every boundary of what is printable in UTF-8 (the table generated from
 /// glibc), and bytes that are not UTF-8, quoted exactly as coreutils quotes them.
 #[test]

@@ -1,6 +1,6 @@
 //! The `flagsplit` program's commands and options.
 
-use super::{Command, OperandKind, Operands, Opt, Program};
+use super::{Command, Conventions, OperandKind, Operands, Opt, Program};
 
 const SUM_CHECK: &str = "The following five options are useful only when verifying checksums:";
 
@@ -64,6 +64,7 @@ pub const SHA1SUM: Command = Command {
                or where binary is insignificant), and name for each FILE.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Coreutils,
 };
 
 /// `flagsplit md5sum`.
@@ -76,6 +77,7 @@ pub const MD5SUM: Command = Command {
     epilogue: SUM_EPILOGUE,
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Coreutils,
 };
 
 /// `flagsplit sha256sum`.
@@ -92,6 +94,7 @@ pub const SHA256SUM: Command = Command {
                There is no difference between binary mode and text mode on GNU systems.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Coreutils,
 };
 
 /// `flagsplit version`.
@@ -120,6 +123,7 @@ pub const VERSION: Command = Command {
     epilogue: "",
     operands: None,
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit hash-object`.
@@ -169,6 +173,7 @@ pub const HASH_OBJECT: Command = Command {
                with the collision-detecting provider, as git refuses it.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit bench`.
@@ -193,6 +198,7 @@ pub const BENCH: Command = Command {
                scripts/bench-builds.sh (whole builds side by side).",
     operands: None,
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit help`.
@@ -205,6 +211,7 @@ pub const HELP: Command = Command {
     epilogue: "",
     operands: Some(Operands::one("COMMAND", OperandKind::Command)),
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// The `flagsplit` program.

@@ -35,6 +35,7 @@ pub fn main(kind: Kind, m: &Matches) -> ExitCode {
             stdout: &mut stdout.lock(),
             stderr: &mut io::stderr().lock(),
             line_buffered,
+            inherited: flagsplit::inherited::inherited(),
         },
     );
     ExitCode::from(status)
