@@ -6,7 +6,8 @@
 #      per build, next to coreutils `sha1sum /dev/null` and `git hash-object /dev/null` (outside any
 #      repository);
 #   2. throughput on a 300 MiB file: flagsplit sha1sum / md5sum (each build's providers) next to
-#      coreutils, `openssl dgst` and `git hash-object`;
+#      coreutils, `openssl dgst` and `git hash-object`; flagsplit sha256sum (builtin, and OpenSSL
+#      in the all-features build) next to `openssl dgst -sha256` and coreutils `sha256sum`;
 #   3. `hash-object --stdin-paths` over a large real tree (default: the Rust toolchains under
 #      ~/.rustup/toolchains, tens of thousands of files) next to `git hash-object --stdin-paths`,
 #      checking that the ids are identical;
@@ -111,6 +112,11 @@ for b in "${builds[@]}"; do
 	echo "| \`flagsplit sha1sum /dev/null\` ($b build) | $n | $(ratio "$n" "$git_ir") | $(ratio "$n" "$default_ir") |"
 done
 echo "| coreutils \`sha1sum /dev/null\` | $cu_ir | $(ratio "$cu_ir" "$git_ir") | |"
+# The other commands of the same binary: adding a command must cost the others nothing.
+for cmd in md5sum sha256sum; do
+	n=$(ir "$(bin default)" "$cmd" /dev/null)
+	echo "| \`flagsplit $cmd /dev/null\` (default build) | $n | $(ratio "$n" "$git_ir") | $(ratio "$n" "$default_ir") |"
+done
 echo "| \`git hash-object /dev/null\` (outside a repository) | $git_ir | 1.00 | |"
 echo
 
@@ -150,6 +156,22 @@ row "\`git hash-object\`" "$t_git"
 echo
 echo "Each × column is (that command's time) / (this row's time): above 1 means this row is faster."
 echo
+t_openssl_sha256=$(best "$runs" openssl dgst -sha256 "$big")
+t_cu_sha256=$(best "$runs" sha256sum "$big")
+row256() { # label seconds
+	local mbs
+	mbs=$(awk -v t="$2" 'BEGIN { printf "%.0f", 300 * 1048576 / t / 1e6 }')
+	echo "| $1 | $2 | $mbs | $(ratio "$t_openssl_sha256" "$2") | $(ratio "$t_cu_sha256" "$2") |"
+}
+echo "SHA-256 on the same file:"
+echo
+echo "| command | seconds | MB/s | × \`openssl dgst -sha256\` | × coreutils \`sha256sum\` |"
+echo "|---|---:|---:|---:|---:|"
+row256 "\`flagsplit sha256sum\` (default: builtin)" "$(best "$runs" "$D" sha256sum "$big")"
+row256 "\`flagsplit sha256sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" sha256sum "$big")"
+row256 "\`openssl dgst -sha256\`" "$t_openssl_sha256"
+row256 "coreutils \`sha256sum\`" "$t_cu_sha256"
+echo
 
 # --- 3. a real tree ---------------------------------------------------------------------------
 log "hash-object --stdin-paths over $tree"
@@ -181,7 +203,7 @@ echo "## Peak memory hashing a 1 GiB file (maximum resident set size)"
 echo
 echo "| command | peak RSS (MiB) |"
 echo "|---|---:|"
-for cmd in "$D sha1sum" "$D md5sum" "$D hash-object" "$O sha1sum" "git hash-object" "sha1sum"; do
+for cmd in "$D sha1sum" "$D md5sum" "$D sha256sum" "$D hash-object" "$O sha1sum" "git hash-object" "sha1sum"; do
 	kib=$(peak_kib $cmd "$gib")
 	label=${cmd/$root\/target\/bench-builds\//}
 	label=${label/\/release\/flagsplit/: flagsplit}

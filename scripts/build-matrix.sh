@@ -102,7 +102,7 @@ GS=$T_GNU/release/flagsplit-imap-send
 note "default features"
 if build default "$T_LLD" ""; then
 	expect_linker default "$F" lld
-	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+TLS: RUSTLS" "-^OpenSSL:"
+	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_BLK" "+TLS: RUSTLS" "-^OpenSSL:"
 	expect_links default "$F" nocrypto nossl
 	expect_links default "$S" nocrypto nossl
 	expect_options default-sender "$S" "~^TLS: RUSTLS" "-^OpenSSL:" "+SHA-1: SHA1_DC"
@@ -144,6 +144,33 @@ if build openssl-md5-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-md5; then
 	expect_links openssl-md5-gnuld "$GS" crypto nossl
 fi
 
+note "--features openssl-sha256"
+if build openssl-sha256 "$T_LLD" "" --features openssl-sha256; then
+	expect_options openssl-sha256 "$F" "+SHA-1: SHA1_DC" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_OPENSSL" "+sha256-provider: openssl (from default with feature openssl-sha256)"
+	expect_options openssl-sha256 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
+	expect_links openssl-sha256 "$F" crypto nossl
+	# The sender computes no SHA-256: OpenSSL SHA-256 links nothing into it.
+	expect_links openssl-sha256 "$S" nocrypto nossl
+	expect_options openssl-sha256-sender "$S" "+links: (no OpenSSL)" "-^OpenSSL:"
+fi
+if build openssl-sha256-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha256; then
+	expect_links openssl-sha256-gnuld "$G" crypto nossl
+	expect_links openssl-sha256-gnuld "$GS" nocrypto nossl
+fi
+
+note "--features openssl-sha256 with FLAGSPLIT_SHA256_PROVIDER=builtin"
+export FLAGSPLIT_SHA256_PROVIDER=builtin
+if build openssl-sha256-builtin "$T_LLD" "" --features openssl-sha256; then
+	expect_options openssl-sha256-builtin "$F" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
+	expect_links openssl-sha256-builtin "$F" nocrypto nossl
+	expect_links openssl-sha256-builtin "$S" nocrypto nossl
+fi
+if build openssl-sha256-builtin-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha256; then
+	expect_links openssl-sha256-builtin-gnuld "$G" nocrypto nossl
+	expect_links openssl-sha256-builtin-gnuld "$GS" nocrypto nossl
+fi
+unset FLAGSPLIT_SHA256_PROVIDER
+
 note "--features openssl-sha1 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block"
 export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block
 if build openssl-sha1-dc "$T_LLD" "" --features openssl-sha1; then
@@ -172,7 +199,7 @@ fi
 
 note "--all-features"
 if build all "$T_LLD" "" --all-features; then
-	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+TLS: OPENSSL"
+	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+SHA-256: SHA256_OPENSSL" "+TLS: OPENSSL"
 	expect_links all "$F" crypto nossl
 	expect_links all "$S" crypto ssl
 fi
@@ -194,6 +221,9 @@ unset FLAGSPLIT_TLS_PROVIDER
 
 note "configuration errors"
 expect_build_error tls-feature-off "FLAGSPLIT_TLS_PROVIDER" "--features openssl-tls" -- FLAGSPLIT_TLS_PROVIDER=openssl
+expect_build_error sha256-feature-off "FLAGSPLIT_SHA256_PROVIDER" "--features openssl-sha256" -- FLAGSPLIT_SHA256_PROVIDER=openssl
+printf '[sha256]\nprovider = "openssl"\n' >"$log/sha256.toml"
+expect_build_error sha256-file-feature-off "$log/sha256.toml:2:12" "--features openssl-sha256" -- FLAGSPLIT_CONFIG="$log/sha256.toml"
 expect_build_error typo "FLAGSPLIT_SHA_PROVIDER" "valid build-time names: FLAGSPLIT_CONFIG, FLAGSPLIT_SHA1_PROVIDER" -- FLAGSPLIT_SHA_PROVIDER=dc
 cfg=$log/flagsplit.toml
 printf '[sha1]\nprovider = "block"\n\n[md5]\nprovder = "openssl"\n' >"$cfg"

@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::build_options::{BUILD_INFO, token};
-use crate::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE};
+use crate::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE, SHA256};
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
 use crate::json;
@@ -81,11 +81,12 @@ pub struct Report {
 }
 
 /// The algorithms this build selected, each with its facility.
-pub fn algorithms() -> [(Algorithm, &'static str); 3] {
+pub fn algorithms() -> [(Algorithm, &'static str); 4] {
     [
         (Algorithm::Sha1, SHA1),
         (Algorithm::Sha1Unchecked, SHA1_UNSAFE),
         (Algorithm::Md5, MD5),
+        (Algorithm::Sha256, SHA256),
     ]
 }
 
@@ -99,6 +100,7 @@ pub fn label(algorithm: Algorithm) -> String {
         Algorithm::Sha1 => format!("SHA-1 {p} (sha1)"),
         Algorithm::Sha1Unchecked => format!("SHA-1 {p} (sha1-unsafe)"),
         Algorithm::Md5 => format!("MD5 {p}"),
+        Algorithm::Sha256 => format!("SHA-256 {p}"),
     }
 }
 

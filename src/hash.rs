@@ -1,10 +1,11 @@
 //! The hashing facilities over the providers this build selected: checked SHA-1 ([`Sha1`]), SHA-1
-//! without collision detection ([`Sha1Unsafe`]) and [`Md5`], each a small streaming type, plus
+//! without collision detection ([`Sha1Unsafe`]), [`Md5`] and [`Sha256`], each a small streaming
+//! type, plus
 //! run-time dispatch ([`Algorithm`], [`Hasher`]) and stream hashing.
 //!
 //! The selection is `build.rs`'s: one `flagsplit_<facility> = "<provider>"` cfg per facility. This
 //! module is the only place that names a provider for the `flagsplit` binary, so only the selected
-//! ones are linked. Everything of `flagsplit-hash` (every compiled provider, the traits, [`Digest`])
+//! ones are linked. Everything of `flagsplit-hash` (every compiled provider, the trait, [`Digest`])
 //! is re-exported here for tests and benchmarks.
 
 use std::io::{self, Read};
@@ -28,6 +29,11 @@ type SelectedMd5 = md5::builtin::Md5Builtin;
 #[cfg(flagsplit_md5 = "openssl")]
 type SelectedMd5 = md5::openssl::Md5Openssl;
 
+#[cfg(flagsplit_sha256 = "builtin")]
+type SelectedSha256 = sha256::builtin::Sha256Builtin;
+#[cfg(flagsplit_sha256 = "openssl")]
+type SelectedSha256 = sha256::openssl::Sha256Openssl;
+
 /// The MD5 provider this build selected (the IMAP sender's CRAM-MD5 uses it too).
 pub type Md5Selected = SelectedMd5;
 
@@ -36,11 +42,11 @@ pub type Md5Selected = SelectedMd5;
 /// callers' object files mention libcrypto: `flagsplit-imap-send` links this library too.
 #[inline]
 pub fn openssl_version() -> Option<String> {
-    #[cfg(any(openssl_sha1, openssl_md5))]
+    #[cfg(any(openssl_sha1, openssl_md5, openssl_sha256))]
     {
         Some(flagsplit_hash::openssl_version())
     }
-    #[cfg(not(any(openssl_sha1, openssl_md5)))]
+    #[cfg(not(any(openssl_sha1, openssl_md5, openssl_sha256)))]
     {
         None
     }
@@ -71,8 +77,11 @@ impl Sha1 {
 
     /// The digest, or the collision attack detected.
     #[inline]
+    // The provider's error is `Collision` with `dc` (an identity conversion, which clippy flags)
+    // and `Infallible` with `block` or `openssl`.
+    #[allow(clippy::useless_conversion)]
     pub fn finalize(self) -> Result<[u8; 20], Collision> {
-        self.0.finalize()
+        self.0.finalize().map_err(Into::into)
     }
 }
 
@@ -106,11 +115,10 @@ impl Sha1Unsafe {
     /// The digest.
     #[inline]
     pub fn finalize(self) -> [u8; 20] {
-        match self.0.finalize() {
-            Ok(d) => d,
-            // The sha1-unsafe providers (block, openssl) never detect anything.
-            Err(c) => c.digest,
-        }
+        // The sha1-unsafe providers (block, openssl) cannot refuse: their error type is
+        // `Infallible`.
+        let Ok(d) = self.0.finalize();
+        d
     }
 }
 
@@ -143,13 +151,48 @@ impl Md5 {
     /// The digest.
     #[inline]
     pub fn finalize(self) -> [u8; 16] {
-        self.0.finalize()
+        let Ok(d) = self.0.finalize();
+        d
     }
 }
 
 impl Default for Md5 {
     fn default() -> Self {
         Md5::new()
+    }
+}
+
+/// SHA-256 with the provider of the `sha256` facility.
+#[derive(Clone)]
+pub struct Sha256(SelectedSha256);
+
+impl Sha256 {
+    /// The provider this build selected.
+    pub const PROVIDER: &'static str = SelectedSha256::PROVIDER;
+
+    /// A fresh hasher.
+    #[inline]
+    pub fn new() -> Sha256 {
+        Sha256(SelectedSha256::new())
+    }
+
+    /// Feeds `data`.
+    #[inline]
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// The digest.
+    #[inline]
+    pub fn finalize(self) -> [u8; 32] {
+        let Ok(d) = self.0.finalize();
+        d
+    }
+}
+
+impl Default for Sha256 {
+    fn default() -> Self {
+        Sha256::new()
     }
 }
 
@@ -162,6 +205,8 @@ pub enum Algorithm {
     Sha1Unchecked,
     /// MD5.
     Md5,
+    /// SHA-256.
+    Sha256,
 }
 
 impl Algorithm {
@@ -171,6 +216,7 @@ impl Algorithm {
             Algorithm::Sha1 => Sha1::PROVIDER,
             Algorithm::Sha1Unchecked => Sha1Unsafe::PROVIDER,
             Algorithm::Md5 => Md5::PROVIDER,
+            Algorithm::Sha256 => Sha256::PROVIDER,
         }
     }
 
@@ -179,6 +225,7 @@ impl Algorithm {
         match self {
             Algorithm::Sha1 | Algorithm::Sha1Unchecked => 20,
             Algorithm::Md5 => 16,
+            Algorithm::Sha256 => 32,
         }
     }
 }
@@ -192,6 +239,8 @@ pub enum Hasher {
     Sha1Unchecked(Sha1Unsafe),
     /// MD5.
     Md5(Md5),
+    /// SHA-256.
+    Sha256(Sha256),
 }
 
 impl Hasher {
@@ -201,6 +250,7 @@ impl Hasher {
             Algorithm::Sha1 => Hasher::Sha1(Sha1::new()),
             Algorithm::Sha1Unchecked => Hasher::Sha1Unchecked(Sha1Unsafe::new()),
             Algorithm::Md5 => Hasher::Md5(Md5::new()),
+            Algorithm::Sha256 => Hasher::Sha256(Sha256::new()),
         }
     }
 
@@ -211,6 +261,7 @@ impl Hasher {
             Hasher::Sha1(h) => h.update(data),
             Hasher::Sha1Unchecked(h) => h.update(data),
             Hasher::Md5(h) => h.update(data),
+            Hasher::Sha256(h) => h.update(data),
         }
     }
 
@@ -220,6 +271,7 @@ impl Hasher {
             Hasher::Sha1(h) => h.finalize().map(|d| Digest::new(&d)),
             Hasher::Sha1Unchecked(h) => Ok(Digest::new(&h.finalize())),
             Hasher::Md5(h) => Ok(Digest::new(&h.finalize())),
+            Hasher::Sha256(h) => Ok(Digest::new(&h.finalize())),
         }
     }
 }

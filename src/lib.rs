@@ -1,4 +1,4 @@
-//! flagsplit: SHA-1, MD5 and TLS providers chosen per facility at build time, with per-binary link
+//! flagsplit: SHA-1, MD5, SHA-256 and TLS providers chosen per facility at build time, with per-binary link
 //! dependencies.
 //!
 //! - [`hash`]: the hashing facilities over the providers `build.rs` selected (the `flagsplit-hash`
@@ -9,7 +9,10 @@
 //! - [`object`]: git object ids (`hash-object`), streaming.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions.
-//! - [`sum`]: `sha1sum` and `md5sum`, compatible with GNU coreutils (output, `--check`, messages).
+//! - [`sum`]: `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils (output,
+//!   `--check`, messages).
+//! - [`inherited`]: the standard descriptors and `SIGPIPE` disposition the process was started
+//!   with, as seen before Rust's runtime changes them.
 //!
 //! The build configuration itself (features, `FLAGSPLIT_*` variables, the config file) is resolved
 //! by this package's `build.rs` with the `flagsplit-config` crate; this library never names a TLS
@@ -21,6 +24,7 @@ pub mod cli;
 pub mod cpu;
 pub mod exec_path;
 pub mod hash;
+pub mod inherited;
 pub mod json;
 pub mod object;
 pub mod os_error;

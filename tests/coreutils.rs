@@ -1,7 +1,9 @@
-//! `flagsplit sha1sum` and `flagsplit md5sum` against GNU coreutils' `sha1sum` and `md5sum` (found
-//! on PATH; coreutils 9.1 is the reference): for the same arguments, files and standard input,
-//! stdout and the exit status must be byte-identical, and stderr too once `flagsplit sha1sum` is
-//! renamed `sha1sum`.
+//! `flagsplit sha1sum`, `md5sum` and `sha256sum` against GNU coreutils' `sha1sum`, `md5sum` and
+//! `sha256sum` (found on PATH; coreutils 9.1 is the reference): for the same arguments, files and
+//! standard input, stdout and the exit status must be byte-identical, and stderr too once
+//! `flagsplit sha1sum` is renamed `sha1sum`.
+
+mod support;
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
@@ -11,21 +13,24 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use support::Rng;
 use tempfile::TempDir;
 
 #[derive(Clone, Copy, Debug)]
 enum Tool {
     Sha1,
     Md5,
+    Sha256,
 }
 
-const TOOLS: [Tool; 2] = [Tool::Sha1, Tool::Md5];
+const TOOLS: [Tool; 3] = [Tool::Sha1, Tool::Md5, Tool::Sha256];
 
 impl Tool {
     fn name(self) -> &'static str {
         match self {
             Tool::Sha1 => "sha1sum",
             Tool::Md5 => "md5sum",
+            Tool::Sha256 => "sha256sum",
         }
     }
 }
@@ -154,26 +159,6 @@ fn osb(b: &[u8]) -> OsString {
 
 fn args(list: &[&str]) -> Vec<OsString> {
     list.iter().map(|s| os(s)).collect()
-}
-
-/// A small deterministic generator (xorshift64*), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 /// Regular files of the corpus: names that need escaping or quoting, non-UTF-8 names, empty,
@@ -420,8 +405,10 @@ fn check_corpus(tool: Tool, dir: &Path, files: &[OsString]) -> Vec<OsString> {
     let hex_len = match tool {
         Tool::Sha1 => 40,
         Tool::Md5 => 32,
+        Tool::Sha256 => 64,
     };
-    let fake_digest = b"0123456789abcdef0123456789abcdef01234567"[..hex_len].to_vec();
+    let fake_digest =
+        b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"[..hex_len].to_vec();
     let lines = |text: &[u8]| -> Vec<Vec<u8>> {
         text.split_inclusive(|&b| b == b'\n')
             .map(<[u8]>::to_vec)
@@ -536,7 +523,8 @@ fn check_corpus(tool: Tool, dir: &Path, files: &[OsString]) -> Vec<OsString> {
     let other = {
         let other_tool = match tool {
             Tool::Sha1 => Tool::Md5,
-            Tool::Md5 => Tool::Sha1,
+            Tool::Md5 => Tool::Sha256,
+            Tool::Sha256 => Tool::Sha1,
         };
         let out = theirs(other_tool, &small[..3], env);
         out.stdout
@@ -798,6 +786,99 @@ fn closed_pipe_is_quiet() {
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(141), "check={check}");
         assert!(out.stderr.is_empty(), "{}", show(&out.stderr));
+    }
+}
+
+/// How the process is started, each as a shell sets it up: closed stdin or stdout, SIGPIPE
+/// ignored with output into a pipe nobody reads, `POSIXLY_CORRECT`, `-h`, and `--version` (which
+/// prints flagsplit's own version). Run through `sh -c`, with `$0` the program (`md5sum`, or
+/// `flagsplit md5sum` as `"$FLAGSPLIT" md5sum`).
+#[test]
+fn edges_match_coreutils() {
+    let (dir, _) = make_corpus();
+    let many = "$(i=0; while [ $i -lt 3000 ]; do echo empty; i=$((i+1)); done)";
+    let list = "c.list";
+    let cases: Vec<String> = vec![
+        "PROG <&-".into(),
+        "PROG - <&-".into(),
+        "PROG empty - <&-".into(),
+        "PROG -c <&-".into(),
+        format!("PROG -c {list} <&-"),
+        "PROG empty >&-".into(),
+        "PROG gone >&-".into(),
+        "PROG -c --status c.list >&-".into(),
+        // The program's own status, as the shell's PIPESTATUS would say, goes to stderr.
+        format!("trap '' PIPE; {{ PROG {many}; echo \"status $?\" >&2; }} | true"),
+        format!("trap '' PIPE; {{ PROG -c {list} {list} {list}; echo \"status $?\" >&2; }} | true"),
+        "POSIXLY_CORRECT=1 PROG empty -b".into(),
+        "POSIXLY_CORRECT=1 PROG empty -- -b".into(),
+        "POSIXLY_CORRECT=1 PROG -b empty".into(),
+        "PROG empty -- -b".into(),
+        "PROG -h".into(),
+        "PROG -bh empty".into(),
+    ];
+    for tool in TOOLS {
+        let listing = theirs(
+            tool,
+            &args(&["empty"; 2000]),
+            Env {
+                dir: dir.path(),
+                stdin: b"",
+                locale: UTF8,
+            },
+        );
+        fs::write(dir.path().join("c.list"), listing.stdout).unwrap();
+        for case in &cases {
+            let run = |prog: &str| {
+                let script = case.replace("PROG", prog);
+                let out = Command::new("sh")
+                    .args(["-c", &script])
+                    .current_dir(dir.path())
+                    .env("FLAGSPLIT", env!("CARGO_BIN_EXE_flagsplit"))
+                    .env("LC_ALL", UTF8)
+                    .env_remove("POSIXLY_CORRECT")
+                    .output()
+                    .unwrap();
+                (out.status.code(), out.stdout, normalize(&out.stderr, tool))
+            };
+            let expected = run(tool.name());
+            let got = run(&format!("\"$FLAGSPLIT\" {}", tool.name()));
+            assert_ne!(expected.0, Some(2), "`{case}` is not a valid script");
+            assert_eq!(
+                got.0,
+                expected.0,
+                "{} `{case}`: status\nstderr flagsplit:\n    {}\nstderr coreutils:\n    {}",
+                tool.name(),
+                show(&got.2),
+                show(&expected.2)
+            );
+            assert!(
+                got.1 == expected.1,
+                "{} `{case}`: stdout\nflagsplit:\n    {}\ncoreutils:\n    {}",
+                tool.name(),
+                show(&got.1),
+                show(&expected.1)
+            );
+            assert!(
+                got.2 == expected.2,
+                "{} `{case}`: stderr\nflagsplit:\n    {}\ncoreutils:\n    {}",
+                tool.name(),
+                show(&got.2),
+                show(&expected.2)
+            );
+        }
+        // --version: flagsplit's own version (coreutils prints its own), status 0.
+        let out = Command::new(env!("CARGO_BIN_EXE_flagsplit"))
+            .args([tool.name(), "--version"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            out.stdout,
+            format!("flagsplit version {}\n", env!("CARGO_PKG_VERSION")).as_bytes()
+        );
+        let theirs = Command::new(tool.name()).arg("--version").output().unwrap();
+        assert_eq!(theirs.status.code(), Some(0));
     }
 }
 

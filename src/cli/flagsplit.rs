@@ -1,6 +1,6 @@
 //! The `flagsplit` program's commands and options.
 
-use super::{Command, OperandKind, Operands, Opt, Program};
+use super::{Command, Conventions, OperandKind, Operands, Opt, Program};
 
 const SUM_CHECK: &str = "The following five options are useful only when verifying checksums:";
 
@@ -37,6 +37,7 @@ static SHA1SUM_OPTIONS: [Opt; 11] = sum_options!(Opt::flag(
     "hash with the sha1-unsafe provider, without collision\ndetection (also FLAGSPLIT_SHA1DC=0)",
 ));
 static MD5SUM_OPTIONS: [Opt; 10] = sum_options!();
+static SHA256SUM_OPTIONS: [Opt; 10] = sum_options!();
 
 const SUM_PREAMBLE: &str = "With no FILE, or when FILE is -, read standard input.";
 
@@ -63,6 +64,7 @@ pub const SHA1SUM: Command = Command {
                or where binary is insignificant), and name for each FILE.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Coreutils,
 };
 
 /// `flagsplit md5sum`.
@@ -75,6 +77,24 @@ pub const MD5SUM: Command = Command {
     epilogue: SUM_EPILOGUE,
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Coreutils,
+};
+
+/// `flagsplit sha256sum`.
+pub const SHA256SUM: Command = Command {
+    name: "sha256sum",
+    about: "Print or check SHA256 (256-bit) checksums, like coreutils sha256sum.",
+    usage: "[OPTION]... [FILE]...",
+    preamble: SUM_PREAMBLE,
+    options: &SHA256SUM_OPTIONS,
+    epilogue: "The sums are computed as described in FIPS-180-2. When checking, the input\n\
+               should be a former output of this program. The default mode is to print a line with:\n\
+               checksum, a space, a character indicating input mode ('*' for binary, ' ' for text\n\
+               or where binary is insignificant), and name for each FILE.\n\n\
+               There is no difference between binary mode and text mode on GNU systems.",
+    operands: Some(Operands::files("FILE")),
+    hidden: false,
+    conventions: Conventions::Coreutils,
 };
 
 /// `flagsplit version`.
@@ -103,6 +123,7 @@ pub const VERSION: Command = Command {
     epilogue: "",
     operands: None,
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit hash-object`.
@@ -152,6 +173,7 @@ pub const HASH_OBJECT: Command = Command {
                with the collision-detecting provider, as git refuses it.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit bench`.
@@ -159,7 +181,7 @@ pub const BENCH: Command = Command {
     name: "bench",
     about: "Measure this build's providers and start-up cost on this machine.",
     usage: "[--quick] [--json]",
-    preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1 and MD5 providers at 64 B,\n\
+    preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1, MD5 and SHA-256 providers at 64 B,\n\
                1 KiB, 64 KiB and 300 MiB (in memory, best of the rounds), and the start-up cost of\n\
                `flagsplit sha1sum /dev/null` (wall time, and instructions under callgrind when valgrind\n\
                is installed). The default run takes well under a minute.",
@@ -176,6 +198,7 @@ pub const BENCH: Command = Command {
                scripts/bench-builds.sh (whole builds side by side).",
     operands: None,
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// `flagsplit help`.
@@ -188,15 +211,17 @@ pub const HELP: Command = Command {
     epilogue: "",
     operands: Some(Operands::one("COMMAND", OperandKind::Command)),
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };
 
 /// The `flagsplit` program.
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
-    about: "Hash with the SHA-1 and MD5 providers this build selected, and send patches over IMAP.",
+    about: "Hash with the SHA-1, MD5 and SHA-256 providers this build selected, and send patches over IMAP.",
     commands: &[
         SHA1SUM,
         MD5SUM,
+        SHA256SUM,
         HASH_OBJECT,
         super::imap_send::IMAP_SEND,
         BENCH,

@@ -1,6 +1,6 @@
 //! The `flagsplit-imap-send` program's options (also reached as `flagsplit imap-send`).
 
-use super::{Command, OperandKind, Operands, Opt};
+use super::{Command, Conventions, OperandKind, Operands, Opt};
 
 static OPTIONS: [Opt; 12] = [
     Opt::with_value(
@@ -74,4 +74,5 @@ Messages identical to one already in the folder are skipped. On failure the exit
 and each message is reported as stored, not stored or unknown.",
     operands: Some(Operands::one("version", OperandKind::Words(&["version"]))),
     hidden: false,
+    conventions: Conventions::Flagsplit,
 };

@@ -9,7 +9,10 @@
 //!
 //! Parsing follows GNU `getopt_long`, as coreutils does: options and operands may be mixed, `--`
 //! ends options, short options bundle (`-bc`), long options take `--name=value` or
-//! `--name value` and may be abbreviated to any unambiguous prefix.
+//! `--name value` and may be abbreviated to any unambiguous prefix. A command that follows
+//! coreutils' conventions ([`Conventions::Coreutils`]) has `--help` and `--version` but no `-h`,
+//! and, as `getopt_long` does, stops taking options at the first operand when `POSIXLY_CORRECT` is
+//! set.
 
 pub mod flagsplit;
 pub mod imap_send;
@@ -71,6 +74,23 @@ impl Opt {
 
 /// The `--help` option every command has.
 pub const HELP: Opt = Opt::flag(Some('h'), "help", "display this help and exit");
+
+/// The options every coreutils-style command has in place of [`HELP`] (coreutils' wording).
+pub static COREUTILS_OPTIONS: [Opt; 2] = [
+    Opt::flag(None, "help", "display this help and exit"),
+    Opt::flag(None, "version", "output version information and exit"),
+];
+
+/// Whose command-line conventions a command follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conventions {
+    /// flagsplit's (and git's): `-h`/`--help`; options and operands mix freely.
+    Flagsplit,
+    /// GNU coreutils': `--help` and `--version`, no `-h`; with `POSIXLY_CORRECT` in the
+    /// environment the first operand ends the options (everything after it, `--` included, is an
+    /// operand).
+    Coreutils,
+}
 
 /// The options a [`Program`] takes in place of a command (`flagsplit --help`, `flagsplit
 /// --version`).
@@ -147,6 +167,8 @@ pub struct Command {
     pub operands: Option<Operands>,
     /// Hidden from the command list (still accepted).
     pub hidden: bool,
+    /// Whose conventions it follows (`-h`, `--version`, `POSIXLY_CORRECT`).
+    pub conventions: Conventions,
 }
 
 /// A program: its name and commands.
@@ -200,9 +222,13 @@ impl Program {
 }
 
 impl Command {
-    /// Every option including `--help`.
+    /// Every option including `--help` (and `--version` for [`Conventions::Coreutils`]).
     pub fn all_options(&self) -> impl Iterator<Item = &Opt> {
-        self.options.iter().chain(std::iter::once(&HELP))
+        let common: &'static [Opt] = match self.conventions {
+            Conventions::Flagsplit => std::slice::from_ref(&HELP),
+            Conventions::Coreutils => &COREUTILS_OPTIONS,
+        };
+        self.options.iter().chain(common)
     }
 
     /// The command's `--help`, in coreutils' layout.
@@ -258,6 +284,8 @@ impl Command {
         I::Item: Into<OsString>,
     {
         use lexopt::Arg;
+        let posix_order = self.conventions == Conventions::Coreutils
+            && std::env::var_os("POSIXLY_CORRECT").is_some();
         let mut parser = lexopt::Parser::from_args(args);
         let mut m = Matches {
             command: self,
@@ -278,6 +306,13 @@ impl Command {
                             .error(CliErrorKind::ExtraOperand(v.to_string_lossy().into_owned())));
                     }
                     m.operands.push(v);
+                    if posix_order {
+                        // Nothing is pending after an operand, so the rest is available raw.
+                        if let Ok(rest) = parser.raw_args() {
+                            m.operands.extend(rest);
+                        }
+                        break;
+                    }
                     continue;
                 }
                 Arg::Short(c) => match self.all_options().find(|o| o.short == Some(c)) {
@@ -465,6 +500,7 @@ mod tests {
         epilogue: "",
         operands: Some(Operands::files("FILE")),
         hidden: false,
+        conventions: Conventions::Flagsplit,
     };
 
     fn parse(args: &[&str]) -> Result<Matches, String> {

@@ -1,4 +1,4 @@
-//! The `sha1sum`/`md5sum` commands: options, hashing files and standard input, `--check`, the
+//! The `sha1sum`/`md5sum`/`sha256sum` commands: options, hashing files and standard input, `--check`, the
 //! messages and the exit status, with the process's streams passed in (see [`Io`]) so that the
 //! whole command runs in tests too.
 
@@ -14,10 +14,12 @@ use super::line::{self, Layout, Style};
 use super::quote::{self, Charset};
 use crate::cli::Matches;
 use crate::hash::{self, Algorithm};
+use crate::inherited::Inherited;
 use crate::os_error::strerror;
 
 /// The exit status after stdout turned out to be a closed pipe: what a shell reports for
-/// coreutils, which dies of `SIGPIPE` there (128 + 13). Nothing is printed.
+/// coreutils, which dies of `SIGPIPE` there (128 + 13). Nothing is printed. (When the parent
+/// ignored `SIGPIPE`, coreutils gets `EPIPE` instead and reports a write error: so does this.)
 pub const BROKEN_PIPE_STATUS: u8 = 141;
 
 /// An option combination coreutils refuses (its wording).
@@ -159,9 +161,45 @@ pub struct Io<'a> {
     pub stderr: &'a mut dyn Write,
     /// Write stdout line by line (a terminal: results appear as each file is done).
     pub line_buffered: bool,
+    /// How the process was started: a closed stdin or stdout fails as it does for coreutils
+    /// (`Bad file descriptor`), whatever `stdin`/`stdout` are; with `SIGPIPE` ignored a closed
+    /// pipe is a write error.
+    pub inherited: Inherited,
 }
 
-/// Runs `sha1sum`/`md5sum` with the parsed command line; returns the exit status (0, 1, or
+/// A descriptor that was closed when the process started: every read and write fails with
+/// `EBADF`, as it does for a C program.
+struct Closed;
+
+fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(libc::EBADF)
+}
+
+impl io::Read for Closed {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(ebadf())
+    }
+}
+
+impl BufRead for Closed {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Err(ebadf())
+    }
+
+    fn consume(&mut self, _: usize) {}
+}
+
+impl Write for Closed {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(ebadf())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `sha1sum`/`md5sum`/`sha256sum` with the parsed command line; returns the exit status (0, 1, or
 /// [`BROKEN_PIPE_STATUS`]).
 pub fn main(sum: Sum, m: &Matches, io: Io<'_>) -> u8 {
     match Options::from_matches(sum, m) {
@@ -177,17 +215,30 @@ pub fn main(sum: Sum, m: &Matches, io: Io<'_>) -> u8 {
 
 /// Hashes or checks `operands` (standard input when there are none).
 pub fn run(options: &Options, operands: &[OsString], io: Io<'_>) -> u8 {
+    let (mut closed_in, mut closed_out) = (Closed, Closed);
+    let stdin: &mut dyn BufRead = if io.inherited.stdin_closed {
+        &mut closed_in
+    } else {
+        io.stdin
+    };
+    let stdout: &mut dyn Write = if io.inherited.stdout_closed {
+        &mut closed_out
+    } else {
+        io.stdout
+    };
     let mut runner = Runner {
         o: options,
         out: Out {
-            w: io.stdout,
+            w: stdout,
             buf: Vec::with_capacity(OUT_BLOCK),
             error: None,
             broken: false,
             line_buffered: io.line_buffered,
+            epipe_is_error: io.inherited.sigpipe_ignored,
         },
         stderr: io.stderr,
-        stdin: Some(io.stdin),
+        stdin: Some(stdin),
+        stdin_read: false,
         charset: options.charset,
         read_buf: Vec::new(),
         layout: Layout::default(),
@@ -210,13 +261,25 @@ pub fn run(options: &Options, operands: &[OsString], io: Io<'_>) -> u8 {
             return BROKEN_PIPE_STATUS;
         }
     }
+    if io.inherited.stdin_closed && runner.stdin_read {
+        // coreutils closes stdin at the end when it read it, and reports that failing.
+        runner.message(format_args!("standard input: {}", strerror(&ebadf())));
+        ok = false;
+    }
     runner.out.flush();
     if runner.out.broken {
         return BROKEN_PIPE_STATUS;
     }
-    if runner.out.error.is_some() {
-        // coreutils 9.1 says just this (measured with stdout on /dev/full), without the reason.
-        runner.message(format_args!("write error"));
+    if let Some(e) = &runner.out.error {
+        // coreutils 9.1 says just this (measured with stdout on /dev/full, or a pipe with
+        // SIGPIPE ignored), without the reason, except when closing stdout fails too: for a
+        // descriptor that is not open (`>&-`), "write error: Bad file descriptor".
+        if e.raw_os_error() == Some(libc::EBADF) {
+            let reason = strerror(e);
+            runner.message(format_args!("write error: {reason}"));
+        } else {
+            runner.message(format_args!("write error"));
+        }
         return 1;
     }
     u8::from(!ok)
@@ -234,6 +297,8 @@ struct Out<'a> {
     error: Option<io::Error>,
     broken: bool,
     line_buffered: bool,
+    /// `EPIPE` is an ordinary write error (the parent ignored `SIGPIPE`), not the end.
+    epipe_is_error: bool,
 }
 
 impl Out<'_> {
@@ -252,7 +317,9 @@ impl Out<'_> {
             let r = self.w.write_all(&self.buf).and_then(|()| self.w.flush());
             match r {
                 Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => self.broken = true,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe && !self.epipe_is_error => {
+                    self.broken = true;
+                }
                 Err(e) => self.error = Some(e),
             }
         }
@@ -276,6 +343,8 @@ struct Runner<'a, 'o> {
     stderr: &'a mut dyn Write,
     /// Taken while standard input is the check file being read.
     stdin: Option<&'a mut dyn BufRead>,
+    /// Whether standard input was read (hashed or checked).
+    stdin_read: bool,
     charset: Option<Charset>,
     read_buf: Vec<u8>,
     layout: Layout,
@@ -305,6 +374,7 @@ impl Runner<'_, '_> {
         let result = if name == b"-" {
             match self.stdin.take() {
                 Some(stdin) => {
+                    self.stdin_read = true;
                     let r =
                         hash::hash_reader_with(self.o.algorithm, &mut *stdin, &mut self.read_buf);
                     self.stdin = Some(stdin);
@@ -365,6 +435,7 @@ impl Runner<'_, '_> {
             let Some(stdin) = self.stdin.take() else {
                 return false;
             };
+            self.stdin_read = true;
             let ok = self.check_stream(&mut *stdin, b"standard input", true);
             self.stdin = Some(stdin);
             ok
@@ -509,7 +580,7 @@ impl Runner<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::flagsplit::{MD5SUM, SHA1SUM};
+    use crate::cli::flagsplit::{MD5SUM, SHA1SUM, SHA256SUM};
 
     struct Run {
         status: u8,
@@ -521,6 +592,7 @@ mod tests {
         let cmd = match sum {
             Sum::Sha1 => &SHA1SUM,
             Sum::Md5 => &MD5SUM,
+            Sum::Sha256 => &SHA256SUM,
         };
         let m = cmd.parse(args.iter().copied()).unwrap();
         let mut input = stdin;
@@ -533,6 +605,7 @@ mod tests {
                 stdout: &mut stdout,
                 stderr: &mut stderr,
                 line_buffered: false,
+                inherited: Inherited::default(),
             },
         );
         Run {
@@ -611,6 +684,7 @@ mod tests {
                 stdout: &mut Closed,
                 stderr: &mut stderr,
                 line_buffered: true,
+                inherited: Inherited::default(),
             },
         );
         assert_eq!(status, BROKEN_PIPE_STATUS);

@@ -1,4 +1,4 @@
-//! `sha1sum` and `md5sum`, compatible with GNU coreutils 9.1: the same output lines (text,
+//! `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils 9.1: the same output lines (text,
 //! `*binary`, `--tag`, `-z`, file-name escaping), the same `--check` parsing and reporting, the
 //! same messages (with `flagsplit sha1sum:` as the program name), option checks and exit status.
 //!
@@ -37,22 +37,26 @@ pub enum Sum {
     Sha1,
     /// `md5sum`.
     Md5,
+    /// `sha256sum`.
+    Sha256,
 }
 
 impl Sum {
-    /// The command name: `sha1sum`, `md5sum`.
+    /// The command name: `sha1sum`, `md5sum`, `sha256sum`.
     pub const fn command(self) -> &'static str {
         match self {
             Sum::Sha1 => "sha1sum",
             Sum::Md5 => "md5sum",
+            Sum::Sha256 => "sha256sum",
         }
     }
 
-    /// The tag of BSD-style lines and messages: `SHA1`, `MD5`.
+    /// The tag of BSD-style lines and messages: `SHA1`, `MD5`, `SHA256`.
     pub const fn tag(self) -> &'static str {
         match self {
             Sum::Sha1 => "SHA1",
             Sum::Md5 => "MD5",
+            Sum::Sha256 => "SHA256",
         }
     }
 
@@ -61,6 +65,7 @@ impl Sum {
         match self {
             Sum::Sha1 => 40,
             Sum::Md5 => 32,
+            Sum::Sha256 => 64,
         }
     }
 
@@ -71,6 +76,7 @@ impl Sum {
             Sum::Sha1 if collision_detection => Algorithm::Sha1,
             Sum::Sha1 => Algorithm::Sha1Unchecked,
             Sum::Md5 => Algorithm::Md5,
+            Sum::Sha256 => Algorithm::Sha256,
         }
     }
 }

@@ -19,6 +19,8 @@ pub const SHA1: &str = "sha1";
 pub const SHA1_UNSAFE: &str = "sha1-unsafe";
 /// MD5 (`md5sum`, CRAM-MD5).
 pub const MD5: &str = "md5";
+/// SHA-256 (`sha256sum`).
+pub const SHA256: &str = "sha256";
 /// TLS for the IMAP sender.
 pub const TLS: &str = "tls";
 
@@ -97,6 +99,28 @@ pub static SPEC: Spec = Spec {
             used_by: &[FLAGSPLIT, IMAP_SEND],
         },
         Facility {
+            name: SHA256,
+            label: "SHA-256",
+            purpose: "SHA-256: sha256sum",
+            providers: &[
+                Provider::new(
+                    "builtin",
+                    "SHA256_BLK",
+                    "block SHA-256 (crate sha2, SHA-NI chosen at run time), git's SHA256_BLK",
+                ),
+                Provider::new(
+                    "openssl",
+                    "SHA256_OPENSSL",
+                    "libcrypto's SHA-256, git's OPENSSL_SHA256",
+                )
+                .feature("openssl-sha256")
+                .links(LIBCRYPTO)
+                .probe("sha256"),
+            ],
+            default_order: &["openssl", "builtin"],
+            used_by: &[FLAGSPLIT],
+        },
+        Facility {
             name: TLS,
             label: "TLS",
             purpose: "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
@@ -147,7 +171,7 @@ pub static SPEC: Spec = Spec {
         when: When::Build,
         values: "on, off",
         default: "off",
-        help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
+        help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
     }],
     foreign_variables: OPENSSL_VARIABLES,
     local_config: Some("config.toml"),
@@ -226,7 +250,13 @@ mod tests {
         SPEC.check().unwrap();
         assert_eq!(
             SPEC.features(),
-            ["openssl-sha1", "openssl-md5", "rustls-tls", "openssl-tls"]
+            [
+                "openssl-sha1",
+                "openssl-md5",
+                "openssl-sha256",
+                "rustls-tls",
+                "openssl-tls"
+            ]
         );
     }
 

@@ -262,23 +262,45 @@ mod tests {
     /// The defaults, written out per feature set rather than recomputed.
     #[test]
     fn defaults_for_every_feature_set() {
-        let cases: &[(&[&str], [&str; 4])] = &[
-            (&[], ["dc", "block", "builtin", "none"]),
-            (&["rustls-tls"], ["dc", "block", "builtin", "rustls"]),
-            (&["openssl-sha1"], ["openssl", "openssl", "builtin", "none"]),
-            (&["openssl-md5"], ["dc", "block", "openssl", "none"]),
-            (&["openssl-tls"], ["dc", "block", "builtin", "openssl"]),
+        let cases: &[(&[&str], [&str; 5])] = &[
+            (&[], ["dc", "block", "builtin", "builtin", "none"]),
+            (
+                &["rustls-tls"],
+                ["dc", "block", "builtin", "builtin", "rustls"],
+            ),
+            (
+                &["openssl-sha1"],
+                ["openssl", "openssl", "builtin", "builtin", "none"],
+            ),
+            (
+                &["openssl-md5"],
+                ["dc", "block", "openssl", "builtin", "none"],
+            ),
+            (
+                &["openssl-sha256"],
+                ["dc", "block", "builtin", "openssl", "none"],
+            ),
+            (
+                &["openssl-tls"],
+                ["dc", "block", "builtin", "builtin", "openssl"],
+            ),
             (
                 &["openssl-tls", "rustls-tls"],
-                ["dc", "block", "builtin", "openssl"],
+                ["dc", "block", "builtin", "builtin", "openssl"],
             ),
             (
                 &["openssl-sha1", "rustls-tls"],
-                ["openssl", "openssl", "builtin", "rustls"],
+                ["openssl", "openssl", "builtin", "builtin", "rustls"],
             ),
             (
-                &["openssl-sha1", "openssl-md5", "openssl-tls", "rustls-tls"],
-                ["openssl", "openssl", "openssl", "openssl"],
+                &[
+                    "openssl-sha1",
+                    "openssl-md5",
+                    "openssl-sha256",
+                    "openssl-tls",
+                    "rustls-tls",
+                ],
+                ["openssl", "openssl", "openssl", "openssl", "openssl"],
             ),
         ];
         for (names, expected) in cases {
@@ -286,9 +308,9 @@ mod tests {
             let sel = run(set.clone(), &[], None).expect("defaults always resolve");
             assert_eq!(providers(&sel), expected, "features {names:?}");
         }
-        // Every one of the 16 sets resolves with no input, and each default is available.
+        // Every one of the 32 sets resolves with no input, and each default is available.
         let all = FeatureSet::all_combinations(&SPEC);
-        assert_eq!(all.len(), 16);
+        assert_eq!(all.len(), 32);
         for set in all {
             let sel = run(set.clone(), &[], None).expect("defaults always resolve");
             for (_, choice) in sel.iter() {

@@ -1,7 +1,7 @@
-//! Merkle–Damgård streaming over a 64-byte block function, shared by the built-in MD5 and the block
-//! SHA-1 provider: the bytes of an incomplete block, the length so far, and the standard padding
-//! (`0x80`, zeros up to 56 mod 64, the length in bits). Both algorithms pad alike and differ only in
-//! the byte order of the length, so one buffer serves both.
+//! Merkle–Damgård streaming over a 64-byte block function, shared by the built-in MD5, the block
+//! SHA-1 and the built-in SHA-256 providers: the bytes of an incomplete block, the length so far,
+//! and the standard padding (`0x80`, zeros up to 56 mod 64, the length in bits). The three
+//! algorithms pad alike and differ only in the byte order of the length, so one buffer serves all.
 //!
 //! Why not the `digest`/`block-buffer` layers the `sha1` and `md-5` crates use: on one 64-byte
 //! message they cost about a third of the time on top of the block function (padding through a
@@ -13,7 +13,7 @@
 pub(crate) enum LengthOrder {
     /// MD5 (RFC 1321 §3.2).
     Little,
-    /// SHA-1 (FIPS 180-4 §5.1.1).
+    /// SHA-1 and SHA-256 (FIPS 180-4 §5.1.1).
     Big,
 }
 
@@ -22,7 +22,7 @@ pub(crate) enum LengthOrder {
 pub(crate) struct MdBuffer<S> {
     /// The chaining value.
     pub(crate) state: S,
-    /// Bytes fed so far. Both algorithms append the length in bits modulo 2^64, so wrapping is the
+    /// Bytes fed so far. All three algorithms append the length in bits modulo 2^64, so wrapping is the
     /// standard.
     len: u64,
     /// `buf[..len % 64]` holds the bytes of the current incomplete block.

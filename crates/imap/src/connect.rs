@@ -5,7 +5,7 @@
 
 use std::marker::PhantomData;
 
-use flagsplit_hash::Md5Provider;
+use crate::Md5Provider;
 use flagsplit_tls::TlsConfig;
 
 use crate::auth;

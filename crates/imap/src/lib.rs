@@ -35,6 +35,15 @@ mod upload;
 pub mod utf7;
 
 pub use error::ImapError;
-pub use flagsplit_hash::Md5Provider;
 pub use flagsplit_tls::{TlsConfig, TlsError, TlsProvider};
 pub use secret::Secret;
+
+use std::convert::Infallible;
+
+use flagsplit_hash::HashProvider;
+
+/// The bound on CRAM-MD5's hash: a [`HashProvider`] with MD5's 16-byte digest that cannot refuse.
+/// Every such provider implements it; it adds nothing to the one hashing interface.
+pub trait Md5Provider: HashProvider<Output = [u8; 16], Error = Infallible> {}
+
+impl<P: HashProvider<Output = [u8; 16], Error = Infallible>> Md5Provider for P {}

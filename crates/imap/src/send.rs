@@ -5,7 +5,7 @@
 //! The providers come from the caller: TLS in [`Job::tls`], MD5 (for CRAM-MD5) as the type
 //! parameter `M` of [`send`] and [`list`].
 
-use flagsplit_hash::Md5Provider;
+use crate::Md5Provider;
 use flagsplit_tls::TlsProvider;
 
 use crate::config::Settings;

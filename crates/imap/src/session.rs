@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
 use std::time::Duration;
 
-use flagsplit_hash::Md5Provider;
+use crate::Md5Provider;
 use flagsplit_tls::{TlsConfig, TlsProvider};
 use zeroize::{Zeroize, Zeroizing};
 

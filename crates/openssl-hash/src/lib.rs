@@ -1,4 +1,5 @@
-//! flagsplit's OpenSSL hashing providers: libcrypto's low-level `SHA1_*` and `MD5_*` functions.
+//! flagsplit's OpenSSL hashing providers: libcrypto's low-level `SHA1_*`, `SHA256_*` and `MD5_*`
+//! functions.
 //!
 //! This is its own crate so that a binary links libcrypto only when it calls one of these
 //! functions: GNU ld decides `DT_NEEDED` per object file it pulls in, and a crate of its own is an
@@ -59,6 +60,54 @@ impl Sha1 {
 impl Default for Sha1 {
     fn default() -> Self {
         Sha1::new()
+    }
+}
+
+/// SHA-256 over libcrypto's `SHA256_Init`/`SHA256_Update`/`SHA256_Final`.
+#[derive(Clone)]
+pub struct Sha256 {
+    ctx: openssl_sys::SHA256_CTX,
+}
+
+impl Sha256 {
+    /// A fresh hasher.
+    #[inline]
+    pub fn new() -> Sha256 {
+        let mut ctx = MaybeUninit::<openssl_sys::SHA256_CTX>::uninit();
+        // SAFETY: SHA256_Init initialises every field of the context it is given; it cannot fail
+        // for the software implementation (it only returns 1).
+        let ctx = unsafe {
+            openssl_sys::SHA256_Init(ctx.as_mut_ptr());
+            ctx.assume_init()
+        };
+        Sha256 { ctx }
+    }
+
+    /// Feeds `data`.
+    #[inline]
+    pub fn update(&mut self, data: &[u8]) {
+        // SAFETY: the context was initialised by SHA256_Init, and the pointer/length pair
+        // describes a valid slice.
+        unsafe {
+            openssl_sys::SHA256_Update(&mut self.ctx, data.as_ptr().cast::<c_void>(), data.len());
+        }
+    }
+
+    /// The digest.
+    #[inline]
+    pub fn finalize(mut self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        // SAFETY: `out` has the 32 bytes SHA256_Final writes; the context is initialised.
+        unsafe {
+            openssl_sys::SHA256_Final(out.as_mut_ptr(), &mut self.ctx);
+        }
+        out
+    }
+}
+
+impl Default for Sha256 {
+    fn default() -> Self {
+        Sha256::new()
     }
 }
 
@@ -148,6 +197,12 @@ mod tests {
         let mut m = Md5::new();
         m.update(b"abc");
         assert_eq!(hex(&m.finalize()), "900150983cd24fb0d6963f7d28e17f72");
+        let mut s = Sha256::new();
+        s.update(b"abc");
+        assert_eq!(
+            hex(&s.finalize()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert!(version_text().starts_with("OpenSSL "));
     }
 }

@@ -14,6 +14,21 @@ use flagsplit::cli::Matches;
 use flagsplit::cli::flagsplit::PROGRAM;
 use flagsplit::config::flagsplit::FLAGSPLIT;
 
+/// Records the inherited descriptors and `SIGPIPE` disposition before Rust's runtime changes them
+/// (see `flagsplit::inherited`): the C library runs the functions of `.init_array` before `main`.
+#[cfg(all(target_os = "linux", not(test)))]
+#[used]
+// SAFETY: an `.init_array` entry must be a function taking what the C library passes (argc, argv,
+// envp, which a C function may ignore) and safe to run before `main`: this one only asks the
+// kernel two questions and stores three atomics.
+#[unsafe(link_section = ".init_array")]
+static CAPTURE_INHERITED: extern "C" fn() = {
+    extern "C" fn capture() {
+        flagsplit::inherited::capture();
+    }
+    capture
+};
+
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
     args.next();
@@ -52,9 +67,18 @@ fn main() -> ExitCode {
     if matches.flag("help") {
         return print(&command.help(PROGRAM.name));
     }
+    // Only the coreutils-style commands have --version: flagsplit's own version, as
+    // `flagsplit --version` prints it.
+    if matches.flag("version") {
+        return print(&format!(
+            "flagsplit version {}\n",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
     match command.name {
         "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
         "md5sum" => sum::main(sum::Kind::Md5, &matches),
+        "sha256sum" => sum::main(sum::Kind::Sha256, &matches),
         "hash-object" => hash_object::main(&matches),
         "bench" => bench::main(&matches),
         "version" => version(&matches),

@@ -1,4 +1,4 @@
-//! `flagsplit sha1sum` and `flagsplit md5sum`, compatible with coreutils: a thin wrapper over
+//! `flagsplit sha1sum`, `md5sum` and `sha256sum`, compatible with coreutils: a thin wrapper over
 //! `flagsplit::sum`, which has the whole command.
 
 use std::io::{self, IsTerminal};
@@ -14,6 +14,8 @@ pub enum Kind {
     Sha1,
     /// md5sum
     Md5,
+    /// sha256sum
+    Sha256,
 }
 
 /// Runs the command.
@@ -21,6 +23,7 @@ pub fn main(kind: Kind, m: &Matches) -> ExitCode {
     let sum = match kind {
         Kind::Sha1 => Sum::Sha1,
         Kind::Md5 => Sum::Md5,
+        Kind::Sha256 => Sum::Sha256,
     };
     let stdout = io::stdout();
     let line_buffered = stdout.is_terminal();
@@ -32,6 +35,7 @@ pub fn main(kind: Kind, m: &Matches) -> ExitCode {
             stdout: &mut stdout.lock(),
             stderr: &mut io::stderr().lock(),
             line_buffered,
+            inherited: flagsplit::inherited::inherited(),
         },
     );
     ExitCode::from(status)

@@ -835,7 +835,7 @@ pub fn vendored_check(
             "feature `openssl-vendored` is on, but no OpenSSL provider is compiled (features on: {on} openssl-vendored)"
         ))
         .tried("openssl-vendored only says where OpenSSL comes from (built from source, linked statically); it selects nothing by itself")
-        .fix("add the OpenSSL features you want it for, for example `--features openssl-vendored,openssl-tls` (or openssl-sha1, openssl-md5), or drop openssl-vendored")
+        .fix("add the OpenSSL features you want it for, for example `--features openssl-vendored,openssl-tls` (or openssl-sha1, openssl-md5, openssl-sha256), or drop openssl-vendored")
         .render());
     }
     if !openssl_selected {

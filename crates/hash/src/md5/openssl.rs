@@ -1,13 +1,18 @@
 //! `openssl`: libcrypto's low-level MD5. The FFI lives in `flagsplit-openssl-hash` (see
 //! `sha1::openssl` for why).
 
-use super::Md5Provider;
+use std::convert::Infallible;
+
+use crate::HashProvider;
 
 /// libcrypto MD5.
 #[derive(Clone)]
 pub struct Md5Openssl(flagsplit_openssl_hash::Md5);
 
-impl Md5Provider for Md5Openssl {
+impl HashProvider for Md5Openssl {
+    type Output = [u8; 16];
+    type Error = Infallible;
+    const ALGORITHM: &'static str = "MD5";
     const PROVIDER: &'static str = "openssl";
 
     #[inline]
@@ -21,7 +26,7 @@ impl Md5Provider for Md5Openssl {
     }
 
     #[inline]
-    fn finalize(self) -> [u8; 16] {
-        self.0.finalize()
+    fn finalize(self) -> Result<[u8; 16], Infallible> {
+        Ok(self.0.finalize())
     }
 }

@@ -1,12 +1,16 @@
 //! `dc`: collision-detecting SHA-1 (crate `sha1dc`, SHA-NI when the CPU has it), git's SHA1_DC.
 
-use super::{Collision, Sha1Provider};
+use super::Collision;
+use crate::HashProvider;
 
 /// Collision-detecting SHA-1.
 #[derive(Clone)]
 pub struct Sha1Dc(sha1dc::Hasher);
 
-impl Sha1Provider for Sha1Dc {
+impl HashProvider for Sha1Dc {
+    type Output = [u8; 20];
+    type Error = Collision;
+    const ALGORITHM: &'static str = "SHA-1";
     const PROVIDER: &'static str = "dc";
     const DETECTS_COLLISIONS: bool = true;
 

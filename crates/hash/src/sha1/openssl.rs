@@ -2,15 +2,19 @@
 //! `flagsplit-openssl-hash` crate so that it is linked only into a binary that calls it; the trait
 //! methods here are `#[inline]` so this crate holds no code that references libcrypto.
 
-use super::{Collision, Sha1Provider};
+use std::convert::Infallible;
+
+use crate::HashProvider;
 
 /// libcrypto SHA-1.
 #[derive(Clone)]
 pub struct Sha1Openssl(flagsplit_openssl_hash::Sha1);
 
-impl Sha1Provider for Sha1Openssl {
+impl HashProvider for Sha1Openssl {
+    type Output = [u8; 20];
+    type Error = Infallible;
+    const ALGORITHM: &'static str = "SHA-1";
     const PROVIDER: &'static str = "openssl";
-    const DETECTS_COLLISIONS: bool = false;
 
     #[inline]
     fn new() -> Self {
@@ -23,7 +27,7 @@ impl Sha1Provider for Sha1Openssl {
     }
 
     #[inline]
-    fn finalize(self) -> Result<[u8; 20], Collision> {
+    fn finalize(self) -> Result<[u8; 20], Infallible> {
         Ok(self.0.finalize())
     }
 }
