@@ -93,9 +93,10 @@ for p in json.load(sys.stdin)["packages"]:
 excludes=()
 for p in "${unpublished[@]}"; do excludes+=(--exclude "$p"); done
 # Cargo verifies each package against the ones packaged before it through a temporary local
-# registry, unpacked under CARGO_HOME in a directory named after the registry's path; a copy left
-# there by an earlier run of the same version in the same directory is reused as it is, stale.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-*
+# registry, unpacked under CARGO_HOME in a directory named after the registry's path and compiled
+# into target/package; both are keyed by name and version only, so what an earlier run of the same
+# version left there would be reused as it is, stale.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-* target/package
 cargo package --workspace "${excludes[@]}" --locked
 dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
