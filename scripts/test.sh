@@ -93,11 +93,14 @@ for p in json.load(sys.stdin)["packages"]:
 excludes=()
 for p in "${unpublished[@]}"; do excludes+=(--exclude "$p"); done
 # Cargo verifies each package against the ones packaged before it through a temporary local
-# registry, unpacked under CARGO_HOME in a directory named after the registry's path and compiled
-# into target/package; both are keyed by name and version only, so what an earlier run of the same
-# version left there would be reused as it is, stale.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-* target/package
-cargo package --workspace "${excludes[@]}" --locked
+# registry: it unpacks them under CARGO_HOME, in a directory named after the registry's path, and
+# compiles them into the target directory. Both are keyed by name, version and source only (a
+# registry's contents never change), so what an earlier run of the same version left would be
+# reused, stale: remove our crates from both (third-party ones stay compiled).
+pkg_target=target/package-check
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-* "$pkg_target/package"
+[ -d "$pkg_target" ] && find "$pkg_target" -name '*flagsplit*' -prune -exec rm -rf {} +
+CARGO_TARGET_DIR=$pkg_target cargo package --workspace "${excludes[@]}" --locked
 dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"
