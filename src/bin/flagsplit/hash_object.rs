@@ -69,13 +69,27 @@ impl Fatal {
     /// Prints the messages and returns the status.
     fn report(&self) -> u8 {
         for e in &self.errors {
-            eprintln!("{NAME}: error: {e}");
+            eprintln!("{NAME}: error: {}", printable(e));
         }
         if !self.message.is_empty() {
-            eprintln!("{NAME}: fatal: {}", self.message);
+            eprintln!("{NAME}: fatal: {}", printable(&self.message));
         }
         self.status
     }
+}
+
+/// A message as git prints it: control characters other than tab and newline become `?`.
+fn printable(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_ascii_control() && c != '\t' && c != '\n' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 fn write_error(e: io::Error) -> Fatal {
@@ -256,7 +270,7 @@ fn emit(out: &mut impl Write, (id, warnings): (ObjectId, Warnings)) -> Result<()
     if !warnings.is_empty() {
         out.flush().map_err(write_error)?;
         for w in warnings {
-            eprintln!("{NAME}: error: {w}");
+            eprintln!("{NAME}: error: {}", printable(&w));
         }
     }
     let mut line = [0u8; 65];
