@@ -12,8 +12,8 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
 
 use flagsplit::cli::Command;
 use flagsplit::hash::collision_detection_from_env;
@@ -37,6 +37,11 @@ const SMALL_FILE: usize = 64 * 1024;
 
 /// Content from a pipe is kept in memory up to this size, spooled to a file beyond it.
 const PIPE_IN_MEMORY: usize = 16 * 1024 * 1024;
+
+/// A file this size or larger is mapped rather than read: hashing it from the page cache saves
+/// the copy into a buffer, which measured as much CPU time as the hashing itself. Smaller files
+/// are read: mapping and unmapping cost more than copying them.
+const MAP_FILE: usize = 256 * 1024;
 
 /// Read buffer for large files.
 const READ_SIZE: usize = 128 * 1024;
@@ -220,8 +225,16 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
         ty,
         detect: !m.flag("no-collision-detection") && collision_detection_from_env(),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    // Standard output as a plain file (a duplicate of descriptor 1): buffered here only, and
+    // usable from every worker.
+    let stdout = match std::os::fd::AsFd::as_fd(&io::stdout()).try_clone_to_owned() {
+        Ok(fd) => File::from(fd),
+        Err(e) => {
+            eprintln!("{NAME}: fatal: {}", strerror(&e));
+            return ExitCode::from(FATAL_STATUS);
+        }
+    };
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout);
 
     let result = (|| -> Result<(), Fatal> {
         if stdin == 1 {
@@ -232,26 +245,18 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
             emit(&mut out, hashed)?;
         }
         if stdin_paths {
-            let lines = || {
-                io::stdin().lock().split(b'\n').map(|line| match line {
-                    Ok(mut l) => {
-                        if l.last() == Some(&b'\r') {
-                            // git's strbuf_getline strips a CR before the LF too
-                            l.pop();
-                        }
-                        unquote_c_style(l)
-                    }
-                    Err(e) => Err(Fatal::new(format!("reading paths: {}", strerror(&e)))),
-                })
-            };
-            hash_many(lines, &opts, &mut out, true)
+            let fd = std::os::fd::AsFd::as_fd(&io::stdin())
+                .try_clone_to_owned()
+                .map_err(|e| Fatal::new(format!("reading paths: {}", strerror(&e))))?;
+            let reader = io::BufReader::with_capacity(64 * 1024, File::from(fd));
+            hash_many(Source::Lines(reader), &opts, &mut out, true)
         } else if m.operands.len() == 1 {
             let mut buf = Vec::new();
             let hashed = hash_path(&m.operands[0], &opts, &mut buf)?;
             emit(&mut out, hashed)
         } else {
             let operands = m.operands.clone();
-            hash_many(|| operands.into_iter().map(Ok), &opts, &mut out, false)
+            hash_many(Source::List(operands.into_iter()), &opts, &mut out, false)
         }
     })();
     let result = result.and_then(|()| out.flush().map_err(write_error));
@@ -336,6 +341,11 @@ fn hash_file(
         return hash_stream(file, opts);
     }
     let size = meta.len();
+    if size >= MAP_FILE as u64
+        && let Some(map) = Mapped::new(file, size)
+    {
+        return hash_bytes(map.bytes(), opts);
+    }
     if let (Type::Known(Kind::Blob), true) = (&opts.ty, size > SMALL_FILE as u64) {
         buf.resize(READ_SIZE, 0);
         let id =
@@ -354,6 +364,49 @@ fn hash_file(
         .into());
     }
     hash_bytes(buf, opts)
+}
+
+/// A read-only private mapping of a whole regular file.
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapped {
+    /// Maps `size` bytes of `file`; `None` when the system refuses (the caller then reads).
+    fn new(file: &File, size: u64) -> Option<Mapped> {
+        use std::os::fd::AsRawFd;
+        let len = usize::try_from(size).ok()?;
+        // SAFETY: a fresh read-only mapping of an open descriptor; the kernel checks the
+        // arguments and reports failure as MAP_FAILED.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        (ptr != libc::MAP_FAILED).then_some(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the mapping is `len` readable bytes and lives as long as `self`. As with git,
+        // which maps files the same way, a file truncated while it is hashed can end the
+        // process with SIGBUS.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`, once.
+        unsafe {
+            libc::munmap(self.ptr, self.len);
+        }
+    }
 }
 
 /// The id of content in memory, with `-t`'s type.
@@ -416,87 +469,155 @@ fn hash_stream(input: &mut impl Read, opts: &Options) -> Result<(ObjectId, Warni
 
 type Hashed = Result<(ObjectId, Warnings), Fatal>;
 
-/// Hashes every path (from the iterator `paths` makes, on the feeding thread) in parallel and
-/// prints the ids in input order, stopping at the first error (as git does). With
-/// `interactive`, output is flushed whenever it has caught up with the input.
-fn hash_many<F, I>(
-    paths: F,
-    opts: &Options,
-    out: &mut impl Write,
-    interactive: bool,
-) -> Result<(), Fatal>
-where
-    F: FnOnce() -> I + Send,
-    I: Iterator<Item = Result<OsString, Fatal>>,
-{
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, OsString)>(workers * 64);
-    let job_rx = Mutex::new(job_rx);
-    let (res_tx, res_rx) = mpsc::channel::<(usize, Hashed)>();
-    let submitted = AtomicUsize::new(0);
+/// Paths per batch: workers take paths from the input and hand their results to the output a
+/// batch at a time, so that the locks and wake-ups are paid per batch, not per file.
+const BATCH: usize = 64;
 
-    std::thread::scope(|scope| {
-        let feeder_results = res_tx.clone();
-        let submitted = &submitted;
-        scope.spawn(move || {
-            for (i, path) in paths().enumerate() {
-                submitted.store(i + 1, Ordering::Release);
-                let sent = match path {
-                    Ok(p) => job_tx.send((i, p)).is_ok(),
-                    Err(e) => {
-                        let _ = feeder_results.send((i, Err(e)));
-                        false
-                    }
-                };
-                if !sent {
-                    break;
-                }
+/// Where the paths come from.
+enum Source {
+    /// `--stdin-paths`: lines, C-quoted names unquoted as git does.
+    Lines(io::BufReader<File>),
+    /// The command line.
+    List(std::vec::IntoIter<OsString>),
+}
+
+impl Source {
+    /// Appends up to BATCH paths to `batch`. A batch read from a pipe ends early when no more
+    /// input is buffered (the next read could wait for the writer), so that a coprocess gets
+    /// the ids of what it wrote. Returns false once the input is exhausted or unreadable (the
+    /// error is the batch's last item).
+    fn fill(&mut self, batch: &mut Vec<Result<OsString, Fatal>>) -> bool {
+        match self {
+            Source::List(paths) => {
+                batch.extend(paths.by_ref().take(BATCH).map(Ok));
+                batch.len() == BATCH
             }
-        });
-        for _ in 0..workers {
-            let res_tx = res_tx.clone();
-            let job_rx = &job_rx;
-            scope.spawn(move || {
-                let mut buf = Vec::new();
-                loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((i, path)) = job else { return };
-                    let result = hash_path(&path, opts, &mut buf);
-                    if res_tx.send((i, result)).is_err() {
-                        return;
+            Source::Lines(reader) => {
+                while batch.len() < BATCH {
+                    let mut line = Vec::new();
+                    match reader.read_until(b'\n', &mut line) {
+                        Ok(0) => return false,
+                        Ok(_) => {
+                            if line.last() == Some(&b'\n') {
+                                line.pop();
+                                // git's strbuf_getline strips a CR before the LF too
+                                if line.last() == Some(&b'\r') {
+                                    line.pop();
+                                }
+                            }
+                            let path = unquote_c_style(line);
+                            let bad = path.is_err();
+                            batch.push(path);
+                            if bad {
+                                return false;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            batch.push(Err(Fatal::new(format!("reading paths: {}", strerror(&e)))));
+                            return false;
+                        }
+                    }
+                    if reader.buffer().is_empty() {
+                        break;
                     }
                 }
-            });
+                true
+            }
         }
-        drop(res_tx);
+    }
+}
 
-        let mut pending: BTreeMap<usize, Hashed> = BTreeMap::new();
-        let mut next = 0;
-        for (i, result) in res_rx.iter() {
-            pending.insert(i, result);
-            while let Some(result) = pending.remove(&next) {
-                let printed = result.and_then(|hashed| emit(out, hashed));
-                if let Err(fatal) = printed {
-                    // Stop at the first error in input order, after the ids before it. The
-                    // feeder may be blocked reading standard input, so do not wait for it.
-                    let _ = out.flush();
-                    std::process::exit(i32::from(fatal.report()));
+/// The input side: the source, the number of the next batch, and whether it is exhausted.
+struct Input {
+    source: Source,
+    next: usize,
+    done: bool,
+}
+
+/// The output side: results of batches that finished early, waiting for those before them.
+struct Output<'w, W> {
+    out: &'w mut W,
+    next: usize,
+    pending: BTreeMap<usize, Vec<Hashed>>,
+}
+
+/// Hashes every path in parallel and prints the ids in input order, stopping at the first error
+/// (as git does). Each worker takes a batch of paths, hashes it and prints whatever is now in
+/// order. With `interactive`, output is flushed whenever it has caught up with the input.
+fn hash_many<W: Write + Send>(
+    source: Source,
+    opts: &Options,
+    out: &mut W,
+    interactive: bool,
+) -> Result<(), Fatal> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let input = Mutex::new(Input {
+        source,
+        next: 0,
+        done: false,
+    });
+    let output = Mutex::new(Output {
+        out,
+        next: 0,
+        pending: BTreeMap::new(),
+    });
+    let dispatched = AtomicUsize::new(0);
+    let work = || {
+        let mut buf = Vec::new();
+        loop {
+            let mut paths = Vec::with_capacity(BATCH);
+            let seq = {
+                let Ok(mut input) = input.lock() else { return };
+                if input.done {
+                    return;
                 }
-                next += 1;
+                if !input.source.fill(&mut paths) {
+                    input.done = true;
+                }
+                if paths.is_empty() {
+                    return;
+                }
+                let seq = input.next;
+                input.next += 1;
+                dispatched.store(input.next, Ordering::Release);
+                seq
+            };
+            let results: Vec<Hashed> = paths
+                .into_iter()
+                .map(|p| p.and_then(|p| hash_path(&p, opts, &mut buf)))
+                .collect();
+            let Ok(mut output) = output.lock() else {
+                return;
+            };
+            let output = &mut *output;
+            output.pending.insert(seq, results);
+            while let Some(results) = output.pending.remove(&output.next) {
+                for result in results {
+                    if let Err(fatal) = result.and_then(|hashed| emit(output.out, hashed)) {
+                        // Stop at the first error in input order, after the ids before it.
+                        // Another worker may be blocked reading standard input: do not wait.
+                        let _ = output.out.flush();
+                        std::process::exit(i32::from(fatal.report()));
+                    }
+                }
+                output.next += 1;
             }
             if interactive
-                && next == submitted.load(Ordering::Acquire)
-                && let Err(e) = out.flush()
+                && output.next == dispatched.load(Ordering::Acquire)
+                && let Err(e) = output.out.flush()
             {
-                // As above: the feeder may be blocked reading standard input.
                 std::process::exit(i32::from(write_error(e).report()));
             }
         }
-        Ok(())
-    })
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..workers {
+            scope.spawn(work);
+        }
+        work();
+    });
+    Ok(())
 }
 
 /// git's `unquote_c_style` for a line that starts with `"`; other lines are taken as they are.
