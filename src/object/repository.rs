@@ -110,17 +110,16 @@ fn config_value(config: &[u8], section: &str, key: &str) -> Option<String> {
             in_section = name.eq_ignore_ascii_case(section);
             // `[section] key = value` on one line
             let after = header.split_once(']').map_or("", |(_, rest)| rest.trim());
-            if in_section && !after.is_empty() {
-                if let Some(v) = key_value(after, key) {
-                    found = Some(v);
-                }
+            if in_section
+                && !after.is_empty()
+                && let Some(v) = key_value(after, key)
+            {
+                found = Some(v);
             }
             continue;
         }
-        if in_section {
-            if let Some(v) = key_value(line, key) {
-                found = Some(v);
-            }
+        if in_section && let Some(v) = key_value(line, key) {
+            found = Some(v);
         }
     }
     found
