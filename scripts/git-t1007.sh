@@ -8,7 +8,7 @@
 #
 # GIT_SOURCE is a clone of https://github.com/git/git (or any git directory holding the tag);
 # VERSION defaults to v2.47.3. The flagsplit used is target/release/flagsplit (built if
-# missing). Needs perl (git's test library uses it) and a git for everything but hash-object
+# missing), or FLAGSPLIT=PATH. Needs perl (git's test library uses it) and a git for everything but hash-object
 # (default: git on PATH; GIT=... to choose).
 #
 # The stand-in for git is a shim: `git hash-object` runs flagsplit, except what flagsplit does
@@ -27,7 +27,7 @@ root=$PWD
 src=${1:?usage: $0 GIT_SOURCE [VERSION]}
 version=${2:-v2.47.3}
 real_git=$(command -v "${GIT:-git}")
-flagsplit=$root/target/release/flagsplit
+flagsplit=${FLAGSPLIT:-$root/target/release/flagsplit}
 [ -x "$flagsplit" ] || cargo build --release --quiet --bin flagsplit
 
 work=$(mktemp -d)
