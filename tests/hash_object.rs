@@ -27,12 +27,18 @@ fn have_git() -> bool {
     ok
 }
 
-/// Runs a command in `dir` with git's environment neutralised (no repository, no config).
+/// Runs a command in `dir` with git's environment neutralised (no repository above `dir`, no
+/// config).
 fn run(dir: &Path, program: &str, args: &[&OsStr], stdin: &[u8]) -> Output {
+    run_below(dir.parent().unwrap_or(dir), dir, program, args, stdin)
+}
+
+/// [`run`], looking for a repository up to (not into) `ceiling`.
+fn run_below(ceiling: &Path, dir: &Path, program: &str, args: &[&OsStr], stdin: &[u8]) -> Output {
     let mut child = Command::new(program)
         .args(args)
         .current_dir(dir)
-        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .env("GIT_CEILING_DIRECTORIES", ceiling)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("GIT_DIR")
@@ -443,4 +449,427 @@ fn collision_files_hash_as_git_hashes_them() {
     let args: Vec<&OsStr> = names.iter().map(|p| p.as_os_str()).collect();
     let ids = same_ids(&dir, &args, b"");
     assert_eq!(ids.lines().count(), names.len());
+}
+
+/// git's version as (major, minor), when git runs.
+fn git_version() -> Option<(u32, u32)> {
+    let out = Command::new("git").arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.trim().strip_prefix("git version ")?.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Whether git is 2.47 or later (whose hash-object runs fsck's checks); says so when not.
+fn have_checking_git() -> bool {
+    match git_version() {
+        Some(v) if v >= (2, 47) => true,
+        found => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true and git 2.47 or later is missing (found {found:?})"
+            );
+            eprintln!(
+                "SKIPPED: git {found:?} is older than 2.47; only the recorded verdicts are compared"
+            );
+            false
+        }
+    }
+}
+
+/// One recorded case of tests/hash-object-corpus (see scripts/hash-object-corpus.sh).
+struct Case {
+    name: String,
+    obj: PathBuf,
+    kind: String,
+    sha256: bool,
+    expected: String,
+}
+
+fn corpus_cases() -> Vec<Case> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hash-object-corpus");
+    let mut cases: Vec<Case> = fs::read_dir(&dir)
+        .expect("tests/hash-object-corpus")
+        .filter_map(|e| {
+            let path = e.expect("entry").path();
+            let name = path
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".expected")?
+                .to_string();
+            let read = |ext: &str| fs::read_to_string(dir.join(format!("{name}.{ext}")));
+            Some(Case {
+                obj: dir.join(format!("{name}.obj")),
+                kind: read("type").expect("type").trim().to_string(),
+                sha256: read("format").is_ok_and(|f| f.trim() == "sha256"),
+                expected: read("expected").expect("expected"),
+                name,
+            })
+        })
+        .collect();
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    assert!(cases.len() >= 150, "only {} corpus cases", cases.len());
+    cases
+}
+
+/// A run in the corpus's form: `status N`, `id HEX` or `id -`, then standard error with
+/// flagsplit's program prefix taken off each line.
+fn verdict(out: &Output) -> String {
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let stderr: String = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| {
+            format!(
+                "{}\n",
+                l.strip_prefix("flagsplit hash-object: ").unwrap_or(l)
+            )
+        })
+        .collect();
+    format!(
+        "status {}\nid {}\n{stderr}",
+        out.status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string()),
+        if id.is_empty() { "-" } else { &id }
+    )
+}
+
+fn run_stdin_file(dir: &Path, program: &str, args: &[&str], input: &Path) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .stdin(fs::File::open(input).expect("open corpus object"))
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"))
+}
+
+/// Every recorded verdict of git 2.47 (accept or refuse, id, messages, status) is flagsplit's.
+/// Needs no git.
+#[test]
+fn corpus_matches_recorded_git_verdicts() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut failures = Vec::new();
+    for case in corpus_cases() {
+        let mut args = vec!["hash-object", "-t", &case.kind, "--stdin"];
+        if case.sha256 {
+            args.push("--object-format=sha256");
+        }
+        let got = verdict(&run_stdin_file(tmp.path(), FLAGSPLIT, &args, &case.obj));
+        if got != case.expected {
+            failures.push(format!(
+                "{}:\n--- git 2.47 (recorded)\n{}--- flagsplit\n{got}",
+                case.name, case.expected
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The recorded verdicts are still git's (when git 2.47 or later is installed), and flagsplit
+/// finds the SHA-256 format from the repository as git does.
+#[test]
+fn corpus_matches_live_git() {
+    if !have_checking_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let outside = tmp.path().join("outside");
+    let sha256 = tmp.path().join("sha256");
+    fs::create_dir(&outside).expect("mkdir");
+    let init = run(
+        tmp.path(),
+        "git",
+        &[
+            os("init"),
+            os("-q"),
+            os("--object-format=sha256"),
+            sha256.as_os_str(),
+        ],
+        b"",
+    );
+    assert!(init.status.success());
+    let mut failures = Vec::new();
+    for case in corpus_cases() {
+        let dir = if case.sha256 { &sha256 } else { &outside };
+        let args = ["hash-object", "-t", &case.kind, "--stdin"];
+        let g = verdict(&run_stdin_file(dir, "git", &args, &case.obj));
+        let f = verdict(&run_stdin_file(dir, FLAGSPLIT, &args, &case.obj));
+        if g != case.expected || f != g {
+            failures.push(format!(
+                "{}:\n--- recorded\n{}--- git now\n{g}--- flagsplit\n{f}",
+                case.name, case.expected
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// git's option conventions: usage errors exit 129, `-h` prints the usage on standard output
+/// and exits 129, `--stdin` twice is refused.
+#[test]
+fn usage_errors_exit_129() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for args in [
+        vec!["--bogus"],
+        vec!["-t"],
+        vec!["--stdin-paths=x"],
+        vec!["--stdin", "--stdin"],
+        vec!["--object-format=md5", "--stdin"],
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
+        let f = flagsplit(tmp.path(), &args, b"x\n");
+        assert_eq!(f.status.code(), Some(129), "{args:?}");
+        assert!(f.stdout.is_empty(), "{args:?}");
+    }
+    let f = flagsplit(tmp.path(), &[os("--stdin"), os("--stdin")], b"x\n");
+    assert!(
+        String::from_utf8_lossy(&f.stderr).contains("Multiple --stdin arguments are not supported")
+    );
+    let h = flagsplit(tmp.path(), &[os("-h")], b"");
+    assert_eq!(h.status.code(), Some(129));
+    assert!(String::from_utf8_lossy(&h.stdout).starts_with("Usage: flagsplit hash-object"));
+    let help = flagsplit(tmp.path(), &[os("--help")], b"");
+    assert_eq!(help.status.code(), Some(0));
+    assert_eq!(help.stdout, h.stdout);
+}
+
+/// A reader that goes away is not success: 141, as git (killed by SIGPIPE) ends.
+#[test]
+fn broken_pipe_is_not_success() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("a"), b"a").expect("write");
+    let mut child = Command::new(FLAGSPLIT)
+        .args(["hash-object", "--stdin-paths"])
+        .current_dir(tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = child.stdout.take().expect("stdout");
+    input.write_all(b"a\n").expect("write path");
+    input.flush().expect("flush");
+    let mut first = [0u8; 10];
+    std::io::Read::read_exact(&mut output, &mut first).expect("first id");
+    // The first path's id came; now the reader goes away.
+    drop(output);
+    let writer = std::thread::spawn(move || {
+        for _ in 0..200_000 {
+            if input.write_all(b"a\n").is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    assert_eq!(out.status.code(), Some(141));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A special file whose size reads as 0 (`/proc/version`) is the empty blob, as a path and as
+/// standard input, as git hashes it; through a pipe its content is hashed.
+#[test]
+fn special_files_hash_as_git_hashes_them() {
+    let proc_version = Path::new("/proc/version");
+    if !proc_version.exists() {
+        eprintln!("SKIPPED: no /proc/version");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let empty = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\n";
+    let f = flagsplit(tmp.path(), &[proc_version.as_os_str()], b"");
+    assert_eq!(String::from_utf8_lossy(&f.stdout), empty);
+    let f = run_stdin_file(
+        tmp.path(),
+        FLAGSPLIT,
+        &["hash-object", "--stdin"],
+        proc_version,
+    );
+    assert_eq!(String::from_utf8_lossy(&f.stdout), empty);
+    assert!(f.status.success());
+    if have_git() {
+        let g = run_stdin_file(tmp.path(), "git", &["hash-object", "--stdin"], proc_version);
+        assert_eq!(f.stdout, g.stdout);
+        let content = fs::read(proc_version).expect("read");
+        same_ids(tmp.path(), &[os("--stdin")], &content);
+    }
+}
+
+/// `--literally`: any type name, and no checks, to the ids git gives.
+#[test]
+fn literally_like_git() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let long_type = "1234567890".repeat(150);
+    let cases: Vec<(Vec<&str>, &[u8])> = vec![
+        (
+            vec!["-t", "1234567890", "--literally", "--stdin"],
+            b"example\n",
+        ),
+        (
+            vec!["-t", &long_type, "--literally", "--stdin"],
+            b"example\n",
+        ),
+        (vec!["-t", "tree", "--literally", "--stdin"], b"abc\n"),
+        (vec!["-t", "commit", "--literally", "--stdin"], b""),
+        (vec!["--literally", "--stdin"], b"blob\n"),
+    ];
+    // Recorded from git 2.47.3.
+    let recorded = [
+        "f78b23c3f872d473c764d5fcf4fb39af8bbf2123",
+        "2a881776ee43e849175ee7158075560ca0ae7692",
+        "b7d8234f4ffb20232219f0cad8cf77096787cb7c",
+        "dcf5b16e76cce7425d0beaef62d79a7d10fce1f5",
+        "63499e4ea8e096b831515ceb1d5a7593e4d87ae5",
+    ];
+    for ((args, input), want) in cases.iter().zip(recorded) {
+        let args: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
+        let f = flagsplit(tmp.path(), &args, input);
+        assert!(
+            f.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&f.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&f.stdout).trim(), want);
+        if have_git() {
+            same_ids(tmp.path(), &args, input);
+        }
+    }
+}
+
+/// In a repository made by `git init --object-format=sha256`, from its top and from a
+/// subdirectory, through a `.git` file and through GIT_DIR, the ids are git's SHA-256 ones; the
+/// same content outside gets SHA-1 ids, and `--object-format` overrides both ways.
+#[test]
+fn sha256_repository_ids_are_gits() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = tmp.path().join("repo");
+    let init = run(
+        tmp.path(),
+        "git",
+        &[
+            os("init"),
+            os("-q"),
+            os("--object-format=sha256"),
+            repo.as_os_str(),
+        ],
+        b"",
+    );
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let sub = repo.join("sub/dir");
+    fs::create_dir_all(&sub).expect("mkdir");
+    let files = corpus(&sub);
+    let all: Vec<&OsStr> = files.iter().map(|p| p.as_os_str()).collect();
+    let both = |dir: &Path, args: &[&OsStr], input: &[u8]| {
+        let mut full: Vec<&OsStr> = vec![os("hash-object")];
+        full.extend_from_slice(args);
+        let f = run_below(tmp.path(), dir, FLAGSPLIT, &full, input);
+        let g = run_below(tmp.path(), dir, "git", &full, input);
+        assert!(g.status.success() && f.status.success(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&f.stdout),
+            String::from_utf8_lossy(&g.stdout),
+            "{args:?} in {}",
+            dir.display()
+        );
+        String::from_utf8_lossy(&f.stdout).into_owned()
+    };
+    for dir in [&repo, &sub] {
+        let ids = both(dir, &all, b"");
+        assert!(ids.lines().all(|l| l.len() == 64), "{ids}");
+        both(dir, &[os("--stdin")], b"hello\n");
+    }
+    // Well-formed objects of a SHA-256 repository (32-byte ids in trees) hash to their ids.
+    let sh = |script: &str| {
+        let out = Command::new("sh")
+            .arg("-ec")
+            .arg(script)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "C")
+            .env("GIT_COMMITTER_EMAIL", "c@example.com")
+            .output()
+            .expect("sh");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    sh(
+        "git add -A && git commit -q -m one && git tag -a -m t v1 && echo x > y && git add y && git commit -q -m two",
+    );
+    let objects =
+        sh("git cat-file --batch-all-objects --batch-check='%(objectname) %(objecttype)'");
+    for line in objects.lines() {
+        let (id, kind) = line.split_once(' ').expect("id type");
+        let content = sh(&format!("git cat-file {kind} {id} | od -An -tx1 -v"));
+        let bytes: Vec<u8> = content
+            .split_whitespace()
+            .map(|h| u8::from_str_radix(h, 16).expect("hex"))
+            .collect();
+        let out = both(&repo, &[os("-t"), os(kind), os("--stdin")], &bytes);
+        assert_eq!(out.trim(), id, "{kind}");
+    }
+    // A worktree-like `.git` file pointing at the repository.
+    let linked = tmp.path().join("linked");
+    fs::create_dir(&linked).expect("mkdir");
+    fs::write(
+        linked.join(".git"),
+        format!("gitdir: {}\n", repo.join(".git").display()),
+    )
+    .expect("write");
+    let f = run_below(
+        tmp.path(),
+        &linked,
+        FLAGSPLIT,
+        &[os("hash-object"), os("--stdin")],
+        b"hello\n",
+    );
+    let g = run_below(
+        tmp.path(),
+        &repo,
+        "git",
+        &[os("hash-object"), os("--stdin")],
+        b"hello\n",
+    );
+    assert_eq!(f.stdout, g.stdout);
+    // Outside: SHA-1; --object-format overrides in both directions.
+    let outside = tmp.path().join("outside");
+    fs::create_dir(&outside).expect("mkdir");
+    let sha1 = flagsplit(&outside, &[os("--stdin")], b"hello\n");
+    assert_eq!(String::from_utf8_lossy(&sha1.stdout).trim().len(), 40);
+    let forced = flagsplit(
+        &outside,
+        &[os("--object-format=sha256"), os("--stdin")],
+        b"hello\n",
+    );
+    assert_eq!(forced.stdout, g.stdout);
+    let back = run_below(
+        tmp.path(),
+        &repo,
+        FLAGSPLIT,
+        &[os("hash-object"), os("--object-format=sha1"), os("--stdin")],
+        b"hello\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&f.stdout).trim().len(), 64);
+    assert_eq!(back.stdout, sha1.stdout);
 }

@@ -130,8 +130,10 @@ pub const VERSION: Command = Command {
 pub const HASH_OBJECT: Command = Command {
     name: "hash-object",
     about: "Compute git object ids, like `git hash-object` (it never writes objects).",
-    usage: "[-t TYPE] [--stdin] [--] [FILE]...\n   or: flagsplit hash-object [-t TYPE] --stdin-paths",
-    preamble: "Prints the id git would give each FILE (or standard input) as an object of TYPE.\n\
+    usage: "[-t TYPE] [--object-format=FORMAT] [--stdin [--literally]] [--] [FILE]...\n   or: flagsplit hash-object [-t TYPE] [--object-format=FORMAT] --stdin-paths",
+    preamble: "Prints the id git would give each FILE (or standard input) as an object of TYPE, in the\n\
+               object format of the repository it runs in (extensions.objectFormat; SHA-1 outside a\n\
+               repository). Commits, trees and tags get git's checks: what git refuses is refused.\n\
                Many files are hashed in parallel on all cores; the ids come out in input order.\n\
                Memory stays constant whatever the size (standard input from a pipe is spooled to a\n\
                temporary file when it is large).",
@@ -140,7 +142,7 @@ pub const HASH_OBJECT: Command = Command {
             Some('t'),
             "type",
             "TYPE",
-            "object type: blob (default), commit, tree or tag;\na malformed commit, tree or tag is refused",
+            "object type: blob (default), commit, tree or tag",
         ),
         Opt::flag(
             None,
@@ -154,13 +156,24 @@ pub const HASH_OBJECT: Command = Command {
         ),
         Opt::flag(
             None,
+            "literally",
+            "skip the checks, and take any TYPE (git's escape hatch\nfor making corrupt objects)",
+        ),
+        Opt::with_value(
+            None,
+            "object-format",
+            "FORMAT",
+            "sha1 or sha256 instead of the repository's format\n(a flagsplit extension: git has no such option)",
+        ),
+        Opt::flag(
+            None,
             "no-filters",
             "accepted for compatibility: flagsplit never filters",
         ),
         Opt::flag(
             None,
             "no-collision-detection",
-            "hash with the sha1-unsafe provider, without collision\ndetection (also FLAGSPLIT_SHA1DC=0)",
+            "hash SHA-1 with the sha1-unsafe provider, without\ncollision detection (also FLAGSPLIT_SHA1DC=0)",
         ),
         Opt::flag(
             Some('w'),
@@ -168,9 +181,12 @@ pub const HASH_OBJECT: Command = Command {
             "refused: flagsplit computes ids only (use git hash-object -w)",
         ),
     ],
-    epilogue: "Errors are reported as git reports them (`fatal: could not open 'F' for reading: ...`, exit 128;\n\
-               usage errors exit 129). Content that is part of a SHA-1 collision attack is refused\n\
-               with the collision-detecting provider, as git refuses it.",
+    epilogue: "A malformed commit, tree or tag is refused with git's messages (`error: object fails fsck:\n\
+               zeroPaddedFilemode: ...`, then `fatal: refusing to create malformed object`, exit 128);\n\
+               other errors too are git's (`fatal: could not open 'F' for reading: ...`, 128). Usage\n\
+               errors exit 129, and so does -h (which prints this help, as git's -h prints its usage);\n\
+               a closed output pipe ends it with 141. Content that is part of a SHA-1 collision attack\n\
+               is refused with the collision-detecting provider, as git refuses it.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
     conventions: Conventions::Flagsplit,

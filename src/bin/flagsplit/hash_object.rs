@@ -1,315 +1,623 @@
 //! `flagsplit hash-object`: git object ids, compatible with `git hash-object` for reading (no `-w`).
 //!
-//! Many paths are hashed in parallel on all cores, and the ids are printed in input order. With
-//! `--stdin-paths` the paths are read as they arrive and each id is flushed as soon as every id
-//! before it is known, so a program can use it as a coprocess (write a path, read the id), as
-//! git-svn does with git's.
+//! The object format is the repository's (`extensions.objectFormat`, found as git finds the
+//! repository; SHA-1 outside one) unless `--object-format` says otherwise. Commits, trees and tags
+//! go through git's checks unless `--literally`. Many paths are hashed in parallel, and the ids
+//! are printed in input order. With `--stdin-paths` the paths are read as they arrive and each id
+//! is flushed as soon as every id before it is known, so a program can use it as a coprocess
+//! (write a path, read the id), as git-svn does with git's.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
 
-use flagsplit::cli::Matches;
-use flagsplit::hash::{Digest, collision_detection_from_env};
-use flagsplit::object::{self, Kind, ObjectError};
+use flagsplit::cli::Command;
+use flagsplit::hash::collision_detection_from_env;
+use flagsplit::object::{self, Kind, ObjectError, ObjectFormat, ObjectHasher, ObjectId, Warnings};
 use flagsplit::os_error::strerror;
 
 const NAME: &str = "flagsplit hash-object";
 
-/// A file this size or smaller is read whole in one go (no `fstat`, one hash call).
+/// git's status for usage errors (and for `-h`).
+const USAGE_STATUS: u8 = 129;
+
+/// git's status for fatal errors.
+const FATAL_STATUS: u8 = 128;
+
+/// A write to a closed pipe: the status of a process killed by `SIGPIPE` (128 + 13), as git and
+/// coreutils end. Nothing is printed.
+const BROKEN_PIPE_STATUS: u8 = 141;
+
+/// A file up to this size is read whole and hashed in one call.
 const SMALL_FILE: usize = 64 * 1024;
 
-/// Standard input from a pipe is kept in memory up to this size, spooled to a file beyond it.
-const STDIN_IN_MEMORY: usize = 16 * 1024 * 1024;
+/// Content from a pipe is kept in memory up to this size, spooled to a file beyond it.
+const PIPE_IN_MEMORY: usize = 16 * 1024 * 1024;
+
+/// A file this size or larger is mapped rather than read: hashing it from the page cache saves
+/// the copy into a buffer, which measured as much CPU time as the hashing itself. Smaller files
+/// are read: mapping and unmapping cost more than copying them.
+const MAP_FILE: usize = 256 * 1024;
 
 /// Read buffer for large files.
 const READ_SIZE: usize = 128 * 1024;
 
-/// A fatal error, printed as git prints it (exit 128).
-struct Fatal(String);
+/// How a command ends early: git's `error:` lines, then its `fatal:` line (none for a broken
+/// pipe), and the exit status.
+struct Fatal {
+    errors: Vec<String>,
+    message: String,
+    status: u8,
+}
+
+impl Fatal {
+    fn new(message: String) -> Fatal {
+        Fatal {
+            errors: Vec::new(),
+            message,
+            status: FATAL_STATUS,
+        }
+    }
+
+    fn broken_pipe() -> Fatal {
+        Fatal {
+            errors: Vec::new(),
+            message: String::new(),
+            status: BROKEN_PIPE_STATUS,
+        }
+    }
+
+    /// Prints the messages and returns the status.
+    fn report(&self) -> u8 {
+        for e in &self.errors {
+            eprintln!("{NAME}: error: {}", printable(e));
+        }
+        if !self.message.is_empty() {
+            eprintln!("{NAME}: fatal: {}", printable(&self.message));
+        }
+        self.status
+    }
+}
+
+/// A message as git prints it: control characters other than tab and newline become `?`.
+fn printable(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_ascii_control() && c != '\t' && c != '\n' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn write_error(e: io::Error) -> Fatal {
+    match e.kind() {
+        io::ErrorKind::BrokenPipe => Fatal::broken_pipe(),
+        _ => Fatal::new(format!("write error: {}", strerror(&e))),
+    }
+}
+
+/// `-t`'s value.
+#[derive(Clone)]
+enum Type {
+    Known(Kind),
+    /// With `--literally`: any name goes into the header, and nothing is checked.
+    Literal(Vec<u8>),
+    /// Not a type git knows (an error once there is something to hash, as in git).
+    Invalid(String),
+}
+
+/// What every object is hashed with.
+#[derive(Clone)]
+struct Options {
+    format: ObjectFormat,
+    ty: Type,
+    detect: bool,
+}
 
 fn fatal_for(path: &OsStr, e: ObjectError) -> Fatal {
     let name = path.to_string_lossy();
     match e {
         ObjectError::Io(e) if e.kind() == io::ErrorKind::IsADirectory => {
-            Fatal(format!("Unable to hash {name}"))
+            Fatal::new(format!("Unable to hash {name}"))
         }
-        ObjectError::Io(e) => Fatal(format!("could not read '{name}': {}", strerror(&e))),
-        ObjectError::Malformed { kind, reason } => Fatal(format!(
-            "refusing to create malformed object: {name}: {kind}: {reason}"
-        )),
-        other => Fatal(format!("{other}: {name}")),
+        ObjectError::Io(e) => Fatal::new(format!("could not read '{name}': {}", strerror(&e))),
+        ObjectError::SizeChanged { .. } => Fatal {
+            errors: vec![format!("short read while indexing {name}")],
+            message: format!("Unable to hash {name}"),
+            status: FATAL_STATUS,
+        },
+        ObjectError::Malformed { errors } => Fatal {
+            errors,
+            message: "refusing to create malformed object".into(),
+            status: FATAL_STATUS,
+        },
+        other => Fatal::new(format!("{other}: {name}")),
     }
 }
 
-/// Runs the command.
-pub fn main(m: &Matches) -> ExitCode {
-    let usage = |msg: &str| {
-        eprintln!("{NAME}: error: {msg}\nTry '{NAME} --help' for more information.");
-        ExitCode::from(129)
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("{NAME}: error: {msg}\nTry '{NAME} --help' for more information.");
+    ExitCode::from(USAGE_STATUS)
+}
+
+/// Runs the command on the arguments after its name.
+pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitCode {
+    let args: Vec<OsString> = args.collect();
+    // `-h` alone prints the usage on standard output and exits 129, as git's option parser does.
+    if args.len() == 1 && args[0] == "-h" {
+        let _ = io::stdout().write_all(command.help("flagsplit").as_bytes());
+        return ExitCode::from(USAGE_STATUS);
+    }
+    let m = match command.parse(args) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{}", e.message("flagsplit"));
+            return ExitCode::from(USAGE_STATUS);
+        }
     };
+    if m.flag("help") {
+        return match io::stdout().write_all(command.help("flagsplit").as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        };
+    }
     if m.flag("write") {
         return usage(
             "-w is not supported: flagsplit computes ids and never writes objects (use git hash-object -w)",
         );
     }
-    let kind = match m.value("type") {
-        None => Kind::Blob,
-        Some(t) => match t.to_str().and_then(Kind::from_name) {
-            Some(k) => k,
+    let stdin_paths = m.flag("stdin-paths");
+    let stdin = m.count("stdin");
+    if stdin_paths {
+        if stdin > 0 {
+            return usage("Can't use --stdin-paths with --stdin");
+        }
+        if !m.operands.is_empty() {
+            return usage("Can't specify files with --stdin-paths");
+        }
+    } else if stdin > 1 {
+        return usage("Multiple --stdin arguments are not supported");
+    }
+    let format = match m.value("object-format") {
+        Some(v) => match v.to_str().and_then(ObjectFormat::from_name) {
+            Some(f) => f,
             None => {
-                eprintln!(
-                    "{NAME}: fatal: invalid object type \"{}\"",
-                    t.to_string_lossy()
-                );
-                return ExitCode::from(128);
+                return usage(&format!(
+                    "unknown object format '{}' (sha1 or sha256)",
+                    v.to_string_lossy()
+                ));
+            }
+        },
+        None => match object::repository::current_format() {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("{NAME}: fatal: {e}");
+                return ExitCode::from(FATAL_STATUS);
             }
         },
     };
-    let stdin_paths = m.flag("stdin-paths");
-    if stdin_paths && m.flag("stdin") {
-        return usage("Can't use --stdin-paths with --stdin");
-    }
-    if stdin_paths && !m.operands.is_empty() {
-        return usage("Can't specify files with --stdin-paths");
-    }
-    let detect = !m.flag("no-collision-detection") && collision_detection_from_env();
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let literally = m.flag("literally");
+    let ty = match m.value("type") {
+        None => Type::Known(Kind::Blob),
+        Some(t) if literally => {
+            use std::os::unix::ffi::OsStrExt;
+            Type::Literal(t.as_bytes().to_vec())
+        }
+        Some(t) => match t.to_str().and_then(Kind::from_name) {
+            Some(k) => Type::Known(k),
+            None => Type::Invalid(t.to_string_lossy().into_owned()),
+        },
+    };
+    let ty = match ty {
+        Type::Known(k) if literally => Type::Literal(k.name().as_bytes().to_vec()),
+        other => other,
+    };
+    let opts = Options {
+        format,
+        ty,
+        detect: !m.flag("no-collision-detection") && collision_detection_from_env(),
+    };
+    // Standard output as a plain file (a duplicate of descriptor 1): buffered here only, and
+    // usable from every worker.
+    let stdout = match std::os::fd::AsFd::as_fd(&io::stdout()).try_clone_to_owned() {
+        Ok(fd) => File::from(fd),
+        Err(e) => {
+            eprintln!("{NAME}: fatal: {}", strerror(&e));
+            return ExitCode::from(FATAL_STATUS);
+        }
+    };
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout);
 
     let result = (|| -> Result<(), Fatal> {
-        if m.flag("stdin") {
-            let id = hash_stdin(kind, detect).map_err(|e| fatal_for(OsStr::new("<stdin>"), e))?;
-            print_id(&mut out, &id)?;
+        if stdin == 1 {
+            let hashed = hash_stdin(&opts).map_err(|e| match e {
+                Failure::Fatal(f) => f,
+                Failure::Object(e) => fatal_for(OsStr::new("<stdin>"), e),
+            })?;
+            emit(&mut out, hashed)?;
         }
         if stdin_paths {
-            let lines = || {
-                io::stdin().lock().split(b'\n').map(|line| match line {
-                    Ok(mut l) => {
-                        if l.last() == Some(&b'\r') {
-                            // git's strbuf_getline strips a CR before the LF too
-                            l.pop();
-                        }
-                        unquote_c_style(l)
-                    }
-                    Err(e) => Err(Fatal(format!("reading paths: {}", strerror(&e)))),
-                })
-            };
-            hash_many(lines, kind, detect, &mut out, true)
+            let fd = std::os::fd::AsFd::as_fd(&io::stdin())
+                .try_clone_to_owned()
+                .map_err(|e| Fatal::new(format!("reading paths: {}", strerror(&e))))?;
+            let reader = io::BufReader::with_capacity(64 * 1024, File::from(fd));
+            hash_many(Source::Lines(reader), &opts, &mut out, true)
         } else if m.operands.len() == 1 {
-            let path = &m.operands[0];
             let mut buf = Vec::new();
-            let id = hash_path(path, kind, detect, &mut buf)?;
-            print_id(&mut out, &id)
+            let hashed = hash_path(&m.operands[0], &opts, &mut buf)?;
+            emit(&mut out, hashed)
         } else {
             let operands = m.operands.clone();
-            hash_many(
-                || operands.into_iter().map(Ok),
-                kind,
-                detect,
-                &mut out,
-                false,
-            )
+            hash_many(Source::List(operands.into_iter()), &opts, &mut out, false)
         }
     })();
-    let flushed = out.flush();
+    let result = result.and_then(|()| out.flush().map_err(write_error));
     match result {
-        Ok(()) => match flushed {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{NAME}: fatal: write error: {}", strerror(&e));
-                ExitCode::from(128)
-            }
-        },
-        Err(Fatal(msg)) if msg.is_empty() => ExitCode::SUCCESS, // stdout closed: quietly stop
-        Err(Fatal(msg)) => {
-            eprintln!("{NAME}: fatal: {msg}");
-            ExitCode::from(128)
+        Ok(()) => ExitCode::SUCCESS,
+        Err(fatal) => {
+            // Whatever was printed before the error stays printed (as git's ids before a failure).
+            let _ = out.flush();
+            ExitCode::from(fatal.report())
         }
     }
 }
 
-fn print_id(out: &mut impl Write, id: &Digest) -> Result<(), Fatal> {
-    let mut line = [0u8; 41];
-    line[..40].copy_from_slice(id.to_hex().as_bytes());
-    line[40] = b'\n';
-    out.write_all(&line).map_err(|e| match e.kind() {
-        io::ErrorKind::BrokenPipe => Fatal(String::new()),
-        _ => Fatal(format!("write error: {}", strerror(&e))),
-    })
+/// Prints an id, after the messages git prints while still accepting the object.
+fn emit(out: &mut impl Write, (id, warnings): (ObjectId, Warnings)) -> Result<(), Fatal> {
+    if !warnings.is_empty() {
+        out.flush().map_err(write_error)?;
+        for w in warnings {
+            eprintln!("{NAME}: error: {}", printable(&w));
+        }
+    }
+    let mut line = [0u8; 65];
+    let mut hex = [0u8; 64];
+    let n = id.write_hex(&mut hex);
+    line[..n].copy_from_slice(&hex[..n]);
+    line[n] = b'\n';
+    out.write_all(&line[..=n]).map_err(write_error)
+}
+
+/// Why one object has no id: a message already in git's words, or an object error to be put in
+/// them.
+enum Failure {
+    Fatal(Fatal),
+    Object(ObjectError),
+}
+
+impl From<ObjectError> for Failure {
+    fn from(e: ObjectError) -> Self {
+        Failure::Object(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Object(ObjectError::Io(e))
+    }
 }
 
 /// The id of one file. `buf` is a reusable buffer (one per worker).
-fn hash_path(path: &OsStr, kind: Kind, detect: bool, buf: &mut Vec<u8>) -> Result<Digest, Fatal> {
+fn hash_path(
+    path: &OsStr,
+    opts: &Options,
+    buf: &mut Vec<u8>,
+) -> Result<(ObjectId, Warnings), Fatal> {
     let mut file = File::open(path).map_err(|e| {
-        Fatal(format!(
+        Fatal::new(format!(
             "could not open '{}' for reading: {}",
             path.to_string_lossy(),
             strerror(&e)
         ))
     })?;
-    hash_open_file(&mut file, kind, detect, buf).map_err(|e| fatal_for(path, e))
+    hash_file(&mut file, opts, buf).map_err(|e| match e {
+        Failure::Fatal(f) => f,
+        Failure::Object(e) => fatal_for(path, e),
+    })
 }
 
-fn hash_open_file(
+/// The id of an open file. A regular file is taken to be as long as `fstat` says, as git does:
+/// a special file whose size reads as 0 (`/proc/version`) is the empty blob, a file that grew
+/// is hashed up to its size, one that shrank is a short read. Anything else (a pipe, a device)
+/// is read to its end.
+fn hash_file(
     file: &mut File,
-    kind: Kind,
-    detect: bool,
+    opts: &Options,
     buf: &mut Vec<u8>,
-) -> Result<Digest, ObjectError> {
-    if kind != Kind::Blob {
-        buf.clear();
-        file.read_to_end(buf)?;
-        return object::id_of_bytes(kind, buf, detect);
+) -> Result<(ObjectId, Warnings), Failure> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        if meta.is_dir() {
+            return Err(io::Error::from(io::ErrorKind::IsADirectory).into());
+        }
+        return hash_stream(file, opts);
     }
-    // Fast path: read up to SMALL_FILE bytes; if that was all, the length is known without fstat.
-    buf.resize(SMALL_FILE.max(READ_SIZE), 0);
-    let mut filled = 0;
-    while filled < SMALL_FILE {
-        match file.read(&mut buf[filled..SMALL_FILE]) {
-            Ok(0) => return object::id_of_bytes(kind, &buf[..filled], detect),
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.into()),
+    let size = meta.len();
+    if size >= MAP_FILE as u64
+        && let Some(map) = Mapped::new(file, size)
+    {
+        return hash_bytes(map.bytes(), opts);
+    }
+    if let (Type::Known(Kind::Blob), true) = (&opts.ty, size > SMALL_FILE as u64) {
+        buf.resize(READ_SIZE, 0);
+        let id =
+            object::blob_id_streaming(opts.format, &[], file.take(size), size, buf, opts.detect)?;
+        return Ok((id, Vec::new()));
+    }
+    let want = usize::try_from(size).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    buf.clear();
+    buf.reserve(want);
+    let got = file.take(size).read_to_end(buf)?;
+    if got != want {
+        return Err(ObjectError::SizeChanged {
+            expected: size,
+            actual: got as u64,
+        }
+        .into());
+    }
+    hash_bytes(buf, opts)
+}
+
+/// A read-only private mapping of a whole regular file.
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapped {
+    /// Maps `size` bytes of `file`; `None` when the system refuses (the caller then reads).
+    fn new(file: &File, size: u64) -> Option<Mapped> {
+        use std::os::fd::AsRawFd;
+        let len = usize::try_from(size).ok()?;
+        // SAFETY: a fresh read-only mapping of an open descriptor; the kernel checks the
+        // arguments and reports failure as MAP_FAILED.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        (ptr != libc::MAP_FAILED).then_some(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the mapping is `len` readable bytes and lives as long as `self`. As with git,
+        // which maps files the same way, a file truncated while it is hashed can end the
+        // process with SIGBUS.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`, once.
+        unsafe {
+            libc::munmap(self.ptr, self.len);
         }
     }
-    let len = file.metadata()?.len();
-    let (first, rest) = buf.split_at_mut(SMALL_FILE);
-    object::blob_id_streaming(&first[..filled], file, len, rest, detect)
 }
 
-fn hash_stdin(kind: Kind, detect: bool) -> Result<Digest, ObjectError> {
-    if kind != Kind::Blob {
-        let mut all = Vec::new();
-        io::stdin().lock().read_to_end(&mut all)?;
-        return object::id_of_bytes(kind, &all, detect);
+/// The id of content in memory, with `-t`'s type.
+fn hash_bytes(content: &[u8], opts: &Options) -> Result<(ObjectId, Warnings), Failure> {
+    match &opts.ty {
+        Type::Known(kind) => Ok(object::id_of_bytes(
+            opts.format,
+            *kind,
+            content,
+            opts.detect,
+        )?),
+        Type::Literal(name) => {
+            let mut h =
+                ObjectHasher::with_type_name(opts.format, name, content.len() as u64, opts.detect);
+            h.update(content);
+            Ok((h.finalize()?, Vec::new()))
+        }
+        Type::Invalid(name) => Err(Failure::Fatal(Fatal::new(format!(
+            "invalid object type \"{name}\""
+        )))),
     }
-    // Standard input redirected from a regular file: its size is known, stream it.
+}
+
+fn hash_stdin(opts: &Options) -> Result<(ObjectId, Warnings), Failure> {
+    // Standard input redirected from a regular file: hash it as a file (its size is known).
     if let Ok(fd) = std::os::fd::AsFd::as_fd(&io::stdin()).try_clone_to_owned() {
         let mut file = File::from(fd);
-        if let Ok(meta) = file.metadata()
-            && meta.is_file()
-        {
-            let start = file.stream_position()?;
-            let len = meta.len().saturating_sub(start);
-            let mut buf = vec![0u8; READ_SIZE];
-            return object::blob_id_streaming(&[], file, len, &mut buf, detect);
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            let mut buf = Vec::new();
+            return hash_file(&mut file, opts, &mut buf);
         }
     }
-    // A pipe: keep up to STDIN_IN_MEMORY bytes; beyond that, spool to an unlinked temporary file,
-    // because the object header needs the length before the content.
     let stdin = io::stdin();
     let mut input = stdin.lock();
+    hash_stream(&mut input, opts)
+}
+
+/// A stream whose length is unknown: kept in memory up to PIPE_IN_MEMORY bytes; beyond that a
+/// blob is spooled to an unlinked temporary file, because the object header needs the length
+/// before the content.
+fn hash_stream(input: &mut impl Read, opts: &Options) -> Result<(ObjectId, Warnings), Failure> {
     let mut head = Vec::new();
-    (&mut input)
-        .take(STDIN_IN_MEMORY as u64 + 1)
+    (&mut *input)
+        .take(PIPE_IN_MEMORY as u64 + 1)
         .read_to_end(&mut head)?;
-    if head.len() <= STDIN_IN_MEMORY {
-        return object::id_of_bytes(kind, &head, detect);
+    if head.len() <= PIPE_IN_MEMORY || !matches!(opts.ty, Type::Known(Kind::Blob)) {
+        input.read_to_end(&mut head)?;
+        return hash_bytes(&head, opts);
     }
     let mut spool = tempfile::tempfile()?;
     spool.write_all(&head)?;
     drop(head);
-    io::copy(&mut input, &mut spool)?;
+    io::copy(input, &mut spool)?;
     let len = spool.stream_position()?;
     spool.seek(SeekFrom::Start(0))?;
     let mut buf = vec![0u8; READ_SIZE];
-    object::blob_id_streaming(&[], spool, len, &mut buf, detect)
+    let id = object::blob_id_streaming(opts.format, &[], spool, len, &mut buf, opts.detect)?;
+    Ok((id, Vec::new()))
 }
 
-/// Hashes every path (from the iterator `paths` makes, on the feeding thread) in parallel and prints the ids in input order, stopping at the first error
-/// (as git does). With `interactive`, output is flushed whenever it has caught up with the input.
-fn hash_many<F, I>(
-    paths: F,
-    kind: Kind,
-    detect: bool,
-    out: &mut impl Write,
+type Hashed = Result<(ObjectId, Warnings), Fatal>;
+
+/// Paths per batch: workers take paths from the input and hand their results to the output a
+/// batch at a time, so that the locks and wake-ups are paid per batch, not per file.
+const BATCH: usize = 64;
+
+/// Where the paths come from.
+enum Source {
+    /// `--stdin-paths`: lines, C-quoted names unquoted as git does.
+    Lines(io::BufReader<File>),
+    /// The command line.
+    List(std::vec::IntoIter<OsString>),
+}
+
+impl Source {
+    /// Appends up to BATCH paths to `batch`. A batch read from a pipe ends early when no more
+    /// input is buffered (the next read could wait for the writer), so that a coprocess gets
+    /// the ids of what it wrote. Returns false once the input is exhausted or unreadable (the
+    /// error is the batch's last item).
+    fn fill(&mut self, batch: &mut Vec<Result<OsString, Fatal>>) -> bool {
+        match self {
+            Source::List(paths) => {
+                batch.extend(paths.by_ref().take(BATCH).map(Ok));
+                batch.len() == BATCH
+            }
+            Source::Lines(reader) => {
+                while batch.len() < BATCH {
+                    let mut line = Vec::new();
+                    match reader.read_until(b'\n', &mut line) {
+                        Ok(0) => return false,
+                        Ok(_) => {
+                            if line.last() == Some(&b'\n') {
+                                line.pop();
+                                // git's strbuf_getline strips a CR before the LF too
+                                if line.last() == Some(&b'\r') {
+                                    line.pop();
+                                }
+                            }
+                            let path = unquote_c_style(line);
+                            let bad = path.is_err();
+                            batch.push(path);
+                            if bad {
+                                return false;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            batch.push(Err(Fatal::new(format!("reading paths: {}", strerror(&e)))));
+                            return false;
+                        }
+                    }
+                    if reader.buffer().is_empty() {
+                        break;
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+/// The input side: the source, the number of the next batch, and whether it is exhausted.
+struct Input {
+    source: Source,
+    next: usize,
+    done: bool,
+}
+
+/// The output side: results of batches that finished early, waiting for those before them.
+struct Output<'w, W> {
+    out: &'w mut W,
+    next: usize,
+    pending: BTreeMap<usize, Vec<Hashed>>,
+}
+
+/// Hashes every path in parallel and prints the ids in input order, stopping at the first error
+/// (as git does). Each worker takes a batch of paths, hashes it and prints whatever is now in
+/// order. With `interactive`, output is flushed whenever it has caught up with the input.
+fn hash_many<W: Write + Send>(
+    source: Source,
+    opts: &Options,
+    out: &mut W,
     interactive: bool,
-) -> Result<(), Fatal>
-where
-    F: FnOnce() -> I + Send,
-    I: Iterator<Item = Result<OsString, Fatal>>,
-{
+) -> Result<(), Fatal> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, OsString)>(workers * 64);
-    let job_rx = Mutex::new(job_rx);
-    let (res_tx, res_rx) = mpsc::channel::<(usize, Result<Digest, Fatal>)>();
-    let submitted = AtomicUsize::new(0);
-
+    let input = Mutex::new(Input {
+        source,
+        next: 0,
+        done: false,
+    });
+    let output = Mutex::new(Output {
+        out,
+        next: 0,
+        pending: BTreeMap::new(),
+    });
+    let dispatched = AtomicUsize::new(0);
+    let work = || {
+        let mut buf = Vec::new();
+        loop {
+            let mut paths = Vec::with_capacity(BATCH);
+            let seq = {
+                let Ok(mut input) = input.lock() else { return };
+                if input.done {
+                    return;
+                }
+                if !input.source.fill(&mut paths) {
+                    input.done = true;
+                }
+                if paths.is_empty() {
+                    return;
+                }
+                let seq = input.next;
+                input.next += 1;
+                dispatched.store(input.next, Ordering::Release);
+                seq
+            };
+            let results: Vec<Hashed> = paths
+                .into_iter()
+                .map(|p| p.and_then(|p| hash_path(&p, opts, &mut buf)))
+                .collect();
+            let Ok(mut output) = output.lock() else {
+                return;
+            };
+            let output = &mut *output;
+            output.pending.insert(seq, results);
+            while let Some(results) = output.pending.remove(&output.next) {
+                for result in results {
+                    if let Err(fatal) = result.and_then(|hashed| emit(output.out, hashed)) {
+                        // Stop at the first error in input order, after the ids before it.
+                        // Another worker may be blocked reading standard input: do not wait.
+                        let _ = output.out.flush();
+                        std::process::exit(i32::from(fatal.report()));
+                    }
+                }
+                output.next += 1;
+            }
+            if interactive
+                && output.next == dispatched.load(Ordering::Acquire)
+                && let Err(e) = output.out.flush()
+            {
+                std::process::exit(i32::from(write_error(e).report()));
+            }
+        }
+    };
     std::thread::scope(|scope| {
-        let feeder_results = res_tx.clone();
-        let submitted = &submitted;
-        scope.spawn(move || {
-            for (i, path) in paths().enumerate() {
-                submitted.store(i + 1, Ordering::Release);
-                let sent = match path {
-                    Ok(p) => job_tx.send((i, p)).is_ok(),
-                    Err(e) => {
-                        let _ = feeder_results.send((i, Err(e)));
-                        false
-                    }
-                };
-                if !sent {
-                    break;
-                }
-            }
-        });
-        for _ in 0..workers {
-            let res_tx = res_tx.clone();
-            let job_rx = &job_rx;
-            scope.spawn(move || {
-                let mut buf = Vec::new();
-                loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((i, path)) = job else { return };
-                    let result = hash_path(&path, kind, detect, &mut buf);
-                    if res_tx.send((i, result)).is_err() {
-                        return;
-                    }
-                }
-            });
+        for _ in 1..workers {
+            scope.spawn(work);
         }
-        drop(res_tx);
-
-        let mut pending: BTreeMap<usize, Result<Digest, Fatal>> = BTreeMap::new();
-        let mut next = 0;
-        for (i, result) in res_rx.iter() {
-            pending.insert(i, result);
-            while let Some(result) = pending.remove(&next) {
-                match result {
-                    Ok(id) => print_id(out, &id)?,
-                    Err(fatal) => {
-                        // Stop at the first error in input order, after the ids before it. The
-                        // feeder may be blocked reading standard input, so do not wait for it.
-                        let _ = out.flush();
-                        let code = if fatal.0.is_empty() {
-                            0
-                        } else {
-                            eprintln!("{NAME}: fatal: {}", fatal.0);
-                            128
-                        };
-                        std::process::exit(code);
-                    }
-                }
-                next += 1;
-            }
-            if interactive && next == submitted.load(Ordering::Acquire) {
-                out.flush().map_err(|e| match e.kind() {
-                    io::ErrorKind::BrokenPipe => Fatal(String::new()),
-                    _ => Fatal(format!("write error: {}", strerror(&e))),
-                })?;
-            }
-        }
-        Ok(())
-    })
+        work();
+    });
+    Ok(())
 }
 
 /// git's `unquote_c_style` for a line that starts with `"`; other lines are taken as they are.
@@ -318,7 +626,7 @@ fn unquote_c_style(line: Vec<u8>) -> Result<OsString, Fatal> {
     if line.first() != Some(&b'"') {
         return Ok(OsString::from_vec(line));
     }
-    let bad = || Fatal("line is badly quoted".into());
+    let bad = || Fatal::new("line is badly quoted".into());
     let mut out = Vec::with_capacity(line.len());
     let mut i = 1;
     loop {

@@ -57,6 +57,10 @@ fn main() -> ExitCode {
         eprintln!("flagsplit: '{name}' is not a flagsplit command. See 'flagsplit --help'.");
         return ExitCode::from(1);
     };
+    if command.name == "hash-object" {
+        // git's conventions: usage errors and `-h` exit 129.
+        return hash_object::main(command, args);
+    }
     let matches = match command.parse(args) {
         Ok(m) => m,
         Err(e) => {
@@ -79,7 +83,6 @@ fn main() -> ExitCode {
         "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
         "md5sum" => sum::main(sum::Kind::Md5, &matches),
         "sha256sum" => sum::main(sum::Kind::Sha256, &matches),
-        "hash-object" => hash_object::main(&matches),
         "bench" => bench::main(&matches),
         "version" => version(&matches),
         "help" => help(&matches),
