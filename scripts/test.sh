@@ -76,6 +76,20 @@ for set in "" "--no-default-features" "--no-default-features --features openssl-
 	cargo test --locked --workspace $set
 done
 
+step "hash-object: git's recorded verdicts regenerate unchanged"
+# README's command, with the installed git as the oracle (it needs git 2.47 or later, whose
+# hash-object runs the fsck checks); the corpus must come out byte for byte as committed.
+if scripts/hash-object-corpus.sh; then
+	git diff --exit-code --stat -- tests/hash-object-corpus ||
+		die "tests/hash-object-corpus differs from what $(git --version) says now"
+	[ -z "$(git status --porcelain -- tests/hash-object-corpus)" ] ||
+		die "tests/hash-object-corpus gained files: $(git status --porcelain -- tests/hash-object-corpus)"
+elif [ "$ci" = true ]; then
+	die "CI=true and scripts/hash-object-corpus.sh could not run (git 2.47 or later needed)"
+else
+	echo "SKIPPED: scripts/hash-object-corpus.sh (git 2.47 or later needed)"
+fi
+
 # --- 4. real builds ---------------------------------------------------------------------------
 step "build matrix"
 scripts/build-matrix.sh
