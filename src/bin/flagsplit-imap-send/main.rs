@@ -4,15 +4,36 @@
 
 mod providers;
 
+// The few library modules the sender needs, compiled into the sender itself rather than linked
+// from the `flagsplit` library. The library also holds the hashing commands, which name the
+// selected hashing providers; GNU ld puts a library in NEEDED for any object file it pulls in
+// that mentions it, and which of the library's object files hold what follows rustc's code
+// partitioning, so linking the library made the sender's NEEDED depend on it (libcrypto with
+// `--features openssl-sha1`, measured). The sender names no `flagsplit::` item, so the library is
+// not linked at all. These modules are data tables and formatting; the unused parts of them are
+// the `flagsplit` binary's.
+#[allow(dead_code)]
+#[path = "../../build_options.rs"]
+mod build_options;
+#[allow(dead_code)]
+#[path = "../../cli/mod.rs"]
+mod cli;
+#[allow(dead_code)]
+#[path = "../../cpu.rs"]
+mod cpu;
+#[allow(dead_code)]
+#[path = "../../json.rs"]
+mod json;
+
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
-use flagsplit::build_options::{self, RuntimeFacts};
-use flagsplit::cli::Matches;
-use flagsplit::cli::imap_send::IMAP_SEND;
-use flagsplit::config::flagsplit::IMAP_SEND as SENDER;
+use build_options::RuntimeFacts;
+use cli::Matches;
+use cli::imap_send::IMAP_SEND;
+use flagsplit_config::flagsplit::IMAP_SEND as SENDER;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::response::printable;

@@ -24,7 +24,12 @@ pub fn tls() -> Option<&'static dyn TlsProvider> {
 }
 
 /// The MD5 provider of CRAM-MD5: the `md5` facility's, as for `flagsplit md5sum`.
-pub type Md5 = flagsplit::hash::Md5Selected;
+#[cfg(flagsplit_md5 = "builtin")]
+pub type Md5 = flagsplit_hash::md5::builtin::Md5Builtin;
+
+/// The MD5 provider of CRAM-MD5: the `md5` facility's, as for `flagsplit md5sum`.
+#[cfg(flagsplit_md5 = "openssl")]
+pub type Md5 = flagsplit_hash::md5::openssl::Md5Openssl;
 
 /// OpenSSL's version text when the sender links OpenSSL, that is when its TLS or its MD5 provider is
 /// OpenSSL; else `None`.
@@ -35,7 +40,7 @@ pub fn openssl_version() -> Option<String> {
     }
     #[cfg(all(not(flagsplit_tls = "openssl"), flagsplit_md5 = "openssl"))]
     {
-        flagsplit::hash::openssl_version()
+        Some(flagsplit_hash::openssl_version())
     }
     #[cfg(all(not(flagsplit_tls = "openssl"), not(flagsplit_md5 = "openssl")))]
     {
