@@ -223,9 +223,12 @@ fn json_report(
     dry_run: bool,
     error: Option<&str>,
 ) -> String {
-    let text = |s: Option<&str>| s.map_or_else(|| "null".to_string(), json_string);
+    let text = json::opt_string;
     let mut out = String::from("{\n");
-    out.push_str(&format!("  \"folder\": {},\n", json_string(&report.folder)));
+    out.push_str(&format!(
+        "  \"folder\": {},\n",
+        json::string(&report.folder)
+    ));
     out.push_str(&format!("  \"dry_run\": {dry_run},\n"));
     out.push_str(&format!("  \"created\": {},\n", report.created));
     let total = report.outcomes.len();
@@ -250,10 +253,10 @@ fn json_report(
         out.push_str(&format!(
             "    {{\"index\": {}, \"subject\": {}, \"message_id\": {}, \"date\": {}, \"status\": {}, \"uid\": {uid}}}",
             i + 1,
-            json_string(&rfc2047::decode(&msg.subject)),
+            json::string(&rfc2047::decode(&msg.subject)),
             text(msg.message_id.as_deref()),
             text(if msg.message_id.is_some() { None } else { msg.date.as_deref() }),
-            json_string(status(outcome)),
+            json::string(status(outcome)),
         ));
     }
     out.push_str(if messages.is_empty() {
@@ -261,27 +264,6 @@ fn json_report(
     } else {
         "\n  ]\n}\n"
     });
-    out
-}
-
-/// A JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\u{:04x}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
     out
 }
 
