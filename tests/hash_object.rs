@@ -873,3 +873,107 @@ fn sha256_repository_ids_are_gits() {
     assert_eq!(String::from_utf8_lossy(&f.stdout).trim().len(), 64);
     assert_eq!(back.stdout, sha1.stdout);
 }
+
+/// Large files next to each other and between small ones (a worker that meets a large file hands
+/// the paths behind it to another worker): the ids still come in input order, as git's; a
+/// missing file right after two large ones still ends the run after exactly the ids before it.
+#[test]
+fn large_files_among_small_ones_keep_input_order() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut names = Vec::new();
+    for i in 0..700usize {
+        // Runs of large files (1–3 MiB) at batch boundaries and inside batches.
+        let large = matches!(i % 97, 0..=2) || i % 64 == 63 || i % 64 == 0;
+        let len = if large {
+            (1 << 20) + i * 4099 % (2 << 20)
+        } else {
+            i * 31 % 5000
+        };
+        let name = format!("f{i:03}");
+        fs::write(tmp.path().join(&name), noise(len, i as u64 + 7)).expect("write");
+        names.push(name);
+    }
+    let list: String = names.iter().map(|n| format!("{n}\n")).collect();
+    let ids = same_ids(tmp.path(), &[os("--stdin-paths")], list.as_bytes());
+    assert_eq!(ids.lines().count(), names.len());
+    // The same paths on the command line.
+    let args: Vec<&OsStr> = names.iter().map(OsStr::new).collect();
+    assert_eq!(same_ids(tmp.path(), &args, b""), ids);
+    // A missing path right after two large files, then more of both kinds.
+    let mut broken = names[..290].to_vec();
+    broken.push("missing".into());
+    broken.extend_from_slice(&names[290..]);
+    let list: String = broken.iter().map(|n| format!("{n}\n")).collect();
+    let g = git(tmp.path(), &[os("--stdin-paths")], list.as_bytes());
+    let f = flagsplit(tmp.path(), &[os("--stdin-paths")], list.as_bytes());
+    assert_eq!(f.status.code(), g.status.code());
+    assert_eq!(f.stdout, g.stdout);
+    assert_eq!(String::from_utf8_lossy(&f.stdout).lines().count(), 290);
+}
+
+/// A coprocess that writes a large file's path and a small one's together and then waits for both
+/// ids: the worker holding them cannot hand the small one back while another worker waits for the
+/// next line, and must not wait for it either.
+#[test]
+fn stdin_paths_coprocess_with_large_files() {
+    if !have_git() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut names = Vec::new();
+    for i in 0..40usize {
+        let (big, small) = (format!("big{i}"), format!("small{i}"));
+        fs::write(tmp.path().join(&big), noise((1 << 20) + i, i as u64)).expect("write");
+        fs::write(tmp.path().join(&small), noise(i * 10, i as u64 + 100)).expect("write");
+        names.push((big, small));
+    }
+    let mut child = Command::new(FLAGSPLIT)
+        .args(["hash-object", "--stdin-paths"])
+        .current_dir(tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    // Deadlock guard only (not a speed limit): kills the child after a minute.
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let guard = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    });
+    let mut answers = String::new();
+    for (big, small) in &names {
+        input
+            .write_all(format!("{big}\n{small}\n").as_bytes())
+            .expect("write paths");
+        input.flush().expect("flush");
+        for name in [big, small] {
+            let mut line = String::new();
+            output.read_line(&mut line).expect("read id");
+            assert_eq!(
+                line.len(),
+                41,
+                "no id came back for {name} while stdin was open: {line:?}"
+            );
+            answers.push_str(&line);
+        }
+    }
+    let _ = done_tx.send(());
+    guard.join().expect("guard");
+    drop(input);
+    assert!(child.wait().expect("wait").success());
+    let all: Vec<&OsStr> = names
+        .iter()
+        .flat_map(|(b, s)| [OsStr::new(b), OsStr::new(s)])
+        .collect();
+    assert_eq!(answers, same_ids(tmp.path(), &all, b""));
+}

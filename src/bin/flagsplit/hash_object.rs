@@ -7,13 +7,13 @@
 //! is flushed as soon as every id before it is known, so a program can use it as a coprocess
 //! (write a path, read the id), as git-svn does with git's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use flagsplit::cli::Command;
 use flagsplit::hash::collision_detection_from_env;
@@ -308,14 +308,34 @@ fn hash_path(
     opts: &Options,
     buf: &mut Vec<u8>,
 ) -> Result<(ObjectId, Warnings), Fatal> {
-    let mut file = File::open(path).map_err(|e| {
+    let (mut file, meta) = open_path(path)?;
+    hash_open(path, &mut file, &meta, opts, buf)
+}
+
+/// Opens a file named on the command line or in the input, and reads its metadata.
+fn open_path(path: &OsStr) -> Result<(File, std::fs::Metadata), Fatal> {
+    let file = File::open(path).map_err(|e| {
         Fatal::new(format!(
             "could not open '{}' for reading: {}",
             path.to_string_lossy(),
             strerror(&e)
         ))
     })?;
-    hash_file(&mut file, opts, buf).map_err(|e| match e {
+    let meta = file
+        .metadata()
+        .map_err(|e| fatal_for(path, ObjectError::Io(e)))?;
+    Ok((file, meta))
+}
+
+/// The id of a file `open_path` opened.
+fn hash_open(
+    path: &OsStr,
+    file: &mut File,
+    meta: &std::fs::Metadata,
+    opts: &Options,
+    buf: &mut Vec<u8>,
+) -> Result<(ObjectId, Warnings), Fatal> {
+    hash_file(file, meta, opts, buf).map_err(|e| match e {
         Failure::Fatal(f) => f,
         Failure::Object(e) => fatal_for(path, e),
     })
@@ -327,10 +347,10 @@ fn hash_path(
 /// is read to its end.
 fn hash_file(
     file: &mut File,
+    meta: &std::fs::Metadata,
     opts: &Options,
     buf: &mut Vec<u8>,
 ) -> Result<(ObjectId, Warnings), Failure> {
-    let meta = file.metadata()?;
     if !meta.is_file() {
         if meta.is_dir() {
             return Err(io::Error::from(io::ErrorKind::IsADirectory).into());
@@ -383,9 +403,11 @@ fn hash_stdin(opts: &Options) -> Result<(ObjectId, Warnings), Failure> {
     // Standard input redirected from a regular file: hash it as a file (its size is known).
     if let Ok(fd) = std::os::fd::AsFd::as_fd(&io::stdin()).try_clone_to_owned() {
         let mut file = File::from(fd);
-        if file.metadata().is_ok_and(|m| m.is_file()) {
+        if let Ok(meta) = file.metadata()
+            && meta.is_file()
+        {
             let mut buf = Vec::new();
-            return hash_file(&mut file, opts, &mut buf);
+            return hash_file(&mut file, &meta, opts, &mut buf);
         }
     }
     let stdin = io::stdin();
@@ -418,9 +440,19 @@ fn hash_stream(input: &mut impl Read, opts: &Options) -> Result<(ObjectId, Warni
 
 type Hashed = Result<(ObjectId, Warnings), Fatal>;
 
+/// A path from the input, or the error that ended the input.
+type Path = Result<OsString, Fatal>;
+
 /// Paths per batch: workers take paths from the input and hand their results to the output a
 /// batch at a time, so that the locks and wake-ups are paid per batch, not per file.
 const BATCH: usize = 64;
+
+/// A regular file at least this large hands the rest of its batch back before it is hashed, so
+/// that the paths behind it go to another worker instead of waiting. Without this, large files
+/// that sit close together in the input (the Rust toolchains' libLLVM and librustc_driver, 350
+/// MB within a few paths of each other near the end) were hashed one after the other by one
+/// worker while the others had nothing left to do.
+const HAND_BACK: u64 = 1024 * 1024;
 
 /// Where the paths come from.
 enum Source {
@@ -435,7 +467,7 @@ impl Source {
     /// input is buffered (the next read could wait for the writer), so that a coprocess gets
     /// the ids of what it wrote. Returns false once the input is exhausted or unreadable (the
     /// error is the batch's last item).
-    fn fill(&mut self, batch: &mut Vec<Result<OsString, Fatal>>) -> bool {
+    fn fill(&mut self, batch: &mut Vec<Path>) -> bool {
         match self {
             Source::List(paths) => {
                 batch.extend(paths.by_ref().take(BATCH).map(Ok));
@@ -477,22 +509,72 @@ impl Source {
     }
 }
 
-/// The input side: the source, the number of the next batch, and whether it is exhausted.
+/// A run of consecutive paths: the index of the first in the input, and the paths.
+type Range = (usize, Vec<Path>);
+
+/// The input side. Paths are numbered in input order; a worker takes a range of them, either one
+/// handed back by another worker or a new batch from the source.
 struct Input {
     source: Source,
-    next: usize,
+    /// The number of paths read from the source so far.
+    read: usize,
+    /// Whether the source is exhausted.
     done: bool,
+    /// Ranges handed back, taken before new input.
+    handed_back: VecDeque<Range>,
+    /// Workers holding a range: until they finish, one of them may hand paths back, so an idle
+    /// worker waits rather than exits.
+    busy: usize,
 }
 
-/// The output side: results of batches that finished early, waiting for those before them.
+impl Input {
+    /// The next range to hash, waiting while the input is exhausted but a busy worker may still
+    /// hand paths back. `None` once every path has been taken and hashed.
+    fn take<'a>(
+        mut input: MutexGuard<'a, Input>,
+        wake: &Condvar,
+        dispatched: &AtomicUsize,
+    ) -> Option<Range> {
+        loop {
+            if let Some(range) = input.handed_back.pop_front() {
+                input.busy += 1;
+                return Some(range);
+            }
+            if !input.done {
+                let mut paths = Vec::with_capacity(BATCH);
+                if !input.source.fill(&mut paths) {
+                    input.done = true;
+                }
+                if !paths.is_empty() {
+                    let start = input.read;
+                    input.read += paths.len();
+                    dispatched.store(input.read, Ordering::Release);
+                    input.busy += 1;
+                    return Some((start, paths));
+                }
+                continue;
+            }
+            if input.busy == 0 {
+                // Wake the others waiting here: nothing more can come.
+                wake.notify_all();
+                return None;
+            }
+            input = wake.wait(input).ok()?;
+        }
+    }
+}
+
+/// The output side: results of ranges that finished early, by the index of their first path,
+/// waiting for those before them.
 struct Output<'w, W> {
     out: &'w mut W,
+    /// The index of the next path whose id is to be printed.
     next: usize,
     pending: BTreeMap<usize, Vec<Hashed>>,
 }
 
 /// Hashes every path in parallel and prints the ids in input order, stopping at the first error
-/// (as git does). Each worker takes a batch of paths, hashes it and prints whatever is now in
+/// (as git does). Each worker takes a range of paths, hashes it and prints whatever is now in
 /// order. With `interactive`, output is flushed whenever it has caught up with the input.
 fn hash_many<W: Write + Send>(
     source: Source,
@@ -503,45 +585,53 @@ fn hash_many<W: Write + Send>(
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let input = Mutex::new(Input {
         source,
-        next: 0,
+        read: 0,
         done: false,
+        handed_back: VecDeque::new(),
+        busy: 0,
     });
+    let wake = Condvar::new();
     let output = Mutex::new(Output {
         out,
         next: 0,
         pending: BTreeMap::new(),
     });
     let dispatched = AtomicUsize::new(0);
+    // Hands paths back only when the input is free: a worker holding it may be waiting for the
+    // next line of a coprocess, which waits for the id of the path this worker is about to hash.
+    let hand_back = |paths: &mut std::vec::IntoIter<Path>, start: usize| {
+        if let Ok(mut input) = input.try_lock() {
+            input.handed_back.push_back((start, paths.collect()));
+            wake.notify_one();
+        }
+    };
     let work = || {
         let mut buf = Vec::new();
         loop {
-            let mut paths = Vec::with_capacity(BATCH);
-            let seq = {
-                let Ok(mut input) = input.lock() else { return };
-                if input.done {
-                    return;
-                }
-                if !input.source.fill(&mut paths) {
-                    input.done = true;
-                }
-                if paths.is_empty() {
-                    return;
-                }
-                let seq = input.next;
-                input.next += 1;
-                dispatched.store(input.next, Ordering::Release);
-                seq
-            };
-            let results: Vec<Hashed> = paths
-                .into_iter()
-                .map(|p| p.and_then(|p| hash_path(&p, opts, &mut buf)))
-                .collect();
-            let Ok(mut output) = output.lock() else {
+            let Ok(guard) = input.lock() else { return };
+            let Some((start, paths)) = Input::take(guard, &wake, &dispatched) else {
                 return;
             };
-            let output = &mut *output;
-            output.pending.insert(seq, results);
+            let mut paths = paths.into_iter();
+            let mut results: Vec<Hashed> = Vec::with_capacity(paths.len());
+            while let Some(path) = paths.next() {
+                let next = start + results.len() + 1;
+                let result = path.and_then(|path| {
+                    let (mut file, meta) = open_path(&path)?;
+                    if workers > 1 && meta.is_file() && meta.len() >= HAND_BACK && paths.len() > 0 {
+                        hand_back(&mut paths, next);
+                    }
+                    hash_open(&path, &mut file, &meta, opts, &mut buf)
+                });
+                results.push(result);
+            }
+            let Ok(mut printing) = output.lock() else {
+                return;
+            };
+            let output = &mut *printing;
+            output.pending.insert(start, results);
             while let Some(results) = output.pending.remove(&output.next) {
+                output.next += results.len();
                 for result in results {
                     if let Err(fatal) = result.and_then(|hashed| emit(output.out, hashed)) {
                         // Stop at the first error in input order, after the ids before it.
@@ -550,13 +640,21 @@ fn hash_many<W: Write + Send>(
                         std::process::exit(i32::from(fatal.report()));
                     }
                 }
-                output.next += 1;
             }
             if interactive
                 && output.next == dispatched.load(Ordering::Acquire)
                 && let Err(e) = output.out.flush()
             {
                 std::process::exit(i32::from(write_error(e).report()));
+            }
+            drop(printing);
+            // After printing: a coprocess gets its ids even while another worker holds the
+            // input, waiting for its next line.
+            if let Ok(mut input) = input.lock() {
+                input.busy -= 1;
+                if input.busy == 0 && input.done {
+                    wake.notify_all();
+                }
             }
         }
     };
