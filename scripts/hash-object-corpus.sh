@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates tests/hash-object-corpus/: commits, trees and tags (well formed and malformed), each
-# with git's verdict on it as `git hash-object -t TYPE --stdin` gives it. tests/hash_object.rs
-# compares flagsplit with these recorded verdicts on every run (no git needed) and with the
-# installed git when that is 2.47 or later.
+# with git's verdict on it as `git hash-object -t TYPE --stdin` gives it.
+# tests/integration/hash_object.rs compares flagsplit with these recorded verdicts on every run (no
+# git needed) and with the installed git when that is 2.47 or later.
 #
 #   scripts/hash-object-corpus.sh [GIT]     (default: git on PATH; must be 2.47 or later)
 #

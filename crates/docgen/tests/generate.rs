@@ -13,37 +13,36 @@ use tempfile::TempDir;
 
 const EPOCH: &str = "1700000000";
 
-fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Whether `tool` runs; when it does not: a loud skip, or a failure under CI=true.
-fn have(tool: &str, package: &str) -> bool {
-    let ok = Process::new(tool)
+/// Whether `tool --version` runs.
+fn runs(tool: &str) -> bool {
+    Process::new(tool)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|s| s.success());
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether `tool` runs; when it does not, `test` is skipped (a failure under CI=true).
+fn have(test: &str, tool: &str, package: &str) -> bool {
+    let ok = runs(tool);
     if !ok {
-        if ci() {
-            panic!("CI=true and {tool} is not installed (apt-get install {package})");
-        }
-        eprintln!("SKIPPED: {tool} not found (apt-get install {package})");
+        flagsplit_test_support::skip(
+            test,
+            &format!("{tool} not found (apt-get install {package})"),
+        );
     }
     ok
 }
 
 /// Like [`have`], for shells that are optional even in CI.
-fn have_optional(tool: &str) -> bool {
-    let ok = Process::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+fn have_optional(test: &str, tool: &str) -> bool {
+    let ok = runs(tool);
     if !ok {
-        eprintln!("SKIPPED: {tool} not found (optional: apt-get install {tool})");
+        flagsplit_test_support::skip_optional(
+            test,
+            &format!("{tool} not found (optional: apt-get install {tool})"),
+        );
     }
     ok
 }
@@ -394,7 +393,7 @@ fn bash_completes_every_option_of_every_command() {
 
 #[test]
 fn fish_completes_every_option_of_every_command() {
-    if !have_optional("fish") {
+    if !have_optional("fish_completes_every_option_of_every_command", "fish") {
         return;
     }
     let dir = generate(None);
@@ -498,7 +497,7 @@ fn every_script_names_every_option() {
 
 #[test]
 fn zsh_scripts_parse() {
-    if !have_optional("zsh") {
+    if !have_optional("zsh_scripts_parse", "zsh") {
         return;
     }
     let dir = generate(None);
@@ -627,7 +626,11 @@ fn man_dates_agree_with_gnu_date() {
 
 #[test]
 fn groff_renders_every_page_without_warnings() {
-    if !have("groff", "groff-base") {
+    if !have(
+        "groff_renders_every_page_without_warnings",
+        "groff",
+        "groff-base",
+    ) {
         return;
     }
     let dir = generate(Some(EPOCH));
@@ -683,7 +686,10 @@ fn groff_renders_every_page_without_warnings() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("FLAGSPLIT-SHA1SUM(1)"), "{text}");
     } else {
-        eprintln!("SKIPPED: man -l (apt-get install man-db)");
+        flagsplit_test_support::skip_optional(
+            "groff_renders_every_page_without_warnings (man -l)",
+            "man not found (apt-get install man-db)",
+        );
     }
 }
 

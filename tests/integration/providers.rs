@@ -9,21 +9,19 @@
 //! selected providers) are tested through the run-time [`Hasher`] over them, for every
 //! [`Algorithm`].
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::{self, Rng, hex};
 use flagsplit::hash::sha1::block::Sha1Block;
 use flagsplit::hash::sha1::dc::Sha1Dc;
 use flagsplit::hash::{
     Algorithm, Collision, HashError, HashProvider, Hasher, Sha1, Sha1Unsafe, Visitor,
     for_each_provider, hash_reader,
 };
-use support::{Rng, hex};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -571,17 +569,6 @@ fn providers_match_external_oracles() {
 // ---------------------------------------------------------------------------------------------
 // Real SHA-1 collisions (../shared/data/collisions)
 
-/// The collision files, or `None` (after a SKIPPED line; a failure under CI=true) when the
-/// shared data is not there.
-fn collisions_dir(test: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/collisions");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    support::skip(test, &format!("{} not found", dir.display()));
-    None
-}
-
 fn read(dir: &Path, name: &str) -> Vec<u8> {
     fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -603,7 +590,8 @@ const ATTACKS: [&str; 4] = [
 
 #[test]
 fn dc_detects_collision_attacks_with_the_block_digest() {
-    let Some(dir) = collisions_dir("dc_detects_collision_attacks_with_the_block_digest") else {
+    let Some(dir) = support::collisions_dir("dc_detects_collision_attacks_with_the_block_digest")
+    else {
         return;
     };
     for name in ATTACKS {
@@ -629,7 +617,7 @@ fn dc_detects_collision_attacks_with_the_block_digest() {
 
 #[test]
 fn collision_pairs_really_collide() {
-    let Some(dir) = collisions_dir("collision_pairs_really_collide") else {
+    let Some(dir) = support::collisions_dir("collision_pairs_really_collide") else {
         return;
     };
     let one = read(&dir, "shattered-1.pdf");
@@ -693,7 +681,7 @@ fn sha1_provider_count() -> usize {
 
 #[test]
 fn facilities_on_collision_attacks() {
-    let Some(dir) = collisions_dir("facilities_on_collision_attacks") else {
+    let Some(dir) = support::collisions_dir("facilities_on_collision_attacks") else {
         return;
     };
     for name in ATTACKS {
@@ -740,7 +728,7 @@ fn facilities_on_collision_attacks() {
 
 #[test]
 fn reduced_round_collision_is_an_ordinary_file() {
-    let Some(dir) = collisions_dir("reduced_round_collision_is_an_ordinary_file") else {
+    let Some(dir) = support::collisions_dir("reduced_round_collision_is_an_ordinary_file") else {
         return;
     };
     let name = "sha1_reducedsha_coll.bin";

@@ -10,19 +10,18 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{self, Rng};
+
 const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
 
-fn have_git() -> bool {
-    let ok = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+/// Whether git runs; when it does not, `test` is skipped (a failure under CI=true).
+fn have_git(test: &str) -> bool {
+    let ok = support::runs("git", &["--version"]);
     if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and git is missing"
+        support::skip(
+            test,
+            "git not found; hash-object cannot be compared with it",
         );
-        eprintln!("SKIPPED: git not found; hash-object cannot be compared with it");
     }
     ok
 }
@@ -95,17 +94,9 @@ fn same_ids(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> String {
     String::from_utf8_lossy(&f.stdout).into_owned()
 }
 
-/// Deterministic pseudo-random bytes.
+/// Deterministic pseudo-random bytes (the shared generator).
 fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    Rng(seed).bytes(len)
 }
 
 /// A corpus: an empty file, text, binary, sizes around the small-file fast path, a large file, a
@@ -131,7 +122,7 @@ fn corpus(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn blobs_equal_gits() {
-    if !have_git() {
+    if !have_git("blobs_equal_gits") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -158,7 +149,7 @@ fn blobs_equal_gits() {
 /// known) and from a pipe (spooled to a temporary file).
 #[test]
 fn large_stdin_from_a_file_and_from_a_pipe() {
-    if !have_git() {
+    if !have_git("large_stdin_from_a_file_and_from_a_pipe") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -181,7 +172,7 @@ fn large_stdin_from_a_file_and_from_a_pipe() {
 
 #[test]
 fn many_small_files_via_stdin_paths() {
-    if !have_git() {
+    if !have_git("many_small_files_via_stdin_paths") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -203,7 +194,7 @@ fn many_small_files_via_stdin_paths() {
 
 #[test]
 fn stdin_paths_answers_each_path_as_a_coprocess() {
-    if !have_git() {
+    if !have_git("stdin_paths_answers_each_path_as_a_coprocess") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -256,7 +247,7 @@ fn stdin_paths_answers_each_path_as_a_coprocess() {
 /// content is the object's id, as a file and from stdin, for flagsplit and git alike.
 #[test]
 fn well_formed_commits_trees_and_tags() {
-    if !have_git() {
+    if !have_git("well_formed_commits_trees_and_tags") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -325,7 +316,7 @@ body line
 /// and a non-zero exit.
 #[test]
 fn malformed_objects_are_refused_by_both() {
-    if !have_git() {
+    if !have_git("malformed_objects_are_refused_by_both") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -384,7 +375,7 @@ fn malformed_objects_are_refused_by_both() {
 
 #[test]
 fn errors_like_git() {
-    if !have_git() {
+    if !have_git("errors_like_git") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -428,19 +419,12 @@ fn errors_like_git() {
 /// colliding blocks move), so git hashes them, and so must flagsplit, to the same ids.
 #[test]
 fn collision_files_hash_as_git_hashes_them() {
-    if !have_git() {
+    if !have_git("collision_files_hash_as_git_hashes_them") {
         return;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/collisions");
-    if !dir.is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and {} is missing",
-            dir.display()
-        );
-        eprintln!("SKIPPED: {} not found", dir.display());
+    let Some(dir) = support::collisions_dir("collision_files_hash_as_git_hashes_them") else {
         return;
-    }
+    };
     let mut names: Vec<PathBuf> = fs::read_dir(&dir)
         .expect("read_dir")
         .map(|e| e.expect("entry").path())
@@ -459,17 +443,17 @@ fn git_version() -> Option<(u32, u32)> {
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
-/// Whether git is 2.47 or later (whose hash-object runs fsck's checks); says so when not.
-fn have_checking_git() -> bool {
+/// Whether git is 2.47 or later (whose hash-object runs fsck's checks); when it is not, `test`
+/// is skipped (a failure under CI=true).
+fn have_checking_git(test: &str) -> bool {
     match git_version() {
         Some(v) if v >= (2, 47) => true,
         found => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true and git 2.47 or later is missing (found {found:?})"
-            );
-            eprintln!(
-                "SKIPPED: git {found:?} is older than 2.47; only the recorded verdicts are compared"
+            support::skip(
+                test,
+                &format!(
+                    "git {found:?} is older than 2.47; only the recorded verdicts are compared"
+                ),
             );
             false
         }
@@ -572,7 +556,7 @@ fn corpus_matches_recorded_git_verdicts() {
 /// finds the SHA-256 format from the repository as git does.
 #[test]
 fn corpus_matches_live_git() {
-    if !have_checking_git() {
+    if !have_checking_git("corpus_matches_live_git") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -680,7 +664,7 @@ fn broken_pipe_is_not_success() {
 fn special_files_hash_as_git_hashes_them() {
     let proc_version = Path::new("/proc/version");
     if !proc_version.exists() {
-        eprintln!("SKIPPED: no /proc/version");
+        support::skip_optional("special_files_hash_as_git_hashes_them", "no /proc/version");
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -695,7 +679,7 @@ fn special_files_hash_as_git_hashes_them() {
     );
     assert_eq!(String::from_utf8_lossy(&f.stdout), empty);
     assert!(f.status.success());
-    if have_git() {
+    if have_git("special_files_hash_as_git_hashes_them") {
         let g = run_stdin_file(tmp.path(), "git", &["hash-object", "--stdin"], proc_version);
         assert_eq!(f.stdout, g.stdout);
         let content = fs::read(proc_version).expect("read");
@@ -729,6 +713,7 @@ fn literally_like_git() {
         "dcf5b16e76cce7425d0beaef62d79a7d10fce1f5",
         "63499e4ea8e096b831515ceb1d5a7593e4d87ae5",
     ];
+    let git = have_git("literally_like_git");
     for ((args, input), want) in cases.iter().zip(recorded) {
         let args: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
         let f = flagsplit(tmp.path(), &args, input);
@@ -738,7 +723,7 @@ fn literally_like_git() {
             String::from_utf8_lossy(&f.stderr)
         );
         assert_eq!(String::from_utf8_lossy(&f.stdout).trim(), want);
-        if have_git() {
+        if git {
             same_ids(tmp.path(), &args, input);
         }
     }
@@ -749,7 +734,7 @@ fn literally_like_git() {
 /// same content outside gets SHA-1 ids, and `--object-format` overrides both ways.
 #[test]
 fn sha256_repository_ids_are_gits() {
-    if !have_git() {
+    if !have_git("sha256_repository_ids_are_gits") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -879,7 +864,7 @@ fn sha256_repository_ids_are_gits() {
 /// missing file right after two large ones still ends the run after exactly the ids before it.
 #[test]
 fn large_files_among_small_ones_keep_input_order() {
-    if !have_git() {
+    if !have_git("large_files_among_small_ones_keep_input_order") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -919,7 +904,7 @@ fn large_files_among_small_ones_keep_input_order() {
 /// next line, and must not wait for it either.
 #[test]
 fn stdin_paths_coprocess_with_large_files() {
-    if !have_git() {
+    if !have_git("stdin_paths_coprocess_with_large_files") {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");

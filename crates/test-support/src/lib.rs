@@ -1,8 +1,7 @@
-//! What the root integration tests share: one deterministic generator ([`Rng`]), one [`hex`], and
-//! one way to skip a test whose tool or data is missing ([`skip`]). Each test binary includes it
-//! with `mod support;` and uses what it needs.
-
-#![allow(dead_code)]
+//! What flagsplit's tests share: one deterministic generator ([`Rng`]), one [`hex`], and one way
+//! to skip a test whose tool or data is missing ([`skip`], or [`skip_optional`] for what even CI
+//! may lack). The root package, `flagsplit-imap` and `flagsplit-docgen` take it as a path-only
+//! dev-dependency.
 
 use std::io::Write;
 
@@ -54,14 +53,26 @@ pub fn ci() -> bool {
 }
 
 /// Says that `test` is skipped because of `why` — or fails it when `CI=true`, so that CI cannot
-/// pass without what the test needs. The line is written to fd 2 directly: the test harness
-/// captures only `print!`/`eprint!`, so a passing test's `eprintln!` would hide it, while this
-/// shows in every run's output.
+/// pass without what the test needs. The caller then returns without testing.
+///
+/// The `SKIPPED: {test}: {why}` line is written with [`std::io::stderr`], which the test harness
+/// does not capture (it captures `print!` and `eprint!` only, and shows them only for a failing
+/// test), so it shows in the output of a passing run too.
 pub fn skip(test: &str, why: &str) {
     let message = format!("SKIPPED: {test}: {why}");
     if ci() {
         panic!("{message} (CI=true: failing instead of skipping)");
     }
+    say(&message);
+}
+
+/// Like [`skip`], for what a test may lack even under `CI=true` (an optional tool): the line is
+/// written the same way and the test never fails for it.
+pub fn skip_optional(test: &str, why: &str) {
+    say(&format!("SKIPPED: {test}: {why}"));
+}
+
+fn say(message: &str) {
     let _ = writeln!(std::io::stderr(), "{message}");
 }
 
@@ -71,4 +82,26 @@ pub fn runs(program: &str, args: &[&str]) -> bool {
         .args(args)
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// splitmix64's published first outputs from seed 0.
+    #[test]
+    fn rng_is_splitmix64() {
+        let mut r = Rng(0);
+        assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+        let bytes = Rng(0).bytes(11);
+        assert_eq!(bytes[..8], 0xe220_a839_7b1d_cdafu64.to_le_bytes());
+        assert_eq!(bytes[8..], 0x6e78_9e6a_a1b9_65f4u64.to_le_bytes()[..3]);
+    }
+
+    #[test]
+    fn hex_is_lower_case() {
+        assert_eq!(hex(b""), "");
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+    }
 }

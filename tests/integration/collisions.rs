@@ -4,12 +4,11 @@
 //! `FLAGSPLIT_SHA1DC=0` print the real SHA-1, as coreutils does. With a provider that does not
 //! detect collisions (`block`, `openssl`), every file is hashed as coreutils hashes it.
 
-mod support;
-
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use flagsplit::hash::Sha1;
+
+use crate::support;
 
 const ATTACKS: [&str; 4] = [
     "shattered-1.pdf",
@@ -20,18 +19,6 @@ const ATTACKS: [&str; 4] = [
 const ORDINARY: &str = "sha1_reducedsha_coll.bin";
 /// The SHA-1 of both SHAttered PDFs, as published by the SHAttered authors.
 const SHATTERED_SHA1: &str = "38762cf7f55934b34d179ae6a4c80cadccbb7f0a";
-
-/// The data directory, relative as the tests are expected to name it, or `None` after
-/// `support::skip` (a failure under CI=true) when it is absent.
-fn data_dir(test: &str) -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("../shared/data/collisions");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    support::skip(test, &format!("{} not found", dir.display()));
-    None
-}
 
 /// Runs in the repository root so that names are `../shared/data/collisions/...`, as a user
 /// would type them.
@@ -73,7 +60,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn attacks_get_no_digest() {
-    let Some(_) = data_dir("attacks_get_no_digest") else {
+    let Some(_) = support::collisions_dir("attacks_get_no_digest") else {
         return;
     };
     for name in ATTACKS {
@@ -96,7 +83,7 @@ fn attacks_get_no_digest() {
 
 #[test]
 fn detection_can_be_turned_off() {
-    let Some(_) = data_dir("detection_can_be_turned_off") else {
+    let Some(_) = support::collisions_dir("detection_can_be_turned_off") else {
         return;
     };
     let paths: Vec<String> = ATTACKS.iter().map(|n| rel(n)).collect();
@@ -132,7 +119,7 @@ fn detection_can_be_turned_off() {
 
 #[test]
 fn other_files_are_still_hashed() {
-    let Some(_) = data_dir("other_files_are_still_hashed") else {
+    let Some(_) = support::collisions_dir("other_files_are_still_hashed") else {
         return;
     };
     let ordinary = rel(ORDINARY);
@@ -168,7 +155,7 @@ fn other_files_are_still_hashed() {
 
 #[test]
 fn reduced_round_collision_is_ordinary() {
-    let Some(_) = data_dir("reduced_round_collision_is_ordinary") else {
+    let Some(_) = support::collisions_dir("reduced_round_collision_is_ordinary") else {
         return;
     };
     let path = rel(ORDINARY);
@@ -182,7 +169,7 @@ fn reduced_round_collision_is_ordinary() {
 /// `--check`: an attack file is reported like a file that cannot be read.
 #[test]
 fn check_reports_attacks_as_unreadable() {
-    let Some(_) = data_dir("check_reports_attacks_as_unreadable") else {
+    let Some(_) = support::collisions_dir("check_reports_attacks_as_unreadable") else {
         return;
     };
     let mut paths: Vec<String> = ATTACKS.iter().map(|n| rel(n)).collect();
@@ -233,7 +220,7 @@ fn check_reports_attacks_as_unreadable() {
 /// MD5 has no collision detection: md5sum hashes the attack files like coreutils.
 #[test]
 fn md5sum_is_unaffected() {
-    let Some(_) = data_dir("md5sum_is_unaffected") else {
+    let Some(_) = support::collisions_dir("md5sum_is_unaffected") else {
         return;
     };
     let paths: Vec<String> = ATTACKS.iter().map(|n| rel(n)).collect();

@@ -3,8 +3,6 @@
 //! standard input, stdout and the exit status must be byte-identical, and stderr too once
 //! `flagsplit sha1sum` is renamed `sha1sum`.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -13,7 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use support::Rng;
+use crate::support::Rng;
 use tempfile::TempDir;
 
 #[derive(Clone, Copy, Debug)]

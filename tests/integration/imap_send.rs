@@ -4,16 +4,16 @@
 //! and what the server stored (its maildir files). The git configuration is isolated per test
 //! (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_NOSYSTEM`, `HOME`).
 
-#[path = "../crates/imap/tests/support/mod.rs"]
-mod support;
+#[path = "../../crates/imap/tests/support/mod.rs"]
+mod imap_support;
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use support::dovecot::{Dovecot, Fault, FaultProxy, Options, PASSWORD, USER};
-use support::series;
+use imap_support::dovecot::{Dovecot, Fault, FaultProxy, Options, PASSWORD, USER};
+use imap_support::series;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flagsplit-imap-send");
 const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");

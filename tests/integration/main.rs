@@ -1,0 +1,15 @@
+//! The root package's integration tests, in one binary: each module tests one part of flagsplit
+//! through its binaries or its library, and they share [`support`]. Run one module with
+//! `cargo test --test integration MODULE::` (for example `hash_object::`).
+
+mod support;
+
+mod bench;
+mod build_options;
+mod collisions;
+mod coreutils;
+mod docs;
+mod hash_object;
+mod imap_exec_path;
+mod imap_send;
+mod providers;
