@@ -207,7 +207,6 @@ echo "| \`flagsplit hash-object --stdin-paths\` in a SHA-256 repository | $t_f25
 echo "| \`git hash-object --stdin-paths\` in a SHA-256 repository | $t_g256 | $(fps "$t_g256") | 1.00 | $(ratio "$t_g256" "$t_cat") |"
 echo "| \`xargs -0 -P$(nproc) cat >/dev/null\` (reading only) | $t_cat | $(fps "$t_cat") | | 1.00 |"
 echo
-echo "Targets: flagsplit within 1.15× of the I/O floor and at least 3.5× git, in both formats."
 echo
 
 # --- 4. memory --------------------------------------------------------------------------------
