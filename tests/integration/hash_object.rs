@@ -192,25 +192,20 @@ fn many_small_files_via_stdin_paths() {
     assert_eq!(ids.lines().count(), 3002);
 }
 
-#[test]
-fn stdin_paths_answers_each_path_as_a_coprocess() {
-    if !have_git("stdin_paths_answers_each_path_as_a_coprocess") {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    fs::write(tmp.path().join("one"), b"1").expect("write");
-    fs::write(tmp.path().join("two"), b"2").expect("write");
+/// `flagsplit hash-object --stdin-paths` in `dir`, driven as a coprocess: for each round, writes
+/// its paths in one write and reads one id per path while standard input stays open. Returns the
+/// ids in order. A guard kills the child after a minute (a deadlock guard only, not a speed
+/// limit): an id not flushed while stdin is open would otherwise block `read_line` forever.
+fn ask_as_coprocess(dir: &Path, rounds: &[&[&str]]) -> String {
     let mut child = Command::new(FLAGSPLIT)
         .args(["hash-object", "--stdin-paths"])
-        .current_dir(tmp.path())
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawn");
     let mut input = child.stdin.take().expect("stdin");
     let mut output = BufReader::new(child.stdout.take().expect("stdout"));
-    // Deadlock guard only (not a speed limit): if an id were not flushed while stdin stays open,
-    // read_line would block forever; the guard kills the child after a minute instead.
     let pid = child.id();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let guard = std::thread::spawn(move || {
@@ -221,25 +216,40 @@ fn stdin_paths_answers_each_path_as_a_coprocess() {
             let _ = Command::new("kill").arg(pid.to_string()).status();
         }
     });
-    let mut answers = Vec::new();
-    for name in ["one", "two"] {
-        writeln!(input, "{name}").expect("write path");
+    let mut answers = String::new();
+    for paths in rounds {
+        let lines: String = paths.iter().map(|p| format!("{p}\n")).collect();
+        input.write_all(lines.as_bytes()).expect("write paths");
         input.flush().expect("flush");
-        let mut line = String::new();
-        output.read_line(&mut line).expect("read id");
-        assert_eq!(
-            line.len(),
-            41,
-            "no id came back for {name} while stdin was open: {line:?}"
-        );
-        answers.push(line);
+        for name in *paths {
+            let mut line = String::new();
+            output.read_line(&mut line).expect("read id");
+            assert_eq!(
+                line.len(),
+                41,
+                "no id came back for {name} while stdin was open: {line:?}"
+            );
+            answers.push_str(&line);
+        }
     }
     let _ = done_tx.send(());
     guard.join().expect("guard");
     drop(input);
     assert!(child.wait().expect("wait").success());
+    answers
+}
+
+#[test]
+fn stdin_paths_answers_each_path_as_a_coprocess() {
+    if !have_git("stdin_paths_answers_each_path_as_a_coprocess") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("one"), b"1").expect("write");
+    fs::write(tmp.path().join("two"), b"2").expect("write");
+    let answers = ask_as_coprocess(tmp.path(), &[&["one"], &["two"]]);
     let expected = same_ids(tmp.path(), &[os("one"), os("two")], b"");
-    assert_eq!(answers.concat(), expected);
+    assert_eq!(answers, expected);
 }
 
 /// Commits (root, normal, merge, with encoding and a multi-line message), trees (nested, every
@@ -915,47 +925,12 @@ fn stdin_paths_coprocess_with_large_files() {
         fs::write(tmp.path().join(&small), noise(i * 10, i as u64 + 100)).expect("write");
         names.push((big, small));
     }
-    let mut child = Command::new(FLAGSPLIT)
-        .args(["hash-object", "--stdin-paths"])
-        .current_dir(tmp.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut input = child.stdin.take().expect("stdin");
-    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
-    // Deadlock guard only (not a speed limit): kills the child after a minute.
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let guard = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .is_err()
-        {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
-        }
-    });
-    let mut answers = String::new();
-    for (big, small) in &names {
-        input
-            .write_all(format!("{big}\n{small}\n").as_bytes())
-            .expect("write paths");
-        input.flush().expect("flush");
-        for name in [big, small] {
-            let mut line = String::new();
-            output.read_line(&mut line).expect("read id");
-            assert_eq!(
-                line.len(),
-                41,
-                "no id came back for {name} while stdin was open: {line:?}"
-            );
-            answers.push_str(&line);
-        }
-    }
-    let _ = done_tx.send(());
-    guard.join().expect("guard");
-    drop(input);
-    assert!(child.wait().expect("wait").success());
+    let rounds: Vec<[&str; 2]> = names
+        .iter()
+        .map(|(b, s)| [b.as_str(), s.as_str()])
+        .collect();
+    let rounds: Vec<&[&str]> = rounds.iter().map(|r| &r[..]).collect();
+    let answers = ask_as_coprocess(tmp.path(), &rounds);
     let all: Vec<&OsStr> = names
         .iter()
         .flat_map(|(b, s)| [OsStr::new(b), OsStr::new(s)])
