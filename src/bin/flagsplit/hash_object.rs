@@ -201,21 +201,20 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
             }
         },
     };
-    let literally = m.flag("literally");
-    let ty = match m.value("type") {
-        None => Type::Known(Kind::Blob),
-        Some(t) if literally => {
-            use std::os::unix::ffi::OsStrExt;
-            Type::Literal(t.as_bytes().to_vec())
+    let ty = if m.flag("literally") {
+        use std::os::unix::ffi::OsStrExt;
+        let name = m
+            .value("type")
+            .map_or(Kind::Blob.name().as_bytes(), |t| t.as_bytes());
+        Type::Literal(name.to_vec())
+    } else {
+        match m.value("type") {
+            None => Type::Known(Kind::Blob),
+            Some(t) => match t.to_str().and_then(Kind::from_name) {
+                Some(k) => Type::Known(k),
+                None => Type::Invalid(t.to_string_lossy().into_owned()),
+            },
         }
-        Some(t) => match t.to_str().and_then(Kind::from_name) {
-            Some(k) => Type::Known(k),
-            None => Type::Invalid(t.to_string_lossy().into_owned()),
-        },
-    };
-    let ty = match ty {
-        Type::Known(k) if literally => Type::Literal(k.name().as_bytes().to_vec()),
-        other => other,
     };
     let opts = Options {
         format,
@@ -235,10 +234,7 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
 
     let result = (|| -> Result<(), Fatal> {
         if stdin == 1 {
-            let hashed = hash_stdin(&opts).map_err(|e| match e {
-                Failure::Fatal(f) => f,
-                Failure::Object(e) => fatal_for(OsStr::new("<stdin>"), e),
-            })?;
+            let hashed = hash_stdin(&opts).map_err(|e| e.into_fatal(OsStr::new("<stdin>")))?;
             emit(&mut out, hashed)?;
         }
         if stdin_paths {
@@ -290,6 +286,16 @@ enum Failure {
     Object(ObjectError),
 }
 
+impl Failure {
+    /// The failure in git's words, for the object read from `path`.
+    fn into_fatal(self, path: &OsStr) -> Fatal {
+        match self {
+            Failure::Fatal(f) => f,
+            Failure::Object(e) => fatal_for(path, e),
+        }
+    }
+}
+
 impl From<ObjectError> for Failure {
     fn from(e: ObjectError) -> Self {
         Failure::Object(e)
@@ -335,10 +341,7 @@ fn hash_open(
     opts: &Options,
     buf: &mut Vec<u8>,
 ) -> Result<(ObjectId, Warnings), Fatal> {
-    hash_file(file, meta, opts, buf).map_err(|e| match e {
-        Failure::Fatal(f) => f,
-        Failure::Object(e) => fatal_for(path, e),
-    })
+    hash_file(file, meta, opts, buf).map_err(|e| e.into_fatal(path))
 }
 
 /// The id of an open file. A regular file is taken to be as long as `fstat` says, as git does:
