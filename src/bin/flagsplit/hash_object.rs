@@ -599,6 +599,8 @@ fn hash_many<W: Write + Send>(
         next: 0,
         pending: BTreeMap::new(),
     });
+    // `Input::read`, published for the output side: it cannot take the input lock to read it,
+    // since a worker may hold that lock while it waits for the next line.
     let dispatched = AtomicUsize::new(0);
     // Hands paths back only when the input is free: a worker holding it may be waiting for the
     // next line of a coprocess, which waits for the id of the path this worker is about to hash.
