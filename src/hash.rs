@@ -91,110 +91,50 @@ impl Default for Sha1 {
     }
 }
 
+/// A hasher over a provider that cannot refuse (its error type is `Infallible`): the digest comes
+/// without a `Result`. [`Sha1Unsafe`], [`Md5`] and [`Sha256`] are this over the selected providers.
+#[derive(Clone)]
+pub struct Plain<P>(P);
+
+impl<P: HashProvider<Error = std::convert::Infallible>> Plain<P> {
+    /// The provider this build selected.
+    pub const PROVIDER: &'static str = P::PROVIDER;
+
+    /// A fresh hasher.
+    #[inline]
+    pub fn new() -> Plain<P> {
+        Plain(P::new())
+    }
+
+    /// Feeds `data`.
+    #[inline]
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// The digest.
+    #[inline]
+    pub fn finalize(self) -> P::Output {
+        let Ok(d) = self.0.finalize();
+        d
+    }
+}
+
+impl<P: HashProvider<Error = std::convert::Infallible>> Default for Plain<P> {
+    fn default() -> Self {
+        Plain::new()
+    }
+}
+
 /// SHA-1 without collision detection, with the provider of the `sha1-unsafe` facility: for data
 /// flagsplit wrote itself, and for `--no-collision-detection`.
-#[derive(Clone)]
-pub struct Sha1Unsafe(SelectedSha1Unsafe);
-
-impl Sha1Unsafe {
-    /// The provider this build selected.
-    pub const PROVIDER: &'static str = SelectedSha1Unsafe::PROVIDER;
-
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha1Unsafe {
-        Sha1Unsafe(SelectedSha1Unsafe::new())
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-
-    /// The digest.
-    #[inline]
-    pub fn finalize(self) -> [u8; 20] {
-        // The sha1-unsafe providers (block, openssl) cannot refuse: their error type is
-        // `Infallible`.
-        let Ok(d) = self.0.finalize();
-        d
-    }
-}
-
-impl Default for Sha1Unsafe {
-    fn default() -> Self {
-        Sha1Unsafe::new()
-    }
-}
+pub type Sha1Unsafe = Plain<SelectedSha1Unsafe>;
 
 /// MD5 with the provider of the `md5` facility.
-#[derive(Clone)]
-pub struct Md5(SelectedMd5);
-
-impl Md5 {
-    /// The provider this build selected.
-    pub const PROVIDER: &'static str = SelectedMd5::PROVIDER;
-
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Md5 {
-        Md5(SelectedMd5::new())
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-
-    /// The digest.
-    #[inline]
-    pub fn finalize(self) -> [u8; 16] {
-        let Ok(d) = self.0.finalize();
-        d
-    }
-}
-
-impl Default for Md5 {
-    fn default() -> Self {
-        Md5::new()
-    }
-}
+pub type Md5 = Plain<SelectedMd5>;
 
 /// SHA-256 with the provider of the `sha256` facility.
-#[derive(Clone)]
-pub struct Sha256(SelectedSha256);
-
-impl Sha256 {
-    /// The provider this build selected.
-    pub const PROVIDER: &'static str = SelectedSha256::PROVIDER;
-
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha256 {
-        Sha256(SelectedSha256::new())
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-
-    /// The digest.
-    #[inline]
-    pub fn finalize(self) -> [u8; 32] {
-        let Ok(d) = self.0.finalize();
-        d
-    }
-}
-
-impl Default for Sha256 {
-    fn default() -> Self {
-        Sha256::new()
-    }
-}
+pub type Sha256 = Plain<SelectedSha256>;
 
 /// Which hash a command computes, chosen at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
