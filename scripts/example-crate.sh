@@ -108,9 +108,7 @@ expect_build_error() {
 		fail "$name: build succeeded, expected an error"
 		return
 	fi
-	for t in "${texts[@]}"; do
-		grep -qF -- "$t" "$log/$name" && pass "$name: error says '$t'" || { fail "$name: error lacks '$t'"; cat "$log/$name"; }
-	done
+	says "$name" "$log/$name" "${texts[@]}"
 }
 
 # units_rebuilt NAME [cargo args...] — how many units a build compiled (0 = all Fresh)

@@ -49,9 +49,7 @@ expect_build_error() {
 		fail "$name: build succeeded, expected an error"
 		return
 	fi
-	for t in "${texts[@]}"; do
-		grep -qF -- "$t" "$log/$name" && pass "$name: says '$t'" || { fail "$name: output lacks '$t'"; cat "$log/$name"; }
-	done
+	says "$name" "$log/$name" "${texts[@]}"
 }
 
 # no_openssl_needed NAME BIN — NEEDED lists neither libssl nor libcrypto

@@ -1,5 +1,6 @@
-# Shared by the check scripts (build-matrix, openssl-matrix, packaging-recipes, reproducible):
-# ok/FAIL lines, a failure count, NEEDED entries, and the summary that sets the exit status.
+# Shared by the check scripts (build-matrix, config-commands, example-crate, openssl-matrix,
+# packaging-recipes, reproducible): ok/FAIL lines, a failure count, NEEDED entries, expected texts
+# in a log, and the summary that sets the exit status.
 # Source it after `set -euo pipefail`.
 
 failures=0
@@ -11,6 +12,15 @@ pass() { printf 'ok:   %s\n' "$*"; }
 
 # needed BIN — the NEEDED entries of an ELF binary, one per line, in file order
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# says NAME LOG TEXT... — LOG holds every TEXT (one ok/FAIL line each; LOG is shown on a failure)
+says() {
+	local name=$1 file=$2 t
+	shift 2
+	for t in "$@"; do
+		grep -qF -- "$t" "$file" && pass "$name: error says '$t'" || { fail "$name: error lacks '$t'"; cat "$file"; }
+	done
+}
 
 # finish WHAT — prints the summary and exits non-zero when any check failed
 finish() {
