@@ -54,7 +54,7 @@ pub(super) fn target(triple: &str, host: &str) -> TargetInfo {
 }
 
 /// A file system of the given directories and their entries.
-fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
+pub(super) fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
     let dirs: Vec<(String, Vec<String>)> = dirs
         .iter()
         .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))

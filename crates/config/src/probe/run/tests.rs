@@ -6,6 +6,7 @@ use std::process::Command;
 
 use super::*;
 use crate::probe::message::compiler_message;
+use crate::probe::tests::fs;
 use crate::probe::{Asker, Capability, LinkMode, Location, Plan};
 
 /// The variables Cargo gives a build script for `triple` built on `host`, plus `extra`.
@@ -57,14 +58,6 @@ fn with<'a>(
     let mut v: Vec<(&str, &str)> = base.iter().map(|(k, v)| (*k, v.as_str())).collect();
     v.extend_from_slice(extra);
     v
-}
-
-fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
-    let dirs: Vec<(String, Vec<String>)> = dirs
-        .iter()
-        .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))
-        .collect();
-    move |dir: &str| dirs.iter().find(|(d, _)| d == dir).map(|(_, f)| f.clone())
 }
 
 const BOTH: &[&str] = &[
