@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::build_options::{BUILD_INFO, token};
+use crate::build_options::{BUILD_INFO, provider_members};
 use crate::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE, SHA256};
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
@@ -321,16 +321,7 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         json::string(std::env::consts::ARCH)
     );
     let features: Vec<String> = info.features.iter().map(|f| json::string(f)).collect();
-    let mut providers = Vec::new();
-    for c in info.choices {
-        providers.push(format!(
-            "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
-            json::string(c.facility),
-            json::string(c.provider),
-            json::string(token(c.facility)),
-            json::string(c.origin)
-        ));
-    }
+    let providers = provider_members();
     let openssl = match (&env.openssl, info.openssl.as_ref()) {
         (Some(runtime), Some(b)) => format!(
             "{{\"runtime\": {}, \"build\": {}, \"static\": {}}}",

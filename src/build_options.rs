@@ -20,6 +20,25 @@ pub fn token(facility: &str) -> &'static str {
         .map_or("?", |p| p.label)
 }
 
+/// The selection as JSON object members, one per facility in the table's order:
+/// `"sha1": {"provider": "dc", "token": "SHA1_DC", "origin": "default"}`.
+pub fn provider_members() -> Vec<String> {
+    use crate::json::string;
+    BUILD_INFO
+        .choices
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
+                string(c.facility),
+                string(c.provider),
+                string(token(c.facility)),
+                string(c.origin)
+            )
+        })
+        .collect()
+}
+
 /// What `binary` links because of this build's selection (`libssl`, `libcrypto`).
 pub fn links(binary: &str) -> Vec<&'static str> {
     BUILD_INFO.links(&SPEC, binary)
@@ -115,16 +134,10 @@ pub fn json(binary: &str, facts: &RuntimeFacts) -> String {
     let linked = links(binary);
     let libcrypto = linked.contains(&"libcrypto");
     let libssl = linked.contains(&"libssl");
-    let mut providers = Vec::new();
-    for c in info.choices {
-        providers.push(format!(
-            "    {}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
-            string(c.facility),
-            string(c.provider),
-            string(token(c.facility)),
-            string(c.origin)
-        ));
-    }
+    let providers: Vec<String> = provider_members()
+        .iter()
+        .map(|m| format!("    {m}"))
+        .collect();
     let features: Vec<String> = info.feature_names().into_iter().map(string).collect();
     let openssl_build = match info.openssl.as_ref().filter(|_| libcrypto) {
         None => "null".to_string(),
