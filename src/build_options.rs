@@ -89,11 +89,7 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
     writeln!(out, "features: {}", or_none(&info.feature_names()))?;
     writeln!(out, "config-file: {}", info.config_file)?;
     for choice in info.choices {
-        writeln!(
-            out,
-            "{}-provider: {} (from {})",
-            choice.facility, choice.provider, choice.origin
-        )?;
+        writeln!(out, "{choice}")?;
     }
     let mut linked = links(binary);
     // libssl first, as the loader lists them.

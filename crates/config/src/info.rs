@@ -34,6 +34,17 @@ pub struct ChoiceInfo {
     pub origin: &'static str,
 }
 
+/// `sha1-provider: dc (from default)`, as `version --build-options` prints a selection.
+impl std::fmt::Display for ChoiceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}-provider: {} (from {})",
+            self.facility, self.provider, self.origin
+        )
+    }
+}
+
 /// The OpenSSL found at build time.
 #[derive(Clone, Copy, Debug)]
 pub struct OpensslBuildInfo {

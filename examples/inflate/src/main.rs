@@ -234,11 +234,7 @@ fn write_build_options(out: &mut impl Write) -> io::Result<()> {
     }
     writeln!(out, "config-file: {}", info.config_file)?;
     for choice in info.choices {
-        writeln!(
-            out,
-            "{}-provider: {} (from {})",
-            choice.facility, choice.provider, choice.origin
-        )?;
+        writeln!(out, "{choice}")?;
     }
     let links = info.links(&SPEC, INFLATE_DEMO);
     if links.is_empty() {
