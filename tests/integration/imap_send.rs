@@ -82,16 +82,15 @@ fn text(o: &Output) -> String {
 
 /// `[imap]` for plain TCP to 127.0.0.2 (a listener without STARTTLS) with allowPlaintext: works
 /// in every build.
-fn plain_config(d: &Dovecot, port: u16, extra: &str) -> String {
-    plain_config_at(d, "127.0.0.2", port, extra)
+fn plain_config(port: u16, extra: &str) -> String {
+    plain_config_at("127.0.0.2", port, extra)
 }
 
-/// The same for another host (the fault proxy listens on 127.0.0.1).
-fn plain_config_at(d: &Dovecot, host: &str, port: u16, extra: &str) -> String {
+/// The same for another host (the fault proxy and the fake servers listen on 127.0.0.1).
+fn plain_config_at(host: &str, port: u16, extra: &str) -> String {
     format!(
         "[imap]\n\thost = imap://{host}\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n{extra}",
     )
-    .replace("@DIR@", &d.path().display().to_string())
 }
 
 fn tls_selected() -> bool {
@@ -196,7 +195,7 @@ fn empty_or_malformed_mbox_stores_nothing() {
     let Some(d) = Dovecot::start("empty_or_malformed_mbox") else {
         return;
     };
-    let env = Env::new(&plain_config(&d, d.port, ""));
+    let env = Env::new(&plain_config(d.port, ""));
     for (input, want) in [
         (&b""[..], "the mbox is empty"),
         (b"Subject: x\n\nbody\n", "not an mbox"),
@@ -215,7 +214,7 @@ fn format_patch_pipe_end_to_end_with_report_and_rerun() {
     let Some(d) = Dovecot::start("format_patch_pipe") else {
         return;
     };
-    let env = Env::new(&plain_config(&d, d.port, ""));
+    let env = Env::new(&plain_config(d.port, ""));
     let mbox = series::format_patch(env.path(), 12, "e2e");
     let (_, stored) = series::split(&mbox);
     let o = env.run(&[], &mbox);
@@ -258,7 +257,7 @@ fn mboxrd_and_preformatted_html() {
     let Some(d) = Dovecot::start("mboxrd_and_html") else {
         return;
     };
-    let env = Env::new(&plain_config(&d, d.port, "\tpreformattedHTML = true\n"));
+    let env = Env::new(&plain_config(d.port, "\tpreformattedHTML = true\n"));
     let repo = env.path().join("r");
     fs::create_dir(&repo).unwrap();
     let git = |args: &[&str]| {
@@ -517,7 +516,7 @@ fn cut_connection_report_from_the_binary() {
         ("127.0.0.2", d.port),
         vec![Fault::CutClientAfter(total / 2), Fault::Refuse],
     );
-    let env = Env::new(&plain_config_at(&d, "127.0.0.1", proxy.port, ""));
+    let env = Env::new(&plain_config_at("127.0.0.1", proxy.port, ""));
     let o = env.run(&[], &mbox);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
@@ -539,7 +538,6 @@ fn cut_connection_report_from_the_binary() {
         vec![Fault::CutClientAfter(total / 3), Fault::Pass],
     );
     let env = Env::new(&plain_config_at(
-        &d,
         "127.0.0.1",
         proxy.port,
         "\tfolder = Second\n",
@@ -613,57 +611,19 @@ fn tunnel_from_git_config() {
     assert_eq!(d.bodies("Drafts"), series::split(&mbox).1);
 }
 
-/// A fake IMAP server on 127.0.0.1, one connection at a time on a thread of the test: logs
-/// `connect` and every line it receives, greets without STARTTLS, and answers LOGIN with OK or
-/// NO (`login_ok`) and every other command with OK.
-struct FakeImap {
-    port: u16,
-    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl FakeImap {
-    fn start(login_ok: bool) -> FakeImap {
-        use std::io::BufRead;
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let shared = log.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                shared.lock().unwrap().push("connect".to_string());
-                let Ok(read) = stream.try_clone() else {
-                    continue;
-                };
-                let mut reader = std::io::BufReader::new(read);
-                let _ = stream.write_all(b"* OK [CAPABILITY IMAP4rev1] fake server ready\r\n");
-                let mut line = String::new();
-                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
-                    let l = line.trim_end().to_string();
-                    line.clear();
-                    shared.lock().unwrap().push(l.clone());
-                    let mut words = l.split(' ');
-                    let tag = words.next().unwrap_or("*");
-                    let reply = match words.next().map(str::to_ascii_uppercase).as_deref() {
-                        Some("LOGIN") if login_ok => {
-                            format!("{tag} OK [CAPABILITY IMAP4rev1] logged in\r\n")
-                        }
-                        Some("LOGIN") => format!("{tag} NO [AUTHENTICATIONFAILED] no\r\n"),
-                        Some("LOGOUT") => format!("* BYE bye\r\n{tag} OK bye\r\n"),
-                        _ => format!("{tag} OK done\r\n"),
-                    };
-                    if stream.write_all(reply.as_bytes()).is_err() {
-                        break;
-                    }
-                }
+/// A fake IMAP server on 127.0.0.1 ([`Scripted`]): greets without STARTTLS, answers LOGIN with
+/// OK or NO (`login_ok`) and every other command with OK.
+fn fake_imap(login_ok: bool) -> Scripted {
+    Scripted::start(
+        "* OK [CAPABILITY IMAP4rev1] fake server ready\r\n",
+        Box::new(move |w, tag, command| {
+            if !login_ok && command.starts_with("LOGIN") {
+                w.write_all(format!("{tag} NO [AUTHENTICATIONFAILED] no\r\n").as_bytes())?;
+                return Ok(true);
             }
-        });
-        FakeImap { port, log }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().join("\n")
-    }
+            ordinary(w, tag, command, "IMAP4rev1")
+        }),
+    )
 }
 
 /// A credential helper that records all it is given (`== get`, then the lines) and answers
@@ -704,7 +664,7 @@ fn logging_tunnel(dir: &Path) -> String {
 
 /// A configuration for the fake server with two credential helpers: `store`, holding a GitHub
 /// token, then the recording helper. `imap` gets `@TUNNEL@` replaced by a logging tunnel.
-fn injection_env(server: &FakeImap, imap: &str) -> Env {
+fn injection_env(server: &Scripted, imap: &str) -> Env {
     let env = Env::new("");
     let imap = imap.replace("@TUNNEL@", &logging_tunnel(env.path()));
     let store = env.path().join("store");
@@ -726,7 +686,7 @@ fn injection_env(server: &FakeImap, imap: &str) -> Env {
 #[test]
 fn credential_attributes_are_passed_back_on_approve_and_reject() {
     for login_ok in [true, false] {
-        let server = FakeImap::start(login_ok);
+        let server = fake_imap(login_ok);
         let env = injection_env(&server, "");
         let o = env.run(
             &["--dry-run", "--allow-duplicates"],
@@ -759,7 +719,7 @@ fn credential_attributes_are_passed_back_on_approve_and_reject() {
 
 #[test]
 fn credential_protocol_injection_is_refused_before_anything() {
-    let server = FakeImap::start(true);
+    let server = fake_imap(true);
     let inject_user = "\tuser = \"ghuser\\nprotocol=https\\nhost=github.com\"\n";
     let cases: Vec<(String, Vec<String>, &str)> = vec![
         (inject_user.into(), vec![], "username contains newline"),
@@ -795,7 +755,7 @@ fn credential_protocol_injection_is_refused_before_anything() {
     ];
     // The control: without an injected value, the server (or the tunnel) sees the login with
     // the recording helper's password.
-    let control = FakeImap::start(false);
+    let control = fake_imap(false);
     let env = injection_env(&control, "\tuser = tester\n");
     let o = env.run(&["--allow-duplicates"], &series::big_message(100, "x"));
     assert!(
@@ -1018,9 +978,7 @@ fn rss_bound(largest: usize) -> u64 {
 
 fn hostile_run(how: Hostile, args: &[&str]) -> (String, u64, u16) {
     let port = hostile_server(how);
-    let env = Env::new(&format!(
-        "[imap]\n\thost = imap://127.0.0.1\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n"
-    ));
+    let env = fake_env(port, "");
     let message = series::big_message(10_000, "hostile");
     let (o, peak, own) = run_measured(&env, args, &message);
     let t = text(&o);
@@ -1077,7 +1035,7 @@ fn hostile_fetch_literals_are_dropped_unheld() {
 /// A scripted fake server on 127.0.0.1 (for input no real server sends), one connection at a
 /// time: greets with `greeting`, then gives every command line to `answer`, which writes what
 /// it likes and says whether to go on. A command's literal (`{n}`) gets a go-ahead and is read.
-/// Every line received is logged.
+/// Each connection is logged as `connect`, and every line received.
 struct Scripted {
     port: u16,
     log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -1095,6 +1053,7 @@ impl Scripted {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut w) = stream else { continue };
+                shared.lock().unwrap().push("connect".to_string());
                 let Ok(read) = w.try_clone() else { continue };
                 let mut r = std::io::BufReader::new(read);
                 if w.write_all(greeting.as_bytes()).is_err() {
@@ -1150,10 +1109,9 @@ fn ordinary(
     Ok(true)
 }
 
+/// The configuration for a fake server on 127.0.0.1.
 fn fake_env(port: u16, extra: &str) -> Env {
-    Env::new(&format!(
-        "[imap]\n\thost = imap://127.0.0.1\n\tport = {port}\n\tuser = {USER}\n\tpass = {PASSWORD}\n\tfolder = Drafts\n\tallowPlaintext = true\n{extra}"
-    ))
+    Env::new(&plain_config_at("127.0.0.1", port, extra))
 }
 
 #[test]
@@ -1405,7 +1363,7 @@ fn json_report_parses_and_matches_the_text() {
     let Some(d) = Dovecot::start("json_report") else {
         return;
     };
-    let env = Env::new(&plain_config(&d, d.port, ""));
+    let env = Env::new(&plain_config(d.port, ""));
     let mbox = series::format_patch(env.path(), 4, "json é");
     let (messages, _) = series::split(&mbox);
     // Two stored first, then all four: two skipped, two stored.

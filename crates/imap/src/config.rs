@@ -75,6 +75,16 @@ pub enum Scheme {
     Imaps,
 }
 
+impl Scheme {
+    /// The port when none is configured: 143 for `imap://`, 993 for `imaps://`.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Imap => 143,
+            Scheme::Imaps => 993,
+        }
+    }
+}
+
 /// Everything the sender is told.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -132,10 +142,7 @@ impl Default for Settings {
 impl Settings {
     /// The port to use: configured, else 993 for `imaps://` and 143 for `imap://`.
     pub fn effective_port(&self) -> u16 {
-        self.port.unwrap_or(match self.scheme {
-            Scheme::Imap => 143,
-            Scheme::Imaps => 993,
-        })
+        self.port.unwrap_or(self.scheme.default_port())
     }
 
     /// Applies one key (lower-case section and name, as `git config` prints them). `None` is a

@@ -192,12 +192,8 @@ impl<'a, M: Md5Provider> Connector<'a, M> {
 
     fn key(&self) -> CredentialKey {
         let s = self.job.settings;
-        let default_port = match s.scheme {
-            Scheme::Imap => 143,
-            Scheme::Imaps => 993,
-        };
         // With a tunnel the port is not used: the host is `tunnel`, as git's.
-        let host = if s.tunnel.is_some() || s.effective_port() == default_port {
+        let host = if s.tunnel.is_some() || s.effective_port() == s.scheme.default_port() {
             self.host().to_string()
         } else {
             format!("{}:{}", self.host(), s.effective_port())

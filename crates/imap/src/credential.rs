@@ -336,11 +336,9 @@ fn read_line(tty: &mut File) -> Option<Zeroizing<Vec<u8>>> {
 }
 
 /// Terminal echo off while it lives. Its modes are restored when it is dropped, and also when
-/// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives meanwhile (see [`install_handlers`]).
-struct EchoOff {
-    tty: OwnedFd,
-    saved: Termios,
-}
+/// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives meanwhile (see [`install_handlers`]): both restore
+/// the same [`Saved`], the one in [`SAVED`].
+struct EchoOff(&'static Saved);
 
 /// The terminal and the modes to restore, for the signal handlers; null when no prompt is on.
 /// Each one set is leaked on purpose: a handler running on another thread may still read it.
@@ -391,24 +389,21 @@ fn ignored(signal: libc::c_int) -> bool {
 
 impl EchoOff {
     fn new(tty: &File) -> Option<EchoOff> {
-        let fd: OwnedFd = tty.try_clone().ok()?.into();
-        let saved = termios::tcgetattr(&fd).ok()?;
+        let tty: OwnedFd = tty.try_clone().ok()?.into();
+        let modes = termios::tcgetattr(&tty).ok()?;
         install_handlers();
-        let for_handler = Box::leak(Box::new(Saved {
-            tty: fd.try_clone().ok()?,
-            modes: saved.clone(),
-        }));
-        SAVED.store(for_handler, Ordering::SeqCst);
-        let mut quiet = saved.clone();
+        let saved: &'static Saved = Box::leak(Box::new(Saved { tty, modes }));
+        SAVED.store(std::ptr::from_ref(saved).cast_mut(), Ordering::SeqCst);
+        let mut quiet = saved.modes.clone();
         quiet.local_modes.remove(LocalModes::ECHO);
-        let _ = termios::tcsetattr(&fd, OptionalActions::Now, &quiet);
-        Some(EchoOff { tty: fd, saved })
+        let _ = termios::tcsetattr(&saved.tty, OptionalActions::Now, &quiet);
+        Some(EchoOff(saved))
     }
 }
 
 impl Drop for EchoOff {
     fn drop(&mut self) {
-        let _ = termios::tcsetattr(&self.tty, OptionalActions::Now, &self.saved);
+        let _ = termios::tcsetattr(&self.0.tty, OptionalActions::Now, &self.0.modes);
         SAVED.store(std::ptr::null_mut(), Ordering::SeqCst);
     }
 }

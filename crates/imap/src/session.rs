@@ -731,11 +731,6 @@ impl<'t> Session<'t> {
             let _ = self.wait(&tag);
         }
     }
-
-    /// Whether the connection failed (then no LOGOUT is attempted).
-    pub fn is_broken(&self) -> bool {
-        self.broken
-    }
 }
 
 impl Drop for Session<'_> {

@@ -86,11 +86,6 @@ impl Transport {
         }
     }
 
-    /// The stream.
-    pub fn stream(&self) -> &Stream {
-        &self.stream
-    }
-
     /// Replaces the stream (STARTTLS), returning the old one; the socket kept for timeouts
     /// stays the same.
     pub fn replace(&mut self, stream: Stream) -> Stream {

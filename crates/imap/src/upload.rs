@@ -451,6 +451,33 @@ mod tests {
         Err(ImapError::Protocol("no reconnection in this test".into()))
     }
 
+    /// The upload of `stored` to "Drafts" over `s`, reconnecting with `reopen`.
+    fn upload<'a>(
+        s: Session<'a>,
+        reopen: &mut Reopen<'_, 'a>,
+        allow_duplicates: bool,
+        messages: &[Message],
+        stored: &[Vec<u8>],
+    ) -> Result<Report, Box<Failure>> {
+        let (settings, ui) = (settings(), Quiet);
+        run(
+            &job(&settings, &ui, allow_duplicates),
+            s,
+            reopen,
+            messages,
+            stored,
+        )
+    }
+
+    /// An APPEND with a synchronising literal: the command line up to the literal, and the rest.
+    fn split_at_literal(command: &[u8]) -> (Step, Step) {
+        let head = command.iter().position(|&b| b == b'\n').unwrap() + 1;
+        (
+            Step::Client(command[..head].to_vec()),
+            Step::Client(command[head..].to_vec()),
+        )
+    }
+
     #[test]
     fn appends_are_pipelined_with_literal_plus() {
         let (messages, stored) = messages(3);
@@ -466,15 +493,7 @@ mod tests {
         ));
         steps.extend(logout("f5"));
         let (s, script) = session("IMAP4rev1 LITERAL+ UIDPLUS", steps);
-        let (settings, ui) = (settings(), Quiet);
-        let report = run(
-            &job(&settings, &ui, true),
-            s,
-            &mut no_reopen,
-            &messages,
-            &stored,
-        )
-        .unwrap();
+        let report = upload(s, &mut no_reopen, true, &messages, &stored).unwrap();
         assert_eq!(report.outcomes, [1, 2, 3].map(|u| Outcome::Stored(Some(u))));
         assert!(script.left().is_empty(), "{:?}", script.left());
     }
@@ -485,24 +504,15 @@ mod tests {
         let mut steps = examine("f1", 1);
         for (k, body) in stored.iter().enumerate() {
             let tag = format!("f{}", k + 2);
-            let command = append(&tag, body, false);
-            let head = command.iter().position(|&b| b == b'\n').unwrap() + 1;
-            steps.push(Step::Client(command[..head].to_vec()));
+            let (head, literal) = split_at_literal(&append(&tag, body, false));
+            steps.push(head);
             steps.push(server("+ go ahead\r\n"));
-            steps.push(Step::Client(command[head..].to_vec()));
+            steps.push(literal);
             steps.push(server(format!("{tag} OK [APPENDUID 7 {}] ok\r\n", k + 5)));
         }
         steps.extend(logout("f4"));
         let (s, script) = session("IMAP4rev1 UIDPLUS", steps);
-        let (settings, ui) = (settings(), Quiet);
-        let report = run(
-            &job(&settings, &ui, true),
-            s,
-            &mut no_reopen,
-            &messages,
-            &stored,
-        )
-        .unwrap();
+        let report = upload(s, &mut no_reopen, true, &messages, &stored).unwrap();
         assert_eq!(
             report.outcomes,
             [Outcome::Stored(Some(5)), Outcome::Stored(Some(6))]
@@ -513,23 +523,14 @@ mod tests {
     #[test]
     fn refusal_before_a_literal_sends_no_literal_and_stores_nothing() {
         let (messages, stored) = messages(2);
-        let command = append("f2", &stored[0], false);
-        let head = command.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let (head, _) = split_at_literal(&append("f2", &stored[0], false));
         let mut steps = examine("f1", 1);
-        steps.push(Step::Client(command[..head].to_vec()));
+        steps.push(head);
         steps.push(server("f2 NO [OVERQUOTA] \x1b[2Jfull\r\n"));
         // The literal is never sent: the next thing written is LOGOUT.
         steps.extend(logout("f3"));
         let (s, script) = session("IMAP4rev1 UIDPLUS", steps);
-        let (settings, ui) = (settings(), Quiet);
-        let f = run(
-            &job(&settings, &ui, true),
-            s,
-            &mut no_reopen,
-            &messages,
-            &stored,
-        )
-        .unwrap_err();
+        let f = upload(s, &mut no_reopen, true, &messages, &stored).unwrap_err();
         assert_eq!(
             f.error.to_string(),
             "APPEND of message 1 to 'Drafts' failed: the server said \"NO [OVERQUOTA] \\u{1b}[2Jfull\""
@@ -586,15 +587,7 @@ mod tests {
             second_script = Some(script);
             Ok(s)
         };
-        let (settings, ui) = (settings(), Quiet);
-        let f = run(
-            &job(&settings, &ui, true),
-            s,
-            &mut reopen,
-            &messages,
-            &stored,
-        )
-        .unwrap_err();
+        let f = upload(s, &mut reopen, true, &messages, &stored).unwrap_err();
         assert!(f.error.is_connection_lost(), "{}", f.error);
         assert!(f.recovery_error.is_none(), "{:?}", f.recovery_error);
         assert_eq!(
@@ -622,15 +615,7 @@ mod tests {
         steps.push(server("f4 OK [APPENDUID 7 1] ok\r\n"));
         steps.extend(logout("f5"));
         let (s, script) = session("IMAP4rev1 LITERAL+ UIDPLUS ESEARCH", steps);
-        let (settings, ui) = (settings(), Quiet);
-        let f = run(
-            &job(&settings, &ui, false),
-            s,
-            &mut no_reopen,
-            &messages,
-            &stored,
-        )
-        .unwrap_err();
+        let f = upload(s, &mut no_reopen, false, &messages, &stored).unwrap_err();
         assert!(matches!(f.error, ImapError::SearchFailed { ref messages } if messages == &[0]));
         assert_eq!(
             f.report.unwrap().outcomes,
