@@ -13,7 +13,8 @@ fn main() {
     let Some(resolved) = build.resolve_and_emit() else {
         return;
     };
-    let openssl = match openssl::check(&build, &resolved) {
+    let compat = build.manifest_dir.join("compat");
+    let openssl = match build.openssl(&resolved, &compat) {
         Ok(found) => found,
         Err(message) => {
             script::error(&message);
@@ -47,29 +48,5 @@ fn main() {
         && !crt_static
     {
         println!("cargo::rustc-link-lib=dylib=c");
-    }
-}
-
-mod openssl {
-    use flagsplit_config::probe::{self, OpensslFound};
-    use flagsplit_config::script::{Build, Resolved};
-
-    /// `openssl-vendored` (where OpenSSL comes from) must go with an OpenSSL provider; then the
-    /// OpenSSL that `openssl-sys` found is checked and probed for what the selection needs.
-    pub fn check(build: &Build, resolved: &Resolved) -> Result<Option<OpensslFound>, String> {
-        if resolved.source_features.contains(&"openssl-vendored") {
-            let on = resolved.features.in_order(build.spec);
-            let openssl_on: Vec<&str> = on
-                .iter()
-                .copied()
-                .filter(|f| f.starts_with("openssl-"))
-                .collect();
-            let needs = build.openssl_needs(resolved)?;
-            match probe::vendored_check(&on, &openssl_on, !needs.is_empty())? {
-                None => {}
-                Some(warning) => flagsplit_config::script::warning(&warning),
-            }
-        }
-        build.openssl(resolved, &build.manifest_dir.join("compat"))
     }
 }

@@ -44,15 +44,6 @@ pub fn links(binary: &str) -> Vec<&'static str> {
     BUILD_INFO.links(&SPEC, binary)
 }
 
-/// Space-separated names, or `(none)`.
-fn or_none(names: &[&str]) -> String {
-    if names.is_empty() {
-        "(none)".to_string()
-    } else {
-        names.join(" ")
-    }
-}
-
 /// Facts only the calling binary knows.
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeFacts {
@@ -86,7 +77,7 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
         };
         writeln!(out, "OpenSSL: {openssl}{linked}")?;
     }
-    writeln!(out, "features: {}", or_none(&info.feature_names()))?;
+    writeln!(out, "features: {}", info.describe_features())?;
     writeln!(out, "config-file: {}", info.config_file)?;
     for choice in info.choices {
         writeln!(out, "{choice}")?;

@@ -2,7 +2,7 @@
 //! literal (data only: constants, no code that can panic) with [`crate::codegen`], and the
 //! package `include!`s it.
 
-use crate::model::{Facility, Provider, Spec};
+use crate::model::{Facility, Provider, Spec, names_or_none};
 
 /// What the build decided, embedded in the binaries.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +66,12 @@ impl BuildInfo {
             .chain(self.source_features)
             .copied()
             .collect()
+    }
+
+    /// [`BuildInfo::feature_names`] space-separated, or `(none)`, as the `features:` line of
+    /// `--build-options` says them.
+    pub fn describe_features(&self) -> String {
+        names_or_none(&self.feature_names())
     }
 
     /// The name of the provider selected for the facility named `facility` (empty when the table

@@ -235,6 +235,15 @@ impl Facility {
     }
 }
 
+/// Space-separated names, or `(none)` when there are none.
+pub(crate) fn names_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".to_string()
+    } else {
+        names.join(" ")
+    }
+}
+
 /// `a, b, c` or `"a", "b", "c"`.
 pub(crate) fn names<'a>(providers: impl Iterator<Item = &'a Provider>, quoted: bool) -> String {
     providers
@@ -495,12 +504,7 @@ impl FeatureSet {
 
     /// Space-separated names in `spec`'s order, or `(none)`.
     pub fn describe(&self, spec: &Spec) -> String {
-        let names = self.in_order(spec);
-        if names.is_empty() {
-            "(none)".to_string()
-        } else {
-            names.join(" ")
-        }
+        names_or_none(&self.in_order(spec))
     }
 }
 

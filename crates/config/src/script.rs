@@ -290,12 +290,30 @@ impl Build {
     /// When a selected provider needs OpenSSL: checks the OpenSSL that `openssl-sys` found (the
     /// package must depend on `openssl-sys` directly to receive its `DEP_OPENSSL_*`) and probes
     /// each capability with the C programs in `compat_dir`; `Ok(None)` when nothing needs OpenSSL.
+    /// Before that, source feature `openssl-vendored` (where OpenSSL comes from) must go with a
+    /// compiled OpenSSL provider (one that needs a probe): [`probe::vendored_check`].
     pub fn openssl(
         &self,
         resolved: &Resolved,
         compat_dir: &Path,
     ) -> Result<Option<OpensslFound>, String> {
         let needs = self.openssl_needs(resolved)?;
+        if resolved.source_features.contains(&"openssl-vendored") {
+            let on = resolved.features.in_order(self.spec);
+            let openssl_on: Vec<&str> = on
+                .iter()
+                .copied()
+                .filter(|f| {
+                    self.spec
+                        .compiled_by(f)
+                        .iter()
+                        .any(|(_, p)| p.probe.is_some())
+                })
+                .collect();
+            if let Some(w) = probe::vendored_check(&on, &openssl_on, !needs.is_empty())? {
+                warning(&w);
+            }
+        }
         if needs.is_empty() {
             return Ok(None);
         }
@@ -446,6 +464,32 @@ mod tests {
         let r = build.resolve().unwrap();
         assert_eq!(r.config_file, "(none)");
         assert_eq!(r.selection.provider("sha1"), "dc");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn openssl_vendored_needs_a_compiled_openssl_provider() {
+        let (root, build) = package("vendored", &[], &[("CARGO_FEATURE_OPENSSL_VENDORED", "1")]);
+        let r = build.resolve().unwrap();
+        let e = build.openssl(&r, &root.join("compat")).unwrap_err();
+        assert!(
+            e.contains(
+                "no OpenSSL provider is compiled (features on: rustls-tls openssl-vendored)"
+            ),
+            "{e}"
+        );
+        // Compiled but not selected: a warning, and nothing to probe.
+        let (_, build) = package(
+            "vendored",
+            &[],
+            &[
+                ("CARGO_FEATURE_OPENSSL_VENDORED", "1"),
+                ("CARGO_FEATURE_OPENSSL_MD5", "1"),
+                ("FLAGSPLIT_MD5_PROVIDER", "builtin"),
+            ],
+        );
+        let r = build.resolve().unwrap();
+        assert_eq!(build.openssl(&r, &root.join("compat")), Ok(None));
         fs::remove_dir_all(root).unwrap();
     }
 

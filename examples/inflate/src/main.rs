@@ -226,12 +226,7 @@ fn write_build_options(out: &mut impl Write) -> io::Result<()> {
     if let Some(library) = provider::library() {
         writeln!(out, "{library}")?;
     }
-    let features = info.feature_names();
-    if features.is_empty() {
-        writeln!(out, "features: (none)")?;
-    } else {
-        writeln!(out, "features: {}", features.join(" "))?;
-    }
+    writeln!(out, "features: {}", info.describe_features())?;
     writeln!(out, "config-file: {}", info.config_file)?;
     for choice in info.choices {
         writeln!(out, "{choice}")?;

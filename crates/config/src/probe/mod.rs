@@ -826,11 +826,7 @@ pub fn vendored_check(
     openssl_selected: bool,
 ) -> Result<Option<String>, String> {
     if openssl_features_on.is_empty() {
-        let on = if features_on.is_empty() {
-            "(none)".to_string()
-        } else {
-            features_on.join(" ")
-        };
+        let on = crate::model::names_or_none(features_on);
         return Err(Message::new(format!(
             "feature `openssl-vendored` is on, but no OpenSSL provider is compiled (features on: {on} openssl-vendored)"
         ))

@@ -101,9 +101,7 @@ pub fn setup(
         }
     };
     if let Some(w) = &plan.warning {
-        for line in w.lines() {
-            println!("cargo::warning={line}");
-        }
+        crate::script::warning(w);
     }
     let Some(first) = needs.first() else {
         return Ok(plan.found());

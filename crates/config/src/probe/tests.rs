@@ -9,7 +9,7 @@ fn asker(what: &str, origin: &str, instead: &str) -> Asker {
     }
 }
 
-fn sha1_need() -> Need {
+pub(super) fn sha1_need() -> Need {
     Need {
         capability: Capability::Sha1Digest,
         askers: vec![asker(
@@ -20,7 +20,7 @@ fn sha1_need() -> Need {
     }
 }
 
-fn tls_need() -> Need {
+pub(super) fn tls_need() -> Need {
     Need {
         capability: Capability::TlsClient,
         askers: vec![asker(

@@ -6,8 +6,8 @@ use std::process::Command;
 
 use super::*;
 use crate::probe::message::compiler_message;
-use crate::probe::tests::fs;
-use crate::probe::{Asker, Capability, LinkMode, Location, Plan};
+use crate::probe::tests::{fs, sha1_need, tls_need};
+use crate::probe::{LinkMode, Location, Plan};
 
 /// The variables Cargo gives a build script for `triple` built on `host`, plus `extra`.
 fn env(triple: &str, host: &str, extra: &[(&str, &str)]) -> Env {
@@ -80,29 +80,7 @@ const MAC: &[&str] = &[
 ];
 
 fn needs() -> Vec<Need> {
-    let asker = |what: &str, var: &str, instead: &str| Asker {
-        what: what.into(),
-        origin: var.into(),
-        instead: instead.into(),
-    };
-    vec![
-        Need {
-            capability: Capability::Sha1Digest,
-            askers: vec![asker(
-                "sha1 = openssl",
-                "FLAGSPLIT_SHA1_PROVIDER",
-                "FLAGSPLIT_SHA1_PROVIDER=dc",
-            )],
-        },
-        Need {
-            capability: Capability::TlsClient,
-            askers: vec![asker(
-                "tls = openssl",
-                "FLAGSPLIT_TLS_PROVIDER",
-                "FLAGSPLIT_TLS_PROVIDER=rustls",
-            )],
-        },
-    ]
+    vec![sha1_need(), tls_need()]
 }
 
 fn plan_for(env: &Env, list: &impl Fn(&str) -> Option<Vec<String>>) -> Plan {
