@@ -96,58 +96,36 @@ impl ObjectFormat {
     }
 }
 
-/// An object id of either format.
+/// An object id of either format: the digest of the object's header and content.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct ObjectId {
-    bytes: [u8; 32],
-    len: u8,
-}
+pub struct ObjectId(Digest);
 
 impl ObjectId {
-    /// An id from its bytes (20 or 32; longer input is cut at 32).
-    pub fn new(bytes: &[u8]) -> ObjectId {
-        let mut id = ObjectId {
-            bytes: [0; 32],
-            len: 0,
-        };
-        let n = bytes.len().min(32);
-        id.bytes[..n].copy_from_slice(&bytes[..n]);
-        id.len = n as u8; // n <= 32
-        id
-    }
-
-    /// The bytes.
+    /// The bytes (20 or 32).
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+        self.0.as_bytes()
     }
 
     /// Writes the lowercase hexadecimal form into `out` and returns its length.
     pub fn write_hex(&self, out: &mut [u8; 64]) -> usize {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        for (i, b) in self.as_bytes().iter().enumerate() {
-            out[2 * i] = HEX[usize::from(b >> 4)];
-            out[2 * i + 1] = HEX[usize::from(b & 15)];
-        }
-        2 * usize::from(self.len)
+        self.0.write_hex(out)
     }
 
     /// Lowercase hexadecimal.
     pub fn to_hex(&self) -> String {
-        let mut buf = [0u8; 64];
-        let n = self.write_hex(&mut buf);
-        String::from_utf8_lossy(&buf[..n]).into_owned()
+        self.0.to_hex()
     }
 }
 
 impl fmt::Debug for ObjectId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
 impl fmt::Display for ObjectId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -218,7 +196,7 @@ impl ObjectHasher {
     pub fn finalize(self) -> Result<ObjectId, ObjectError> {
         self.0
             .finalize()
-            .map(|d| ObjectId::new(d.as_bytes()))
+            .map(ObjectId)
             .map_err(ObjectError::Collision)
     }
 }

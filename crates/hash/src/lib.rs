@@ -113,18 +113,23 @@ impl Digest {
         &self.bytes[..usize::from(self.len)]
     }
 
+    /// Writes the lower-case hexadecimal form into `out` and returns its length.
+    pub fn write_hex(&self, out: &mut [u8; 2 * MAX_DIGEST]) -> usize {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for (pair, b) in out.chunks_exact_mut(2).zip(self.as_bytes()) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 15)];
+        }
+        2 * usize::from(self.len)
+    }
+
     /// Lower-case hexadecimal, as `sha1sum` prints it.
     pub fn to_hex(&self) -> String {
-        let mut s = String::with_capacity(2 * usize::from(self.len));
-        for b in self.as_bytes() {
-            s.push(char::from(HEX[usize::from(b >> 4)]));
-            s.push(char::from(HEX[usize::from(b & 15)]));
-        }
-        s
+        let mut buf = [0u8; 2 * MAX_DIGEST];
+        let n = self.write_hex(&mut buf);
+        buf[..n].iter().map(|&b| char::from(b)).collect()
     }
 }
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
