@@ -273,7 +273,8 @@ pub fn hash_reader_with(
     Ok(hasher.finalize()?)
 }
 
-fn read_retrying(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+/// One `read`, repeated while it is interrupted (`EINTR`).
+pub(crate) fn read_retrying(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match reader.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

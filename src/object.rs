@@ -11,7 +11,7 @@ pub mod repository;
 use std::fmt;
 use std::io::{self, Read};
 
-use crate::hash::{Algorithm, Collision, Digest, Hasher};
+use crate::hash::{Algorithm, Collision, Digest, Hasher, read_retrying};
 
 /// A git object type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,11 +259,7 @@ pub fn blob_id_streaming(
     }
     h.update(first);
     loop {
-        let n = match reader.read(buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
+        let n = read_retrying(&mut reader, buf)?;
         if n == 0 {
             break;
         }
