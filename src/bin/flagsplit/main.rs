@@ -13,6 +13,7 @@ use flagsplit::build_options::{self, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::flagsplit::PROGRAM;
 use flagsplit::config::flagsplit::FLAGSPLIT;
+use flagsplit::sum::Sum;
 
 /// Records the inherited descriptors and `SIGPIPE` disposition before Rust's runtime changes them
 /// (see `flagsplit::inherited`): the C library runs the functions of `.init_array` before `main`.
@@ -80,9 +81,9 @@ fn main() -> ExitCode {
         ));
     }
     match command.name {
-        "sha1sum" => sum::main(sum::Kind::Sha1, &matches),
-        "md5sum" => sum::main(sum::Kind::Md5, &matches),
-        "sha256sum" => sum::main(sum::Kind::Sha256, &matches),
+        "sha1sum" => sum::main(Sum::Sha1, &matches),
+        "md5sum" => sum::main(Sum::Md5, &matches),
+        "sha256sum" => sum::main(Sum::Sha256, &matches),
         "bench" => bench::main(&matches),
         "version" => version(&matches),
         "help" => help(&matches),

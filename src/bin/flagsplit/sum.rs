@@ -7,24 +7,8 @@ use std::process::ExitCode;
 use flagsplit::cli::Matches;
 use flagsplit::sum::{self, Io, Sum};
 
-/// Which command.
-#[derive(Clone, Copy, Debug)]
-pub enum Kind {
-    /// sha1sum
-    Sha1,
-    /// md5sum
-    Md5,
-    /// sha256sum
-    Sha256,
-}
-
-/// Runs the command.
-pub fn main(kind: Kind, m: &Matches) -> ExitCode {
-    let sum = match kind {
-        Kind::Sha1 => Sum::Sha1,
-        Kind::Md5 => Sum::Md5,
-        Kind::Sha256 => Sum::Sha256,
-    };
+/// Runs the command `sum`.
+pub fn main(sum: Sum, m: &Matches) -> ExitCode {
     let stdout = io::stdout();
     let line_buffered = stdout.is_terminal();
     let status = sum::main(
