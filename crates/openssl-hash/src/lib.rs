@@ -15,101 +15,70 @@
 use std::ffi::{CStr, c_int, c_void};
 use std::mem::MaybeUninit;
 
-/// SHA-1 over libcrypto's `SHA1_Init`/`SHA1_Update`/`SHA1_Final`.
-#[derive(Clone)]
-pub struct Sha1 {
-    ctx: openssl_sys::SHA_CTX,
-}
-
-impl Sha1 {
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha1 {
-        let mut ctx = MaybeUninit::<openssl_sys::SHA_CTX>::uninit();
-        // SAFETY: SHA1_Init initialises every field of the context it is given; it cannot fail
-        // for the software implementation (it only returns 1).
-        let ctx = unsafe {
-            openssl_sys::SHA1_Init(ctx.as_mut_ptr());
-            ctx.assume_init()
-        };
-        Sha1 { ctx }
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        // SAFETY: the context was initialised by SHA1_Init, and the pointer/length pair describes
-        // a valid slice.
-        unsafe {
-            openssl_sys::SHA1_Update(&mut self.ctx, data.as_ptr().cast::<c_void>(), data.len());
+/// A hasher over one libcrypto low-level family (`<Algo>_Init`/`_Update`/`_Final`) whose context
+/// type `openssl-sys` declares.
+macro_rules! low_level {
+    ($(#[$doc:meta])* $name:ident($ctx:ty, $len:literal): $init:ident, $update:ident, $final:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name {
+            ctx: $ctx,
         }
-    }
 
-    /// The digest.
-    #[inline]
-    pub fn finalize(mut self) -> [u8; 20] {
-        let mut out = [0u8; 20];
-        // SAFETY: `out` has the 20 bytes SHA1_Final writes; the context is initialised.
-        unsafe {
-            openssl_sys::SHA1_Final(out.as_mut_ptr(), &mut self.ctx);
+        impl $name {
+            /// A fresh hasher.
+            #[inline]
+            pub fn new() -> $name {
+                let mut ctx = MaybeUninit::<$ctx>::uninit();
+                // SAFETY: the init function initialises every field of the context it is given;
+                // it cannot fail for the software implementation (it only returns 1).
+                let ctx = unsafe {
+                    openssl_sys::$init(ctx.as_mut_ptr());
+                    ctx.assume_init()
+                };
+                $name { ctx }
+            }
+
+            /// Feeds `data`.
+            #[inline]
+            pub fn update(&mut self, data: &[u8]) {
+                // SAFETY: the context was initialised by the init function, and the
+                // pointer/length pair describes a valid slice.
+                unsafe {
+                    openssl_sys::$update(&mut self.ctx, data.as_ptr().cast::<c_void>(), data.len());
+                }
+            }
+
+            /// The digest.
+            #[inline]
+            pub fn finalize(mut self) -> [u8; $len] {
+                let mut out = [0u8; $len];
+                // SAFETY: `out` has the bytes the final function writes; the context is
+                // initialised.
+                unsafe {
+                    openssl_sys::$final(out.as_mut_ptr(), &mut self.ctx);
+                }
+                out
+            }
         }
-        out
-    }
-}
 
-impl Default for Sha1 {
-    fn default() -> Self {
-        Sha1::new()
-    }
-}
-
-/// SHA-256 over libcrypto's `SHA256_Init`/`SHA256_Update`/`SHA256_Final`.
-#[derive(Clone)]
-pub struct Sha256 {
-    ctx: openssl_sys::SHA256_CTX,
-}
-
-impl Sha256 {
-    /// A fresh hasher.
-    #[inline]
-    pub fn new() -> Sha256 {
-        let mut ctx = MaybeUninit::<openssl_sys::SHA256_CTX>::uninit();
-        // SAFETY: SHA256_Init initialises every field of the context it is given; it cannot fail
-        // for the software implementation (it only returns 1).
-        let ctx = unsafe {
-            openssl_sys::SHA256_Init(ctx.as_mut_ptr());
-            ctx.assume_init()
-        };
-        Sha256 { ctx }
-    }
-
-    /// Feeds `data`.
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        // SAFETY: the context was initialised by SHA256_Init, and the pointer/length pair
-        // describes a valid slice.
-        unsafe {
-            openssl_sys::SHA256_Update(&mut self.ctx, data.as_ptr().cast::<c_void>(), data.len());
+        impl Default for $name {
+            fn default() -> Self {
+                $name::new()
+            }
         }
-    }
-
-    /// The digest.
-    #[inline]
-    pub fn finalize(mut self) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        // SAFETY: `out` has the 32 bytes SHA256_Final writes; the context is initialised.
-        unsafe {
-            openssl_sys::SHA256_Final(out.as_mut_ptr(), &mut self.ctx);
-        }
-        out
-    }
+    };
 }
 
-impl Default for Sha256 {
-    fn default() -> Self {
-        Sha256::new()
-    }
-}
+low_level!(
+    /// SHA-1 over libcrypto's `SHA1_Init`/`SHA1_Update`/`SHA1_Final`.
+    Sha1(openssl_sys::SHA_CTX, 20): SHA1_Init, SHA1_Update, SHA1_Final
+);
+
+low_level!(
+    /// SHA-256 over libcrypto's `SHA256_Init`/`SHA256_Update`/`SHA256_Final`.
+    Sha256(openssl_sys::SHA256_CTX, 32): SHA256_Init, SHA256_Update, SHA256_Final
+);
 
 /// Room for libcrypto's `MD5_CTX` (92 bytes in OpenSSL 1.1 and 3.x); `compat/probe-md5.c` checks
 /// at build time that the real structure fits.
