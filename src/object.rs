@@ -238,26 +238,17 @@ pub fn id_of_bytes(
     Ok((h.finalize()?, warnings))
 }
 
-/// The id of a blob of `len` bytes: `first` (already read) followed by what `reader` yields, in
-/// constant memory. Exactly `len` bytes must come: a stream that ends early or goes on is an
-/// error, not a wrong id.
+/// The id of a blob of `len` bytes that `reader` yields, in constant memory. Exactly `len` bytes
+/// must come: a stream that ends early or goes on is an error, not a wrong id.
 pub fn blob_id_streaming(
     format: ObjectFormat,
-    first: &[u8],
     mut reader: impl Read,
     len: u64,
     buf: &mut [u8],
     detect: bool,
 ) -> Result<ObjectId, ObjectError> {
     let mut h = ObjectHasher::new(format, Kind::Blob, len, detect);
-    let mut read = first.len() as u64;
-    if read > len {
-        return Err(ObjectError::SizeChanged {
-            expected: len,
-            actual: read,
-        });
-    }
-    h.update(first);
+    let mut read = 0u64;
     loop {
         let n = read_retrying(&mut reader, buf)?;
         if n == 0 {
@@ -343,8 +334,7 @@ mod tests {
         for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
             let a = blob_id_streaming(
                 format,
-                &data[..10],
-                &data[10..],
+                (&data[..10]).chain(&data[10..]),
                 data.len() as u64,
                 &mut buf,
                 true,
@@ -353,25 +343,11 @@ mod tests {
             let (b, _) = id_of_bytes(format, Kind::Blob, &data, true).unwrap();
             assert_eq!(a, b);
             assert!(matches!(
-                blob_id_streaming(
-                    format,
-                    &[],
-                    &data[..],
-                    data.len() as u64 + 1,
-                    &mut buf,
-                    true
-                ),
+                blob_id_streaming(format, &data[..], data.len() as u64 + 1, &mut buf, true),
                 Err(ObjectError::SizeChanged { .. })
             ));
             assert!(matches!(
-                blob_id_streaming(
-                    format,
-                    &[],
-                    &data[..],
-                    data.len() as u64 - 1,
-                    &mut buf,
-                    true
-                ),
+                blob_id_streaming(format, &data[..], data.len() as u64 - 1, &mut buf, true),
                 Err(ObjectError::SizeChanged { .. })
             ));
         }

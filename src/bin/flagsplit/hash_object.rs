@@ -271,12 +271,11 @@ fn emit(out: &mut impl Write, (id, warnings): (ObjectId, Warnings)) -> Result<()
             eprintln!("{NAME}: error: {}", printable(&w));
         }
     }
-    let mut line = [0u8; 65];
     let mut hex = [0u8; 64];
     let n = id.write_hex(&mut hex);
-    line[..n].copy_from_slice(&hex[..n]);
-    line[n] = b'\n';
-    out.write_all(&line[..=n]).map_err(write_error)
+    out.write_all(&hex[..n])
+        .and_then(|()| out.write_all(b"\n"))
+        .map_err(write_error)
 }
 
 /// Why one object has no id: a message already in git's words, or an object error to be put in
@@ -363,8 +362,7 @@ fn hash_file(
     let size = meta.len();
     if let (Type::Known(Kind::Blob), true) = (&opts.ty, size > SMALL_FILE as u64) {
         buf.resize(READ_SIZE, 0);
-        let id =
-            object::blob_id_streaming(opts.format, &[], file.take(size), size, buf, opts.detect)?;
+        let id = object::blob_id_streaming(opts.format, file.take(size), size, buf, opts.detect)?;
         return Ok((id, Vec::new()));
     }
     let want = usize::try_from(size).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
@@ -437,7 +435,7 @@ fn hash_stream(input: &mut impl Read, opts: &Options) -> Result<(ObjectId, Warni
     let len = spool.stream_position()?;
     spool.seek(SeekFrom::Start(0))?;
     let mut buf = vec![0u8; READ_SIZE];
-    let id = object::blob_id_streaming(opts.format, &[], spool, len, &mut buf, opts.detect)?;
+    let id = object::blob_id_streaming(opts.format, spool, len, &mut buf, opts.detect)?;
     Ok((id, Vec::new()))
 }
 
@@ -496,7 +494,7 @@ impl Source {
                                 return false;
                             }
                         }
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        // An interrupted read is retried inside `read_until`.
                         Err(e) => {
                             batch.push(Err(Fatal::new(format!("reading paths: {}", strerror(&e)))));
                             return false;
