@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::model::{Facility, FeatureSet, Provider, Spec, names};
+use crate::model::{Facility, FeatureSet, Provider, Role, Spec, names};
 
 /// A position in a config file, 1-based, the column counted in characters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,6 +144,9 @@ pub enum ConfigError {
         features: String,
         /// The providers this build compiles.
         available: String,
+        /// The crate, when it is a [`crate::Role::Library`]: the feature is then turned on where
+        /// the application depends on it, not with `--features`.
+        library: Option<&'static str>,
     },
 }
 
@@ -169,6 +172,7 @@ impl ConfigError {
                     .filter(|p| p.is_available(features)),
                 false,
             ),
+            library: (spec.role == Role::Library).then_some(spec.name),
         }
     }
 }
@@ -295,6 +299,7 @@ impl fmt::Display for ConfigError {
                 feature,
                 features,
                 available,
+                library,
             } => {
                 let asked = match by {
                     Requester::Env(var) => format!("{var}={provider}"),
@@ -308,10 +313,16 @@ impl fmt::Display for ConfigError {
                     Requester::Env(var) => format!("unset {var}"),
                     Requester::File(at) => format!("change {}", at.path),
                 };
-                write!(
-                    f,
-                    "  fix: build with `--features {feature}`, or {undo} to select a compiled provider ({available})"
-                )
+                match library {
+                    None => write!(
+                        f,
+                        "  fix: build with `--features {feature}`, or {undo} to select a compiled provider ({available})"
+                    ),
+                    Some(name) => write!(
+                        f,
+                        "  fix: turn the feature on where the application depends on {name}: {name} = {{ version = \"...\", features = [\"{feature}\"] }}, or {undo} to select a compiled provider ({available})"
+                    ),
+                }
             }
         }
     }

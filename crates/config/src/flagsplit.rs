@@ -6,7 +6,7 @@
 //! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
 //! wiring line in each binary that uses it.
 
-use crate::model::{Facility, Provider, Spec, Variable, When};
+use crate::model::{Facility, Provider, Role, Spec, Variable, When};
 
 /// The `flagsplit` executable.
 pub const FLAGSPLIT: &str = "flagsplit";
@@ -176,6 +176,7 @@ pub static SPEC: Spec = Spec {
     foreign_variables: OPENSSL_VARIABLES,
     local_config: Some("config.toml"),
     example_config: Some("config.example.toml"),
+    role: Role::Application,
 };
 
 /// The ecosystem's OpenSSL variables, read by `openssl-sys` (and, for the library directory and

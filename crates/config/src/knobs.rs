@@ -120,7 +120,7 @@ pub fn markdown_table(spec: &Spec) -> String {
             spec.env_var(facility),
             cell(facility.purpose),
             values.join(", "),
-            facility.default_text(),
+            facility.default_text(spec.role),
             links.join(" | ")
         );
     }

@@ -37,12 +37,16 @@ pub mod remap;
 pub mod resolve;
 #[cfg(feature = "build-script")]
 pub mod script;
+#[cfg(test)]
+mod test_tables;
 
 #[cfg(feature = "build-script")]
 pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
-pub use model::{Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, Variable, When};
+pub use model::{
+    Choice, Facility, FeatureSet, Origin, Provider, Role, Selection, Spec, Variable, When,
+};
 pub use probe::{Asker, Capability, Need, OpensslFound};
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

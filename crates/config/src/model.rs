@@ -11,7 +11,7 @@
 //! script (feature `build-script`, [`crate::script::Build`]):
 //!
 //! ```
-//! use flagsplit_config::{Facility, FeatureSet, Provider, Spec, Variable};
+//! use flagsplit_config::{Facility, FeatureSet, Provider, Role, Spec, Variable};
 //!
 //! static SPEC: Spec = Spec {
 //!     name: "inflate-demo",
@@ -37,15 +37,19 @@
 //!     foreign_variables: &[],
 //!     local_config: Some("config.toml"),
 //!     example_config: Some("config.example.toml"),
+//!     role: Role::Application,
 //! };
 //!
 //! let inflate = SPEC.facility("inflate").unwrap();
 //! assert_eq!(SPEC.env_var(inflate), "DEMO_INFLATE_PROVIDER");
 //! assert_eq!(SPEC.cfg_name(inflate), "demo_inflate");
-//! // The first provider of the default order whose feature is on.
-//! assert_eq!(inflate.default_choice(&FeatureSet::EMPTY).provider.name, "miniz");
+//! // In an application, the first provider of the default order whose feature is on.
+//! let app = Role::Application;
+//! assert_eq!(inflate.default_choice(app, &FeatureSet::EMPTY).provider.name, "miniz");
 //! let zlib = FeatureSet::from_names(&SPEC, ["zlib"]);
-//! assert_eq!(inflate.default_choice(&zlib).provider.name, "zlib");
+//! assert_eq!(inflate.default_choice(app, &zlib).provider.name, "zlib");
+//! // In a library, features only compile: the default stays.
+//! assert_eq!(inflate.default_choice(Role::Library, &zlib).provider.name, "miniz");
 //! ```
 
 use std::fmt;
@@ -81,6 +85,28 @@ pub struct Spec {
     /// The committed, documented example of the config file (`config.example.toml`) that error
     /// messages point at; `None` when the crate has none.
     pub example_config: Option<&'static str>,
+    /// Whether the crate builds the application or is a library somewhere in its dependency
+    /// graph: it decides what enabled features mean for the defaults.
+    pub role: Role,
+}
+
+/// What a crate's enabled provider features mean for its defaults.
+///
+/// Cargo unifies a crate's features over every package in the build that depends on it. For the
+/// package that builds the executables that is harmless: its features are the application's own
+/// choice. For a library, one dependent turning a feature on would switch the provider for every
+/// other dependent, so there features only compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The package that builds the executables. A facility's default is the first provider of
+    /// its [`Facility::default_order`] whose feature is on.
+    Application,
+    /// A library used by others. A facility's default is fixed: the first provider of its
+    /// [`Facility::default_order`] that needs no feature, whatever features are on. The
+    /// application selects any other compiled provider with the `<PREFIX>_<FACILITY>_PROVIDER`
+    /// variable (in its `.cargo/config.toml` `[env]`); a provider compiled by a feature and
+    /// selected by nobody is reported with a build-script warning.
+    Library,
 }
 
 impl Spec {
@@ -194,16 +220,22 @@ impl Facility {
         self.providers.iter().find(|p| p.name == name)
     }
 
-    /// The provider chosen when nothing selects one: the first of [`Facility::default_order`] that
-    /// `features` compile. Its origin names the feature that made it the default, if any.
-    pub fn default_choice(&'static self, features: &FeatureSet) -> Choice {
-        let provider = self
-            .default_order
-            .iter()
-            .filter_map(|name| self.provider(name))
-            .find(|p| p.is_available(features))
-            .or_else(|| self.providers.iter().find(|p| p.feature.is_none()))
-            .unwrap_or(&self.providers[0]);
+    /// The provider chosen when nothing selects one. As an [`Role::Application`]: the first of
+    /// [`Facility::default_order`] that `features` compile, with an origin naming the feature
+    /// that made it the default, if any. As a [`Role::Library`]: the first of it that needs no
+    /// feature, whatever `features` are on.
+    pub fn default_choice(&'static self, role: Role, features: &FeatureSet) -> Choice {
+        let ordered = || {
+            self.default_order
+                .iter()
+                .filter_map(|name| self.provider(name))
+        };
+        let provider = match role {
+            Role::Application => ordered().find(|p| p.is_available(features)),
+            Role::Library => ordered().find(|p| p.feature.is_none()),
+        }
+        .or_else(|| self.providers.iter().find(|p| p.feature.is_none()))
+        .unwrap_or(&self.providers[0]);
         let origin = match provider.feature {
             Some(feature) => Origin::FeatureDefault(feature),
             None => Origin::Default,
@@ -211,15 +243,19 @@ impl Facility {
         Choice { provider, origin }
     }
 
-    /// The default in words, for the knob table: `openssl with feature openssl-sha1, else dc`.
-    pub fn default_text(&self) -> String {
+    /// The default in words, for the knob table: `openssl with feature openssl-sha1, else dc`
+    /// (a [`Role::Library`]'s is the one provider: `miniz`).
+    pub fn default_text(&self, role: Role) -> String {
         let mut parts = Vec::new();
         for name in self.default_order {
             let Some(p) = self.provider(name) else {
                 continue;
             };
             match p.feature {
-                Some(feature) => parts.push(format!("{name} with feature {feature}")),
+                Some(feature) if role == Role::Application => {
+                    parts.push(format!("{name} with feature {feature}"));
+                }
+                Some(_) => {}
                 None => {
                     parts.push(name.to_string());
                     break;
@@ -625,6 +661,24 @@ impl Selection {
                 .find(|(g, _)| std::ptr::eq(*g, f))
                 .map(|(_, c)| c.provider)
         })
+    }
+
+    /// The providers that `features` compile but nothing selected: each with its facility, for a
+    /// facility left at its default. A [`Role::Library`]'s build script warns about them, since
+    /// the feature of one dependent does not select for the whole build.
+    pub fn unselected(&self, features: &FeatureSet) -> Vec<(&'static Facility, &'static Provider)> {
+        let mut out = Vec::new();
+        for (facility, choice) in self.iter() {
+            if !matches!(choice.origin, Origin::Default | Origin::FeatureDefault(_)) {
+                continue;
+            }
+            for p in facility.providers {
+                if p.feature.is_some() && p.is_available(features) && p != choice.provider {
+                    out.push((facility, p));
+                }
+            }
+        }
+        out
     }
 
     /// The probes the selected providers need, each with the facilities that asked for it.

@@ -167,7 +167,7 @@ mod tests {
             choices: SPEC
                 .facilities
                 .iter()
-                .map(|f| f.default_choice(&FeatureSet::EMPTY))
+                .map(|f| f.default_choice(SPEC.role, &FeatureSet::EMPTY))
                 .collect(),
         };
         selection.choices[0].origin = Origin::File {

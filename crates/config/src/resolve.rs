@@ -173,7 +173,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     let mut choices: Vec<Choice> = spec
         .facilities
         .iter()
-        .map(|f| f.default_choice(&inputs.features))
+        .map(|f| f.default_choice(spec.role, &inputs.features))
         .collect();
     for (i, facility) in spec.facilities.iter().enumerate() {
         let requested = if let Some((var, provider)) = &from_env[i] {
@@ -387,7 +387,7 @@ mod tests {
                         // The other facilities keep their defaults.
                         for (other, choice) in sel.iter() {
                             if other.name != facility.name {
-                                assert_eq!(choice, &other.default_choice(&set));
+                                assert_eq!(choice, &other.default_choice(SPEC.role, &set));
                             }
                         }
                     }

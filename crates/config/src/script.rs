@@ -7,7 +7,8 @@
 //! ```no_run
 //! # static SPEC: flagsplit_config::Spec = flagsplit_config::Spec { name: "demo", prefix: "DEMO",
 //! #   cfg_prefix: "demo", binaries: &[], default_features: &[], facilities: &[], variables: &[],
-//! #   source_features: &[], foreign_variables: &[], local_config: None, example_config: None };
+//! #   source_features: &[], foreign_variables: &[], local_config: None, example_config: None,
+//! #   role: flagsplit_config::Role::Library };
 //! // build.rs
 //! fn main() {
 //!     let build = flagsplit_config::script::Build::new(&SPEC);
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codegen;
 pub use crate::env::Env;
-use crate::model::{FeatureSet, Selection, Spec};
+use crate::model::{FeatureSet, Role, Selection, Spec};
 use crate::probe::{self, Asker, Capability, Need, OpensslFound};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs};
@@ -203,7 +204,13 @@ impl Build {
             env: vars,
             file,
         };
-        let selection = resolve::resolve(&inputs).map_err(|e| e.to_string())?;
+        let selection = resolve::resolve(&inputs).map_err(|e| {
+            let mut text = e.to_string();
+            if spec.role == Role::Library {
+                text.push_str(&library_note(spec));
+            }
+            text
+        })?;
         Ok(Resolved {
             selection,
             features,
@@ -218,6 +225,11 @@ impl Build {
         match self.resolve() {
             Ok(resolved) => {
                 emit_cfgs(&resolved.selection);
+                if self.spec.role == Role::Library {
+                    for line in unselected_warnings(&resolved) {
+                        warning(&line);
+                    }
+                }
                 Some(resolved)
             }
             Err(message) => {
@@ -320,6 +332,36 @@ impl Build {
         self.env.watch_path(compat_dir);
         probe::setup(&self.env, &needs, compat_dir, &self.out_dir).map(Some)
     }
+}
+
+/// The last line of a [`Role::Library`]'s configuration error: where its variables come from.
+fn library_note(spec: &Spec) -> String {
+    format!(
+        "\n  note: {} is a library; its {}* variables reach its build script from the environment of the whole build: the shell, or the [env] table of the application's .cargo/config.toml (Cargo does not say which)",
+        spec.name,
+        spec.var_prefix()
+    )
+}
+
+/// For a [`Role::Library`]: one warning per provider a feature compiles that nothing selected
+/// (see [`Selection::unselected`]), naming the variable that would select it.
+pub fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
+    let selection = &resolved.selection;
+    let spec = selection.spec;
+    selection
+        .unselected(&resolved.features)
+        .into_iter()
+        .map(|(facility, provider)| {
+            format!(
+                "feature `{}` of {} compiles the {provider} {facility} provider, but nothing selects it: {} stays {} (the default; a dependent's feature does not select for the whole build). To use {provider}, the application sets {}={provider} (its .cargo/config.toml [env])",
+                provider.feature.unwrap_or_default(),
+                spec.name,
+                facility,
+                selection.provider(facility.name),
+                spec.env_var(facility),
+            )
+        })
+        .collect()
 }
 
 /// Prints a multi-line message as `cargo::error` lines.

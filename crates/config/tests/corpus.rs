@@ -154,7 +154,9 @@ fn config_example_is_valid() {
     for (facility, choice) in selection.iter() {
         assert_eq!(
             choice.provider,
-            facility.default_choice(&default_features()).provider
+            facility
+                .default_choice(SPEC.role, &default_features())
+                .provider
         );
         assert!(
             choice

@@ -481,7 +481,7 @@ fn build_sections(roff: &mut Roff, page: &str) {
             "{}. Providers: {}. Default: {}.",
             facility.purpose,
             providers.join("; "),
-            facility.default_text()
+            facility.default_text(spec.role)
         ))]);
     }
     let run: Vec<&flagsplit::config::Variable> = spec

@@ -1,7 +1,7 @@
 //! The facility table of inflate-demo: one facility, `inflate`, with two providers. build.rs
 //! resolves it (`#[path]`-included there) and `--build-options` reads it.
 
-use flagsplit_config::{Facility, Provider, Spec, Variable, When};
+use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 
 /// The one executable.
 pub const INFLATE_DEMO: &str = "inflate-demo";
@@ -37,4 +37,5 @@ pub static SPEC: Spec = Spec {
     }],
     local_config: Some("config.toml"),
     example_config: Some("config.example.toml"),
+    role: Role::Application,
 };

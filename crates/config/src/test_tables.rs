@@ -1,0 +1,214 @@
+//! Facility tables for the unit tests: the crate's own decisions are tested on tables of its own,
+//! not on any user's.
+
+use crate::model::{Facility, Provider, Role, Spec};
+
+/// A library with one facility: `miniz` always compiled (the default), `zlib` and `zlib-ng`
+/// each behind a feature.
+pub static LIBRARY: Spec = Spec {
+    name: "inflate-lib",
+    prefix: "INFLATE_LIB",
+    cfg_prefix: "inflate_lib",
+    binaries: &[],
+    default_features: &[],
+    facilities: &[Facility {
+        name: "inflate",
+        label: "INFLATE",
+        purpose: "DEFLATE decompression",
+        providers: &[
+            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+            Provider::new("zlib", "ZLIB", "the system zlib")
+                .feature("zlib")
+                .links(&["libz"]),
+            Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
+        ],
+        default_order: &["zlib-ng", "zlib", "miniz"],
+        used_by: &[],
+    }],
+    variables: &[],
+    source_features: &[],
+    foreign_variables: &[],
+    local_config: None,
+    example_config: None,
+    role: Role::Library,
+};
+
+/// The same table as an application's.
+pub static APPLICATION: Spec = Spec {
+    name: "inflate-app",
+    prefix: "INFLATE_APP",
+    cfg_prefix: "inflate_app",
+    role: Role::Application,
+    ..copy_of_library()
+};
+
+const fn copy_of_library() -> Spec {
+    Spec {
+        name: LIBRARY.name,
+        prefix: LIBRARY.prefix,
+        cfg_prefix: LIBRARY.cfg_prefix,
+        binaries: LIBRARY.binaries,
+        default_features: LIBRARY.default_features,
+        facilities: LIBRARY.facilities,
+        variables: LIBRARY.variables,
+        source_features: LIBRARY.source_features,
+        foreign_variables: LIBRARY.foreign_variables,
+        local_config: LIBRARY.local_config,
+        example_config: LIBRARY.example_config,
+        role: LIBRARY.role,
+    }
+}
+
+#[cfg(feature = "resolve")]
+mod library_role {
+    use std::collections::BTreeMap;
+
+    use super::{APPLICATION, LIBRARY};
+    use crate::model::{FeatureSet, Origin, Spec};
+    use crate::resolve::{Inputs, resolve};
+
+    fn run(
+        spec: &'static Spec,
+        features: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Result<crate::Selection, crate::Errors> {
+        let env: BTreeMap<String, Option<String>> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), Some((*v).to_string())))
+            .collect();
+        resolve(&Inputs {
+            spec,
+            features: FeatureSet::from_names(spec, features.iter().copied()),
+            env,
+            file: None,
+        })
+    }
+
+    #[test]
+    fn a_library_feature_compiles_and_does_not_select() {
+        for features in FeatureSet::all_combinations(&LIBRARY) {
+            let names = features.in_order(&LIBRARY);
+            let sel = run(&LIBRARY, &names, &[]).unwrap();
+            assert_eq!(sel.provider("inflate"), "miniz", "features {names:?}");
+            assert_eq!(sel.get("inflate").origin, Origin::Default);
+        }
+        // The same table as an application's: the feature makes its provider the default.
+        let sel = run(&APPLICATION, &["zlib"], &[]).unwrap();
+        assert_eq!(sel.provider("inflate"), "zlib");
+        assert_eq!(sel.get("inflate").origin, Origin::FeatureDefault("zlib"));
+        let sel = run(&APPLICATION, &["zlib", "zlib-ng"], &[]).unwrap();
+        assert_eq!(sel.provider("inflate"), "zlib-ng");
+    }
+
+    #[test]
+    fn the_application_selects_a_compiled_provider_with_the_variable() {
+        let sel = run(
+            &LIBRARY,
+            &["zlib"],
+            &[("INFLATE_LIB_INFLATE_PROVIDER", "zlib")],
+        )
+        .unwrap();
+        assert_eq!(sel.provider("inflate"), "zlib");
+        assert_eq!(
+            sel.get("inflate").origin,
+            Origin::Env("INFLATE_LIB_INFLATE_PROVIDER".into())
+        );
+        assert!(
+            sel.unselected(&FeatureSet::from_names(&LIBRARY, ["zlib"]))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_compiled_provider_nobody_selects_is_reported() {
+        let features = FeatureSet::from_names(&LIBRARY, ["zlib", "zlib-ng"]);
+        let sel = run(&LIBRARY, &["zlib", "zlib-ng"], &[]).unwrap();
+        let idle: Vec<&str> = sel
+            .unselected(&features)
+            .iter()
+            .map(|(_, p)| p.name)
+            .collect();
+        assert_eq!(idle, ["zlib", "zlib-ng"]);
+        let sel = run(&LIBRARY, &[], &[]).unwrap();
+        assert!(sel.unselected(&FeatureSet::EMPTY).is_empty());
+    }
+
+    #[test]
+    fn a_feature_off_names_where_the_application_turns_it_on() {
+        let e = run(&LIBRARY, &[], &[("INFLATE_LIB_INFLATE_PROVIDER", "zlib")])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "INFLATE_LIB_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature `zlib` is off (features on: (none))\n  fix: turn the feature on where the application depends on inflate-lib: inflate-lib = { version = \"...\", features = [\"zlib\"] }, or unset INFLATE_LIB_INFLATE_PROVIDER to select a compiled provider (miniz)"
+        );
+        let e = run(
+            &APPLICATION,
+            &[],
+            &[("INFLATE_APP_INFLATE_PROVIDER", "zlib")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("fix: build with `--features zlib`"), "{e}");
+    }
+
+    #[test]
+    fn the_knob_table_default_of_a_library_is_one_provider() {
+        let f = &LIBRARY.facilities[0];
+        assert_eq!(f.default_text(LIBRARY.role), "miniz");
+        assert_eq!(
+            f.default_text(APPLICATION.role),
+            "zlib-ng with feature zlib-ng, else zlib with feature zlib, else miniz"
+        );
+    }
+}
+
+#[cfg(feature = "build-script")]
+mod library_script {
+    use super::LIBRARY;
+    use crate::env::Env;
+    use crate::script::{Build, unselected_warnings};
+
+    fn build(vars: &[(&str, &str)]) -> Build {
+        let mut env: Vec<(String, String)> = vec![
+            (
+                "CARGO_MANIFEST_DIR".into(),
+                "/nonexistent/inflate-lib".into(),
+            ),
+            ("OUT_DIR".into(), "/nonexistent/out".into()),
+        ];
+        env.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        Build::with_env(&LIBRARY, Env::fixed(env))
+    }
+
+    #[test]
+    fn a_library_error_says_where_its_variables_come_from() {
+        let e = build(&[("INFLATE_LIB_INFLATE_PROVIDER", "zlb")])
+            .resolve()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "INFLATE_LIB_INFLATE_PROVIDER=zlb: `zlb` is not a provider of inflate\n  valid values: miniz, zlib, zlib-ng\n  note: inflate-lib is a library; its INFLATE_LIB_* variables reach its build script from the environment of the whole build: the shell, or the [env] table of the application's .cargo/config.toml (Cargo does not say which)"
+        );
+    }
+
+    #[test]
+    fn a_dependent_s_feature_is_warned_about_not_obeyed() {
+        let r = build(&[("CARGO_FEATURE_ZLIB", "1")]).resolve().unwrap();
+        assert_eq!(r.selection.provider("inflate"), "miniz");
+        assert_eq!(
+            unselected_warnings(&r),
+            [
+                "feature `zlib` of inflate-lib compiles the zlib inflate provider, but nothing selects it: inflate stays miniz (the default; a dependent's feature does not select for the whole build). To use zlib, the application sets INFLATE_LIB_INFLATE_PROVIDER=zlib (its .cargo/config.toml [env])"
+            ]
+        );
+        let r = build(&[
+            ("CARGO_FEATURE_ZLIB", "1"),
+            ("INFLATE_LIB_INFLATE_PROVIDER", "zlib"),
+        ])
+        .resolve()
+        .unwrap();
+        assert_eq!(r.selection.provider("inflate"), "zlib");
+        assert!(unselected_warnings(&r).is_empty());
+    }
+}
