@@ -14,14 +14,14 @@ fn main() {
         return;
     };
     let compat = build.manifest_dir.join("compat");
-    let openssl = match build.openssl(&resolved, &compat) {
+    let probed = match build.probe(&resolved, &compat) {
         Ok(found) => found,
         Err(message) => {
             script::error(&message);
             return;
         }
     };
-    if !build.write_build_info(&resolved, openssl.as_ref()) {
+    if !build.write_build_info(&resolved, probed.openssl.as_ref()) {
         return;
     }
 

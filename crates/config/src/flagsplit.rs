@@ -7,6 +7,7 @@
 //! wiring line in each binary that uses it.
 
 use crate::model::{Facility, Provider, Role, Spec, Variable, When};
+use crate::probe::{OPENSSL, Probe};
 
 /// The `flagsplit` executable.
 pub const FLAGSPLIT: &str = "flagsplit";
@@ -25,6 +26,37 @@ pub const SHA256: &str = "sha256";
 pub const TLS: &str = "tls";
 
 const LIBCRYPTO: &[&str] = &["libcrypto"];
+
+/// libcrypto's low-level SHA-1 (`compat/probe-sha1.c`).
+pub static PROBE_SHA1: Probe =
+    openssl_probe("probe-sha1.c", "SHA1_Init", "SHA-1 digest in libcrypto");
+/// libcrypto's low-level SHA-256 (`compat/probe-sha256.c`).
+pub static PROBE_SHA256: Probe = openssl_probe(
+    "probe-sha256.c",
+    "SHA256_Init",
+    "SHA-256 digest in libcrypto",
+);
+/// libcrypto's low-level MD5 (`compat/probe-md5.c`).
+pub static PROBE_MD5: Probe = openssl_probe("probe-md5.c", "MD5_Init", "MD5 digest in libcrypto");
+/// A TLS client method in libssl (`compat/probe-tls.c`).
+pub static PROBE_TLS: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-tls.c",
+    symbol: "TLS_client_method",
+    link: &["ssl", "crypto"],
+    what: "TLS client method in libssl",
+};
+
+/// A probe of a libcrypto digest.
+const fn openssl_probe(source: &'static str, symbol: &'static str, what: &'static str) -> Probe {
+    Probe {
+        library: &OPENSSL,
+        source,
+        symbol,
+        link: &["crypto"],
+        what,
+    }
+}
 const LIBSSL: &[&str] = &["libssl", "libcrypto"];
 
 /// flagsplit's facilities.
@@ -57,7 +89,7 @@ pub static SPEC: Spec = Spec {
                 )
                 .feature("openssl-sha1")
                 .links(LIBCRYPTO)
-                .probe("sha1"),
+                .probe(&PROBE_SHA1),
             ],
             default_order: &["openssl", "dc"],
             used_by: &[FLAGSPLIT],
@@ -75,7 +107,7 @@ pub static SPEC: Spec = Spec {
                 Provider::new("openssl", "SHA1_OPENSSL", "libcrypto's SHA-1")
                     .feature("openssl-sha1")
                     .links(LIBCRYPTO)
-                    .probe("sha1"),
+                    .probe(&PROBE_SHA1),
             ],
             default_order: &["openssl", "block"],
             used_by: &[FLAGSPLIT],
@@ -93,7 +125,7 @@ pub static SPEC: Spec = Spec {
                 Provider::new("openssl", "MD5_OPENSSL", "libcrypto's MD5")
                     .feature("openssl-md5")
                     .links(LIBCRYPTO)
-                    .probe("md5"),
+                    .probe(&PROBE_MD5),
             ],
             default_order: &["openssl", "builtin"],
             used_by: &[FLAGSPLIT, IMAP_SEND],
@@ -115,7 +147,7 @@ pub static SPEC: Spec = Spec {
                 )
                 .feature("openssl-sha256")
                 .links(LIBCRYPTO)
-                .probe("sha256"),
+                .probe(&PROBE_SHA256),
             ],
             default_order: &["openssl", "builtin"],
             used_by: &[FLAGSPLIT],
@@ -129,7 +161,7 @@ pub static SPEC: Spec = Spec {
                 Provider::new("openssl", "OPENSSL", "libssl (the openssl crate)")
                     .feature("openssl-tls")
                     .links(LIBSSL)
-                    .probe("tls"),
+                    .probe(&PROBE_TLS),
                 Provider::new("none", "NONE", "no TLS (imap.tunnel still works)"),
             ],
             default_order: &["openssl", "rustls", "none"],

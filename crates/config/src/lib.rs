@@ -47,6 +47,6 @@ pub use info::{BuildInfo, ChoiceInfo, OpensslBuildInfo};
 pub use model::{
     Choice, Facility, FeatureSet, Origin, Provider, Role, Selection, Spec, Variable, When,
 };
-pub use probe::{Asker, Capability, Need, OpensslFound};
+pub use probe::{Asker, Finder, Library, LibraryFound, Need, OpensslFound, Probe};
 #[cfg(feature = "resolve")]
 pub use resolve::{ConfigFileInput, Inputs, resolve};

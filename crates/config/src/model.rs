@@ -54,6 +54,8 @@
 
 use std::fmt;
 
+use crate::probe::Probe;
+
 /// A crate's facilities and the names derived from them.
 #[derive(Debug)]
 pub struct Spec {
@@ -160,9 +162,9 @@ pub struct Provider {
     /// The shared libraries a binary that uses it links (`libcrypto`), for the knob table and
     /// `version --build-options`; checked against `readelf -d` by the build matrix.
     pub links: &'static [&'static str],
-    /// Something the build script must probe for before it can use this provider (flagsplit's:
-    /// `sha1`, `md5`, `sha256` digests in libcrypto, `tls` in libssl); `None` for nothing.
-    pub probe: Option<&'static str>,
+    /// The C library it links and the program that proves the build can link it, probed by the
+    /// build script before the provider is used; `None` for nothing.
+    pub probe: Option<&'static Probe>,
 }
 
 impl Provider {
@@ -195,7 +197,7 @@ impl Provider {
     }
 
     /// The same, needing the build script's probe `probe`.
-    pub const fn probe(self, probe: &'static str) -> Provider {
+    pub const fn probe(self, probe: &'static Probe) -> Provider {
         Provider {
             probe: Some(probe),
             ..self
@@ -682,8 +684,8 @@ impl Selection {
     }
 
     /// The probes the selected providers need, each with the facilities that asked for it.
-    pub fn probes(&self) -> Vec<(&'static str, Vec<(&'static Facility, &Choice)>)> {
-        let mut out: Vec<(&'static str, Vec<(&'static Facility, &Choice)>)> = Vec::new();
+    pub fn probes(&self) -> Vec<(&'static Probe, Vec<(&'static Facility, &Choice)>)> {
+        let mut out: Vec<(&'static Probe, Vec<(&'static Facility, &Choice)>)> = Vec::new();
         for (facility, choice) in self.iter() {
             if let Some(probe) = choice.provider.probe {
                 match out.iter_mut().find(|(p, _)| *p == probe) {

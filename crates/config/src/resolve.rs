@@ -494,8 +494,8 @@ mod tests {
         assert_eq!(sel.used_features(), ["openssl-sha1", "openssl-tls"]);
         assert_eq!(sel.links("flagsplit"), ["libcrypto"]);
         assert_eq!(sel.links(IMAP_SEND), ["libssl", "libcrypto"]);
-        let probes: Vec<&str> = sel.probes().iter().map(|(p, _)| *p).collect();
-        assert_eq!(probes, ["sha1", "tls"]);
+        let probes: Vec<&str> = sel.probes().iter().map(|(p, _)| p.source).collect();
+        assert_eq!(probes, ["probe-sha1.c", "probe-tls.c"]);
         // OpenSSL SHA-1 alone: the sender links nothing.
         let sel = run(features(&["openssl-sha1"]), &[], None).unwrap();
         assert!(sel.links(IMAP_SEND).is_empty());

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use crate::codegen;
 pub use crate::env::Env;
 use crate::model::{FeatureSet, Role, Selection, Spec};
-use crate::probe::{self, Asker, Capability, Need, OpensslFound};
+use crate::probe::{self, Asker, Finder, Library, LibraryFound, Need, OPENSSL, OpensslFound};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs};
 
@@ -265,19 +265,21 @@ impl Build {
     }
 }
 
+/// What the probes found, for the build options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Probed {
+    /// The OpenSSL `openssl-sys` found, when a selected provider needs it.
+    pub openssl: Option<OpensslFound>,
+    /// The other probed libraries, in the order the table first names them.
+    pub libraries: Vec<LibraryFound>,
+}
+
 impl Build {
-    /// The OpenSSL capabilities the selected providers need ([`crate::Provider::probe`]), each
-    /// with who asked and the selection that avoids OpenSSL.
-    pub fn openssl_needs(&self, resolved: &Resolved) -> Result<Vec<Need>, String> {
+    /// The probes the selected providers need ([`crate::Provider::probe`]), each with who asked
+    /// and the selection that avoids its library.
+    pub fn needs(&self, resolved: &Resolved) -> Vec<Need> {
         let mut needs = Vec::new();
-        for (name, askers) in resolved.selection.probes() {
-            let Some(capability) = Capability::from_name(name) else {
-                return Err(format!(
-                    "{}'s facility table names the probe `{name}`, which flagsplit-config does not know (known: {})",
-                    self.spec.name,
-                    Capability::ALL.map(Capability::name).join(", ")
-                ));
-            };
+        for (probe, askers) in resolved.selection.probes() {
             let askers = askers
                 .into_iter()
                 .map(|(facility, choice)| {
@@ -294,22 +296,21 @@ impl Build {
                     }
                 })
                 .collect();
-            needs.push(Need { capability, askers });
+            needs.push(Need { probe, askers });
         }
-        Ok(needs)
+        needs
     }
 
-    /// When a selected provider needs OpenSSL: checks the OpenSSL that `openssl-sys` found (the
-    /// package must depend on `openssl-sys` directly to receive its `DEP_OPENSSL_*`) and probes
-    /// each capability with the C programs in `compat_dir`; `Ok(None)` when nothing needs OpenSSL.
-    /// Before that, source feature `openssl-vendored` (where OpenSSL comes from) must go with a
-    /// compiled OpenSSL provider (one that needs a probe): [`probe::vendored_check`].
-    pub fn openssl(
-        &self,
-        resolved: &Resolved,
-        compat_dir: &Path,
-    ) -> Result<Option<OpensslFound>, String> {
-        let needs = self.openssl_needs(resolved)?;
+    /// Probes every C library the selected providers need, one [`crate::probe::Library`] at a
+    /// time, with the programs in `compat_dir`: OpenSSL as `openssl-sys` found it
+    /// ([`probe::setup`]: the package must depend on `openssl-sys` directly to receive its
+    /// `DEP_OPENSSL_*`), any other library from what its `-sys` crate published
+    /// ([`probe::run::generic_setup`]). Before that, source feature `openssl-vendored` (where
+    /// OpenSSL comes from) must go with a compiled OpenSSL provider: [`probe::vendored_check`].
+    /// A documentation build (`DOCS_RS` set, as docs.rs does) links nothing and probes nothing.
+    pub fn probe(&self, resolved: &Resolved, compat_dir: &Path) -> Result<Probed, String> {
+        let needs = self.needs(resolved);
+        let uses_openssl = |p: &crate::Provider| p.probe.is_some_and(|q| q.library == &OPENSSL);
         if resolved.source_features.contains(&"openssl-vendored") {
             let on = resolved.features.in_order(self.spec);
             let openssl_on: Vec<&str> = on
@@ -319,18 +320,54 @@ impl Build {
                     self.spec
                         .compiled_by(f)
                         .iter()
-                        .any(|(_, p)| p.probe.is_some())
+                        .any(|(_, p)| uses_openssl(p))
                 })
                 .collect();
-            if let Some(w) = probe::vendored_check(&on, &openssl_on, !needs.is_empty())? {
+            let selected = needs.iter().any(|n| n.probe.library == &OPENSSL);
+            if let Some(w) = probe::vendored_check(&on, &openssl_on, selected)? {
                 warning(&w);
             }
         }
         if needs.is_empty() {
-            return Ok(None);
+            return Ok(Probed::default());
+        }
+        if self.env.var("DOCS_RS").is_some() {
+            let names: Vec<&str> = needs.iter().map(|n| n.probe.source).collect();
+            warning(&format!(
+                "DOCS_RS is set: a documentation build links nothing, so {} are not compiled",
+                names.join(", ")
+            ));
+            return Ok(Probed::default());
         }
         self.env.watch_path(compat_dir);
-        probe::setup(&self.env, &needs, compat_dir, &self.out_dir).map(Some)
+        let mut libraries: Vec<&'static Library> = Vec::new();
+        for need in &needs {
+            if !libraries.contains(&need.probe.library) {
+                libraries.push(need.probe.library);
+            }
+        }
+        let mut probed = Probed::default();
+        for library in libraries {
+            let mine: Vec<Need> = needs
+                .iter()
+                .filter(|n| n.probe.library == library)
+                .cloned()
+                .collect();
+            match library.finder {
+                Finder::Openssl => {
+                    probed.openssl =
+                        Some(probe::setup(&self.env, &mine, compat_dir, &self.out_dir)?);
+                }
+                Finder::Generic => probed.libraries.push(probe::run::generic_setup(
+                    &self.env,
+                    library,
+                    &mine,
+                    compat_dir,
+                    &self.out_dir,
+                )?),
+            }
+        }
+        Ok(probed)
     }
 }
 
@@ -513,7 +550,7 @@ mod tests {
     fn openssl_vendored_needs_a_compiled_openssl_provider() {
         let (root, build) = package("vendored", &[], &[("CARGO_FEATURE_OPENSSL_VENDORED", "1")]);
         let r = build.resolve().unwrap();
-        let e = build.openssl(&r, &root.join("compat")).unwrap_err();
+        let e = build.probe(&r, &root.join("compat")).unwrap_err();
         assert!(
             e.contains(
                 "no OpenSSL provider is compiled (features on: rustls-tls openssl-vendored)"
@@ -531,7 +568,7 @@ mod tests {
             ],
         );
         let r = build.resolve().unwrap();
-        assert_eq!(build.openssl(&r, &root.join("compat")), Ok(None));
+        assert_eq!(build.probe(&r, &root.join("compat")), Ok(Probed::default()));
         fs::remove_dir_all(root).unwrap();
     }
 

@@ -2,13 +2,13 @@
 //! found and tried, who asked, the fixes, and the selections that avoid OpenSSL.
 
 use super::{
-    Asker, Capability, CompilerProblem, Need, OpensslSysReport, ProbeFailure, SearchPaths,
-    StaticProblem, TargetInfo,
+    Asker, CompilerProblem, Finder, Library, Need, OpensslSysReport, Probe, ProbeFailure,
+    SearchPaths, StaticProblem, TargetInfo,
 };
 
 /// A build error's text. Rendered as the headline, then two-space-indented lines: what was found
 /// and tried, `asked for by: ...`, `fix: ...` followed by `or ...` alternatives, and last
-/// `or do without OpenSSL here: ...`.
+/// `or do without <library> here: ...`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Message {
     headline: String,
@@ -16,6 +16,7 @@ pub struct Message {
     asked_by: Vec<String>,
     fixes: Vec<String>,
     instead: Vec<String>,
+    library: &'static str,
 }
 
 impl Message {
@@ -39,8 +40,14 @@ impl Message {
         self
     }
 
-    /// Who asked, with the selection each can change instead (duplicates are dropped).
-    pub fn asked_by<'a>(mut self, askers: impl IntoIterator<Item = &'a Asker>) -> Message {
+    /// Who asked for `library`, with the selection each can change instead (duplicates are
+    /// dropped).
+    pub fn asked_by<'a>(
+        mut self,
+        library: &'static str,
+        askers: impl IntoIterator<Item = &'a Asker>,
+    ) -> Message {
+        self.library = library;
         for asker in askers {
             let line = format!("{} ({})", asker.what, asker.origin);
             if !self.asked_by.contains(&line) {
@@ -75,7 +82,8 @@ impl Message {
         }
         if !self.instead.is_empty() {
             lines.push(format!(
-                "  or do without OpenSSL here: {}",
+                "  or do without {} here: {}",
+                self.library,
                 self.instead.join(", ")
             ));
         }
@@ -115,7 +123,7 @@ pub fn version_refusal(
             paths.location,
             dirs(&paths.lib_dirs)
         ))
-        .asked_by(askers(needs))
+        .asked_by("OpenSSL", askers(needs))
         .fix("install OpenSSL 1.1.1 or newer (Debian 10+, Ubuntu 18.04+, RHEL 8+, current Fedora, Arch and Alpine ship 1.1.1 or 3.x) and point the build at it: OPENSSL_DIR=/path, or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR")
         .fix(format!("{VENDORED_FIX} (needs perl and make)"))
         .render()
@@ -148,27 +156,24 @@ pub fn static_message(problem: &StaticProblem, paths: &SearchPaths, needs: &[Nee
         .fix("OPENSSL_STATIC=1 with OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR (or OPENSSL_DIR)")
         .fix(VENDORED_FIX),
     };
-    m.asked_by(askers(needs)).render()
+    m.asked_by("OpenSSL", askers(needs)).render()
 }
 
-fn probe_headline(target: &TargetInfo, capability: Capability) -> String {
+fn probe_headline(target: &TargetInfo, probe: &Probe) -> String {
     let cross = if target.is_cross() {
         format!(" (cross-compiling from {})", target.host)
     } else {
         String::new()
     };
     format!(
-        "OpenSSL probe cannot run for target {}{cross}: {} (`{}`) must be compiled and linked from {} with the target's C compiler, and ",
-        target.triple,
-        capability.describe(),
-        capability.symbol(),
-        capability.source()
+        "{} probe cannot run for target {}{cross}: {} (`{}`) must be compiled and linked from {} with the target's C compiler, and ",
+        probe.library.name, target.triple, probe.what, probe.symbol, probe.source
     )
 }
 
 /// The build error when the probe cannot run for this target: it says so instead of guessing.
 pub fn compiler_message(problem: &CompilerProblem, target: &TargetInfo, need: &Need) -> String {
-    let mut headline = probe_headline(target, need.capability);
+    let mut headline = probe_headline(target, need.probe);
     let mut m = match problem {
         CompilerProblem::Msvc { path } => {
             headline.push_str(&format!("the compiler for this target, `{path}`, is MSVC-style (cl.exe options); flagsplit's probes are written for GCC/Clang-style compilers and are not run with it rather than guessed"));
@@ -179,24 +184,24 @@ pub fn compiler_message(problem: &CompilerProblem, target: &TargetInfo, need: &N
                 "the cc crate knows no cross compiler for it and would fall back to the host's `{path}`, which builds for {}, not for {}",
                 target.host, target.triple
             ));
-            cross_fix(Message::new(headline), target)
+            cross_fix(Message::new(headline), target, need.probe.library)
         }
         CompilerProblem::NotFound { path, reason } => {
             headline.push_str(&format!(
                 "the compiler the cc crate chose for it, `{path}`, could not be started: {reason}"
             ));
-            cross_fix(Message::new(headline), target)
+            cross_fix(Message::new(headline), target, need.probe.library)
         }
         CompilerProblem::NoCompiler { reason } => {
             headline.push_str(&format!("the cc crate found no C compiler: {reason}"));
-            cross_fix(Message::new(headline), target)
+            cross_fix(Message::new(headline), target, need.probe.library)
         }
     };
     m = m.tried("(the probes only compile and link; they never run the program, so a cross toolchain is enough)");
-    m.asked_by(&need.askers).render()
+    m.asked_by(need.probe.library.name, &need.askers).render()
 }
 
-fn cross_fix(m: Message, target: &TargetInfo) -> Message {
+fn cross_fix(m: Message, target: &TargetInfo, library: &Library) -> Message {
     let underscored = target.triple.replace('-', "_");
     if !target.is_cross() {
         return m.fix(format!(
@@ -224,6 +229,12 @@ fn cross_fix(m: Message, target: &TargetInfo) -> Message {
             target.triple
         ),
     };
+    if library.finder != Finder::Openssl {
+        return m.fix(format!(
+            "{compiler}\nand a {} built for {}, where {} finds it (PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files)",
+            library.name, target.triple, library.sys_crate
+        ));
+    }
     let prefix = crate::knobs::target_prefixed(&target.triple, "OPENSSL_DIR");
     m.fix(format!(
         "{compiler}\nand an OpenSSL built for {}: {prefix}=/path (include/ and lib/), or PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files; or --features openssl-vendored",
@@ -232,25 +243,45 @@ fn cross_fix(m: Message, target: &TargetInfo) -> Message {
 }
 
 /// The build error when a probe does not compile or link: which symbol, which directories, who
-/// asked, and how to fix it.
+/// asked, and how to fix it (the library's install lines per distribution, then how to point its
+/// `-sys` crate at an installation).
 pub fn failure_message(failure: &ProbeFailure, need: &Need) -> String {
-    let cap = failure.capability;
-    Message::new(format!(
-        "OpenSSL probe failed: {} (`{}`) could not be compiled and linked from {}",
-        cap.describe(),
-        cap.symbol(),
-        cap.source()
+    let probe = failure.probe;
+    let library = probe.library;
+    let width = library
+        .install
+        .iter()
+        .map(|(d, _)| d.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let install: Vec<String> = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
+        .collect();
+    let mut m = Message::new(format!(
+        "{} probe failed: {} (`{}`) could not be compiled and linked from {}",
+        library.name, probe.what, probe.symbol, probe.source
     ))
     .tried(format!(
-        "OpenSSL located by: {}; library directories tried: {}; include directories: {}",
-        failure.paths.location,
-        dirs(&failure.paths.lib_dirs),
-        dirs(&failure.paths.include_dirs)
+        "{} located by: {}; library directories tried: {}; include directories: {}",
+        library.name,
+        failure.located_by,
+        dirs(&failure.lib_dirs),
+        dirs(&failure.include_dirs)
     ))
     .tried(format!("command: {}", failure.command))
     .output(&failure.output)
-    .asked_by(&need.askers)
-    .fix("install OpenSSL's development files and pkg-config:\nDebian/Ubuntu: apt-get install libssl-dev pkg-config\nFedora:        dnf install openssl-devel pkgconf-pkg-config\nArch:          pacman -S openssl pkgconf\nAlpine:        apk add openssl-dev pkgconf")
-    .fix("point the build at an installation: OPENSSL_DIR=/path (containing include/openssl and lib/), or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR")
-    .render()
+    .asked_by(library.name, &need.askers);
+    if !install.is_empty() {
+        m = m.fix(format!(
+            "install {}'s development files and pkg-config:\n{}",
+            library.name,
+            install.join("\n")
+        ));
+    }
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m.render()
 }

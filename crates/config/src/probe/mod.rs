@@ -22,102 +22,19 @@
 
 use std::fmt;
 
+pub mod library;
 pub mod message;
 #[cfg(feature = "build-script")]
 pub mod run;
 
+pub use library::{Finder, Library, OPENSSL, Probe};
 pub use message::Message;
 #[cfg(feature = "build-script")]
 pub use run::setup;
 
 // ---- what is asked for --------------------------------------------------------------------
 
-/// Something the build probes OpenSSL for by compiling and linking a program from the compat
-/// directory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capability {
-    /// `SHA1_Init`/`SHA1_Update`/`SHA1_Final` in libcrypto.
-    Sha1Digest,
-    /// `SHA256_Init`/`SHA256_Update`/`SHA256_Final` in libcrypto.
-    Sha256Digest,
-    /// `MD5_Init`/`MD5_Update`/`MD5_Final` in libcrypto.
-    Md5Digest,
-    /// `TLS_client_method`/`SSL_CTX_new` in libssl.
-    TlsClient,
-}
-
-impl Capability {
-    /// Every capability.
-    pub const ALL: [Capability; 4] = [
-        Capability::Sha1Digest,
-        Capability::Sha256Digest,
-        Capability::Md5Digest,
-        Capability::TlsClient,
-    ];
-
-    /// Its name in a facility table's [`crate::Provider::probe`]: `sha1`, `sha256`, `md5`, `tls`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "sha1",
-            Capability::Sha256Digest => "sha256",
-            Capability::Md5Digest => "md5",
-            Capability::TlsClient => "tls",
-        }
-    }
-
-    /// Looks a capability up by [`Capability::name`].
-    pub fn from_name(name: &str) -> Option<Capability> {
-        Capability::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    /// The C source, relative to the compat directory.
-    pub const fn source(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "probe-sha1.c",
-            Capability::Sha256Digest => "probe-sha256.c",
-            Capability::Md5Digest => "probe-md5.c",
-            Capability::TlsClient => "probe-tls.c",
-        }
-    }
-
-    /// The symbol the probe calls first (named in failures).
-    pub const fn symbol(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA1_Init",
-            Capability::Sha256Digest => "SHA256_Init",
-            Capability::Md5Digest => "MD5_Init",
-            Capability::TlsClient => "TLS_client_method",
-        }
-    }
-
-    /// The libraries the probe links, in link order.
-    pub const fn libraries(self) -> &'static [&'static str] {
-        match self {
-            Capability::Sha1Digest | Capability::Sha256Digest | Capability::Md5Digest => {
-                &["crypto"]
-            }
-            Capability::TlsClient => &["ssl", "crypto"],
-        }
-    }
-
-    /// What the capability is, for messages.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Capability::Sha1Digest => "SHA-1 digest in libcrypto",
-            Capability::Sha256Digest => "SHA-256 digest in libcrypto",
-            Capability::Md5Digest => "MD5 digest in libcrypto",
-            Capability::TlsClient => "TLS client method in libssl",
-        }
-    }
-}
-
-impl fmt::Display for Capability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.describe())
-    }
-}
-
-/// Who asked for an OpenSSL capability, for messages.
+/// Who asked for a probed library, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Asker {
     /// What was selected: `sha1 = openssl`.
@@ -125,17 +42,30 @@ pub struct Asker {
     /// Where the selection came from: `FLAGSPLIT_SHA1_PROVIDER`, `default with feature
     /// openssl-sha1`, `config.toml:3:12`.
     pub origin: String,
-    /// The change that avoids OpenSSL: `FLAGSPLIT_SHA1_PROVIDER=dc`.
+    /// The change that avoids the library: `FLAGSPLIT_SHA1_PROVIDER=dc`.
     pub instead: String,
 }
 
-/// A capability the build needs, and who asked for it.
+/// A probe the build needs, and who asked for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Need {
     /// What to probe.
-    pub capability: Capability,
+    pub probe: &'static Probe,
     /// Who asked (one line each in messages).
     pub askers: Vec<Asker>,
+}
+
+/// A [`Finder::Generic`] library the build probed, as recorded in the build options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LibraryFound {
+    /// The library's name (`zlib`).
+    pub library: &'static str,
+    /// How it was located: the `-sys` crate, and whether it built the library itself.
+    pub located_by: String,
+    /// Library directories; none: the compiler's default.
+    pub lib_dirs: Vec<String>,
+    /// Linked statically (only archives where the `-sys` crate built it).
+    pub static_link: bool,
 }
 
 /// The OpenSSL the build found, as recorded in the build options.
@@ -334,12 +264,12 @@ fn parent(dir: &str) -> Option<&str> {
     dir.rfind('/').map(|i| if i == 0 { "/" } else { &dir[..i] })
 }
 
-fn join(dir: &str, name: &str) -> String {
+pub(crate) fn join(dir: &str, name: &str) -> String {
     format!("{}/{name}", dir.trim_end_matches('/'))
 }
 
 /// `lib64/` and `lib/` of `prefix` that exist, both when both do (as `openssl-sys` takes them).
-fn lib_dirs_of(prefix: &str, list: &impl ListDir) -> Vec<String> {
+pub(crate) fn lib_dirs_of(prefix: &str, list: &impl ListDir) -> Vec<String> {
     ["lib64", "lib"]
         .iter()
         .map(|d| join(prefix, d))
@@ -604,7 +534,7 @@ pub fn static_system_libs(target: &TargetInfo) -> Vec<String> {
 /// libraries — `-lssl -lcrypto` for a dynamic build, the archives' paths and the system libraries
 /// for a static one (the paths work with every Unix linker, where `-Bstatic` does not).
 pub fn probe_args(
-    capability: Capability,
+    probe: &Probe,
     paths: &SearchPaths,
     mode: LinkMode,
     static_system_libs: &[String],
@@ -618,13 +548,13 @@ pub fn probe_args(
     match mode {
         LinkMode::Dynamic => {
             args.extend(paths.lib_dirs.iter().map(|d| format!("-L{d}")));
-            args.extend(capability.libraries().iter().map(|l| format!("-l{l}")));
+            args.extend(probe.link.iter().map(|l| format!("-l{l}")));
         }
         LinkMode::Static => {
             if paths.lib_dirs.is_empty() {
                 return Err(StaticProblem::NoLibDir);
             }
-            for lib in capability.libraries() {
+            for lib in probe.link {
                 let file = format!("lib{lib}.a");
                 let dir = paths
                     .lib_dirs
@@ -666,8 +596,8 @@ pub struct Plan {
     pub warning: Option<String>,
     /// Static or dynamic.
     pub mode: LinkMode,
-    /// The compiler arguments after the source, per capability, in the order needed.
-    pub probes: Vec<(Capability, Vec<String>)>,
+    /// The compiler arguments after the source, per probe, in the order needed.
+    pub probes: Vec<(&'static Probe, Vec<String>)>,
 }
 
 /// The decisions in order: where, which version, static or dynamic, each probe's arguments.
@@ -687,8 +617,8 @@ pub fn plan(inputs: &OpensslInputs, needs: &[Need], list: &impl ListDir) -> Resu
     let mut probes = Vec::new();
     for need in needs {
         let args =
-            probe_args(need.capability, &paths, mode, &system_libs, list).map_err(Stop::Static)?;
-        probes.push((need.capability, args));
+            probe_args(need.probe, &paths, mode, &system_libs, list).map_err(Stop::Static)?;
+        probes.push((need.probe, args));
     }
     Ok(Plan {
         paths,
@@ -804,9 +734,13 @@ pub fn compiler_variables(target: &TargetInfo) -> Vec<String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbeFailure {
     /// What was probed.
-    pub capability: Capability,
-    /// Where it looked.
-    pub paths: SearchPaths,
+    pub probe: &'static Probe,
+    /// How the library was located (OpenSSL's [`Location`], or the `-sys` crate).
+    pub located_by: String,
+    /// `-L` directories tried; none: the compiler's default.
+    pub lib_dirs: Vec<String>,
+    /// `-I` directories tried; none: the compiler's default.
+    pub include_dirs: Vec<String>,
     /// The compiler command line, for reproducing it by hand.
     pub command: String,
     /// The last lines of the compiler's output.

@@ -10,11 +10,12 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::{fs, io};
 
+use super::library::{Published, generic_args, generic_plan};
 use super::message::{compiler_message, failure_message, static_message, version_refusal};
 use super::{
-    CompilerFacts, CompilerProblem, Need, OpensslFound, OpensslInputs, OpensslSysReport,
-    OpensslVars, ProbeFailure, StaticProblem, Stop, check_compiler, compiler_variables, plan,
-    search_paths,
+    CompilerFacts, CompilerProblem, Library, LibraryFound, LinkMode, Need, OpensslFound,
+    OpensslInputs, OpensslSysReport, OpensslVars, ProbeFailure, StaticProblem, Stop,
+    check_compiler, compiler_variables, plan, search_paths,
 };
 use crate::env::Env;
 
@@ -72,7 +73,7 @@ pub fn list_dir(dir: &str) -> Option<Vec<String>> {
     )
 }
 
-/// Checks the OpenSSL `openssl-sys` found for `needs`: the version (an accepted but untested one
+/// Checks the OpenSSL `openssl-sys` found for `needs` (all of them probes of [`super::OPENSSL`]): the version (an accepted but untested one
 /// prints a warning), static or dynamic, and a compile-and-link probe per need from
 /// `compat_dir`, built in `out_dir`. `Err` is the build error's text.
 pub fn setup(
@@ -103,23 +104,108 @@ pub fn setup(
     if let Some(w) = &plan.warning {
         crate::script::warning(w);
     }
-    let Some(first) = needs.first() else {
-        return Ok(plan.found());
+    let located_by = plan.paths.location.to_string();
+    let probes: Vec<(&Need, &[String])> = needs
+        .iter()
+        .zip(&plan.probes)
+        .map(|(need, (_, args))| (need, args.as_slice()))
+        .collect();
+    run_probes(
+        env,
+        &probes,
+        compat_dir,
+        out_dir,
+        &located_by,
+        &plan.paths.lib_dirs,
+        &plan.paths.include_dirs,
+    )?;
+    Ok(plan.found())
+}
+
+/// What a [`Finder::Generic`] library's `-sys` crate published (`DEP_<LINKS>_INCLUDE`,
+/// `DEP_<LINKS>_ROOT`).
+pub fn published(env: &Env, library: &Library) -> Published {
+    Published {
+        include: env.cargo_var(&format!("DEP_{}_INCLUDE", library.links)),
+        root: env.cargo_var(&format!("DEP_{}_ROOT", library.links)),
+    }
+}
+
+/// Probes a [`Finder::Generic`] library for `needs` (all of them probes of `library`): the
+/// directories and link mode from what its `-sys` crate published, then a compile-and-link
+/// program per need from `compat_dir`, built in `out_dir`. `Err` is the build error's text.
+pub fn generic_setup(
+    env: &Env,
+    library: &'static Library,
+    needs: &[Need],
+    compat_dir: &Path,
+    out_dir: &Path,
+) -> Result<LibraryFound, String> {
+    let mut link: Vec<&str> = Vec::new();
+    for need in needs {
+        for l in need.probe.link {
+            if !link.contains(l) {
+                link.push(l);
+            }
+        }
+    }
+    let plan = generic_plan(library, &published(env, library), &link, &list_dir);
+    let args: Vec<Vec<String>> = needs
+        .iter()
+        .map(|n| generic_args(n.probe, &plan, &list_dir))
+        .collect();
+    let probes: Vec<(&Need, &[String])> = needs
+        .iter()
+        .zip(&args)
+        .map(|(need, args)| (need, args.as_slice()))
+        .collect();
+    run_probes(
+        env,
+        &probes,
+        compat_dir,
+        out_dir,
+        &plan.located_by,
+        &plan.lib_dirs,
+        &plan.include_dirs,
+    )?;
+    Ok(LibraryFound {
+        library: library.name,
+        located_by: plan.located_by,
+        lib_dirs: plan.lib_dirs,
+        static_link: plan.mode == LinkMode::Static,
+    })
+}
+
+/// Compiles and links each need's program with its arguments; the first failure is the build
+/// error's text.
+fn run_probes(
+    env: &Env,
+    probes: &[(&Need, &[String])],
+    compat_dir: &Path,
+    out_dir: &Path,
+    located_by: &str,
+    lib_dirs: &[String],
+    include_dirs: &[String],
+) -> Result<(), String> {
+    let Some((first, _)) = probes.first() else {
+        return Ok(());
     };
-    let tool =
-        compiler(env).map_err(|problem| compiler_message(&problem, &inputs.target, first))?;
-    for (need, (capability, args)) in needs.iter().zip(&plan.probes) {
-        let source = compat_dir.join(capability.source());
+    let target = env.target();
+    let tool = compiler(env).map_err(|problem| compiler_message(&problem, &target, first))?;
+    for (need, args) in probes {
+        let source = compat_dir.join(need.probe.source);
         env.watch_path(&source);
         match probe(&tool, &source, out_dir, args) {
             Ok(()) => {}
             Err(ProbeError::Compiler(problem)) => {
-                return Err(compiler_message(&problem, &inputs.target, need));
+                return Err(compiler_message(&problem, &target, need));
             }
             Err(ProbeError::Link { command, output }) => {
                 let failure = ProbeFailure {
-                    capability: *capability,
-                    paths: plan.paths.clone(),
+                    probe: need.probe,
+                    located_by: located_by.to_string(),
+                    lib_dirs: lib_dirs.to_vec(),
+                    include_dirs: include_dirs.to_vec(),
                     command,
                     output,
                 };
@@ -127,7 +213,7 @@ pub fn setup(
             }
         }
     }
-    Ok(plan.found())
+    Ok(())
 }
 
 /// Why a probe did not pass.

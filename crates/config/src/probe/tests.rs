@@ -1,6 +1,36 @@
 use super::message::{compiler_message, failure_message, static_message, version_refusal};
 use super::*;
 
+/// Probes of the shape a table declares them, for the tests.
+pub(super) static SHA1: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-sha1.c",
+    symbol: "SHA1_Init",
+    link: &["crypto"],
+    what: "SHA-1 digest in libcrypto",
+};
+pub(super) static SHA256: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-sha256.c",
+    symbol: "SHA256_Init",
+    link: &["crypto"],
+    what: "SHA-256 digest in libcrypto",
+};
+pub(super) static MD5: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-md5.c",
+    symbol: "MD5_Init",
+    link: &["crypto"],
+    what: "MD5 digest in libcrypto",
+};
+pub(super) static TLS: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-tls.c",
+    symbol: "TLS_client_method",
+    link: &["ssl", "crypto"],
+    what: "TLS client method in libssl",
+};
+
 fn asker(what: &str, origin: &str, instead: &str) -> Asker {
     Asker {
         what: what.into(),
@@ -11,7 +41,7 @@ fn asker(what: &str, origin: &str, instead: &str) -> Asker {
 
 pub(super) fn sha1_need() -> Need {
     Need {
-        capability: Capability::Sha1Digest,
+        probe: &SHA1,
         askers: vec![asker(
             "sha1 = openssl",
             "FLAGSPLIT_SHA1_PROVIDER",
@@ -22,7 +52,7 @@ pub(super) fn sha1_need() -> Need {
 
 pub(super) fn tls_need() -> Need {
     Need {
-        capability: Capability::TlsClient,
+        probe: &TLS,
         askers: vec![asker(
             "tls = openssl",
             "FLAGSPLIT_TLS_PROVIDER",
@@ -160,11 +190,14 @@ fn message_renders_once_in_one_order() {
     let m = Message::new("headline")
         .tried("found: x")
         .output("line 1\nline 2")
-        .asked_by(&[
-            asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
-            asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
-            asker("tls = openssl", "default", "B=rustls"),
-        ])
+        .asked_by(
+            "OpenSSL",
+            &[
+                asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
+                asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
+                asker("tls = openssl", "default", "B=rustls"),
+            ],
+        )
         .fix("first\nsecond line")
         .fix("other")
         .render();
@@ -334,12 +367,12 @@ fn probe_command_lines() {
     };
     let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"])]);
     assert_eq!(
-        probe_args(Capability::TlsClient, &paths, LinkMode::Dynamic, &[], &all).unwrap(),
+        probe_args(&TLS, &paths, LinkMode::Dynamic, &[], &all).unwrap(),
         ["-I/x/include", "-L/x/lib", "-lssl", "-lcrypto"]
     );
     let libs = vec!["-ldl".to_string(), "-pthread".to_string()];
     assert_eq!(
-        probe_args(Capability::TlsClient, &paths, LinkMode::Static, &libs, &all).unwrap(),
+        probe_args(&TLS, &paths, LinkMode::Static, &libs, &all).unwrap(),
         [
             "-I/x/include",
             "/x/lib/libssl.a",
@@ -349,25 +382,12 @@ fn probe_command_lines() {
         ]
     );
     assert_eq!(
-        probe_args(
-            Capability::Sha256Digest,
-            &paths,
-            LinkMode::Static,
-            &libs,
-            &all
-        )
-        .unwrap(),
+        probe_args(&SHA256, &paths, LinkMode::Static, &libs, &all).unwrap(),
         ["-I/x/include", "/x/lib/libcrypto.a", "-ldl", "-pthread"]
     );
     let no_crypto = fs(&[("/x/lib", &["libssl.a"])]);
     assert_eq!(
-        probe_args(
-            Capability::Md5Digest,
-            &paths,
-            LinkMode::Static,
-            &[],
-            &no_crypto
-        ),
+        probe_args(&MD5, &paths, LinkMode::Static, &[], &no_crypto),
         Err(StaticProblem::Missing {
             file: "libcrypto.a".into(),
             dirs: vec!["/x/lib".into()]
@@ -375,26 +395,94 @@ fn probe_command_lines() {
     );
 }
 
+/// A library found by a `-sys` crate other than openssl-sys, for the generic finder's tests.
+static ZLIB: Library = Library {
+    name: "zlib",
+    sys_crate: "libz-sys",
+    links: "Z",
+    finder: Finder::Generic,
+    install: &[
+        ("Debian/Ubuntu", "apt-get install zlib1g-dev pkg-config"),
+        ("Fedora", "dnf install zlib-devel"),
+    ],
+    locate: &[],
+};
+static INFLATE: Probe = Probe {
+    library: &ZLIB,
+    source: "probe-zlib.c",
+    symbol: "inflateInit2_",
+    link: &["z"],
+    what: "inflate in libz",
+};
+
 #[test]
-fn capabilities() {
-    assert_eq!(Capability::Sha256Digest.source(), "probe-sha256.c");
-    assert_eq!(Capability::Sha256Digest.symbol(), "SHA256_Init");
-    assert_eq!(Capability::Sha256Digest.libraries(), ["crypto"]);
-    assert_eq!(Capability::TlsClient.libraries(), ["ssl", "crypto"]);
+fn a_generic_library_is_probed_where_its_sys_crate_says() {
+    use super::library::{Published, generic_args, generic_plan};
+    // The system library: nothing published but the headers, or nothing at all.
+    let none = fs(&[]);
+    let plan = generic_plan(&ZLIB, &Published::default(), &["z"], &none);
     assert_eq!(
-        Capability::Sha256Digest.to_string(),
-        "SHA-256 digest in libcrypto"
+        (
+            plan.lib_dirs.is_empty(),
+            plan.mode,
+            plan.located_by.as_str()
+        ),
+        (true, LinkMode::Dynamic, "libz-sys")
     );
-    // Every source is in the repository's compat/.
-    let compat = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat");
-    for cap in [
-        Capability::Sha1Digest,
-        Capability::Sha256Digest,
-        Capability::Md5Digest,
-        Capability::TlsClient,
-    ] {
-        assert!(compat.join(cap.source()).is_file(), "{}", cap.source());
-    }
+    assert_eq!(generic_args(&INFLATE, &plan, &none), ["-lz"]);
+    // Built by the -sys crate itself: its root's lib/ holds only the archive.
+    let built = fs(&[("/out/lib", &["libz.a", "pkgconfig"])]);
+    let published = Published {
+        include: Some("/out/include".into()),
+        root: Some("/out".into()),
+    };
+    let plan = generic_plan(&ZLIB, &published, &["z"], &built);
+    assert_eq!(plan.mode, LinkMode::Static);
+    assert_eq!(plan.located_by, "libz-sys (built by it: DEP_Z_ROOT)");
+    assert_eq!(
+        generic_args(&INFLATE, &plan, &built),
+        ["-I/out/include", "/out/lib/libz.a"]
+    );
+    // A shared library beside the archive: dynamic, from that directory.
+    let both = fs(&[("/out/lib", &["libz.a", "libz.so", "libz.so.1"])]);
+    let plan = generic_plan(&ZLIB, &published, &["z"], &both);
+    assert_eq!(plan.mode, LinkMode::Dynamic);
+    assert_eq!(
+        generic_args(&INFLATE, &plan, &both),
+        ["-I/out/include", "-L/out/lib", "-lz"]
+    );
+}
+
+#[test]
+fn a_generic_failure_has_the_same_form_with_the_library_s_own_fixes() {
+    let need = Need {
+        probe: &INFLATE,
+        askers: vec![asker(
+            "zlib = system",
+            "DEMO_ZLIB_PROVIDER",
+            "DEMO_ZLIB_PROVIDER=zlib-rs",
+        )],
+    };
+    let failure = ProbeFailure {
+        probe: &INFLATE,
+        located_by: "libz-sys".into(),
+        lib_dirs: vec![],
+        include_dirs: vec![],
+        command: "cc probe-zlib.c -lz".into(),
+        output: "cannot find -lz".into(),
+    };
+    assert_eq!(
+        failure_message(&failure, &need),
+        "zlib probe failed: inflate in libz (`inflateInit2_`) could not be compiled and linked from probe-zlib.c
+  zlib located by: libz-sys; library directories tried: (the compiler's default search path); include directories: (the compiler's default search path)
+  command: cc probe-zlib.c -lz
+  | cannot find -lz
+  asked for by: zlib = system (DEMO_ZLIB_PROVIDER)
+  fix: install zlib's development files and pkg-config:
+    Debian/Ubuntu: apt-get install zlib1g-dev pkg-config
+    Fedora:        dnf install zlib-devel
+  or do without zlib here: DEMO_ZLIB_PROVIDER=zlib-rs"
+    );
 }
 
 /// The system libraries of a static OpenSSL depend on the target, not on the build machine.
@@ -550,7 +638,7 @@ fn vendored_alone_is_an_error_and_unused_a_warning() {
 #[test]
 fn failure_names_symbol_directory_requester_and_fixes() {
     let need = Need {
-        capability: Capability::Sha1Digest,
+        probe: &SHA1,
         askers: vec![
             asker(
                 "sha1 = openssl",
@@ -565,12 +653,10 @@ fn failure_names_symbol_directory_requester_and_fixes() {
         ],
     };
     let failure = ProbeFailure {
-        capability: Capability::Sha1Digest,
-        paths: SearchPaths {
-            location: Location::OpensslDir("/opt/ossl".into()),
-            lib_dirs: vec!["/opt/ossl/lib".into()],
-            include_dirs: vec!["/opt/ossl/include".into()],
-        },
+        probe: &SHA1,
+        located_by: Location::OpensslDir("/opt/ossl".into()).to_string(),
+        lib_dirs: vec!["/opt/ossl/lib".into()],
+        include_dirs: vec!["/opt/ossl/include".into()],
         command: "cc probe-sha1.c -lcrypto".into(),
         output: "undefined reference to `SHA1_Init'".into(),
     };
