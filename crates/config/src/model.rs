@@ -341,10 +341,9 @@ impl Spec {
         let mut out: Vec<&'static str> = Vec::new();
         for facility in self.facilities {
             for p in facility.providers {
-                if let Some(f) = p.feature
-                    && !out.contains(&f)
-                {
-                    out.push(f);
+                match p.feature {
+                    Some(f) if !out.contains(&f) => out.push(f),
+                    _ => {}
                 }
             }
         }
