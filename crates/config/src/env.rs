@@ -12,7 +12,7 @@ use crate::model::Spec;
 use crate::probe::TargetInfo;
 
 /// The build environment. [`Env::process`] reads the real one and prints
-/// `cargo::rerun-if-env-changed` for every variable the build's outcome depends on, so Cargo reruns
+/// `cargo:rerun-if-env-changed` for every variable the build's outcome depends on, so Cargo reruns
 /// the build script exactly when one changes; [`Env::fixed`] is a given set of variables, for
 /// tests that feed a foreign target.
 pub struct Env {
@@ -53,7 +53,7 @@ impl Env {
     /// A variable the user sets, recorded with `rerun-if-env-changed`.
     pub fn var(&self, name: &str) -> Option<OsString> {
         if self.read.borrow_mut().insert(name.to_string()) && self.fixed.is_none() {
-            println!("cargo::rerun-if-env-changed={name}");
+            println!("cargo:rerun-if-env-changed={name}");
         }
         self.get(name)
     }
@@ -109,7 +109,7 @@ impl Env {
     /// printed for a fixed environment).
     pub fn watch_path(&self, path: &Path) {
         if self.fixed.is_none() {
-            println!("cargo::rerun-if-changed={}", path.display());
+            println!("cargo:rerun-if-changed={}", path.display());
         }
     }
 

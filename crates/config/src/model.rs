@@ -206,7 +206,7 @@ impl Provider {
 
     /// Whether the enabled `features` compile it.
     pub fn is_available(&self, features: &FeatureSet) -> bool {
-        self.feature.is_none_or(|f| features.contains(f))
+        self.feature.map_or(true, |f| features.contains(f))
     }
 }
 

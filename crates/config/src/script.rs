@@ -12,7 +12,7 @@
 //! // build.rs
 //! fn main() {
 //!     let build = flagsplit_config::script::Build::new(&SPEC);
-//!     let Some(resolved) = build.resolve_and_emit() else { return }; // cargo::error printed
+//!     let Some(resolved) = build.resolve_and_emit() else { return }; // the error was printed
 //!     build.write_build_info(&resolved, None);
 //! }
 //! ```
@@ -219,8 +219,8 @@ impl Build {
         })
     }
 
-    /// [`Build::resolve`], then [`emit_cfgs`]; on an error, prints it as `cargo::error` lines
-    /// (which fail the build) and returns `None`.
+    /// [`Build::resolve`], then [`emit_cfgs`]; on an error, fails the build with it ([`error`])
+    /// and returns `None`.
     pub fn resolve_and_emit(&self) -> Option<Resolved> {
         match self.resolve() {
             Ok(resolved) => {
@@ -240,7 +240,7 @@ impl Build {
     }
 
     /// Writes `OUT_DIR/build_info.rs`, the [`crate::BuildInfo`] literal (data only), with the paths
-    /// in it following `--remap-path-prefix`. `false` (after a `cargo::error`) when it cannot.
+    /// in it following `--remap-path-prefix`. `false` (after an [`error`]) when it cannot.
     pub fn write_build_info(&self, resolved: &Resolved, openssl: Option<&OpensslFound>) -> bool {
         let remap = PathRemap::from_encoded_rustflags(
             &self
@@ -401,17 +401,54 @@ pub fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
         .collect()
 }
 
-/// Prints a multi-line message as `cargo::error` lines.
+/// Fails the build with a multi-line message. Cargo 1.84 and later show `cargo::error` lines as
+/// the build's error; that syntax is refused for a package whose `rust-version` is below 1.77 and
+/// unknown to an older Cargo. So the directive is used only where both allow it (the version of
+/// `$CARGO` is asked only here, on the way out); elsewhere the message goes out as
+/// `cargo:warning` lines and on standard error, and the build script exits with status 1, which
+/// fails the build on every Cargo. Either way the caller's build script does nothing more.
 pub fn error(message: &str) {
-    for line in message.lines() {
-        println!("cargo::error={line}");
+    let env = Env::process();
+    let package = env.cargo_var("CARGO_PKG_RUST_VERSION").unwrap_or_default();
+    let cargo = env.cargo_var("CARGO").and_then(|cargo| {
+        let out = std::process::Command::new(cargo).arg("-V").output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    });
+    if error_directive_allowed(&package, cargo.as_deref()) {
+        for line in message.lines() {
+            println!("cargo::error={line}");
+        }
+    } else {
+        warning(message);
+        eprintln!("{message}");
+        std::process::exit(1);
     }
 }
 
-/// Prints a multi-line message as `cargo::warning` lines.
+/// Whether `cargo::error` may be printed: the package's `rust-version` (`CARGO_PKG_RUST_VERSION`,
+/// empty when it declares none) is 1.77 or later or unset, and Cargo (`cargo -V`'s output) is
+/// 1.84 or later.
+pub fn error_directive_allowed(package_rust_version: &str, cargo_version: Option<&str>) -> bool {
+    let minor = |v: &str| -> Option<(u32, u32)> {
+        let mut parts = v.split(['.', '-', ' ']);
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    };
+    let package_ok = package_rust_version.is_empty()
+        || minor(package_rust_version).is_some_and(|v| v >= (1, 77));
+    let cargo_ok = cargo_version
+        .and_then(|v| v.strip_prefix("cargo "))
+        .and_then(minor)
+        .is_some_and(|v| v >= (1, 84));
+    package_ok && cargo_ok
+}
+
+/// Prints a multi-line message as `cargo:warning` lines (one colon: every Cargo reads it, whatever
+/// the package's `rust-version`).
 pub fn warning(message: &str) {
     for line in message.lines() {
-        println!("cargo::warning={line}");
+        println!("cargo:warning={line}");
     }
 }
 
@@ -431,9 +468,9 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
     let used = selection.used_features();
     for feature in spec.features() {
         let name = feature.replace('-', "_");
-        out.push(format!("cargo::rustc-check-cfg=cfg({name})"));
+        out.push(format!("cargo:rustc-check-cfg=cfg({name})"));
         if used.contains(&feature) {
-            out.push(format!("cargo::rustc-cfg={name}"));
+            out.push(format!("cargo:rustc-cfg={name}"));
         }
     }
     for (facility, choice) in selection.iter() {
@@ -444,10 +481,10 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
             .collect();
         let cfg = spec.cfg_name(facility);
         out.push(format!(
-            "cargo::rustc-check-cfg=cfg({cfg}, values({}))",
+            "cargo:rustc-check-cfg=cfg({cfg}, values({}))",
             values.join(", ")
         ));
-        out.push(format!("cargo::rustc-cfg={cfg}=\"{}\"", choice.provider));
+        out.push(format!("cargo:rustc-cfg={cfg}=\"{}\"", choice.provider));
     }
     out
 }
@@ -573,15 +610,36 @@ mod tests {
     }
 
     #[test]
+    fn cargo_error_only_where_cargo_and_the_package_allow_it() {
+        let cargo = |v| Some(format!("cargo {v} (f2d3ce0bd 2026-03-21)\n"));
+        assert!(error_directive_allowed("", cargo("1.95.0").as_deref()));
+        assert!(error_directive_allowed("1.77", cargo("1.84.0").as_deref()));
+        assert!(error_directive_allowed(
+            "1.88.0",
+            cargo("1.95.0-nightly").as_deref()
+        ));
+        // A package that declares an older Rust may not print `cargo::` at all.
+        assert!(!error_directive_allowed("1.70", cargo("1.95.0").as_deref()));
+        assert!(!error_directive_allowed(
+            "1.76.1",
+            cargo("1.95.0").as_deref()
+        ));
+        // Cargo before 1.84 does not know `cargo::error`; an unknown Cargo is treated as old.
+        assert!(!error_directive_allowed("", cargo("1.83.0").as_deref()));
+        assert!(!error_directive_allowed("", None));
+        assert!(!error_directive_allowed("", Some("something else")));
+    }
+
+    #[test]
     fn cfgs_name_each_facility_and_the_used_features() {
         let (root, build) = package("cfgs", &[], &[("FLAGSPLIT_TLS_PROVIDER", "none")]);
         let r = build.resolve().unwrap();
         let lines = cfg_directives(&r.selection);
-        assert!(lines.contains(&"cargo::rustc-cfg=flagsplit_sha1_unsafe=\"block\"".to_string()));
-        assert!(lines.contains(&"cargo::rustc-cfg=flagsplit_tls=\"none\"".to_string()));
-        assert!(lines.contains(&"cargo::rustc-check-cfg=cfg(openssl_sha1)".to_string()));
+        assert!(lines.contains(&"cargo:rustc-cfg=flagsplit_sha1_unsafe=\"block\"".to_string()));
+        assert!(lines.contains(&"cargo:rustc-cfg=flagsplit_tls=\"none\"".to_string()));
+        assert!(lines.contains(&"cargo:rustc-check-cfg=cfg(openssl_sha1)".to_string()));
         assert!(
-            !lines.iter().any(|l| l == "cargo::rustc-cfg=rustls_tls"),
+            !lines.iter().any(|l| l == "cargo:rustc-cfg=rustls_tls"),
             "{lines:?}"
         );
         fs::remove_dir_all(root).unwrap();
