@@ -80,16 +80,9 @@ pub fn parse(spec: &'static Spec, path: &str, text: &str) -> (Vec<FileChoice>, V
     let root = match toml_span::parse(text) {
         Ok(root) => root,
         Err(e) => {
-            let at = match e.line_info {
-                Some((line, column)) => FilePos {
-                    path: path.to_string(),
-                    line: u32::try_from(line + 1).unwrap_or(u32::MAX),
-                    column: u32::try_from(column + 1).unwrap_or(u32::MAX),
-                },
-                None => lines.at(e.span),
-            };
+            // Not `e.line_info`: its column counts bytes, where messages count characters.
             errors.push(ConfigError::Syntax {
-                at,
+                at: lines.at(e.span),
                 message: e.to_string(),
                 format: spec.format_hint(),
             });
@@ -184,4 +177,27 @@ fn sorted_by_position<'a, 'de>(
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(k, _)| k.span.start);
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::test_tables::LIBRARY;
+
+    /// The column of a syntax error counts characters, not bytes, after non-ASCII text.
+    #[test]
+    fn syntax_error_columns_count_characters() {
+        for (text, want) in [
+            ("[inflate]\nnote = \"\u{e9}\u{fc}\" = 1\n", "f.toml:2:13"),
+            ("[inflate]\nnote = \"ab\" = 1\n", "f.toml:2:13"),
+            ("x = { a = \"\u{fc}\", b = 1, a = 2 }\n", "f.toml:1:23"),
+        ] {
+            let (_, errors) = parse(&LIBRARY, "f.toml", text);
+            let shown = errors[0].to_string();
+            assert!(
+                shown.starts_with(&format!("{want}: invalid TOML")),
+                "{text:?}: {shown}"
+            );
+        }
+    }
 }
