@@ -1,25 +1,25 @@
-//! Build configuration by facility: a crate declares, in one [`Spec`] table, the things it needs
-//! ("facilities": SHA-1, TLS, ...) and the implementations of each ("providers", each compiled by
-//! a Cargo feature); its final package's build script resolves one provider per facility from the
-//! enabled features, `<PREFIX>_<FACILITY>_PROVIDER` variables and a TOML config file, emits one
-//! `cfg` per facility, and fails with a message naming who asked and the fix when a request cannot
-//! be met. flagsplit's own table is [`flagsplit::SPEC`].
+#![doc = include_str!("../README.md")]
 //!
-//! - [`model`]: the table types ([`Spec`], [`Facility`], [`Provider`]) and the vocabulary of a
-//!   resolution ([`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]).
+//! ## Modules
+//!
+//! - [`model`]: the table types ([`Spec`], [`Facility`], [`Provider`], [`Role`]) and the vocabulary
+//!   of a resolution ([`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]).
 //! - [`resolve()`] (feature `resolve`): features + variables + config file → one provider per
 //!   facility with its origin, or every error with its fix ([`error`]).
-//! - [`script`] (feature `build-script`): the build script's I/O: environment, config file,
-//!   directives, the build-options table.
-//! - [`probe`]: OpenSSL as `openssl-sys` found it: the version check, the compile-and-link
-//!   probes, the static check and their messages (their I/O, [`probe::setup`], with feature
-//!   `build-script`).
-//! - [`env`] (feature `build-script`): the injectable build environment.
+//! - `script` (feature `build-script`): the build script's I/O: environment, config file,
+//!   directives, probes, the build-options table.
+//! - [`probe`]: the C libraries providers link ([`Library`], [`Probe`]); OpenSSL as `openssl-sys`
+//!   found it (the version check, the static check) and any other library as its `-sys` crate
+//!   published it; the compile-and-link probes and their messages (their I/O, `probe::run`,
+//!   with feature `build-script`).
+//! - `env` (feature `build-script`): the injectable build environment.
 //! - [`knobs`]: the knob table, generated from a [`Spec`].
 //! - [`codegen`] and [`BuildInfo`]: the build-options data a build script writes and a binary
 //!   prints; [`remap`]: rustc's `--remap-path-prefix` applied to the paths in it.
 //!
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
+
+#![deny(missing_docs)]
 
 pub mod codegen;
 #[cfg(feature = "build-script")]

@@ -8,7 +8,7 @@
 //! `--build-options` without pulling in the TOML reader.
 //!
 //! A crate declares its own facilities with a `static` table and resolves them from its build
-//! script (feature `build-script`, [`crate::script::Build`]):
+//! script (feature `build-script`, `script::Build`):
 //!
 //! ```
 //! use flagsplit_config::{Facility, FeatureSet, Provider, Role, Spec, Variable};

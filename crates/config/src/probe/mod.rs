@@ -10,7 +10,7 @@
 //! those are derived the way it derives them (see [`search_paths`] and [`link_mode`]).
 //!
 //! This module decides, with the environment and the file system as plain inputs (a directory
-//! listing function); [`run`] (feature `build-script`) reads them and runs the compiler.
+//! listing function); `run` (feature `build-script`) reads them and runs the compiler.
 //!
 //! Supported OpenSSL (README, PACKAGING.md): **OpenSSL 1.1.1 to 3.x**. Older ones are refused
 //! (1.1.0 and 1.0.2 are long out of support; `openssl-sys` itself refuses anything before 1.1.0).

@@ -122,7 +122,7 @@ pub fn setup(
     Ok(plan.found())
 }
 
-/// What a [`Finder::Generic`] library's `-sys` crate published (`DEP_<LINKS>_INCLUDE`,
+/// What a [`super::Finder::Generic`] library's `-sys` crate published (`DEP_<LINKS>_INCLUDE`,
 /// `DEP_<LINKS>_ROOT`).
 pub fn published(env: &Env, library: &Library) -> Published {
     Published {
@@ -131,7 +131,7 @@ pub fn published(env: &Env, library: &Library) -> Published {
     }
 }
 
-/// Probes a [`Finder::Generic`] library for `needs` (all of them probes of `library`): the
+/// Probes a [`super::Finder::Generic`] library for `needs` (all of them probes of `library`): the
 /// directories and link mode from what its `-sys` crate published, then a compile-and-link
 /// program per need from `compat_dir`, built in `out_dir`. `Err` is the build error's text.
 pub fn generic_setup(
