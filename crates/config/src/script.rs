@@ -1,8 +1,10 @@
 //! The I/O half of a build script (feature `build-script`): read the environment through one
 //! injectable [`Env`] that records `rerun-if-env-changed`, find the config file, call
-//! [`crate::resolve()`] on a [`Spec`], emit the `cfg`s, and write the build-options table. The
-//! final package's `build.rs` is the only caller in a build, so nothing can decide twice; any
-//! crate can use it for its own facilities:
+//! [`crate::resolve()`] on a [`Spec`], emit the `cfg`s, probe the C libraries, and write the
+//! build-options table. Each crate that declares facilities runs it once for its own table (its
+//! own prefix, its own `cfg`s, which reach only its own targets), so nothing is decided twice: the
+//! application's package for its table ([`crate::Role::Application`]), each library for its own
+//! ([`crate::Role::Library`], selected by the application through the variables):
 //!
 //! ```no_run
 //! # static SPEC: flagsplit_config::Spec = flagsplit_config::Spec { name: "demo", prefix: "DEMO",
