@@ -130,7 +130,7 @@ pub const VERSION: Command = Command {
 pub const HASH_OBJECT: Command = Command {
     name: "hash-object",
     about: "Compute git object ids, like `git hash-object` (it never writes objects).",
-    usage: "[-t TYPE] [--object-format=FORMAT] [--stdin [--literally]] [--] [FILE]...\n   or: flagsplit hash-object [-t TYPE] [--object-format=FORMAT] --stdin-paths",
+    usage: "[-t TYPE] [--path=FILE | --no-filters] [--stdin [--literally]] [--object-format=FORMAT] [--] [FILE]...\n   or: flagsplit hash-object [-t TYPE] [--no-filters] [--object-format=FORMAT] --stdin-paths",
     preamble: "Prints the id git would give each FILE (or standard input) as an object of TYPE, in the\n\
                object format of the repository it runs in (extensions.objectFormat; SHA-1 outside a\n\
                repository). Commits, trees and tags get git's checks: what git refuses is refused.\n\
@@ -143,7 +143,14 @@ pub const HASH_OBJECT: Command = Command {
             "type",
             "TYPE",
             "object type: blob (default), commit, tree or tag",
-        ),
+        )
+        .without_long(),
+        Opt::flag(
+            Some('w'),
+            "write",
+            "refused: flagsplit computes ids only (use git hash-object -w)",
+        )
+        .without_long(),
         Opt::flag(
             None,
             "stdin",
@@ -152,18 +159,7 @@ pub const HASH_OBJECT: Command = Command {
         Opt::flag(
             None,
             "stdin-paths",
-            "read file names from standard input, one per line\n(C-quoted names as git quotes them); ids are\nwritten as soon as they are known",
-        ),
-        Opt::flag(
-            None,
-            "literally",
-            "skip the checks, and take any TYPE (git's escape hatch\nfor making corrupt objects)",
-        ),
-        Opt::with_value(
-            None,
-            "object-format",
-            "FORMAT",
-            "sha1 or sha256 instead of the repository's format\n(a flagsplit extension: git has no such option)",
+            "read file names from standard input, one per line, as git\nreads them (a CR before the LF is dropped, a name ends\nat a NUL byte, a line starting with a double quote is\nC-unquoted up to its closing quote); ids are written\nas soon as they are known",
         ),
         Opt::flag(
             None,
@@ -172,16 +168,35 @@ pub const HASH_OBJECT: Command = Command {
         ),
         Opt::flag(
             None,
-            "no-collision-detection",
-            "hash SHA-1 with the sha1-unsafe provider, without\ncollision detection (also FLAGSPLIT_SHA1DC=0)",
+            "literally",
+            "skip the checks, and take any TYPE (git's escape hatch\nfor making corrupt objects)",
         ),
+        Opt::with_value(
+            None,
+            "path",
+            "FILE",
+            "accepted for compatibility: the path whose attributes\nwould choose git's filters (flagsplit never filters)",
+        ),
+        Opt::with_value(
+            None,
+            "object-format",
+            "FORMAT",
+            "sha1 or sha256 instead of the repository's format\n(a flagsplit extension: git has no such option)",
+        )
+        .flagsplit_extension(),
         Opt::flag(
-            Some('w'),
-            "write",
-            "refused: flagsplit computes ids only (use git hash-object -w)",
-        ),
+            None,
+            "no-collision-detection",
+            "hash SHA-1 with the sha1-unsafe provider, without\ncollision detection (also FLAGSPLIT_SHA1DC=0)\n(a flagsplit extension)",
+        )
+        .flagsplit_extension(),
     ],
-    epilogue: "A malformed commit, tree or tag is refused with git's messages (`error: object fails fsck:\n\
+    epilogue: "Options follow git's rules: a long option may be shortened to any prefix that names only\n\
+               it (git's options are matched first, flagsplit's own only by a prefix that names none of\n\
+               git's), --no-OPTION undoes an option (--filters undoes --no-filters), -- or\n\
+               --end-of-options ends the options, and the errors are git's, with status 129\n\
+               (error: ambiguous option: st (could be --stdin or --stdin-paths)).\n\n\
+               A malformed commit, tree or tag is refused with git's messages (`error: object fails fsck:\n\
                zeroPaddedFilemode: ...`, then `fatal: refusing to create malformed object`, exit 128);\n\
                other errors too are git's (`fatal: could not open 'F' for reading: ...`, 128). Usage\n\
                errors exit 129, and so does -h (which prints this help, as git's -h prints its usage);\n\
@@ -189,7 +204,7 @@ pub const HASH_OBJECT: Command = Command {
                is refused with the collision-detecting provider, as git refuses it.",
     operands: Some(Operands::files("FILE")),
     hidden: false,
-    conventions: Conventions::Flagsplit,
+    conventions: Conventions::Git,
 };
 
 /// `flagsplit bench`.

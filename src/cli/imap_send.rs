@@ -2,14 +2,16 @@
 
 use super::{Command, Conventions, OperandKind, Operands, Opt};
 
-static OPTIONS: [Opt; 12] = [
+static OPTIONS: [Opt; 13] = [
     Opt::with_value(
         Some('f'),
         "folder",
         "FOLDER",
         "store into FOLDER (overrides imap.folder; default: the\nserver's \\Drafts folder when it marks one)",
-    ),
-    Opt::flag(None, "list", "list the server's folders and exit"),
+    )
+    .flagsplit_extension(),
+    Opt::flag(None, "list", "list the server's folders and exit")
+    .flagsplit_extension(),
     Opt::flag(
         Some('v'),
         "verbose",
@@ -18,41 +20,54 @@ static OPTIONS: [Opt; 12] = [
     Opt::flag(Some('q'), "quiet", "say nothing but errors and warnings"),
     Opt::flag(
         None,
+        "curl",
+        "accepted for git's scripts, with git's warning that this\nbuild has no libcurl IMAP (flagsplit has one IMAP\nimplementation, git's own kind); --no-curl is silent",
+    ),
+    Opt::flag(
+        None,
         "dry-run",
         "connect, log in and look for duplicates, but store nothing",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::with_value(
         Some('c'),
         "config",
         "KEY=VALUE",
         "set an imap.* configuration key for this run (imap.pass is\nrefused: use a git credential helper)",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::flag(
         None,
         "mboxrd",
         "the input is mboxrd ('git format-patch --pretty=mboxrd'):\nunescape '>From ' lines",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::flag(
         None,
         "allow-duplicates",
         "store messages even when an identical one is in the folder",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::flag(
         None,
         "no-progress",
         "no progress display, even on a terminal",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::flag(
         None,
         "build-options",
         "print how this build was configured (TLS provider, OpenSSL) and exit",
-    ),
+    )
+    .flagsplit_extension(),
     Opt::flag(
         None,
         "json",
         "the per-message report as one JSON document on standard\noutput, for scripts: per message its index, subject (RFC 2047\ndecoded), Message-ID (else Date), status (stored, skipped,\nwould be stored, not stored, unknown) and UID when known;\nwith --build-options: the build's facts as JSON",
-    ),
-    Opt::flag(Some('V'), "version", "print the version and exit"),
+    )
+    .flagsplit_extension(),
+    Opt::flag(Some('V'), "version", "print the version and exit")
+    .flagsplit_extension(),
 ];
 
 /// `flagsplit imap-send` / `flagsplit-imap-send`.
@@ -71,8 +86,13 @@ imap.allowPlaintext, imap.timeout (seconds). A missing user or password comes fr
 run); a password or token is never sent over a connection that is neither TLS nor a tunnel\n\
 unless imap.allowPlaintext=true (CRAM-MD5 reveals none and is allowed).\n\
 Messages identical to one already in the folder are skipped. On failure the exit status is 1\n\
-and each message is reported as stored, not stored or unknown.",
+and each message is reported as stored, not stored or unknown.\n\n\
+Options follow git's rules, as git imap-send's do: a long option may be shortened to any prefix\n\
+that names only it (git's --verbose, --quiet and --curl are matched first, flagsplit's own\n\
+options only by a prefix that names none of them), --no-OPTION undoes one (--no-verbose,\n\
+--no-quiet; --progress undoes --no-progress), -v and -q count up and down one verbosity as in\n\
+git, and a usage error prints git's message and exits 129, as -h does after printing this help.",
     operands: Some(Operands::one("version", OperandKind::Words(&["version"]))),
     hidden: false,
-    conventions: Conventions::Flagsplit,
+    conventions: Conventions::Git,
 };

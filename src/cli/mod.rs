@@ -12,9 +12,12 @@
 //! `--name value` and may be abbreviated to any unambiguous prefix. A command that follows
 //! coreutils' conventions ([`Conventions::Coreutils`]) has `--help` and `--version` but no `-h`,
 //! and, as `getopt_long` does, stops taking options at the first operand when `POSIXLY_CORRECT` is
-//! set.
+//! set. A command that follows git's conventions ([`Conventions::Git`]) is parsed by git's rules
+//! instead ([`git`]): `--no-` forms, git's abbreviation and ambiguity rules, git's messages and
+//! exit status 129.
 
 pub mod flagsplit;
+pub mod git;
 pub mod imap_send;
 
 use std::ffi::{OsStr, OsString};
@@ -33,6 +36,14 @@ pub struct Opt {
     pub help: &'static str,
     /// Help section: options sharing a section are listed under its heading.
     pub section: Option<&'static str>,
+    /// Only `-short` is accepted and shown: `long` is the option's key in [`Matches`] and its id
+    /// in man pages and completions, not something a user may type (git's `-t` and `-w` of
+    /// `hash-object` have no long form).
+    pub short_only: bool,
+    /// In a [`Conventions::Git`] command: flagsplit's own option, which git's command does not
+    /// have. An abbreviation is matched against these only when it matches none of git's own
+    /// options, so that every spelling git accepts or refuses means the same here.
+    pub extension: bool,
 }
 
 impl Opt {
@@ -44,6 +55,8 @@ impl Opt {
             value: None,
             help,
             section: None,
+            short_only: false,
+            extension: false,
         }
     }
 
@@ -60,6 +73,8 @@ impl Opt {
             value: Some(value),
             help,
             section: None,
+            short_only: false,
+            extension: false,
         }
     }
 
@@ -69,6 +84,27 @@ impl Opt {
             section: Some(section),
             ..self
         }
+    }
+
+    /// The same option with no long form ([`Opt::short_only`]); it must have a short name.
+    pub const fn without_long(self) -> Opt {
+        Opt {
+            short_only: true,
+            ..self
+        }
+    }
+
+    /// The same option marked as flagsplit's own in a git-compatible command ([`Opt::extension`]).
+    pub const fn flagsplit_extension(self) -> Opt {
+        Opt {
+            extension: true,
+            ..self
+        }
+    }
+
+    /// The long name a user may type, if any.
+    pub fn long_name(&self) -> Option<&'static str> {
+        (!self.short_only).then_some(self.long)
     }
 }
 
@@ -90,6 +126,12 @@ pub enum Conventions {
     /// environment the first operand ends the options (everything after it, `--` included, is an
     /// operand).
     Coreutils,
+    /// git's `parse-options`, for a command compatible with one of git's: every long option has a
+    /// `--no-` form that undoes it, abbreviations and ambiguity as git resolves them, `--` and
+    /// `--end-of-options`, `-h` (usage on standard output), git's messages, and exit status 129
+    /// for every usage error (see [`git`]). `--help` as the first argument prints the help and
+    /// exits 0 (where git would open the manual).
+    Git,
 }
 
 /// The options a [`Program`] takes in place of a command (`flagsplit --help`, `flagsplit
@@ -225,7 +267,7 @@ impl Command {
     /// Every option including `--help` (and `--version` for [`Conventions::Coreutils`]).
     pub fn all_options(&self) -> impl Iterator<Item = &Opt> {
         let common: &'static [Opt] = match self.conventions {
-            Conventions::Flagsplit => std::slice::from_ref(&HELP),
+            Conventions::Flagsplit | Conventions::Git => std::slice::from_ref(&HELP),
             Conventions::Coreutils => &COREUTILS_OPTIONS,
         };
         self.options.iter().chain(common)
@@ -253,12 +295,14 @@ impl Command {
                 }
             }
             first = false;
-            let mut left = match opt.short {
-                Some(c) => format!("  -{c}, --{}", opt.long),
-                None => format!("      --{}", opt.long),
+            let mut left = match (opt.short, opt.long_name()) {
+                (Some(c), None) => format!("  -{c}"),
+                (Some(c), Some(long)) => format!("  -{c}, --{long}"),
+                (None, long) => format!("      --{}", long.unwrap_or(opt.long)),
             };
             if let Some(v) = opt.value {
-                let _ = write!(left, "={v}");
+                let sep = if opt.long_name().is_some() { '=' } else { ' ' };
+                let _ = write!(left, "{sep}{v}");
             }
             let mut lines = opt.help.lines();
             let head = lines.next().unwrap_or("");
@@ -284,14 +328,13 @@ impl Command {
         I::Item: Into<OsString>,
     {
         use lexopt::Arg;
+        if self.conventions == Conventions::Git {
+            return git::parse(self, args.into_iter().map(Into::into).collect());
+        }
         let posix_order = self.conventions == Conventions::Coreutils
             && std::env::var_os("POSIXLY_CORRECT").is_some();
         let mut parser = lexopt::Parser::from_args(args);
-        let mut m = Matches {
-            command: self,
-            options: Vec::new(),
-            operands: Vec::new(),
-        };
+        let mut m = Matches::new(self);
         loop {
             let arg = match parser.next() {
                 Ok(Some(arg)) => arg,
@@ -373,47 +416,86 @@ impl Command {
 pub struct Matches {
     /// The command parsed.
     pub command: &'static Command,
-    /// Options in command-line order, by long name, with their values.
+    /// Options in command-line order, by long name, with their values. Under
+    /// [`Conventions::Git`] a negation (`--no-stdin`) is an entry too, without a value, whose
+    /// index is in `negated`.
     pub options: Vec<(&'static str, Option<OsString>)>,
+    /// The indices in `options` of negations: each undoes what came before it of the same
+    /// option (git's `--no-` forms reset an option to its default).
+    pub negated: Vec<usize>,
     /// Operands in order.
     pub operands: Vec<OsString>,
 }
 
 impl Matches {
-    /// Whether `long` was given.
+    fn new(command: &'static Command) -> Matches {
+        Matches {
+            command,
+            options: Vec::new(),
+            negated: Vec::new(),
+            operands: Vec::new(),
+        }
+    }
+
+    /// Where the entries of `long` that still count begin: after its last negation.
+    fn live_from(&self, long: &str) -> usize {
+        self.negated
+            .iter()
+            .rev()
+            .find(|&&i| self.options[i].0 == long)
+            .map_or(0, |&i| i + 1)
+    }
+
+    /// The values of the entries of `long` that still count.
+    fn live<'a>(&'a self, long: &'a str) -> impl DoubleEndedIterator<Item = &'a Option<OsString>> {
+        self.options[self.live_from(long)..]
+            .iter()
+            .filter(move |(l, _)| *l == long)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether `long` was given (and not undone by its `--no-` form since).
     pub fn flag(&self, long: &str) -> bool {
-        self.options.iter().any(|(l, _)| *l == long)
+        self.live(long).next().is_some()
     }
 
-    /// How many times `long` was given.
+    /// How many times `long` was given (since its last negation).
     pub fn count(&self, long: &str) -> usize {
-        self.options.iter().filter(|(l, _)| *l == long).count()
+        self.live(long).count()
     }
 
-    /// The last value given for `long`.
+    /// The last value given for `long` (none if negated since).
     pub fn value(&self, long: &str) -> Option<&OsStr> {
-        self.options
+        self.options[self.live_from(long)..]
             .iter()
             .rev()
             .find(|(l, _)| *l == long)
             .and_then(|(_, v)| v.as_deref())
     }
 
-    /// Every value given for `long`, in order.
-    pub fn values(&self, long: &str) -> impl Iterator<Item = &OsStr> {
-        self.options
-            .iter()
-            .filter(move |(l, _)| *l == long)
-            .filter_map(|(_, v)| v.as_deref())
+    /// Every value given for `long`, in order (since its last negation).
+    pub fn values<'a>(&'a self, long: &'a str) -> impl Iterator<Item = &'a OsStr> {
+        self.live(long).filter_map(|v| v.as_deref())
     }
 
     /// Which of `longs` was given last (for mutually overriding flags like `-b`/`-t`).
     pub fn last_of(&self, longs: &[&str]) -> Option<&'static str> {
         self.options
             .iter()
+            .enumerate()
             .rev()
-            .find(|(l, _)| longs.contains(l))
-            .map(|(l, _)| *l)
+            .find(|(i, (l, _))| longs.contains(l) && !self.negated.contains(i))
+            .map(|(_, (l, _))| *l)
+    }
+
+    /// The options in command-line order, each with whether it was given (`true`) or negated
+    /// (`false`): for options that share one setting, as git's `-v`, `-q`, `--no-verbose` and
+    /// `--no-quiet` share its verbosity.
+    pub fn events(&self) -> impl Iterator<Item = (&'static str, bool)> + '_ {
+        self.options
+            .iter()
+            .enumerate()
+            .map(|(i, (l, _))| (*l, !self.negated.contains(&i)))
     }
 }
 
@@ -443,6 +525,8 @@ pub enum CliErrorKind {
     ExtraOperand(String),
     /// Anything else the tokenizer reported.
     Other(String),
+    /// Where git's option parser stops (only under [`Conventions::Git`]).
+    Git(git::Stop),
 }
 
 impl fmt::Display for CliErrorKind {
@@ -466,11 +550,25 @@ impl fmt::Display for CliErrorKind {
             }
             CliErrorKind::ExtraOperand(v) => write!(f, "extra operand '{v}'"),
             CliErrorKind::Other(text) => f.write_str(text),
+            CliErrorKind::Git(stop) => fmt::Display::fmt(stop, f),
         }
     }
 }
 
 impl CliError {
+    /// Prints what the error calls for where it belongs and returns the exit status: under
+    /// [`Conventions::Git`] as git's option parser does ([`git::Stop::report`]); otherwise
+    /// [`CliError::message`] on standard error, and 1.
+    pub fn report(&self, program: &str) -> u8 {
+        match &self.kind {
+            CliErrorKind::Git(stop) => stop.report(program, self.command),
+            _ => {
+                eprintln!("{}", self.message(program));
+                1
+            }
+        }
+    }
+
     /// The full message: `PROGRAM COMMAND: problem` and the `Try ... --help` line.
     pub fn message(&self, program: &str) -> String {
         format!(

@@ -1536,3 +1536,262 @@ fn no_prompt_with_git_terminal_prompt_0() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Runs `program ARGS` (`flagsplit imap-send ...` when `program` is `flagsplit`) with empty
+/// standard input, no git configuration and outside any repository: what it does before it
+/// would need a server.
+fn run_unconfigured(dir: &Path, program: &str, args: &[&str]) -> Output {
+    let mut c = Command::new(program);
+    if program == FLAGSPLIT || program == "git" {
+        c.arg("imap-send");
+    }
+    c.args(args)
+        .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"))
+}
+
+/// Whether the installed git is 2.47 or later; when it is not, `test` is skipped (a failure
+/// under CI=true) and only the recorded results are compared.
+fn have_git_2_47(test: &str) -> bool {
+    let version = Command::new("git")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            let mut parts = text.trim().strip_prefix("git version ")?.split('.');
+            let major: u32 = parts.next()?.parse().ok()?;
+            let minor: u32 = parts.next()?.parse().ok()?;
+            Some((major, minor))
+        });
+    match version {
+        Some(v) if v >= (2, 47) => true,
+        found => {
+            crate::support::skip(
+                test,
+                &format!(
+                    "git {found:?} is not 2.47 or later: only the recorded results are compared"
+                ),
+            );
+            false
+        }
+    }
+}
+
+/// (status, standard output, first line of standard error) with flagsplit's program prefix
+/// taken off, and `usage` for either program's usage text.
+fn observed_usage(out: &Output) -> (i32, String, String) {
+    let usage = |s: &str| {
+        if s.starts_with("usage: git imap-send") || s.starts_with("Usage: flagsplit imap-send") {
+            "usage".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first = stderr.lines().next().unwrap_or("");
+    let first = first.strip_prefix("flagsplit imap-send: ").unwrap_or(first);
+    (
+        out.status.code().unwrap_or(-1),
+        usage(&String::from_utf8_lossy(&out.stdout)),
+        usage(first),
+    )
+}
+
+/// git's option rules: what git 2.47.3's imap-send refuses while parsing its options (before it
+/// needs any configuration) is refused alike (status 129, git's first line, the usage where git
+/// prints it), and every spelling of git's own options it accepts is accepted: flagsplit then
+/// does what it does without them (here: report the empty input).
+#[test]
+fn options_like_git_imap_send() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let live = have_git_2_47("options_like_git_imap_send");
+    // Recorded from git 2.47.3: (arguments, status, standard output, standard error's first line).
+    let refused: &[(&[&str], i32, &str, &str)] = &[
+        (
+            &["--curl=1"],
+            129,
+            "",
+            "error: option `curl' takes no value",
+        ),
+        (
+            &["--no-curl=1"],
+            129,
+            "",
+            "error: option `no-curl' takes no value",
+        ),
+        (
+            &["--verbose=1"],
+            129,
+            "",
+            "error: option `verbose' takes no value",
+        ),
+        (
+            &["--no-verbose=1"],
+            129,
+            "",
+            "error: option `no-verbose' takes no value",
+        ),
+        (
+            &["--no-q=1"],
+            129,
+            "",
+            "error: option `no-quiet' takes no value",
+        ),
+        (&["--bogus"], 129, "", "error: unknown option `bogus'"),
+        (&["--bogus=1"], 129, "", "error: unknown option `bogus=1'"),
+        (&["-x"], 129, "", "error: unknown switch `x'"),
+        (&["-vx"], 129, "", "error: unknown switch `x'"),
+        (&["-h"], 129, "usage", ""),
+        (&["-v", "-h"], 129, "usage", ""),
+        (&["-qh"], 129, "usage", ""),
+        (&["--help-all"], 129, "usage", ""),
+        (
+            &["--no"],
+            129,
+            "usage",
+            "error: ambiguous option: no (could be --no-quiet or --no-curl)",
+        ),
+        (
+            &["--no-"],
+            129,
+            "usage",
+            "error: ambiguous option: no- (could be --no-curl or --no-curl)",
+        ),
+        (
+            &["-curl"],
+            129,
+            "",
+            "error: did you mean `--curl` (with two dashes)?",
+        ),
+        (
+            &["-verbose"],
+            129,
+            "",
+            "error: did you mean `--verbose` (with two dashes)?",
+        ),
+        (
+            &["-quiet"],
+            129,
+            "",
+            "error: did you mean `--quiet` (with two dashes)?",
+        ),
+        (
+            &["-no-curl"],
+            129,
+            "",
+            "error: did you mean `--no-curl` (with two dashes)?",
+        ),
+        (&["x"], 129, "", "usage"),
+        (&["--", "x"], 129, "", "usage"),
+        (&["--end-of-options", "x"], 129, "", "usage"),
+    ];
+    let mut failures = Vec::new();
+    for &(args, status, stdout, stderr) in refused {
+        let want = (status, stdout.to_string(), stderr.to_string());
+        for program in [BIN, FLAGSPLIT] {
+            let got = observed_usage(&run_unconfigured(tmp.path(), program, args));
+            if got != want {
+                failures.push(format!("{program} {args:?}: {got:?}, git 2.47.3: {want:?}"));
+            }
+        }
+        if live {
+            let g = observed_usage(&run_unconfigured(tmp.path(), "git", args));
+            if g != want {
+                failures.push(format!("git now {args:?}: {g:?}, recorded: {want:?}"));
+            }
+        }
+    }
+    // Accepted by git (which then stops for the missing configuration, status 1): flagsplit
+    // accepts them too and reports what it reports without them.
+    let baseline = run_unconfigured(tmp.path(), BIN, &[]);
+    assert_eq!(baseline.status.code(), Some(1), "{}", text(&baseline));
+    let accepted: &[&[&str]] = &[
+        &["--no-curl"],
+        &["--no-cu"],
+        &["--curl", "--no-curl"],
+        &["--quiet"],
+        &["-q"],
+        &["--qu"],
+        &["--q"],
+        &["-v"],
+        &["-vv"],
+        &["-qv"],
+        &["--verbose"],
+        &["--verb"],
+        &["--ver"],
+        &["--v"],
+        &["--no-verbose"],
+        &["--no-quiet"],
+        &["--no-v"],
+        &["-v", "--no-verbose", "-q", "--no-quiet"],
+        &["--end-of-options"],
+        &["--"],
+    ];
+    for &args in accepted {
+        let f = run_unconfigured(tmp.path(), BIN, args);
+        if (f.status.code(), &f.stdout, &f.stderr)
+            != (baseline.status.code(), &baseline.stdout, &baseline.stderr)
+        {
+            failures.push(format!(
+                "{args:?}:\n{}\nwithout them:\n{}",
+                text(&f),
+                text(&baseline)
+            ));
+        }
+        if live {
+            let g = run_unconfigured(tmp.path(), "git", args);
+            let err = String::from_utf8_lossy(&g.stderr);
+            if g.status.code() != Some(1) || err.contains("error:") || err.contains("usage:") {
+                failures.push(format!("git refuses {args:?}: {}", text(&g)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--no-curl` (git's own IMAP implementation, the only one flagsplit has) changes nothing;
+/// `--curl` gets git's warning for a build without libcurl's, and otherwise changes nothing;
+/// the last of the two wins, as in git.
+#[test]
+fn no_curl_is_silent_and_curl_warns() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for program in [FLAGSPLIT, BIN] {
+        let plain = run_unconfigured(tmp.path(), program, &["--dry-run"]);
+        assert_eq!(plain.status.code(), Some(1), "{}", text(&plain));
+        assert!(!plain.stderr.is_empty());
+        for args in [
+            &["--no-curl", "--dry-run"][..],
+            &["--dry-run", "--no-curl"],
+            &["--curl", "--no-curl", "--dry-run"],
+        ] {
+            let o = run_unconfigured(tmp.path(), program, args);
+            assert_eq!(
+                (o.status.code(), &o.stdout, &o.stderr),
+                (plain.status.code(), &plain.stdout, &plain.stderr),
+                "{program} {args:?}:\n{}",
+                text(&o)
+            );
+        }
+        let curl = run_unconfigured(tmp.path(), program, &["--curl", "--dry-run"]);
+        let mut want =
+            b"flagsplit-imap-send: warning: --curl not supported in this build\n".to_vec();
+        want.extend_from_slice(&plain.stderr);
+        assert_eq!(curl.status.code(), plain.status.code());
+        assert_eq!(curl.stdout, plain.stdout);
+        assert_eq!(
+            String::from_utf8_lossy(&curl.stderr),
+            String::from_utf8_lossy(&want)
+        );
+    }
+}

@@ -119,12 +119,16 @@ fn value_hint(value_name: &str) -> ValueHint {
 }
 
 /// One option of a table as a clap argument: `Set` with its value name when it takes a value,
-/// `SetTrue` otherwise; listed in table order, under its section's heading.
+/// `SetTrue` otherwise; listed in table order, under its section's heading; with `--long` unless
+/// it is [`Opt::short_only`].
 pub fn option_to_clap(opt: &Opt, order: usize) -> Arg {
     let mut arg = Arg::new(opt.long)
-        .long(opt.long)
         .help(one_line(opt.help))
         .display_order(order);
+    // An option without a long form (`-t` of hash-object) keeps its key as the id only.
+    if let Some(long) = opt.long_name() {
+        arg = arg.long(long);
+    }
     if let Some(short) = opt.short {
         arg = arg.short(short);
     }

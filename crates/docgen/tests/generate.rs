@@ -210,11 +210,13 @@ fn man_pages_document_every_option_and_text_of_the_tables() {
         assert!(man.contains(&format!(".TH {title} 1 ")), "{page}");
         for opt in &options {
             let long = format!(r"\fB\-\-{}\fR", roff(opt.long));
-            let header = match (opt.short, opt.value) {
-                (Some(c), Some(v)) => format!(r"\fB\-{c}\fR, {long} \fI<{v}>\fR"),
-                (Some(c), None) => format!(r"\fB\-{c}\fR, {long}"),
-                (None, Some(v)) => format!(r"{long} \fI<{v}>\fR"),
-                (None, None) => long,
+            let header = match (opt.short, opt.value, opt.short_only) {
+                (Some(c), Some(v), true) => format!(r"\fB\-{c}\fR \fI<{v}>\fR"),
+                (Some(c), None, true) => format!(r"\fB\-{c}\fR"),
+                (Some(c), Some(v), false) => format!(r"\fB\-{c}\fR, {long} \fI<{v}>\fR"),
+                (Some(c), None, false) => format!(r"\fB\-{c}\fR, {long}"),
+                (None, Some(v), _) => format!(r"{long} \fI<{v}>\fR"),
+                (None, None, _) => long,
             };
             let item = format!(".TP\n{header}\n{}\n", roff(&one_line(opt.help)));
             assert!(man.contains(&item), "{page}: no\n{item}in\n{man}");
@@ -312,7 +314,8 @@ fn bash_complete(script: &Path, words: &[&str]) -> BTreeSet<String> {
 fn longs<'a>(options: impl IntoIterator<Item = &'a Opt>) -> BTreeSet<String> {
     options
         .into_iter()
-        .map(|o| format!("--{}", o.long))
+        .filter_map(|o| o.long_name())
+        .map(|long| format!("--{long}"))
         .collect()
 }
 
@@ -474,7 +477,7 @@ fn every_script_names_every_option() {
                     .join(sub)
                     .join(completion_file_name(shell, binary.name())),
             );
-            for opt in &options {
+            for opt in options.iter().filter(|o| !o.short_only) {
                 assert!(
                     script.contains(&format!("--{}", opt.long))
                         || script.contains(&format!("-l {}", opt.long))
@@ -649,9 +652,10 @@ fn groff_renders_every_page_without_warnings() {
         );
         let text = squeeze(&String::from_utf8(out.stdout).unwrap());
         for opt in &options {
-            let mut head = match opt.short {
-                Some(c) => format!("-{c}, --{}", opt.long),
-                None => format!("--{}", opt.long),
+            let mut head = match (opt.short, opt.short_only) {
+                (Some(c), true) => format!("-{c}"),
+                (Some(c), false) => format!("-{c}, --{}", opt.long),
+                (None, _) => format!("--{}", opt.long),
             };
             if let Some(v) = opt.value {
                 head.push_str(&format!(" <{v}>"));

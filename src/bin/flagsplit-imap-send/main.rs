@@ -49,10 +49,7 @@ fn main() -> ExitCode {
     args.next();
     let matches = match IMAP_SEND.parse(args) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("{}", e.message(PROGRAM));
-            return ExitCode::from(1);
-        }
+        Err(e) => return ExitCode::from(e.report(PROGRAM)),
     };
     match run(&matches) {
         Ok(code) => code,
@@ -61,6 +58,17 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// git's verbosity (`OPT__VERBOSITY`): -v counts up (from 1 after a -q), -q down (from -1 after a
+/// -v), --no-verbose and --no-quiet set it back to 0. Below 0 is quiet; above, how verbose.
+fn verbosity(m: &Matches) -> i64 {
+    m.events().fold(0, |v, event| match event {
+        ("verbose" | "quiet", false) => 0,
+        ("verbose", true) => v.max(0) + 1,
+        ("quiet", true) => v.min(0) - 1,
+        _ => v,
+    })
 }
 
 fn run(m: &Matches) -> Result<ExitCode> {
@@ -76,12 +84,20 @@ fn run(m: &Matches) -> Result<ExitCode> {
     match operands.as_slice() {
         [] => {}
         [v] if v == "version" => return version(m.flag("build-options"), m.flag("json")),
-        [other, ..] => bail!(
-            "unexpected argument '{other}': the series is read from standard input (see --help)"
-        ),
+        // As git imap-send: an operand is a usage error (the series is read from standard
+        // input), the usage on standard error and 129.
+        _ => {
+            eprint!("{}", IMAP_SEND.help(PROGRAM));
+            return Ok(ExitCode::from(cli::git::USAGE_STATUS));
+        }
     }
     if m.flag("build-options") || m.flag("version") {
         return version(m.flag("build-options"), m.flag("json"));
+    }
+    // flagsplit has one IMAP implementation, git's own kind (git's --no-curl): --curl gets the
+    // warning of a git built without libcurl's, and the same implementation.
+    if m.flag("curl") {
+        eprintln!("{NAME}: warning: --curl not supported in this build");
     }
 
     let mut settings = Settings::from_git_config()?;
@@ -97,10 +113,11 @@ fn run(m: &Matches) -> Result<ExitCode> {
                 .to_string(),
         );
     }
-    let quiet = m.flag("quiet");
+    let verbosity = verbosity(m);
+    let quiet = verbosity < 0;
     let ui = Terminal {
         quiet,
-        verbose: m.count("verbose"),
+        verbose: usize::try_from(verbosity).unwrap_or(0),
         progress: !quiet && !m.flag("no-progress") && io::stderr().is_terminal(),
         progress_shown: AtomicBool::new(false),
         trace: StderrTrace,
@@ -405,6 +422,28 @@ impl Ui for Terminal {
             &self.trace
         } else {
             &NoTrace
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbosity_is_gits() {
+        for (args, want) in [
+            (&[][..], 0),
+            (&["-v", "-v"], 2),
+            (&["-vv", "-q"], -1),
+            (&["-q", "-q"], -2),
+            (&["-q", "-v"], 1),
+            (&["-vv", "--no-quiet"], 0),
+            (&["-q", "--no-verbose", "-v"], 1),
+            (&["--verb", "--q", "--qu"], -2),
+        ] {
+            let m = IMAP_SEND.parse(args.iter().copied()).expect("parses");
+            assert_eq!(verbosity(&m), want, "{args:?}");
         }
     }
 }

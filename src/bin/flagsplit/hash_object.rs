@@ -140,25 +140,26 @@ fn fatal_for(path: &OsStr, e: ObjectError) -> Fatal {
     }
 }
 
+/// A usage error of flagsplit's own: the message, a pointer to the help, 129.
 fn usage(msg: &str) -> ExitCode {
     eprintln!("{NAME}: error: {msg}\nTry '{NAME} --help' for more information.");
     ExitCode::from(USAGE_STATUS)
 }
 
+/// A usage error git's hash-object reports after parsing its options: the message, then the
+/// usage on standard error, 129.
+fn usage_with_help(command: &Command, msg: &str) -> ExitCode {
+    eprint!("{NAME}: error: {msg}\n{}", command.help("flagsplit"));
+    ExitCode::from(USAGE_STATUS)
+}
+
 /// Runs the command on the arguments after its name.
 pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitCode {
-    let args: Vec<OsString> = args.collect();
-    // `-h` alone prints the usage on standard output and exits 129, as git's option parser does.
-    if args.len() == 1 && args[0] == "-h" {
-        let _ = io::stdout().write_all(command.help("flagsplit").as_bytes());
-        return ExitCode::from(USAGE_STATUS);
-    }
+    // git's option rules (`flagsplit::cli::git`): `-h` prints the usage and exits 129, usage
+    // errors exit 129 with git's messages.
     let m = match command.parse(args) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("{}", e.message("flagsplit"));
-            return ExitCode::from(USAGE_STATUS);
-        }
+        Err(e) => return ExitCode::from(e.report("flagsplit")),
     };
     if m.flag("help") {
         return match io::stdout().write_all(command.help("flagsplit").as_bytes()) {
@@ -173,15 +174,30 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
     }
     let stdin_paths = m.flag("stdin-paths");
     let stdin = m.count("stdin");
+    // git's checks, in git's order (the second message of the last group wins over the first).
+    // `--path` only names the path whose attributes would choose the filters: flagsplit never
+    // filters, so it changes nothing else.
+    let path = m.value("path").is_some();
+    let no_filters = m.flag("no-filters");
+    let mut refused = None;
     if stdin_paths {
         if stdin > 0 {
-            return usage("Can't use --stdin-paths with --stdin");
+            refused = Some("Can't use --stdin-paths with --stdin");
+        } else if !m.operands.is_empty() {
+            refused = Some("Can't specify files with --stdin-paths");
+        } else if path {
+            refused = Some("Can't use --stdin-paths with --path");
         }
-        if !m.operands.is_empty() {
-            return usage("Can't specify files with --stdin-paths");
+    } else {
+        if stdin > 1 {
+            refused = Some("Multiple --stdin arguments are not supported");
         }
-    } else if stdin > 1 {
-        return usage("Multiple --stdin arguments are not supported");
+        if path && no_filters {
+            refused = Some("Can't use --path with --no-filters");
+        }
+    }
+    if let Some(msg) = refused {
+        return usage_with_help(command, msg);
     }
     let format = match m.value("object-format") {
         Some(v) => match v.to_str().and_then(ObjectFormat::from_name) {
@@ -480,14 +496,7 @@ impl Source {
                     match reader.read_until(b'\n', &mut line) {
                         Ok(0) => return false,
                         Ok(_) => {
-                            if line.last() == Some(&b'\n') {
-                                line.pop();
-                                // git's strbuf_getline strips a CR before the LF too
-                                if line.last() == Some(&b'\r') {
-                                    line.pop();
-                                }
-                            }
-                            let path = unquote_c_style(line);
+                            let path = path_of_line(line);
                             let bad = path.is_err();
                             batch.push(path);
                             if bad {
@@ -670,33 +679,45 @@ fn hash_many<W: Write + Send>(
     Ok(())
 }
 
-/// git's `unquote_c_style` for a line that starts with `"`; other lines are taken as they are.
-fn unquote_c_style(line: Vec<u8>) -> Result<OsString, Fatal> {
+/// The path a `--stdin-paths` line names, as git reads it: `strbuf_getline` (the LF, and a CR
+/// right before it, are dropped; a CR elsewhere stays), then the line as a C string (it ends at
+/// its first NUL byte), C-unquoted when it starts with `"` (what follows the closing quote is
+/// ignored), and the result again as a C string (`"a\000b"` names `a`).
+fn path_of_line(mut line: Vec<u8>) -> Result<OsString, Fatal> {
     use std::os::unix::ffi::OsStringExt;
-    if line.first() != Some(&b'"') {
-        return Ok(OsString::from_vec(line));
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
     }
-    let bad = || Fatal::new("line is badly quoted".into());
-    let mut out = Vec::with_capacity(line.len());
-    let mut i = 1;
+    until_nul(&mut line);
+    if line.first() == Some(&b'"') {
+        line = unquote_c_style(&line).ok_or_else(|| Fatal::new("line is badly quoted".into()))?;
+        until_nul(&mut line);
+    }
+    Ok(OsString::from_vec(line))
+}
+
+/// Cuts `bytes` at its first NUL, as C reads a string.
+fn until_nul(bytes: &mut Vec<u8>) {
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+}
+
+/// git's `unquote_c_style` without an end pointer: `quoted` starts with `"`; the text up to the
+/// closing quote, unescaped (`\a \b \f \n \r \t \v \\ \"` and three octal digits, the first 0-3);
+/// anything after the closing quote is not looked at. `None` when there is no closing quote or an
+/// escape is not one of those.
+fn unquote_c_style(quoted: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(quoted.len());
+    let mut rest = quoted.strip_prefix(b"\"")?.iter();
     loop {
-        let Some(&c) = line.get(i) else {
-            return Err(bad());
-        };
-        i += 1;
-        match c {
-            b'"' => {
-                return if i == line.len() {
-                    Ok(OsString::from_vec(out))
-                } else {
-                    Err(bad())
-                };
-            }
+        match *rest.next()? {
+            b'"' => return Some(out),
             b'\\' => {
-                let Some(&e) = line.get(i) else {
-                    return Err(bad());
-                };
-                i += 1;
+                let e = *rest.next()?;
                 let v = match e {
                     b'a' => 7,
                     b'b' => 8,
@@ -707,18 +728,21 @@ fn unquote_c_style(line: Vec<u8>) -> Result<OsString, Fatal> {
                     b'v' => 11,
                     b'\\' | b'"' => e,
                     b'0'..=b'3' => {
-                        let digits = line.get(i..i + 2).ok_or_else(bad)?;
-                        if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                            return Err(bad());
+                        let mut v = e - b'0';
+                        for _ in 0..2 {
+                            let d = *rest.next()?;
+                            if !(b'0'..=b'7').contains(&d) {
+                                return None;
+                            }
+                            v = (v << 3) | (d - b'0');
                         }
-                        i += 2;
-                        ((e - b'0') << 6) | ((digits[0] - b'0') << 3) | (digits[1] - b'0')
+                        v
                     }
-                    _ => return Err(bad()),
+                    _ => return None,
                 };
                 out.push(v);
             }
-            _ => out.push(c),
+            c => out.push(c),
         }
     }
 }
@@ -728,19 +752,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unquotes_like_git() {
-        let u = |s: &[u8]| {
-            unquote_c_style(s.to_vec())
+    fn reads_lines_like_git() {
+        let path = |s: &[u8]| {
+            path_of_line(s.to_vec())
                 .map(|o| o.into_encoded_bytes())
                 .ok()
         };
-        assert_eq!(u(b"plain \"name\""), Some(b"plain \"name\"".to_vec()));
+        assert_eq!(path(b"plain \"name\"\n"), Some(b"plain \"name\"".to_vec()));
         assert_eq!(
-            u(b"\"a\\tb\\\\c\\\"d\\141\\303\\251\""),
+            path(b"\"a\\tb\\\\c\\\"d\\141\\303\\251\"\r\n"),
             Some(b"a\tb\\c\"da\xc3\xa9".to_vec())
         );
-        assert_eq!(u(b"\"unterminated"), None);
-        assert_eq!(u(b"\"x\"trailing"), None);
-        assert_eq!(u(b"\"bad \\q\""), None);
+        assert_eq!(path(b"\"x\" trailing\n"), Some(b"x".to_vec()));
+        assert_eq!(path(b"\"x\"y"), Some(b"x".to_vec()));
+        assert_eq!(path(b"cr\r"), Some(b"cr\r".to_vec()));
+        assert_eq!(path(b"cr\r\r\n"), Some(b"cr\r".to_vec()));
+        assert_eq!(path(b"a\0b\n"), Some(b"a".to_vec()));
+        assert_eq!(path(b"\"a\\000b\"\n"), Some(b"a".to_vec()));
+        assert_eq!(path(b"\n"), Some(Vec::new()));
+        assert_eq!(path(b"\"a\0b\"\n"), None);
+        assert_eq!(path(b"\"unterminated\n"), None);
+        assert_eq!(path(b"\"\n"), None);
+        assert_eq!(path(b"\"bad \\q\""), None);
+        assert_eq!(path(b"\"\\400\""), None);
+        assert_eq!(path(b"\"\\1\""), None);
     }
 }
