@@ -22,7 +22,8 @@
 #   `cargo vendor`), in a copy of the application whose dependencies are version-only, --offline:
 #   the copy's [env] still selects, a file it names needs `relative = true`; the library's
 #   build-script warnings are not shown, its errors are; a registry install of the application
-#   reads no [env] of it, the shell's variables apply.
+#   reads no [env] (neither its packaged .cargo/config.toml nor the current directory's), the
+#   shell's variables apply.
 #
 # Usage: scripts/library-case.sh         (run by scripts/test.sh)
 # Target directory: target/example (shared with scripts/example-crate.sh); scratch files in
@@ -287,12 +288,14 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		says reg-bad "$log/reg-bad" "INFLATE_DEMO_INFLATE_PROVIDER=gzip: \`gzip\` is not a provider of inflate" "$library_note"
 	fi
 
-	note "cargo install from a registry: the application's .cargo/ is not in its package"
+	note "cargo install from a registry reads neither the packaged nor the current directory's .cargo/config.toml"
 	# The application and its two crates packaged (without a Cargo.lock: one would need the
 	# libraries in a registry), unpacked beside the libraries; installed from a directory whose
 	# .cargo/config.toml only replaces the registry.
 	if (cd "$app" && cargo package --offline --no-verify --allow-dirty --exclude-lockfile -p inflate-app -p plain-user -p zlib-user) >"$log/package-app" 2>&1; then
-		tar -tzf "$CARGO_TARGET_DIR/package/inflate-app-0.1.0.crate" | grep -q '/\.cargo/' && fail "inflate-app's package holds .cargo/" || pass "inflate-app's package holds no .cargo/ ($(tar -tzf "$CARGO_TARGET_DIR/package/inflate-app-0.1.0.crate" | wc -l) files)"
+		# A committed .cargo/config.toml is packaged; the installs below show it is not read.
+		packaged_env=$(tar -xzOf "$CARGO_TARGET_DIR/package/inflate-app-0.1.0.crate" inflate-app-0.1.0/.cargo/config.toml 2>/dev/null | grep '^INFLATE_DEMO_INFLATE_PROVIDER = ' || true)
+		[ -n "$packaged_env" ] && pass "inflate-app's package holds .cargo/config.toml: $packaged_env" || fail "inflate-app's package holds no .cargo/config.toml with the [env] line"
 		for c in inflate-app plain-user zlib-user; do
 			crate=$CARGO_TARGET_DIR/package/$c-0.1.0.crate
 			tar -xzf "$crate" -C "$vendor"
