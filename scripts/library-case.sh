@@ -228,7 +228,7 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		tar -xzf "$crate" -C "$vendor"
 		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c-0.1.0/.cargo-checksum.json"
 	done
-	pass "unpacked $(find "$CARGO_TARGET_DIR/package" -maxdepth 1 -name '*.crate' | wc -l) packaged crates beside them"
+	pass "unpacked flagsplit-config, inflate-demo, checksum-demo (.crate files) beside them"
 	copy=$work/app-registry
 	mkdir -p "$copy"
 	(cd "$app" && git ls-files -z -co --exclude-standard . | tar --null -T - -cf -) | tar -xf - -C "$copy"
@@ -241,8 +241,9 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		pass "copy: $(grep -h '^inflate-demo = ' "$copy/Cargo.toml")"
 	fi
 	printf '\n[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >>"$copy/.cargo/config.toml"
-	# Registry packages are fingerprinted by name and version, not by their files: what an earlier
-	# run built from an older .crate would count as fresh. Remove it.
+	# Cargo does not look at the files' times of a registry package (it is keyed by name, version
+	# and source path): what an earlier run built from an older .crate would count as fresh.
+	# Remove it.
 	(cd "$copy" && cargo clean --offline --release -p inflate-demo -p checksum-demo -p flagsplit-config -p inflate-app -p plain-user -p zlib-user) >"$log/clean" 2>&1 || { cat "$log/clean"; fail "cargo clean in the copy"; }
 	if built reg-zlib "$copy"; then
 		grep -qE '^ +Compiling inflate-demo v0\.1\.0$' "$log/reg-zlib" && pass "reg-zlib: inflate-demo compiled from the packaged crate (no path)" || fail "reg-zlib: inflate-demo was not compiled from the directory source"
