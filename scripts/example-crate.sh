@@ -1,46 +1,43 @@
 #!/usr/bin/env bash
-# examples/inflate, a crate of its own that uses flagsplit-config for its `inflate` facility:
-# release builds with each provider, checking what each says it is (`--build-options`), what it links
-# (`readelf -d` NEEDED), that it round-trips data compressed by Python's zlib, the configuration
-# errors (same form as flagsplit's), the local config.toml and its rebuilds; then every ```sh block
-# of examples/inflate/README.md and of the README section "Using flagsplit-config in your own crate",
-# run as written.
+# The example libraries through the example application: examples/inflate-app (a workspace of its
+# own) selects inflate-demo's `inflate` provider in its .cargo/config.toml [env]. Release builds
+# with each provider, checking what each says it is (`inflate-app --build-options`), what it
+# links (`readelf -d` NEEDED), that it round-trips data compressed by Python's zlib (and that its
+# --sha1 agrees with sha1sum), and the configuration errors (same form as flagsplit's, with the
+# library's note); then every ```sh block of examples/inflate/README.md,
+# examples/inflate-app/README.md and of the README section "Using flagsplit-config in your own
+# crate", run as written. scripts/library-case.sh checks what is particular to a library (rebuilds,
+# a dependent's feature, two libraries, cargo install, a directory source).
 #
 # Doc blocks: a ```sh block is run with `bash -eo pipefail` (examples/inflate/README.md's in
-# examples/inflate, README.md's at the root); `<!-- fails -->` on the line before it means it must
-# fail; a ```text block right after it lists lines that must appear in its output (as substrings).
+# examples/inflate, examples/inflate-app/README.md's in examples/inflate-app, README.md's at the
+# root); `<!-- fails -->` on the line before it means it must fail; a ```text block right after it
+# lists lines that must appear in its output (as substrings).
 #
 # Usage: scripts/example-crate.sh            (run by scripts/test.sh)
-# Target directory: target/example.
+# Target directory: target/example (shared with scripts/library-case.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export CARGO_TARGET_DIR=$root/target/example
 . scripts/lib/checks.sh
 log=$(mktemp -d)
-pkg=$root/examples/inflate
-local_cfg=$pkg/config.toml
-# The checks write the example's own config.toml: keep a user's copy aside and put it back.
-[ -e "$local_cfg" ] && mv "$local_cfg" "$log/config.toml.saved"
-restore() {
-	rm -f "$local_cfg"
-	if [ -e "$log/config.toml.saved" ]; then mv "$log/config.toml.saved" "$local_cfg"; fi
-	rm -rf "$log"
-}
-trap restore EXIT
-for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|LIBZ_SYS_STATIC$)' || true); do unset "$v"; done
+trap 'rm -rf "$log"' EXIT
+lib=$root/examples/inflate
+app=$root/examples/inflate-app
+for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|LIBZ_SYS_STATIC$)' || true); do unset "$v"; done
 
-B=$CARGO_TARGET_DIR/release/inflate-demo
+B=$CARGO_TARGET_DIR/release/inflate-app
 
-# cargo_build NAME [VAR=...]... [-- cargo args...] — release build of inflate-demo, output in
-# $log/NAME; its status
+# cargo_build NAME [VAR=...]... [-- cargo args...] — release build of the application (in its
+# directory: its .cargo/config.toml applies), output in $log/NAME; its status
 cargo_build() {
 	local name=$1
 	shift
 	local vars=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
-	env "${vars[@]}" cargo build --release --locked -p inflate-demo "$@" >"$log/$name" 2>&1
+	(cd "$app" && env "${vars[@]}" cargo build --release --locked --offline "$@") >"$log/$name" 2>&1
 }
 
 # build NAME [VAR=...]... [-- cargo args...] — the same, which must succeed
@@ -60,11 +57,13 @@ expect_libz() {
 	[ "$got" = "$want" ] && pass "$name: NEEDED: $libs" || fail "$name: NEEDED is '$libs', expected $want"
 }
 
-# expect_options NAME [+LINE | ~PATTERN]... — lines of `inflate-demo --build-options`
+# expect_options NAME [+LINE | ~PATTERN]... — lines of inflate-demo's block of
+# `inflate-app --build-options`
 expect_options() {
 	local name=$1 out
 	shift
-	out=$("$B" --build-options) || { fail "$name: --build-options failed"; return; }
+	# The [inflate-demo ...] block only (checksum-demo's has a features: and a links: line too).
+	out=$("$B" --build-options | awk 'substr($0, 1, 1) == "[" { on = (index($0, "[inflate-demo ") == 1); next } on') || { fail "$name: --build-options failed"; return; }
 	for want in "$@"; do
 		case $want in
 		+*) grep -qxF -- "${want#+}" <<<"$out" && pass "$name: has '${want#+}'" || fail "$name: no line '${want#+}' in: $out" ;;
@@ -84,6 +83,10 @@ round_trip() {
 			fail "$name: $(basename "$f" .orig) does not round-trip: $(cat "$log/rt.err")"
 		fi
 	done
+	local want got
+	want=$(sha1sum <"$log/data-text.orig" | cut -d' ' -f1)
+	got=$("$B" --sha1 <"$log/data-text.z") || got="(failed)"
+	[ "$got" = "$want" ] && pass "$name: --sha1 of data-text = sha1sum: $got" || fail "$name: --sha1 says $got, sha1sum $want"
 	if "$B" <"$log/truncated.z" >/dev/null 2>"$log/rt.err"; then
 		fail "$name: truncated input accepted"
 	else
@@ -109,14 +112,6 @@ expect_build_error() {
 		return
 	fi
 	says "$name" "$log/$name" "${texts[@]}"
-}
-
-# units_rebuilt NAME [cargo args...] — how many units a build compiled (0 = all Fresh)
-units_rebuilt() {
-	local name=$1
-	shift
-	cargo build --release --locked -p inflate-demo -v "$@" >"$log/$name" 2>&1 || { cat "$log/$name"; return 1; }
-	grep -cE '^ +(Compiling|Dirty) ' "$log/$name" || true
 }
 
 # run_doc FILE DIR [SECTION] — the ```sh blocks of FILE (under the `## SECTION` heading only, when
@@ -182,75 +177,47 @@ open(os.path.join(d, "truncated.z"), "wb").write(zlib.compress(text)[:-100])
 EOF
 pass "$(find "$log" -name 'data-*.orig' | wc -l) files"
 
-note "default features: miniz"
-if build default; then
-	expect_options default "+INFLATE: MINIZ_OXIDE" "+features: (none)" "+inflate-provider: miniz (from default)" "+links: (none)"
-	expect_libz default nolibz
-	round_trip default
+note "the application's [env]: zlib"
+if build env-zlib; then
+	expect_options env-zlib "+INFLATE: ZLIB" "~^zlib: [0-9.]+ \(system, dynamic\)$" "+inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)" "+links: libz"
+	expect_libz env-zlib libz
+	round_trip env-zlib
+	grep -q 'libz-sys compiled its bundled zlib' "$log/env-zlib" && fail "env-zlib: libz-sys did not find the system zlib (zlib1g-dev, pkg-config)" || pass "env-zlib: no bundled-zlib warning"
 fi
 
-note "--features zlib: the system zlib"
-if build zlib -- --features zlib; then
-	expect_options zlib "+INFLATE: ZLIB" "~^zlib: [0-9.]+ \(system, dynamic\)$" "+features: zlib" "+inflate-provider: zlib (from default with feature zlib)" "+links: libz"
-	expect_libz zlib libz
-	round_trip zlib
-	grep -q 'libz-sys compiled its bundled zlib' "$log/zlib" && fail "zlib: libz-sys did not find the system zlib (zlib1g-dev, pkg-config)" || pass "zlib: no bundled-zlib warning"
+note "INFLATE_DEMO_INFLATE_PROVIDER=miniz in the shell: it wins over [env] (no force = true there)"
+if build shell-miniz INFLATE_DEMO_INFLATE_PROVIDER=miniz; then
+	expect_options shell-miniz "+INFLATE: MINIZ_OXIDE" "+features: zlib" "+inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "+links: (none)"
+	expect_libz shell-miniz nolibz
+	round_trip shell-miniz
 fi
 
-note "--features zlib with INFLATE_DEMO_INFLATE_PROVIDER=miniz"
-if build zlib-miniz INFLATE_DEMO_INFLATE_PROVIDER=miniz -- --features zlib; then
-	expect_options zlib-miniz "+INFLATE: MINIZ_OXIDE" "+features: zlib" "+inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "+links: (none)"
-	expect_libz zlib-miniz nolibz
-	round_trip zlib-miniz
-fi
-
-note "--features zlib with LIBZ_SYS_STATIC=1 (libz-sys's bundled zlib)"
-if build zlib-static LIBZ_SYS_STATIC=1 -- --features zlib; then
+note "[env] zlib with LIBZ_SYS_STATIC=1 (libz-sys's bundled zlib)"
+if build zlib-static LIBZ_SYS_STATIC=1; then
 	expect_options zlib-static "+INFLATE: ZLIB" "~^zlib: [0-9.]+ \(bundled by libz-sys, static\)$" "+links: (none: libz inside the binary)"
 	expect_libz zlib-static nolibz
 	round_trip zlib-static
 fi
 
-note "configuration errors"
-expect_build_error feature-off "INFLATE_DEMO_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature \`zlib\` is off" \
-	"fix: build with \`--features zlib\`, or unset INFLATE_DEMO_INFLATE_PROVIDER to select a compiled provider (miniz)" -- INFLATE_DEMO_INFLATE_PROVIDER=zlib
-expect_build_error unknown-provider "INFLATE_DEMO_INFLATE_PROVIDER=gzip: \`gzip\` is not a provider of inflate" "valid values: miniz, zlib" -- INFLATE_DEMO_INFLATE_PROVIDER=gzip
+note "configuration errors, with the library's note"
+note_line="note: inflate-demo is a library; its INFLATE_DEMO_* variables reach its build script from the environment of the whole build: the shell, or the [env] table of the application's .cargo/config.toml (Cargo does not say which)"
+expect_build_error unknown-provider "INFLATE_DEMO_INFLATE_PROVIDER=gzip: \`gzip\` is not a provider of inflate" "valid values: miniz, zlib" "$note_line" -- INFLATE_DEMO_INFLATE_PROVIDER=gzip
 expect_build_error typo "unknown variable INFLATE_DEMO_INFLATE_PROVDER" "valid build-time names: INFLATE_DEMO_CONFIG, INFLATE_DEMO_INFLATE_PROVIDER" \
-	"did you mean INFLATE_DEMO_INFLATE_PROVIDER?" -- INFLATE_DEMO_INFLATE_PROVDER=zlib
+	"did you mean INFLATE_DEMO_INFLATE_PROVIDER?" "$note_line" -- INFLATE_DEMO_INFLATE_PROVDER=zlib
 expect_build_error unknown-name "unknown variable INFLATE_DEMO_PROVIDER" "valid build-time names: INFLATE_DEMO_CONFIG, INFLATE_DEMO_INFLATE_PROVIDER" \
 	-- INFLATE_DEMO_PROVIDER=zlib
+# plain-user alone does not turn `zlib` on.
+expect_build_error feature-off "INFLATE_DEMO_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature \`zlib\` is off (features on: (none))" \
+	"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] }, or unset INFLATE_DEMO_INFLATE_PROVIDER to select a compiled provider (miniz)" "$note_line" -- -- -p plain-user
 cfg=$log/inflate.toml
 printf '[inflate]\nprovider = "gzip"\n' >"$cfg"
-expect_build_error named-file "$cfg:2:12: [inflate] provider = \"gzip\": \`gzip\` is not a provider of inflate" 'valid values: "miniz", "zlib"' -- INFLATE_DEMO_CONFIG="$cfg"
-printf '[inflate]\nprovider = "zlib"\n' >"$cfg"
-expect_build_error named-file-feature-off "$cfg:2:12: [inflate] provider = \"zlib\" selects the zlib inflate provider" "fix: build with \`--features zlib\`, or change $cfg" \
+expect_build_error named-file "$cfg:2:12: [inflate] provider = \"gzip\": \`gzip\` is not a provider of inflate" 'valid values: "miniz", "zlib"' "$note_line" \
 	-- INFLATE_DEMO_CONFIG="$cfg"
 expect_build_error missing-file "INFLATE_DEMO_CONFIG=$log/nope.toml names a config file that cannot be read" -- INFLATE_DEMO_CONFIG="$log/nope.toml"
-printf '# local\n[inflate]\nprovider = "gzip"\n' >"$local_cfg"
-expect_build_error local-file "config.toml:3:12: [inflate] provider = \"gzip\": \`gzip\` is not a provider of inflate" 'valid values: "miniz", "zlib"' --
-rm -f "$local_cfg"
-
-note "the local config.toml, watched through .config-watch"
-[ "$(readlink "$pkg/.config-watch/config.toml")" = ../config.toml ] && pass ".config-watch/config.toml -> ../config.toml" || fail ".config-watch/config.toml is not a symlink to ../config.toml"
-if build watch-none -- --features zlib; then
-	n=$(units_rebuilt watch-fresh --features zlib)
-	[ "$n" = 0 ] && pass "unchanged: Fresh" || fail "unchanged build rebuilt $n units"
-	printf '[inflate]\nprovider = "miniz"\n' >"$local_cfg"
-	n=$(units_rebuilt watch-created --features zlib)
-	[ "$n" -gt 0 ] && pass "created config.toml: rebuilt $n units" || fail "creating config.toml did not rebuild"
-	expect_options watch-created "+config-file: config.toml" "+inflate-provider: miniz (from config.toml:2:12)"
-	expect_libz watch-created nolibz
-	n=$(units_rebuilt watch-fresh2 --features zlib)
-	[ "$n" = 0 ] && pass "unchanged config.toml: Fresh" || fail "unchanged config.toml rebuilt $n units"
-	rm -f "$local_cfg"
-	n=$(units_rebuilt watch-removed --features zlib)
-	[ "$n" -gt 0 ] && pass "removed config.toml: rebuilt $n units" || fail "removing config.toml did not rebuild"
-	expect_options watch-removed "+config-file: (none)" "+inflate-provider: zlib (from default with feature zlib)"
-	expect_libz watch-removed libz
-fi
 
 note "documentation commands, as written"
-run_doc examples/inflate/README.md "$pkg"
+run_doc examples/inflate/README.md "$lib"
+run_doc examples/inflate-app/README.md "$app"
 run_doc README.md "$root" "Using flagsplit-config in your own crate"
 
 finish "example crate"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of flagsplit: formatting, clippy for the no-default, default and all-features sets,
 # the test suites for each TLS provider, the real-build matrix (link dependencies, build errors,
-# exact rebuilds), the examples/inflate crate, and PACKAGING.md's recipes. This is the README's
-# test command and what CI runs (.ci/run).
+# exact rebuilds), the example libraries and application (examples/), and PACKAGING.md's recipes.
+# This is the README's test command and what CI runs (.ci/run).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (examples/inflate), dovecot-imapd, git, binutils, valgrind, and
@@ -120,8 +120,11 @@ if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"
 fi
 
-step "examples/inflate: flagsplit-config in a crate of its own"
+step "examples/inflate-app: the example libraries through an application, with each provider"
 scripts/example-crate.sh
+
+step "the library case: a library's features, the application's [env], rebuilds, a directory source"
+scripts/library-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh

@@ -1,30 +1,32 @@
 //! The facility table of inflate-demo: one facility, `inflate`, with two providers. build.rs
-//! resolves it (`#[path]`-included there) and `--build-options` reads it.
+//! resolves it (`#[path]`-included there) and the library's build options read it.
 
 use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 
-/// The one executable.
-pub const INFLATE_DEMO: &str = "inflate-demo";
-
 /// inflate-demo's facilities: variables `INFLATE_DEMO_*`, cfgs `inflate_demo_*`.
+///
+/// A library: feature `zlib` compiles the zlib provider and never selects it; the default is
+/// `miniz` whatever features the crates that depend on inflate-demo turn on, and the application
+/// selects with `INFLATE_DEMO_INFLATE_PROVIDER` (in its `.cargo/config.toml` `[env]`). No local
+/// config file: a library's package root is Cargo's unpacked copy when it comes from a registry.
 pub static SPEC: Spec = Spec {
     name: "inflate-demo",
     prefix: "INFLATE_DEMO",
     cfg_prefix: "inflate_demo",
-    binaries: &[INFLATE_DEMO],
+    binaries: &[],
     default_features: &[],
     facilities: &[Facility {
         name: "inflate",
         label: "INFLATE",
-        purpose: "zlib (DEFLATE) decompression of stdin",
+        purpose: "zlib (DEFLATE) decompression",
         providers: &[
             Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)"),
             Provider::new("zlib", "ZLIB", "the system zlib (crate libz-sys)")
                 .feature("zlib")
                 .links(&["libz"]),
         ],
-        default_order: &["zlib", "miniz"],
-        used_by: &[INFLATE_DEMO],
+        default_order: &["miniz"],
+        used_by: &[],
     }],
     variables: &[],
     source_features: &[],
@@ -35,7 +37,7 @@ pub static SPEC: Spec = Spec {
         default: "dynamic when pkg-config or the C compiler finds the system zlib, else static",
         help: "compile libz-sys's bundled zlib and link it statically (libz-sys): no libz in NEEDED",
     }],
-    local_config: Some("config.toml"),
-    example_config: Some("config.example.toml"),
-    role: Role::Application,
+    local_config: None,
+    example_config: None,
+    role: Role::Library,
 };
