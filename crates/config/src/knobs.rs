@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Facility, Provider, Spec, When};
+use crate::model::{Facility, Provider, Role, Spec, When};
 
 /// The target-prefixed form of a variable, as `openssl-sys` and the `cc` crate spell it
 /// (`X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`).
@@ -68,9 +68,26 @@ pub fn markdown_table(spec: &Spec) -> String {
                 format!("{} when selected", parts.join(", "))
             })
             .collect();
+        // A library's feature is turned on by whoever depends on it, and only compiles.
+        let (knob, selected) = match spec.role {
+            Role::Application => (
+                format!("`--features {feature}`"),
+                "selected by default when on".to_string(),
+            ),
+            Role::Library => {
+                let vars: Vec<String> = compiled
+                    .iter()
+                    .map(|(f, _)| format!("`{}`", spec.env_var(f)))
+                    .collect();
+                (
+                    format!("feature `{feature}`"),
+                    format!("selected only by {}", vars.join(", ")),
+                )
+            }
+        };
         let _ = writeln!(
             s,
-            "| `--features {feature}` | compiles the `{}` provider of {} (selected by default when on) | on, off | {} | {} |",
+            "| {knob} | compiles the `{}` provider of {} ({selected}) | on, off | {} | {} |",
             provider_names.join("`/`"),
             facilities.join(", "),
             feature_default(spec, feature),

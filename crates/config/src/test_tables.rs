@@ -212,3 +212,28 @@ mod library_script {
         assert!(unselected_warnings(&r).is_empty());
     }
 }
+
+mod library_knobs {
+    use super::{APPLICATION, LIBRARY};
+    use crate::knobs::markdown_table;
+
+    #[test]
+    fn a_library_s_feature_row_says_it_only_compiles() {
+        let row = |t: &str, start: &str| -> String {
+            t.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let t = markdown_table(&LIBRARY);
+        let zlib = row(&t, "| feature `zlib` |");
+        assert!(
+            zlib.contains("compiles the `zlib` provider of `inflate` (selected only by `INFLATE_LIB_INFLATE_PROVIDER`)"),
+            "{t}"
+        );
+        assert!(!t.contains("--features"), "{t}");
+        let t = markdown_table(&APPLICATION);
+        let zlib = row(&t, "| `--features zlib` |");
+        assert!(zlib.contains("(selected by default when on)"), "{t}");
+    }
+}
