@@ -1,5 +1,7 @@
 //! Facility tables for the unit tests: the crate's own decisions are tested on tables of its own,
 //! not on any user's.
+// LIBRARY and APPLICATION are used only by the resolver's tests.
+#![cfg_attr(not(feature = "resolve"), allow(dead_code))]
 
 use crate::model::{Facility, Provider, Role, Spec, Variable, When};
 
