@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use flagsplit::config::flagsplit::SPEC;
+use flagsplit::spec::SPEC;
 use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, resolve};
 
 fn file(named: &str, contents: Result<String, String>) -> ConfigFileInput {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use flagsplit::config::flagsplit::{IMAP_SEND, SPEC};
+use flagsplit::spec::{IMAP_SEND, SPEC};
 use flagsplit_config::knobs::markdown_table;
 use flagsplit_config::resolve::suggest;
 use flagsplit_config::{

@@ -3,7 +3,7 @@
 //! a Cargo feature); its final package's build script resolves one provider per facility from the
 //! enabled features, `<PREFIX>_<FACILITY>_PROVIDER` variables and a TOML config file, emits one
 //! `cfg` per facility, and fails with a message naming who asked and the fix when a request cannot
-//! be met. flagsplit's own table is [`flagsplit::SPEC`].
+//! be met. flagsplit's own table is `flagsplit::spec::SPEC`, in the `flagsplit` package.
 //!
 //! - [`model`]: the table types ([`Spec`], [`Facility`], [`Provider`]) and the vocabulary of a
 //!   resolution ([`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]).
@@ -27,7 +27,6 @@ pub mod env;
 pub mod error;
 #[cfg(feature = "resolve")]
 pub mod file;
-pub mod flagsplit;
 pub mod info;
 pub mod knobs;
 pub mod model;
