@@ -8,10 +8,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::build_options::{BUILD_INFO, provider_members};
-use crate::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE, SHA256};
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
 use crate::json;
+use crate::spec::{MD5, SHA1, SHA1_UNSAFE, SHA256};
 
 /// Message sizes measured: one cache line, a small file, a typical read buffer, and the 300 MiB of
 /// git's SHA1DC-vs-OpenSSL comparison (p0013).

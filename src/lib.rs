@@ -4,6 +4,8 @@
 //! - [`hash`]: the hashing facilities over the providers `build.rs` selected (the `flagsplit-hash`
 //!   crate compiles them all; this module names only the selected ones).
 //! - [`bench`]: the `bench` command's measurements and reports.
+//! - [`spec`]: flagsplit's facility table (facilities, providers, features, variables), which
+//!   `build.rs` resolves.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
 //! - [`object`]: git object ids (`hash-object`), streaming.
@@ -28,6 +30,7 @@ pub mod inherited;
 pub mod json;
 pub mod object;
 pub mod os_error;
+pub mod spec;
 pub mod sum;
 
 pub use flagsplit_config as config;

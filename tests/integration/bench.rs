@@ -3,8 +3,8 @@
 
 use std::process::Command;
 
-use flagsplit::config::flagsplit::{MD5, SHA1, SHA1_UNSAFE};
 use flagsplit::hash::{Md5, Sha1, Sha1Unsafe};
+use flagsplit::spec::{MD5, SHA1, SHA1_UNSAFE};
 
 const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
 

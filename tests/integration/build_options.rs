@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use flagsplit::build_options::BUILD_INFO;
-use flagsplit::config::flagsplit::{FLAGSPLIT, IMAP_SEND, MD5, SHA1, SHA1_UNSAFE, SPEC, TLS};
+use flagsplit::spec::{FLAGSPLIT, IMAP_SEND, MD5, SHA1, SHA1_UNSAFE, SPEC, TLS};
 
 fn run(binary: &str, args: &[&str]) -> String {
     let out = Command::new(binary).args(args).output().expect("run");

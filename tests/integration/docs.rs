@@ -19,7 +19,7 @@ fn check_generated_section(file: &str) {
         + text[start..]
             .find(END)
             .unwrap_or_else(|| panic!("{file} lacks the marker {END:?}"));
-    let generated = flagsplit::config::knobs::markdown_table(&flagsplit::config::flagsplit::SPEC);
+    let generated = flagsplit::config::knobs::markdown_table(&flagsplit::spec::SPEC);
     if text[start..end] != generated {
         if std::env::var_os("FLAGSPLIT_BLESS").is_some() {
             let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
@@ -48,7 +48,7 @@ fn config_example_documents_every_facility_and_provider() {
     let text =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml"))
             .expect("config.example.toml");
-    for facility in flagsplit::config::flagsplit::SPEC.facilities {
+    for facility in flagsplit::spec::SPEC.facilities {
         assert!(text.contains(&format!("[{facility}]")), "{facility}");
         for provider in facility.providers {
             assert!(

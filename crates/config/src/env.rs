@@ -221,14 +221,11 @@ mod tests {
     }
 
     #[test]
-    fn flagsplit_variables_from_a_fixed_environment() {
-        let env = env_with(
-            HOST,
-            &[("FLAGSPLIT_TLS_PROVIDER", "none"), ("PATH", "/bin")],
-        );
-        let vars = env.prefixed_vars(&crate::flagsplit::SPEC);
+    fn prefixed_variables_from_a_fixed_environment() {
+        let env = env_with(HOST, &[("DEMO_TLS_PROVIDER", "none"), ("PATH", "/bin")]);
+        let vars = env.prefixed_vars(&crate::test_tables::DEMO);
         assert_eq!(vars.len(), 1);
-        assert_eq!(vars["FLAGSPLIT_TLS_PROVIDER"].as_deref(), Some("none"));
-        assert!(env.read_names().contains("FLAGSPLIT_CONFIG"));
+        assert_eq!(vars["DEMO_TLS_PROVIDER"].as_deref(), Some("none"));
+        assert!(env.read_names().contains("DEMO_CONFIG"));
     }
 }

@@ -190,7 +190,7 @@ fn feature_default(spec: &Spec, feature: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flagsplit::SPEC;
+    use crate::test_tables::DEMO;
 
     #[test]
     fn target_prefix_matches_openssl_sys() {
@@ -201,27 +201,46 @@ mod tests {
     }
 
     #[test]
-    fn the_table_names_every_knob_and_the_sender_links_nothing_for_sha() {
-        let t = markdown_table(&SPEC);
-        for name in SPEC.build_variable_names() {
+    fn the_table_names_every_knob_and_what_each_binary_links() {
+        let t = markdown_table(&DEMO);
+        for name in DEMO.build_variable_names() {
             assert!(t.contains(&format!("`{name}`")), "{name} missing");
         }
-        for f in SPEC.features() {
+        for f in DEMO.features() {
             assert!(t.contains(&format!("`--features {f}`")), "{f} missing");
         }
-        let sha1_row = t
+        let hash_row = t
             .lines()
-            .find(|l| l.starts_with("| `--features openssl-sha1`"))
+            .find(|l| l.starts_with("| `--features openssl-hash`"))
             .unwrap();
         assert!(
-            sha1_row.ends_with("| libcrypto when selected | nothing when selected |"),
-            "{sha1_row}"
+            hash_row.ends_with("| libcrypto when selected | libcrypto, nothing when selected |"),
+            "{hash_row}"
+        );
+        let fast_row = t
+            .lines()
+            .find(|l| l.starts_with("| `DEMO_HASH_FAST_PROVIDER`"))
+            .unwrap();
+        assert!(
+            fast_row
+                .ends_with("| block: nothing; openssl: libcrypto | nothing (does not use it) |"),
+            "{fast_row}"
         );
         let tls_row = t
             .lines()
-            .find(|l| l.starts_with("| `FLAGSPLIT_TLS_PROVIDER`"))
+            .find(|l| l.starts_with("| `DEMO_TLS_PROVIDER`"))
             .unwrap();
         assert!(tls_row.contains("nothing (does not use it)"), "{tls_row}");
         assert!(tls_row.contains("openssl: libssl + libcrypto"), "{tls_row}");
+        // The source feature, the run-time and the foreign variables, with `|` escaped in cells.
+        for row in [
+            "| `--features openssl-vendored` | builds OpenSSL from source and links it statically \\| only with an OpenSSL provider | on, off | off | the library inside the binary, not in NEEDED | the library inside the binary, not in NEEDED |",
+            "| `DEMO_TRACE` | (run time) 1 traces every call | 0 \\| 1 | 0 | — | — |",
+            "| `DEMO_TEST_OFFLINE` | (test command) the tests use no network | 1 | tests may use the network | — | — |",
+            "| `OPENSSL_DIR` | (build time) where OpenSSL is installed | directory | found by openssl-sys | — | — |",
+            "| `SSL_CERT_FILE` | (run time) trusted CAs of demo-sync | PEM file | the system store | — | — |",
+        ] {
+            assert!(t.lines().any(|l| l == row), "{row} missing from\n{t}");
+        }
     }
 }

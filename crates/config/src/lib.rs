@@ -27,7 +27,6 @@ pub mod env;
 pub mod error;
 #[cfg(feature = "resolve")]
 pub mod file;
-pub mod flagsplit;
 pub mod info;
 pub mod knobs;
 pub mod model;

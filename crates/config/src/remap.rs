@@ -102,8 +102,8 @@ impl PathRemap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flagsplit::SPEC;
     use crate::model::FeatureSet;
+    use crate::test_tables::DEMO;
 
     fn remap(flags: &[&str]) -> PathRemap {
         PathRemap::from_encoded_rustflags(&flags.join("\x1f"))
@@ -163,11 +163,11 @@ mod tests {
     fn remaps_config_file_origins_only() {
         let r = remap(&["--remap-path-prefix=/tmp/x/tree=/build/flagsplit"]);
         let mut selection = Selection {
-            spec: &SPEC,
-            choices: SPEC
+            spec: &DEMO,
+            choices: DEMO
                 .facilities
                 .iter()
-                .map(|f| f.default_choice(SPEC.role, &FeatureSet::EMPTY))
+                .map(|f| f.default_choice(DEMO.role, &FeatureSet::EMPTY))
                 .collect(),
         };
         selection.choices[0].origin = Origin::File {
@@ -175,7 +175,7 @@ mod tests {
             line: 2,
             column: 12,
         };
-        selection.choices[1].origin = Origin::Env("FLAGSPLIT_SHA1_UNSAFE_PROVIDER".into());
+        selection.choices[1].origin = Origin::Env("DEMO_HASH_FAST_PROVIDER".into());
         let shown = r.selection(&selection);
         assert_eq!(
             shown.choices[0].origin.to_string(),

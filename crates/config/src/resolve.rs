@@ -219,7 +219,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
 mod tests {
     use super::*;
     use crate::FilePos;
-    use crate::flagsplit::{IMAP_SEND, SPEC};
+    use crate::test_tables::{DEMO, DEMO_CLI, DEMO_SYNC};
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {
         pairs
@@ -230,16 +230,16 @@ mod tests {
 
     fn file(text: &str) -> Option<ConfigFileInput> {
         Some(ConfigFileInput {
-            named: "flagsplit.toml".into(),
-            named_by: "FLAGSPLIT_CONFIG=flagsplit.toml".into(),
-            resolved: "/pkg/flagsplit.toml".into(),
+            named: "demo.toml".into(),
+            named_by: "DEMO_CONFIG=demo.toml".into(),
+            resolved: "/pkg/demo.toml".into(),
             contents: Ok(text.into()),
             fix: "create it".into(),
         })
     }
 
     fn features(names: &[&str]) -> FeatureSet {
-        FeatureSet::from_names(&SPEC, names.iter().copied())
+        FeatureSet::from_names(&DEMO, names.iter().copied())
     }
 
     fn run(
@@ -248,7 +248,7 @@ mod tests {
         text: Option<&str>,
     ) -> Result<Selection, Errors> {
         resolve(&Inputs {
-            spec: &SPEC,
+            spec: &DEMO,
             features,
             env: env(vars),
             file: text.and_then(file),
@@ -262,45 +262,23 @@ mod tests {
     /// The defaults, written out per feature set rather than recomputed.
     #[test]
     fn defaults_for_every_feature_set() {
-        let cases: &[(&[&str], [&str; 5])] = &[
-            (&[], ["dc", "block", "builtin", "builtin", "none"]),
+        let cases: &[(&[&str], [&str; 3])] = &[
+            (&[], ["portable", "block", "none"]),
+            (&["rustls"], ["portable", "block", "rustls"]),
+            (&["openssl-hash"], ["openssl", "openssl", "none"]),
+            (&["openssl-tls"], ["portable", "block", "openssl"]),
+            (&["openssl-tls", "rustls"], ["portable", "block", "openssl"]),
             (
-                &["rustls-tls"],
-                ["dc", "block", "builtin", "builtin", "rustls"],
+                &["openssl-hash", "rustls"],
+                ["openssl", "openssl", "rustls"],
             ),
             (
-                &["openssl-sha1"],
-                ["openssl", "openssl", "builtin", "builtin", "none"],
+                &["openssl-hash", "openssl-tls"],
+                ["openssl", "openssl", "openssl"],
             ),
             (
-                &["openssl-md5"],
-                ["dc", "block", "openssl", "builtin", "none"],
-            ),
-            (
-                &["openssl-sha256"],
-                ["dc", "block", "builtin", "openssl", "none"],
-            ),
-            (
-                &["openssl-tls"],
-                ["dc", "block", "builtin", "builtin", "openssl"],
-            ),
-            (
-                &["openssl-tls", "rustls-tls"],
-                ["dc", "block", "builtin", "builtin", "openssl"],
-            ),
-            (
-                &["openssl-sha1", "rustls-tls"],
-                ["openssl", "openssl", "builtin", "builtin", "rustls"],
-            ),
-            (
-                &[
-                    "openssl-sha1",
-                    "openssl-md5",
-                    "openssl-sha256",
-                    "openssl-tls",
-                    "rustls-tls",
-                ],
-                ["openssl", "openssl", "openssl", "openssl", "openssl"],
+                &["openssl-hash", "openssl-tls", "rustls"],
+                ["openssl", "openssl", "openssl"],
             ),
         ];
         for (names, expected) in cases {
@@ -308,9 +286,9 @@ mod tests {
             let sel = run(set.clone(), &[], None).expect("defaults always resolve");
             assert_eq!(providers(&sel), expected, "features {names:?}");
         }
-        // Every one of the 32 sets resolves with no input, and each default is available.
-        let all = FeatureSet::all_combinations(&SPEC);
-        assert_eq!(all.len(), 32);
+        // Every one of the 8 sets resolves with no input, and each default is available.
+        let all = FeatureSet::all_combinations(&DEMO);
+        assert_eq!(all.len(), 8);
         for set in all {
             let sel = run(set.clone(), &[], None).expect("defaults always resolve");
             for (_, choice) in sel.iter() {
@@ -327,24 +305,24 @@ mod tests {
     /// the file: either it takes effect with the right origin, or the right error says why.
     #[test]
     fn every_facility_provider_feature_set() {
-        let mut all_names: Vec<&str> = SPEC
+        let mut all_names: Vec<&str> = DEMO
             .facilities
             .iter()
             .flat_map(|f| f.providers.iter().map(|p| p.name))
             .collect();
         all_names.sort_unstable();
         all_names.dedup();
-        for set in FeatureSet::all_combinations(&SPEC) {
-            for facility in SPEC.facilities {
+        for set in FeatureSet::all_combinations(&DEMO) {
+            for facility in DEMO.facilities {
                 for name in &all_names {
-                    let var = SPEC.env_var(facility);
+                    let var = DEMO.env_var(facility);
                     let text = format!("[{facility}]\nprovider = \"{name}\"\n");
                     let by_env = run(set.clone(), &[(&var, name)], None);
                     let by_file = run(set.clone(), &[], Some(&text));
                     for (result, from_file) in [(&by_env, false), (&by_file, true)] {
                         let by = if from_file {
                             Requester::File(FilePos {
-                                path: "flagsplit.toml".into(),
+                                path: "demo.toml".into(),
                                 line: 2,
                                 column: 12,
                             })
@@ -368,7 +346,7 @@ mod tests {
                             assert_eq!(
                                 errors.0,
                                 vec![ConfigError::feature_off(
-                                    &SPEC, by, facility, provider, &set
+                                    &DEMO, by, facility, provider, &set
                                 )]
                             );
                             let text = errors.to_string();
@@ -380,14 +358,14 @@ mod tests {
                         assert_eq!(sel.provider(facility.name), *name);
                         let origin = &sel.get(facility.name).origin;
                         if from_file {
-                            assert_eq!(origin.to_string(), "flagsplit.toml:2:12");
+                            assert_eq!(origin.to_string(), "demo.toml:2:12");
                         } else {
                             assert_eq!(origin, &Origin::Env(var.clone()));
                         }
                         // The other facilities keep their defaults.
                         for (other, choice) in sel.iter() {
                             if other.name != facility.name {
-                                assert_eq!(choice, &other.default_choice(SPEC.role, &set));
+                                assert_eq!(choice, &other.default_choice(DEMO.role, &set));
                             }
                         }
                     }
@@ -398,21 +376,21 @@ mod tests {
 
     #[test]
     fn variable_beats_file_beats_default() {
-        let text = "[sha1]\nprovider = \"block\"\n[md5]\nprovider = \"builtin\"\n";
+        let text = "[hash]\nprovider = \"block\"\n[hash-fast]\nprovider = \"block\"\n";
         let sel = run(
-            features(&["rustls-tls", "openssl-md5"]),
-            &[("FLAGSPLIT_SHA1_PROVIDER", "dc")],
+            features(&["rustls", "openssl-hash"]),
+            &[("DEMO_HASH_PROVIDER", "portable")],
             Some(text),
         )
         .unwrap();
         assert_eq!(
-            sel.get("sha1").origin,
-            Origin::Env("FLAGSPLIT_SHA1_PROVIDER".into())
+            sel.get("hash").origin,
+            Origin::Env("DEMO_HASH_PROVIDER".into())
         );
-        assert_eq!(sel.provider("sha1"), "dc");
-        assert_eq!(sel.provider("md5"), "builtin");
-        assert_eq!(sel.get("md5").origin.to_string(), "flagsplit.toml:4:12");
-        assert_eq!(sel.get("tls").origin, Origin::FeatureDefault("rustls-tls"));
+        assert_eq!(sel.provider("hash"), "portable");
+        assert_eq!(sel.provider("hash-fast"), "block");
+        assert_eq!(sel.get("hash-fast").origin.to_string(), "demo.toml:4:12");
+        assert_eq!(sel.get("tls").origin, Origin::FeatureDefault("rustls"));
     }
 
     #[test]
@@ -421,7 +399,7 @@ mod tests {
         let text = "[tls]\nprovider = \"openssl\"\n";
         let sel = run(
             FeatureSet::EMPTY,
-            &[("FLAGSPLIT_TLS_PROVIDER", "none")],
+            &[("DEMO_TLS_PROVIDER", "none")],
             Some(text),
         )
         .unwrap();
@@ -431,7 +409,7 @@ mod tests {
         assert!(
             run(
                 FeatureSet::EMPTY,
-                &[("FLAGSPLIT_TLS_PROVIDER", "none")],
+                &[("DEMO_TLS_PROVIDER", "none")],
                 Some(text)
             )
             .is_err()
@@ -441,12 +419,8 @@ mod tests {
     #[test]
     fn run_time_variables_are_not_typos() {
         let sel = run(
-            features(&["rustls-tls"]),
-            &[
-                ("FLAGSPLIT_SHA1DC", "0"),
-                ("FLAGSPLIT_EXEC_PATH", "/x"),
-                ("FLAGSPLIT_TEST_NO_INSTALL", "1"),
-            ],
+            features(&["rustls"]),
+            &[("DEMO_TRACE", "0"), ("DEMO_TEST_OFFLINE", "1")],
             None,
         );
         assert!(sel.is_ok());
@@ -457,10 +431,10 @@ mod tests {
         let errors = run(
             FeatureSet::EMPTY,
             &[
-                ("FLAGSPLIT_SHA_PROVIDER", "dc"),
-                ("FLAGSPLIT_TLS_PROVIDER", "openssl"),
+                ("DEMO_HAS_PROVIDER", "portable"),
+                ("DEMO_TLS_PROVIDER", "openssl"),
             ],
-            Some("[sha2]\n"),
+            Some("[hashes]\n"),
         )
         .unwrap_err();
         assert_eq!(errors.0.len(), 3, "{errors}");
@@ -468,36 +442,45 @@ mod tests {
 
     #[test]
     fn suggestions_catch_typos_only() {
-        let s = |n: &str| suggest(&SPEC, n);
+        let s = |n: &str| suggest(&DEMO, n);
         assert_eq!(
-            s("FLAGSPLIT_SHA_PROVIDER").as_deref(),
-            Some("FLAGSPLIT_SHA1_PROVIDER")
+            s("DEMO_HAS_PROVIDER").as_deref(),
+            Some("DEMO_HASH_PROVIDER")
         );
-        assert_eq!(
-            s("FLAGSPLIT_TLS_PROVDER").as_deref(),
-            Some("FLAGSPLIT_TLS_PROVIDER")
-        );
-        assert_eq!(s("FLAGSPLIT_CONFG").as_deref(), Some("FLAGSPLIT_CONFIG"));
-        assert_eq!(s("FLAGSPLIT_SOMETHING_ELSE_ENTIRELY"), None);
+        assert_eq!(s("DEMO_TLS_PROVDER").as_deref(), Some("DEMO_TLS_PROVIDER"));
+        assert_eq!(s("DEMO_CONFG").as_deref(), Some("DEMO_CONFIG"));
+        assert_eq!(s("DEMO_TRAC").as_deref(), Some("DEMO_TRACE"));
+        assert_eq!(s("DEMO_SOMETHING_ELSE_ENTIRELY"), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]
     fn selection_cfgs_links_and_probes() {
         let sel = run(
-            features(&["openssl-sha1", "openssl-tls"]),
-            &[("FLAGSPLIT_SHA1_PROVIDER", "dc")],
+            features(&["openssl-hash", "openssl-tls"]),
+            &[("DEMO_HASH_PROVIDER", "portable")],
             None,
         )
         .unwrap();
-        // sha1-unsafe still uses OpenSSL, so OPENSSL_SHA1 holds.
-        assert_eq!(sel.used_features(), ["openssl-sha1", "openssl-tls"]);
-        assert_eq!(sel.links("flagsplit"), ["libcrypto"]);
-        assert_eq!(sel.links(IMAP_SEND), ["libssl", "libcrypto"]);
+        // hash-fast still uses OpenSSL, so the openssl-hash cfg holds.
+        assert_eq!(sel.used_features(), ["openssl-hash", "openssl-tls"]);
+        assert_eq!(sel.links(DEMO_CLI), ["libcrypto"]);
+        assert_eq!(sel.links(DEMO_SYNC), ["libssl", "libcrypto"]);
         let probes: Vec<&str> = sel.probes().iter().map(|(p, _)| p.source).collect();
         assert_eq!(probes, ["probe-sha1.c", "probe-tls.c"]);
-        // OpenSSL SHA-1 alone: the sender links nothing.
-        let sel = run(features(&["openssl-sha1"]), &[], None).unwrap();
-        assert!(sel.links(IMAP_SEND).is_empty());
+        let askers: Vec<&str> = sel.probes()[0].1.iter().map(|(f, _)| f.name).collect();
+        assert_eq!(askers, ["hash-fast"]);
+        // OpenSSL hashing for hash-fast only, which demo-sync does not use: it links nothing.
+        let sel = run(
+            features(&["openssl-hash"]),
+            &[("DEMO_HASH_PROVIDER", "portable")],
+            None,
+        )
+        .unwrap();
+        assert!(sel.links(DEMO_SYNC).is_empty());
+        // For both facilities: each binary links libcrypto once.
+        let sel = run(features(&["openssl-hash"]), &[], None).unwrap();
+        assert_eq!(sel.links(DEMO_SYNC), ["libcrypto"]);
+        assert_eq!(sel.links(DEMO_CLI), ["libcrypto"]);
     }
 }

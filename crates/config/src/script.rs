@@ -502,7 +502,7 @@ fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flagsplit::SPEC;
+    use crate::test_tables::DEMO;
 
     /// A package root in a fresh temporary directory, and a build of it with `vars`.
     fn package(name: &str, files: &[(&str, &str)], vars: &[(&str, &str)]) -> (PathBuf, Build) {
@@ -516,14 +516,14 @@ mod tests {
         let mut env: Vec<(String, String)> = vec![
             ("CARGO_MANIFEST_DIR".into(), root.display().to_string()),
             ("OUT_DIR".into(), root.display().to_string()),
-            ("CARGO_FEATURE_RUSTLS_TLS".into(), "1".into()),
+            ("CARGO_FEATURE_RUSTLS".into(), "1".into()),
         ];
         env.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let build = Build::with_env(&SPEC, Env::fixed(env));
+        let build = Build::with_env(&DEMO, Env::fixed(env));
         (root, build)
     }
 
-    const BLOCK: &str = "[sha1]\nprovider = \"block\"\n";
+    const BLOCK: &str = "[hash]\nprovider = \"block\"\n";
 
     #[test]
     fn config_toml_is_read_when_no_variable_names_a_file() {
@@ -531,7 +531,7 @@ mod tests {
         let r = build.resolve().unwrap();
         assert_eq!(r.config_file, "config.toml");
         assert_eq!(
-            r.selection.get("sha1").origin.to_string(),
+            r.selection.get("hash").origin.to_string(),
             "config.toml:2:12"
         );
         fs::remove_dir_all(root).unwrap();
@@ -542,17 +542,14 @@ mod tests {
         let (root, build) = package(
             "named",
             &[
-                ("config.toml", "[sha1]\nprovider = \"bogus\"\n"),
+                ("config.toml", "[hash]\nprovider = \"bogus\"\n"),
                 ("my.toml", BLOCK),
             ],
-            &[("FLAGSPLIT_CONFIG", "my.toml")],
+            &[("DEMO_CONFIG", "my.toml")],
         );
         let r = build.resolve().unwrap();
-        assert_eq!(
-            r.config_file,
-            "my.toml (FLAGSPLIT_CONFIG; config.toml not read)"
-        );
-        assert_eq!(r.selection.get("sha1").origin.to_string(), "my.toml:2:12");
+        assert_eq!(r.config_file, "my.toml (DEMO_CONFIG; config.toml not read)");
+        assert_eq!(r.selection.get("hash").origin.to_string(), "my.toml:2:12");
         fs::remove_dir_all(root).unwrap();
     }
 
@@ -565,14 +562,14 @@ mod tests {
                 ("my.toml", BLOCK),
                 ("config.toml", BLOCK),
             ],
-            &[("FLAGSPLIT_CONFIG", "my.toml")],
+            &[("DEMO_CONFIG", "my.toml")],
         );
         let e = build.resolve().unwrap_err();
         assert!(
             e.contains("a relative path means nothing for a package built from a registry"),
             "{e}"
         );
-        assert!(e.contains("FLAGSPLIT_CONFIG=\"$PWD/my.toml\""), "{e}");
+        assert!(e.contains("DEMO_CONFIG=\"$PWD/my.toml\""), "{e}");
         // Without the variable, the registry copy's config.toml is not read.
         let (_, build) = package(
             "packaged",
@@ -581,7 +578,7 @@ mod tests {
         );
         let r = build.resolve().unwrap();
         assert_eq!(r.config_file, "(none)");
-        assert_eq!(r.selection.provider("sha1"), "dc");
+        assert_eq!(r.selection.provider("hash"), "portable");
         fs::remove_dir_all(root).unwrap();
     }
 
@@ -591,9 +588,7 @@ mod tests {
         let r = build.resolve().unwrap();
         let e = build.probe(&r, &root.join("compat")).unwrap_err();
         assert!(
-            e.contains(
-                "no OpenSSL provider is compiled (features on: rustls-tls openssl-vendored)"
-            ),
+            e.contains("no OpenSSL provider is compiled (features on: rustls openssl-vendored)"),
             "{e}"
         );
         // Compiled but not selected: a warning, and nothing to probe.
@@ -602,8 +597,9 @@ mod tests {
             &[],
             &[
                 ("CARGO_FEATURE_OPENSSL_VENDORED", "1"),
-                ("CARGO_FEATURE_OPENSSL_MD5", "1"),
-                ("FLAGSPLIT_MD5_PROVIDER", "builtin"),
+                ("CARGO_FEATURE_OPENSSL_HASH", "1"),
+                ("DEMO_HASH_PROVIDER", "portable"),
+                ("DEMO_HASH_FAST_PROVIDER", "block"),
             ],
         );
         let r = build.resolve().unwrap();
@@ -634,14 +630,14 @@ mod tests {
 
     #[test]
     fn cfgs_name_each_facility_and_the_used_features() {
-        let (root, build) = package("cfgs", &[], &[("FLAGSPLIT_TLS_PROVIDER", "none")]);
+        let (root, build) = package("cfgs", &[], &[("DEMO_TLS_PROVIDER", "none")]);
         let r = build.resolve().unwrap();
         let lines = cfg_directives(&r.selection);
-        assert!(lines.contains(&"cargo:rustc-cfg=flagsplit_sha1_unsafe=\"block\"".to_string()));
-        assert!(lines.contains(&"cargo:rustc-cfg=flagsplit_tls=\"none\"".to_string()));
-        assert!(lines.contains(&"cargo:rustc-check-cfg=cfg(openssl_sha1)".to_string()));
+        assert!(lines.contains(&"cargo:rustc-cfg=demo_hash_fast=\"block\"".to_string()));
+        assert!(lines.contains(&"cargo:rustc-cfg=demo_tls=\"none\"".to_string()));
+        assert!(lines.contains(&"cargo:rustc-check-cfg=cfg(openssl_hash)".to_string()));
         assert!(
-            !lines.iter().any(|l| l == "cargo:rustc-cfg=rustls_tls"),
+            !lines.iter().any(|l| l == "cargo:rustc-cfg=rustls"),
             "{lines:?}"
         );
         fs::remove_dir_all(root).unwrap();

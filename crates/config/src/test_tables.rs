@@ -1,7 +1,10 @@
 //! Facility tables for the unit tests: the crate's own decisions are tested on tables of its own,
 //! not on any user's.
+// LIBRARY and APPLICATION are used only by the resolver's tests.
+#![cfg_attr(not(feature = "resolve"), allow(dead_code))]
 
-use crate::model::{Facility, Provider, Role, Spec};
+use crate::model::{Facility, Provider, Role, Spec, Variable, When};
+use crate::probe::{OPENSSL, Probe};
 
 /// A library with one facility: `miniz` always compiled (the default), `zlib` and `zlib-ng`
 /// each behind a feature.
@@ -57,6 +60,137 @@ const fn copy_of_library() -> Spec {
         example_config: LIBRARY.example_config,
         role: LIBRARY.role,
     }
+}
+
+/// [`DEMO`]'s executable that uses `hash` and `hash-fast`.
+pub const DEMO_CLI: &str = "demo";
+/// [`DEMO`]'s executable that uses `hash` and `tls`.
+pub const DEMO_SYNC: &str = "demo-sync";
+
+const LIBCRYPTO: &[&str] = &["libcrypto"];
+const LIBSSL: &[&str] = &["libssl", "libcrypto"];
+
+/// The demo's libcrypto digest probe.
+static PROBE_DIGEST: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-sha1.c",
+    symbol: "SHA1_Init",
+    link: &["crypto"],
+    what: "SHA-1 digest in libcrypto",
+};
+/// The demo's libssl probe.
+static PROBE_TLS: Probe = Probe {
+    library: &OPENSSL,
+    source: "probe-tls.c",
+    symbol: "TLS_client_method",
+    link: &["ssl", "crypto"],
+    what: "TLS client method in libssl",
+};
+
+/// An application with three facilities and two binaries, for the resolver, the build script's
+/// I/O, the knob table and the path remapping: one feature (`openssl-hash`) compiling a provider
+/// of two facilities, providers that link, need a probe or need no feature, a facility only one
+/// binary uses, run-time and test variables, a source feature and foreign variables.
+pub static DEMO: Spec = Spec {
+    name: "demo",
+    prefix: "DEMO",
+    cfg_prefix: "demo",
+    binaries: &[DEMO_CLI, DEMO_SYNC],
+    default_features: &["rustls"],
+    facilities: &[
+        Facility {
+            name: "hash",
+            label: "HASH",
+            purpose: "hashing of untrusted input",
+            providers: &[
+                Provider::new("portable", "HASH_PORTABLE", "pure Rust, checked"),
+                Provider::new("block", "HASH_BLOCK (unchecked)", "a block function"),
+                Provider::new("openssl", "HASH_OPENSSL (unchecked)", "libcrypto")
+                    .feature("openssl-hash")
+                    .links(LIBCRYPTO)
+                    .probe(&PROBE_DIGEST),
+            ],
+            default_order: &["openssl", "portable"],
+            used_by: &[DEMO_CLI, DEMO_SYNC],
+        },
+        Facility {
+            name: "hash-fast",
+            label: "HASH-FAST",
+            purpose: "hashing of the demo's own data",
+            providers: &[
+                Provider::new("block", "HASH_BLOCK", "a block function"),
+                Provider::new("openssl", "HASH_OPENSSL", "libcrypto")
+                    .feature("openssl-hash")
+                    .links(LIBCRYPTO)
+                    .probe(&PROBE_DIGEST),
+            ],
+            default_order: &["openssl", "block"],
+            used_by: &[DEMO_CLI],
+        },
+        Facility {
+            name: "tls",
+            label: "TLS",
+            purpose: "TLS for demo-sync",
+            providers: &[
+                Provider::new("rustls", "RUSTLS", "rustls").feature("rustls"),
+                Provider::new("openssl", "OPENSSL", "libssl")
+                    .feature("openssl-tls")
+                    .links(LIBSSL)
+                    .probe(&PROBE_TLS),
+                Provider::new("none", "NONE", "no TLS"),
+            ],
+            default_order: &["openssl", "rustls", "none"],
+            used_by: &[DEMO_SYNC],
+        },
+    ],
+    variables: &[
+        Variable {
+            name: "DEMO_TRACE",
+            when: When::Run,
+            values: "0 | 1",
+            default: "0",
+            help: "1 traces every call",
+        },
+        Variable {
+            name: "DEMO_TEST_OFFLINE",
+            when: When::Test,
+            values: "1",
+            default: "tests may use the network",
+            help: "the tests use no network",
+        },
+    ],
+    source_features: &[Variable {
+        name: "openssl-vendored",
+        when: When::Build,
+        values: "on, off",
+        default: "off",
+        help: "builds OpenSSL from source and links it statically | only with an OpenSSL provider",
+    }],
+    foreign_variables: &[
+        Variable {
+            name: "OPENSSL_DIR",
+            when: When::Build,
+            values: "directory",
+            default: "found by openssl-sys",
+            help: "where OpenSSL is installed",
+        },
+        Variable {
+            name: "SSL_CERT_FILE",
+            when: When::Run,
+            values: "PEM file",
+            default: "the system store",
+            help: "trusted CAs of demo-sync",
+        },
+    ],
+    local_config: Some("config.toml"),
+    example_config: Some("config.example.toml"),
+    role: Role::Application,
+};
+
+#[test]
+fn the_demo_table_is_consistent() {
+    DEMO.check().unwrap();
+    assert_eq!(DEMO.features(), ["openssl-hash", "rustls", "openssl-tls"]);
 }
 
 #[cfg(feature = "resolve")]

@@ -444,7 +444,7 @@ fn render_page(
 /// compiles each, what it links, the default — from the facility table that the build resolves) and
 /// ENVIRONMENT (the variables it reads when it runs).
 fn build_sections(roff: &mut Roff, page: &str) {
-    let spec = &flagsplit::config::flagsplit::SPEC;
+    let spec = &flagsplit::spec::SPEC;
     if !spec.binaries.contains(&page) {
         return;
     }

@@ -700,7 +700,7 @@ fn groff_renders_every_page_without_warnings() {
 /// Each program's page lists the facilities it uses, from the facility table, and only those.
 #[test]
 fn program_pages_list_their_facilities() {
-    let spec = &flagsplit::config::flagsplit::SPEC;
+    let spec = &flagsplit::spec::SPEC;
     let pages = flagsplit_docgen::man_pages(None).expect("pages");
     for binary in spec.binaries {
         let page = pages

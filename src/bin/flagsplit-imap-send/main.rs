@@ -24,6 +24,9 @@ mod cpu;
 #[allow(dead_code)]
 #[path = "../../json.rs"]
 mod json;
+#[allow(dead_code)]
+#[path = "../../spec.rs"]
+mod spec;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -33,13 +36,13 @@ use anyhow::{Context, Result, bail};
 use build_options::RuntimeFacts;
 use cli::Matches;
 use cli::imap_send::IMAP_SEND;
-use flagsplit_config::flagsplit::IMAP_SEND as SENDER;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::response::printable;
 use flagsplit_imap::rfc2047;
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
 use flagsplit_imap::session::{NoTrace, Trace};
+use spec::IMAP_SEND as SENDER;
 
 const PROGRAM: &str = "flagsplit";
 const NAME: &str = "flagsplit-imap-send";

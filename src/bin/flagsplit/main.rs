@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use flagsplit::build_options::{self, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::flagsplit::PROGRAM;
-use flagsplit::config::flagsplit::FLAGSPLIT;
+use flagsplit::spec::FLAGSPLIT;
 use flagsplit::sum::Sum;
 
 /// Records the inherited descriptors and `SIGPIPE` disposition before Rust's runtime changes them
@@ -105,7 +105,7 @@ fn print(text: &str) -> ExitCode {
 fn version(m: &Matches) -> ExitCode {
     if m.flag("all-knobs") {
         return print(&flagsplit::config::knobs::markdown_table(
-            &flagsplit::config::flagsplit::SPEC,
+            &flagsplit::spec::SPEC,
         ));
     }
     if !m.flag("build-options") {

@@ -1,17 +1,19 @@
-//! A corpus of bad config files and bad variables, each with the exact error text it must produce.
+//! A corpus of bad config files and bad variables, each with the exact error text that flagsplit's
+//! facility table must produce through the resolver.
 //!
-//! Each `corpus/NAME.toml` is given to the resolver as the file named by `FLAGSPLIT_CONFIG`
-//! (`flagsplit.toml`). Lines starting with `#!` set the other inputs:
+//! Each `tests/config-corpus/NAME.toml` is given to the resolver as the file named by
+//! `FLAGSPLIT_CONFIG` (`flagsplit.toml`). Lines starting with `#!` set the other inputs:
 //! `#! features: openssl-sha1 rustls-tls` and `#! env: NAME=VALUE`. The resolver's complete
-//! output — the selection, or every error — must equal `corpus/NAME.expected`. Run with
-//! `FLAGSPLIT_BLESS=1` to write the expected files after an intended change, then review the diff.
+//! output — the selection, or every error — must equal `tests/config-corpus/NAME.expected`. Run
+//! `FLAGSPLIT_BLESS=1 cargo test --test integration config_corpus::` to write the expected files
+//! after an intended change, then review the diff.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use flagsplit_config::flagsplit::SPEC;
+use flagsplit::spec::SPEC;
 use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, resolve};
 
 fn file(named: &str, contents: Result<String, String>) -> ConfigFileInput {
@@ -69,7 +71,7 @@ fn outcome(inputs: &Inputs) -> String {
 
 #[test]
 fn corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/config-corpus");
     let bless = std::env::var_os("FLAGSPLIT_BLESS").is_some();
     let mut cases: Vec<_> = fs::read_dir(&dir)
         .expect("corpus directory")
@@ -142,7 +144,7 @@ fn non_unicode_and_empty_variables() {
 /// exactly the defaults, each from the file).
 #[test]
 fn config_example_is_valid() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config.example.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
     let text = fs::read_to_string(&path).expect("config.example.toml at the repository root");
     let inputs = Inputs {
         spec: &SPEC,

@@ -1,13 +1,15 @@
 //! flagsplit's own facility table: the one place that says which facilities exist, which
 //! providers each has, which Cargo feature compiles each, what a binary then links, and the
-//! defaults. The root package's `build.rs` resolves it; `version --build-options`, the knob table
-//! and the man pages read it.
+//! defaults. The root package's `build.rs` resolves it (it includes this file with `#[path]`, as
+//! does `flagsplit-imap-send`, which does not link this library); `version --build-options`, the
+//! knob table and the man pages read it. Only absolute `flagsplit_config::` paths are named here,
+//! so that the file compiles in all three places.
 //!
 //! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
 //! wiring line in each binary that uses it.
 
-use crate::model::{Facility, Provider, Role, Spec, Variable, When};
-use crate::probe::{OPENSSL, Probe};
+use flagsplit_config::probe::{OPENSSL, Probe};
+use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 
 /// The `flagsplit` executable.
 pub const FLAGSPLIT: &str = "flagsplit";
@@ -276,7 +278,7 @@ pub const OPENSSL_VARIABLES: &[Variable] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::FeatureSet;
+    use flagsplit_config::FeatureSet;
 
     #[test]
     fn the_table_is_consistent() {
