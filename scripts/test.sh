@@ -115,6 +115,23 @@ pkg_target=target/package-check
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-* "$pkg_target/package"
 [ -d "$pkg_target" ] && find "$pkg_target" -name '*flagsplit*' -prune -exec rm -rf {} +
 CARGO_TARGET_DIR=$pkg_target cargo package --workspace "${excludes[@]}" --locked
+# flagsplit-config is offered to other crates: its package holds none of flagsplit's own table (which
+# lives in src/spec.rs), and its documentation builds without a warning with and without the
+# build-script half.
+listed=$(cargo package -p flagsplit-config --list --locked --allow-dirty)
+if grep -qE '(^|/)(flagsplit|spec)\.rs$' <<<"$listed"; then
+	die "flagsplit-config's package lists a table of flagsplit's:"$'\n'"$listed"
+fi
+for f in $listed; do
+	case $f in Cargo.toml.orig | .cargo_vcs_info.json | Cargo.lock) continue ;; esac
+	if grep -q 'FLAGSPLIT_SHA1_UNSAFE_PROVIDER' "crates/config/$f" 2>/dev/null; then
+		die "crates/config/$f names a variable of flagsplit's table"
+	fi
+done
+for set in "" "--all-features"; do
+	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
+		die "cargo doc -p flagsplit-config ${set} warns"
+done
 dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"

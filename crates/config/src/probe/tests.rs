@@ -44,8 +44,8 @@ pub(super) fn sha1_need() -> Need {
         probe: &SHA1,
         askers: vec![asker(
             "sha1 = openssl",
-            "FLAGSPLIT_SHA1_PROVIDER",
-            "FLAGSPLIT_SHA1_PROVIDER=dc",
+            "DEMO_SHA1_PROVIDER",
+            "DEMO_SHA1_PROVIDER=dc",
         )],
     }
 }
@@ -55,8 +55,8 @@ pub(super) fn tls_need() -> Need {
         probe: &TLS,
         askers: vec![asker(
             "tls = openssl",
-            "FLAGSPLIT_TLS_PROVIDER",
-            "FLAGSPLIT_TLS_PROVIDER=rustls",
+            "DEMO_TLS_PROVIDER",
+            "DEMO_TLS_PROVIDER=rustls",
         )],
     }
 }
@@ -193,8 +193,8 @@ fn message_renders_once_in_one_order() {
         .asked_by(
             "OpenSSL",
             &[
-                asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
-                asker("sha1 = openssl", "FLAGSPLIT_SHA1_PROVIDER", "A=dc"),
+                asker("sha1 = openssl", "DEMO_SHA1_PROVIDER", "A=dc"),
+                asker("sha1 = openssl", "DEMO_SHA1_PROVIDER", "A=dc"),
                 asker("tls = openssl", "default", "B=rustls"),
             ],
         )
@@ -203,7 +203,7 @@ fn message_renders_once_in_one_order() {
         .render();
     assert_eq!(
         m,
-        "headline\n  found: x\n  | line 1\n  | line 2\n  asked for by: sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER); tls = openssl (default)\n  fix: first\n    second line\n  or other\n  or do without OpenSSL here: A=dc, B=rustls"
+        "headline\n  found: x\n  | line 1\n  | line 2\n  asked for by: sha1 = openssl (DEMO_SHA1_PROVIDER); tls = openssl (default)\n  fix: first\n    second line\n  or other\n  or do without OpenSSL here: A=dc, B=rustls"
     );
     assert_eq!(Message::new("only").render(), "only");
 }
@@ -235,15 +235,15 @@ fn version_refusal_says_what_where_minimum_and_fix() {
         "headers in /opt/old/include",
         "OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR",
         "library directories: /opt/old/lib",
-        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
-        "tls = openssl (FLAGSPLIT_TLS_PROVIDER)",
+        "sha1 = openssl (DEMO_SHA1_PROVIDER)",
+        "tls = openssl (DEMO_TLS_PROVIDER)",
         "--features openssl-vendored",
-        "FLAGSPLIT_SHA1_PROVIDER=dc",
-        "FLAGSPLIT_TLS_PROVIDER=rustls",
+        "DEMO_SHA1_PROVIDER=dc",
+        "DEMO_TLS_PROVIDER=rustls",
     ] {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
     }
-    assert!(!m.contains("FLAGSPLIT_MD5_PROVIDER"), "{m}");
+    assert!(!m.contains("DEMO_MD5_PROVIDER"), "{m}");
 }
 
 #[test]
@@ -337,8 +337,8 @@ fn static_messages_name_the_fix() {
         "OPENSSL_STATIC=1 OPENSSL_LIB_DIR=/usr/lib/x86_64-linux-gnu OPENSSL_INCLUDE_DIR=/usr/include",
         "libcrypto.so in NEEDED",
         "located by: pkg-config",
-        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
-        "FLAGSPLIT_SHA1_PROVIDER=dc",
+        "sha1 = openssl (DEMO_SHA1_PROVIDER)",
+        "DEMO_SHA1_PROVIDER=dc",
     ] {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
     }
@@ -577,8 +577,8 @@ fn compiler_messages_say_why_and_how() {
         "CC_aarch64_unknown_linux_gnu=",
         "AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR=/path",
         "never run the program",
-        "sha1 = openssl (FLAGSPLIT_SHA1_PROVIDER)",
-        "FLAGSPLIT_SHA1_PROVIDER=dc",
+        "sha1 = openssl (DEMO_SHA1_PROVIDER)",
+        "DEMO_SHA1_PROVIDER=dc",
     ] {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
     }
@@ -592,7 +592,7 @@ fn compiler_messages_say_why_and_how() {
     );
     assert!(m.contains("MSVC-style"), "{m}");
     assert!(m.contains("not run with it rather than guessed"), "{m}");
-    assert!(m.contains("FLAGSPLIT_TLS_PROVIDER=rustls"), "{m}");
+    assert!(m.contains("DEMO_TLS_PROVIDER=rustls"), "{m}");
     assert!(!m.contains("cross-compiling"), "{m}");
     let native = target("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu");
     let m = compiler_message(
@@ -643,12 +643,12 @@ fn failure_names_symbol_directory_requester_and_fixes() {
             asker(
                 "sha1 = openssl",
                 "default with feature openssl-sha1",
-                "FLAGSPLIT_SHA1_PROVIDER=dc",
+                "DEMO_SHA1_PROVIDER=dc",
             ),
             asker(
                 "sha1-unsafe = openssl",
                 "default with feature openssl-sha1",
-                "FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block",
+                "DEMO_SHA1_UNSAFE_PROVIDER=block",
             ),
         ],
     };
@@ -670,7 +670,7 @@ fn failure_names_symbol_directory_requester_and_fixes() {
         "pacman -S openssl",
         "apk add openssl-dev",
         "OPENSSL_DIR=/path",
-        "or do without OpenSSL here: FLAGSPLIT_SHA1_PROVIDER=dc, FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block",
+        "or do without OpenSSL here: DEMO_SHA1_PROVIDER=dc, DEMO_SHA1_UNSAFE_PROVIDER=block",
         "  | undefined reference",
     ] {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
