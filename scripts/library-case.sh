@@ -262,7 +262,7 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		lacks reg-default "$log/reg-default" "nothing selects it"
 		# The output file of the build-script run that just happened: the newest of inflate-demo's.
 		out_file=$(ls -t "$CARGO_TARGET_DIR"/release/build/inflate-demo-*/output | head -1)
-		grep -qF "cargo::warning=feature \`zlib\` of inflate-demo compiles the zlib inflate provider, but nothing selects it" "$out_file" 2>/dev/null &&
+		grep -qF "cargo:warning=feature \`zlib\` of inflate-demo compiles the zlib inflate provider, but nothing selects it" "$out_file" 2>/dev/null &&
 			pass "reg-default: the warning is in $(basename "$(dirname "$out_file")")/output only" || fail "reg-default: no warning in the build script's output ($out_file)"
 	fi
 	# A file named in [env]: with relative = true it is the copy's own; without, the library's
@@ -336,6 +336,84 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 else
 	cat "$log/package" "$log/vendor"
 	fail "cargo package or cargo vendor failed"
+fi
+
+note "a library that asks for an old Rust (rust-version 1.70): one-colon directives, errors without cargo::error"
+# Cargo refuses `cargo::` lines from a package whose rust-version is below 1.77, and knows
+# `cargo::error` only from 1.84: flagsplit-config's directives have one colon, and its errors go out
+# as warnings and on stderr with exit status 1 for such a package.
+old=$work/old-rust
+mkdir -p "$old"
+cat >"$old/Cargo.toml" <<EOT
+[package]
+name = "old-rust-lib"
+version = "0.1.0"
+edition = "2021"
+rust-version = "1.70"
+build = "build.rs"
+
+[lib]
+path = "lib.rs"
+
+[build-dependencies]
+flagsplit-config = { path = "$root/crates/config", features = ["build-script"] }
+
+[workspace]
+EOT
+cat >"$old/build.rs" <<'EOT'
+use flagsplit_config::{Facility, Provider, Role, Spec};
+
+static SPEC: Spec = Spec {
+    name: "old-rust-lib",
+    prefix: "OLD_RUST",
+    cfg_prefix: "old_rust",
+    binaries: &[],
+    default_features: &[],
+    facilities: &[Facility {
+        name: "inflate",
+        label: "INFLATE",
+        purpose: "DEFLATE decompression",
+        providers: &[
+            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+            Provider::new("zlib", "ZLIB", "the system zlib"),
+        ],
+        default_order: &["miniz"],
+        used_by: &[],
+    }],
+    variables: &[],
+    source_features: &[],
+    foreign_variables: &[],
+    local_config: None,
+    example_config: None,
+    role: Role::Library,
+};
+
+fn main() {
+    flagsplit_config::script::Build::new(&SPEC).resolve_and_emit();
+}
+EOT
+cat >"$old/lib.rs" <<'EOT'
+#[cfg(old_rust_inflate = "miniz")]
+pub const PROVIDER: &str = "miniz";
+#[cfg(old_rust_inflate = "zlib")]
+pub const PROVIDER: &str = "zlib";
+EOT
+cp "$root/Cargo.lock" "$old/Cargo.lock"
+if (cd "$old" && OLD_RUST_INFLATE_PROVIDER=zlib cargo build --offline -v) >"$log/old-rust" 2>&1; then
+	pass "old-rust: builds with OLD_RUST_INFLATE_PROVIDER=zlib under rust-version 1.70"
+	grep -q -- "--cfg 'old_rust_inflate=\"zlib\"'" "$log/old-rust" && pass "old-rust: rustc got --cfg old_rust_inflate=\"zlib\"" || { cat "$log/old-rust"; fail "old-rust: no --cfg old_rust_inflate=\"zlib\" on rustc's command line"; }
+else
+	cat "$log/old-rust"
+	fail "old-rust: the build failed"
+fi
+if (cd "$old" && OLD_RUST_INFLATE_PROVIDER=gzip cargo build --offline) >"$log/old-rust-bad" 2>&1; then
+	fail "old-rust: OLD_RUST_INFLATE_PROVIDER=gzip built"
+else
+	says old-rust-bad "$log/old-rust-bad" \
+		'warning: old-rust-lib@0.1.0: OLD_RUST_INFLATE_PROVIDER=gzip: `gzip` is not a provider of inflate' \
+		'valid values: miniz, zlib' \
+		"(exit status: 1)"
+	lacks old-rust-bad "$log/old-rust-bad" 'cargo::'
 fi
 
 note "the working tree"
