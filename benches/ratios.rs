@@ -866,10 +866,7 @@ mod zlib {
             };
             for e in entries.flatten() {
                 let name = e.file_name();
-                if [".git", "target", "corpus", "artifacts"]
-                    .iter()
-                    .any(|n| name == *n)
-                {
+                if name == ".git" || name == "target" || is_fuzz_state(&e.path()) {
                     continue;
                 }
                 match e.file_type() {
@@ -893,6 +890,11 @@ mod zlib {
             "the repository's files were not found"
         );
         blob
+    }
+
+    /// `fuzz/corpus` and `fuzz/artifacts`: what `cargo fuzz` left behind, not the repository's.
+    fn is_fuzz_state(path: &Path) -> bool {
+        path.ends_with("fuzz/corpus") || path.ends_with("fuzz/artifacts")
     }
 
     /// Objects of 100 B to 20 KB (log-uniform) cut from `source` at random offsets, until

@@ -128,7 +128,8 @@ fn data(rng: &mut Rng, kind: usize, len: usize) -> Vec<u8> {
     out
 }
 
-/// The repository's own files (sources, manifests, documents), smallest first.
+/// The repository's own files (sources, manifests, documents; not build output or fuzzing
+/// state), smallest first.
 fn repository_files() -> Vec<Vec<u8>> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -137,7 +138,7 @@ fn repository_files() -> Vec<Vec<u8>> {
         for e in entries.flatten() {
             let path = e.path();
             let name = e.file_name();
-            if name == "target" || name == ".git" {
+            if name == ".git" || name == "target" || is_fuzz_state(&path) {
                 continue;
             }
             match e.file_type() {
@@ -158,6 +159,11 @@ fn repository_files() -> Vec<Vec<u8>> {
         .collect();
     files.sort_by_key(Vec::len);
     files
+}
+
+/// `fuzz/corpus` and `fuzz/artifacts`: what `cargo fuzz` left behind, not the repository's.
+fn is_fuzz_state(path: &Path) -> bool {
+    path.ends_with("fuzz/corpus") || path.ends_with("fuzz/artifacts")
 }
 
 /// A test case: original data and Python's stream of it.
