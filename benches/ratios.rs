@@ -28,6 +28,16 @@
 //! these rows, e.g. `block,sha1:openssl`, for profiling), `FLAGSPLIT_RATIOS_PROFILE=N` (only run
 //! the 64-byte loop N times per row, untimed: for `valgrind --tool=callgrind`). Run as a test (`cargo test
 //! --benches`, no `--bench` argument) it only does a quick smoke run on 1 MiB.
+//!
+//! A second table, for the `zlib` facility, follows (`--features zlib-miniz,zlib-system,zlib-ng`
+//! for every provider): MB/s of inflated output per compiled provider (`for_each_provider` of
+//! flagsplit-zlib) (c) on one large stream, the repository's own files concatenated and repeated
+//! to `FLAGSPLIT_RATIOS_ZLIB_MIB` (default 64) MiB, and (d) on git-object-shaped input: streams
+//! of 100 B to 20 KB cut from the same files, back to back in one buffer as in a pack
+//! (`FLAGSPLIT_RATIOS_OBJECTS_MIB` of output, default 16), each inflated with `inflate_to_vec`
+//! and its known size by one reused inflater. Both inputs are compressed at level 6 by
+//! miniz_oxide's compressor. `FLAGSPLIT_RATIOS_ONLY` takes `zlib` (only this table) or
+//! `zlib:<provider>`, and a bare algorithm prefix (`sha1`) selects that algorithm's rows.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -311,6 +321,7 @@ fn selected(row: &Row, only: Option<&str>) -> bool {
         .map_or("", |(_, prefix, _)| *prefix);
     only.split(',').map(str::trim).any(|want| {
         want == row.name
+            || want.eq_ignore_ascii_case(algo)
             || want
                 .split_once(':')
                 .is_some_and(|(a, n)| a.eq_ignore_ascii_case(algo) && n == row.name)
@@ -574,9 +585,20 @@ fn main() {
         return;
     }
     let s = settings();
+    if !rows.is_empty() {
+        hash_section(&rows, &s);
+    }
+    let zlib_rows = zlib::rows();
+    if !zlib_rows.is_empty() {
+        zlib::section(&zlib_rows, &s);
+    }
+}
+
+/// The hashing table: (a) and (b), and the targets.
+fn hash_section(rows: &[Row], s: &Settings) {
     let load_before = loadavg();
     let started = Instant::now();
-    let res = measure(&rows, &s);
+    let res = measure(rows, s);
     let load_after = loadavg();
 
     let best: Vec<f64> = res
@@ -747,5 +769,269 @@ fn main() {
             }
         };
         println!("- {}: {verdict}", t.what);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The zlib inflaters
+
+mod zlib {
+    use std::hint::black_box;
+    use std::path::{Path, PathBuf};
+    use std::time::Instant;
+
+    use flagsplit_zlib::{Inflater, Visitor, for_each_provider};
+
+    use super::{Settings, env_usize, loadavg, median, order, ratio};
+
+    /// One provider.
+    pub struct Row {
+        name: &'static str,
+        version: String,
+        /// Inflates the large stream with a fresh inflater and checks its size.
+        large: fn(&[u8], usize, &mut Vec<u8>),
+        /// Inflates every object of the pack with one reused inflater (and checks each against
+        /// the source when given).
+        pack: fn(&Pack, Option<&[u8]>),
+    }
+
+    struct Collect(Vec<Row>);
+
+    impl Visitor for Collect {
+        fn visit<I: Inflater>(&mut self) {
+            self.0.push(Row {
+                name: I::PROVIDER,
+                version: I::version(),
+                large: large::<I>,
+                pack: pack::<I>,
+            });
+        }
+    }
+
+    /// The compiled providers that `FLAGSPLIT_RATIOS_ONLY` selects (`zlib`, `zlib:<provider>`).
+    pub fn rows() -> Vec<Row> {
+        let mut c = Collect(Vec::new());
+        for_each_provider(&mut c);
+        let only = std::env::var("FLAGSPLIT_RATIOS_ONLY").ok();
+        if let Some(only) = only.as_deref() {
+            c.0.retain(|row| {
+                only.split(',').map(str::trim).any(|want| {
+                    want.eq_ignore_ascii_case("zlib")
+                        || want
+                            .split_once(':')
+                            .is_some_and(|(a, n)| a.eq_ignore_ascii_case("zlib") && n == row.name)
+                })
+            });
+        }
+        c.0
+    }
+
+    fn large<I: Inflater>(stream: &[u8], size: usize, out: &mut Vec<u8>) {
+        let mut inf = I::new().expect("new");
+        let used = inf.inflate_to_vec(stream, size, out).expect("inflate");
+        assert_eq!(used, stream.len());
+    }
+
+    /// Streams back to back, as objects in a pack.
+    pub struct Pack {
+        buf: Vec<u8>,
+        /// Per object: stream length, inflated size, offset of its data in the source.
+        objects: Vec<(usize, usize, usize)>,
+        inflated: usize,
+    }
+
+    fn pack<I: Inflater>(pack: &Pack, source: Option<&[u8]>) {
+        let mut inf = I::new().expect("new");
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for &(len, size, from) in &pack.objects {
+            let used = inf
+                .inflate_to_vec(&pack.buf[pos..], size, &mut out)
+                .expect("inflate");
+            assert_eq!(used, len);
+            if let Some(source) = source {
+                assert!(out[..] == source[from..from + size], "{}", I::PROVIDER);
+            }
+            black_box(&out);
+            pos += used;
+        }
+    }
+
+    /// The repository's files (without build output and fuzzing state), concatenated in path
+    /// order.
+    fn repository_files() -> Vec<u8> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name();
+                if name == ".git" || name == "target" || is_fuzz_state(&e.path()) {
+                    continue;
+                }
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => walk(&e.path(), out),
+                    Ok(t) if t.is_file() => out.push(e.path()),
+                    _ => {}
+                }
+            }
+        }
+        let mut paths = Vec::new();
+        walk(Path::new(env!("CARGO_MANIFEST_DIR")), &mut paths);
+        paths.sort();
+        let mut blob = Vec::new();
+        for p in paths {
+            if let Ok(data) = std::fs::read(p) {
+                blob.extend_from_slice(&data);
+            }
+        }
+        assert!(
+            blob.len() > 1 << 20,
+            "the repository's files were not found"
+        );
+        blob
+    }
+
+    /// `fuzz/corpus` and `fuzz/artifacts`: what `cargo fuzz` left behind, not the repository's.
+    fn is_fuzz_state(path: &Path) -> bool {
+        path.ends_with("fuzz/corpus") || path.ends_with("fuzz/artifacts")
+    }
+
+    /// Objects of 100 B to 20 KB (log-uniform) cut from `source` at random offsets, until
+    /// `total` bytes, each compressed at level 6, back to back.
+    fn make_pack(source: &[u8], total: usize) -> Pack {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut buf, mut objects, mut inflated) = (Vec::new(), Vec::new(), 0);
+        while inflated < total {
+            let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let size = (100.0 * 200f64.powf(u)) as usize;
+            let from = (next() as usize) % (source.len() - size);
+            let z = miniz_oxide::deflate::compress_to_vec_zlib(&source[from..from + size], 6);
+            objects.push((z.len(), size, from));
+            buf.extend_from_slice(&z);
+            inflated += size;
+        }
+        Pack {
+            buf,
+            objects,
+            inflated,
+        }
+    }
+
+    pub fn section(rows: &[Row], s: &Settings) {
+        let (mib, objects_mib) = if s.quick {
+            (1, 1)
+        } else {
+            (
+                env_usize("FLAGSPLIT_RATIOS_ZLIB_MIB", 64),
+                env_usize("FLAGSPLIT_RATIOS_OBJECTS_MIB", 16),
+            )
+        };
+        let source = repository_files();
+        let size = mib << 20;
+        let data: Vec<u8> = source.iter().copied().cycle().take(size).collect();
+        let t = Instant::now();
+        let stream = miniz_oxide::deflate::compress_to_vec_zlib(&data, 6);
+        let pack_in = make_pack(&source, objects_mib << 20);
+        let prepared = t.elapsed().as_secs_f64();
+
+        // The warm-up round checks every provider's output.
+        let mut out = Vec::new();
+        for row in rows {
+            (row.large)(&stream, size, &mut out);
+            assert!(
+                out == data,
+                "{}: the large stream inflates wrongly",
+                row.name
+            );
+            (row.pack)(&pack_in, Some(&source));
+        }
+        let load_before = loadavg();
+        let started = Instant::now();
+        let (mut large_mbps, mut pack_mbps) =
+            (vec![Vec::new(); rows.len()], vec![Vec::new(); rows.len()]);
+        for r in 0..s.rounds {
+            for i in order(rows.len(), r) {
+                let t = Instant::now();
+                (rows[i].large)(black_box(&stream), size, &mut out);
+                large_mbps[i].push(size as f64 / t.elapsed().as_secs_f64() / 1e6);
+                let t = Instant::now();
+                (rows[i].pack)(black_box(&pack_in), None);
+                pack_mbps[i].push(pack_in.inflated as f64 / t.elapsed().as_secs_f64() / 1e6);
+            }
+        }
+        let load_after = loadavg();
+        let best = |v: &[Vec<f64>]| -> Vec<f64> {
+            v.iter()
+                .map(|r| r.iter().copied().fold(0.0, f64::max))
+                .collect()
+        };
+        let (large_best, pack_best) = (best(&large_mbps), best(&pack_mbps));
+        let large_med: Vec<f64> = large_mbps.iter().map(|v| median(&mut v.clone())).collect();
+        let pack_med: Vec<f64> = pack_mbps.iter().map(|v| median(&mut v.clone())).collect();
+        let system = rows.iter().position(|r| r.name == "system");
+        let mut sizes: Vec<f64> = pack_in.objects.iter().map(|o| o.1 as f64).collect();
+        let median_size = median(&mut sizes);
+
+        println!();
+        println!("## zlib inflate");
+        println!();
+        if s.quick {
+            println!("(smoke run: 1 MiB inputs, one round; not a measurement)");
+            println!();
+        }
+        println!(
+            "- load average (1/5/15 min) before: {load_before}, after: {load_after}; took {:.1} s \
+             (inputs prepared in {prepared:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        println!(
+            "- (c) one stream: {mib} MiB of the repository's files ({:.1} MiB, repeated), level 6 \
+             (miniz_oxide), {:.1} MiB compressed; `inflate_to_vec` with its size, a fresh inflater \
+             per round",
+            source.len() as f64 / 1048576.0,
+            stream.len() as f64 / 1048576.0
+        );
+        println!(
+            "- (d) {} objects of 100 B–20 KB (median {median_size:.0} B) cut from the same files, \
+             {:.1} MiB inflated from {:.1} MiB, back to back; one reused inflater, \
+             `inflate_to_vec` with each object's size",
+            pack_in.objects.len(),
+            pack_in.inflated as f64 / 1048576.0,
+            pack_in.buf.len() as f64 / 1048576.0
+        );
+        println!(
+            "- best and median of {} interleaved rounds after a checked warm-up round; MB/s = \
+             10^6 inflated bytes/s; × system = against the system libz (git's usual zlib)",
+            s.rounds
+        );
+        println!();
+        println!(
+            "| provider | version | (c) best MB/s | (c) median MB/s | × system | (d) best MB/s | \
+             (d) median MB/s | × system | (d) ns per object |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (i, row) in rows.iter().enumerate() {
+            let per_object =
+                pack_in.inflated as f64 / (pack_best[i] * 1e6) / pack_in.objects.len() as f64 * 1e9;
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {} | {:.0} |",
+                row.name,
+                row.version,
+                large_best[i],
+                large_med[i],
+                ratio(large_best[i], system.map(|j| large_best[j])),
+                pack_best[i],
+                pack_med[i],
+                ratio(pack_best[i], system.map(|j| pack_best[j])),
+                per_object,
+            );
+        }
     }
 }
