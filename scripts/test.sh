@@ -5,7 +5,7 @@
 # This is the README's test command and what CI runs (.ci/run).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
-# libssl-dev, zlib1g-dev (examples/inflate), dovecot-imapd, git, binutils, valgrind, and
+# libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
 # groff/man-db/zsh/fish for checking the generated man pages and completions.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
@@ -22,7 +22,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev openssl perl make dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
+packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,7 +42,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 absent=()
-for tool in cargo rustfmt cargo-clippy cc pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff; do
+for tool in cargo rustfmt cargo-clippy cc cmake pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff; do
 	command -v "$tool" >/dev/null || absent+=("$tool")
 done
 pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")
