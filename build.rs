@@ -23,7 +23,7 @@ fn main() {
             return;
         }
     };
-    if !build.write_build_info(&resolved, probed.openssl.as_ref()) {
+    if !build.write_build_info(&resolved, &probed) {
         return;
     }
 

@@ -51,6 +51,9 @@ pub struct RuntimeFacts {
     pub openssl: Option<String>,
     /// The TLS provider's version, when this binary has one.
     pub tls: Option<String>,
+    /// The zlib library and its version as git prints them (`zlib`, `1.2.13`; `zlib-ng`,
+    /// `2.2.4`), when this binary inflates.
+    pub zlib: Option<(&'static str, String)>,
 }
 
 /// Writes `version --build-options` for `binary`.
@@ -77,6 +80,9 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
         };
         writeln!(out, "OpenSSL: {openssl}{linked}")?;
     }
+    if let Some((library, version)) = &facts.zlib {
+        writeln!(out, "{library}: {version}")?;
+    }
     writeln!(out, "features: {}", info.describe_features())?;
     writeln!(out, "config-file: {}", info.config_file)?;
     for choice in info.choices {
@@ -100,16 +106,46 @@ pub fn write(out: &mut impl Write, binary: &str, facts: &RuntimeFacts) -> io::Re
             "openssl-build: {} located by {} in {} ({})",
             o.version,
             o.located_by,
-            if o.lib_dirs.is_empty() {
-                "the compiler's default paths".to_string()
-            } else {
-                o.lib_dirs.join(", ")
-            },
+            dirs_text(o.lib_dirs),
             if o.static_link { "static" } else { "dynamic" }
+        )?;
+    }
+    for l in info
+        .libraries
+        .iter()
+        .filter(|l| uses_library(binary, l.library))
+    {
+        writeln!(
+            out,
+            "{}-build: located by {} in {} ({})",
+            l.library,
+            l.located_by,
+            dirs_text(l.lib_dirs),
+            if l.static_link { "static" } else { "dynamic" }
         )?;
     }
     writeln!(out, "target: {}", info.target)?;
     Ok(())
+}
+
+/// Library directories as the `*-build:` lines say them.
+fn dirs_text(dirs: &[&str]) -> String {
+    if dirs.is_empty() {
+        "the compiler's default paths".to_string()
+    } else {
+        dirs.join(", ")
+    }
+}
+
+/// Whether `binary` uses a facility whose selected provider links the probed library `library`.
+fn uses_library(binary: &str, library: &str) -> bool {
+    SPEC.facilities.iter().any(|f| {
+        f.used_by.contains(&binary)
+            && BUILD_INFO
+                .provider_of(&SPEC, f)
+                .and_then(|p| p.probe)
+                .is_some_and(|probe| probe.library.name == library)
+    })
 }
 
 /// `version --build-options --json`: the same facts as [`write`], machine-readable, so that a

@@ -32,5 +32,6 @@ pub mod object;
 pub mod os_error;
 pub mod spec;
 pub mod sum;
+pub mod zlib;
 
 pub use flagsplit_config as config;

@@ -8,7 +8,7 @@
 //! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
 //! wiring line in each binary that uses it.
 
-use flagsplit_config::probe::{OPENSSL, Probe};
+use flagsplit_config::probe::{Finder, Library, OPENSSL, Probe};
 use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 
 /// The `flagsplit` executable.
@@ -26,6 +26,8 @@ pub const MD5: &str = "md5";
 pub const SHA256: &str = "sha256";
 /// TLS for the IMAP sender.
 pub const TLS: &str = "tls";
+/// zlib inflate (git objects).
+pub const ZLIB: &str = "zlib";
 
 const LIBCRYPTO: &[&str] = &["libcrypto"];
 
@@ -60,6 +62,35 @@ const fn openssl_probe(source: &'static str, symbol: &'static str, what: &'stati
     }
 }
 const LIBSSL: &[&str] = &["libssl", "libcrypto"];
+const LIBZ_NAMES: &[&str] = &["libz"];
+
+/// The system zlib, found by libz-sys (`links = "z"`: `DEP_Z_INCLUDE`, and `DEP_Z_ROOT` when it
+/// built its bundled copy instead).
+pub static LIBZ: Library = Library {
+    name: "zlib",
+    sys_crate: "libz-sys",
+    links: "Z",
+    finder: Finder::Generic,
+    install: &[
+        ("Debian/Ubuntu", "apt-get install zlib1g-dev pkg-config"),
+        ("Fedora", "dnf install zlib-devel pkgconf-pkg-config"),
+        ("Arch", "pacman -S zlib pkgconf"),
+        ("Alpine", "apk add zlib-dev pkgconf"),
+    ],
+    locate: &[
+        "point pkg-config at an installation: PKG_CONFIG_PATH=/path/lib/pkgconfig (libz-sys asks pkg-config, then the compiler)",
+    ],
+    own_copy_asked_by: &["LIBZ_SYS_STATIC"],
+};
+
+/// zlib's inflater in the system libz (`compat/probe-zlib.c`).
+pub static PROBE_ZLIB: Probe = Probe {
+    library: &LIBZ,
+    source: "probe-zlib.c",
+    symbol: "inflateInit2_",
+    link: &["z"],
+    what: "inflate in libz",
+};
 
 /// flagsplit's facilities.
 pub static SPEC: Spec = Spec {
@@ -169,6 +200,31 @@ pub static SPEC: Spec = Spec {
             default_order: &["openssl", "rustls", "none"],
             used_by: &[IMAP_SEND],
         },
+        Facility {
+            name: ZLIB,
+            label: "zlib-backend",
+            purpose: "zlib inflate of git objects: bench (fsck next)",
+            providers: &[
+                Provider::new("zlib-rs", "ZLIB_RS", "zlib-rs, pure Rust"),
+                Provider::new("miniz", "MINIZ_OXIDE", "miniz_oxide, pure Rust").feature("zlib-miniz"),
+                Provider::new(
+                    "system",
+                    "ZLIB",
+                    "the system libz (libz-sys; dynamic, its bundled copy is reported), git's default",
+                )
+                .feature("zlib-system")
+                .links(LIBZ_NAMES)
+                .probe(&PROBE_ZLIB),
+                Provider::new(
+                    "zlib-ng",
+                    "ZLIB_NG",
+                    "zlib-ng's native zng_ API (libz-ng-sys, built with cmake, static), git's ZLIB_NG",
+                )
+                .feature("zlib-ng"),
+            ],
+            default_order: &["zlib-ng", "system", "miniz", "zlib-rs"],
+            used_by: &[FLAGSPLIT],
+        },
     ],
     variables: &[
         Variable {
@@ -207,16 +263,16 @@ pub static SPEC: Spec = Spec {
         default: "off",
         help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
     }],
-    foreign_variables: OPENSSL_VARIABLES,
+    foreign_variables: FOREIGN_VARIABLES,
     local_config: Some("config.toml"),
     example_config: Some("config.example.toml"),
     role: Role::Application,
 };
 
-/// The ecosystem's OpenSSL variables, read by `openssl-sys` (and, for the library directory and
-/// link mode, by flagsplit's probe), each also in the target-prefixed form `<TARGET>_<NAME>`, for
-/// example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`.
-pub const OPENSSL_VARIABLES: &[Variable] = &[
+/// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` (and, for the
+/// library directory and link mode, by flagsplit's probe), each also in the target-prefixed form
+/// `<TARGET>_<NAME>`, for example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
+pub const FOREIGN_VARIABLES: &[Variable] = &[
     Variable {
         name: "OPENSSL_DIR",
         when: When::Build,
@@ -272,6 +328,13 @@ pub const OPENSSL_VARIABLES: &[Variable] = &[
         values: "PEM file of trusted CA certificates",
         default: "the system store (OpenSSL's compiled-in one when it exists, else the distribution's bundle, probed)",
         help: "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR",
+    },
+    Variable {
+        name: "LIBZ_SYS_STATIC",
+        when: When::Build,
+        values: "1 (0: dynamic)",
+        default: "dynamic when pkg-config or the C compiler finds the system zlib, else its bundled copy (reported with a warning)",
+        help: "with zlib = system: libz-sys builds its bundled zlib and links it statically (no libz in NEEDED, `zlib-build: ... (static)`)",
     },
 ];
 

@@ -10,5 +10,5 @@ fn main() {
     let Some(resolved) = build.resolve_and_emit() else {
         return;
     };
-    build.write_build_info(&resolved, None);
+    build.write_build_info(&resolved, &Default::default());
 }

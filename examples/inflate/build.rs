@@ -17,7 +17,7 @@ fn main() {
     let Some(resolved) = build.resolve_and_emit() else {
         return;
     };
-    if !build.write_build_info(&resolved, None) {
+    if !build.write_build_info(&resolved, &Default::default()) {
         return;
     }
 

@@ -19,6 +19,9 @@ pub struct BuildInfo {
     pub config_file: &'static str,
     /// The OpenSSL the build found, when an OpenSSL provider is selected.
     pub openssl: Option<OpensslBuildInfo>,
+    /// The other C libraries the build probed (one per [`crate::probe::Library`] with
+    /// [`crate::probe::Finder::Generic`] that a selected provider links), in table order.
+    pub libraries: &'static [LibraryBuildInfo],
     /// The target triple.
     pub target: &'static str,
 }
@@ -58,7 +61,25 @@ pub struct OpensslBuildInfo {
     pub static_link: bool,
 }
 
+/// A C library other than OpenSSL that the build probed.
+#[derive(Clone, Copy, Debug)]
+pub struct LibraryBuildInfo {
+    /// Its name (`zlib`).
+    pub library: &'static str,
+    /// How it was located (`libz-sys`, or `libz-sys (built by it: DEP_Z_ROOT)`).
+    pub located_by: &'static str,
+    /// The library directories; none: the compiler's default.
+    pub lib_dirs: &'static [&'static str],
+    /// Linked statically.
+    pub static_link: bool,
+}
+
 impl BuildInfo {
+    /// The probed library named `name`, if the build probed it.
+    pub fn library(&self, name: &str) -> Option<&LibraryBuildInfo> {
+        self.libraries.iter().find(|l| l.library == name)
+    }
+
     /// Every enabled feature's name: provider features, then source features.
     pub fn feature_names(&self) -> Vec<&'static str> {
         self.features

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use crate::codegen::OpensslFound;
+use crate::codegen::{LibraryFound, OpensslFound};
 use crate::model::{Choice, Origin, Selection};
 
 /// The `--remap-path-prefix FROM=TO` mappings of one compiler command line, in command-line order.
@@ -81,6 +81,15 @@ impl PathRemap {
                     ..choice
                 })
                 .collect(),
+        }
+    }
+
+    /// A probed library's description with its directories remapped.
+    pub fn library(&self, found: &LibraryFound) -> LibraryFound {
+        LibraryFound {
+            located_by: self.path(&found.located_by),
+            lib_dirs: found.lib_dirs.iter().map(|d| self.path(d)).collect(),
+            ..found.clone()
         }
     }
 

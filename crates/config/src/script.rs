@@ -15,7 +15,7 @@
 //! fn main() {
 //!     let build = flagsplit_config::script::Build::new(&SPEC);
 //!     let Some(resolved) = build.resolve_and_emit() else { return }; // the error was printed
-//!     build.write_build_info(&resolved, None);
+//!     build.write_build_info(&resolved, &Default::default());
 //! }
 //! ```
 //!
@@ -243,7 +243,7 @@ impl Build {
 
     /// Writes `OUT_DIR/build_info.rs`, the [`crate::BuildInfo`] literal (data only), with the paths
     /// in it following `--remap-path-prefix`. `false` (after an [`error`]) when it cannot.
-    pub fn write_build_info(&self, resolved: &Resolved, openssl: Option<&OpensslFound>) -> bool {
+    pub fn write_build_info(&self, resolved: &Resolved, probed: &Probed) -> bool {
         let remap = PathRemap::from_encoded_rustflags(
             &self
                 .env
@@ -255,7 +255,12 @@ impl Build {
             &resolved.features.in_order(self.spec),
             &resolved.source_features,
             &remap.path(&resolved.config_file),
-            openssl.map(|o| remap.openssl(o)).as_ref(),
+            probed.openssl.as_ref().map(|o| remap.openssl(o)).as_ref(),
+            &probed
+                .libraries
+                .iter()
+                .map(|l| remap.library(l))
+                .collect::<Vec<_>>(),
             &self.env.target_triple(),
         );
         let path = self.out_dir.join("build_info.rs");

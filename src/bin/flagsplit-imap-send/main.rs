@@ -317,6 +317,7 @@ fn version(build_options: bool, json: bool) -> Result<ExitCode> {
     let facts = RuntimeFacts {
         openssl: providers::openssl_version(),
         tls: providers::tls().map(|t| t.version()),
+        zlib: None,
     };
     if json {
         print(&build_options::json(SENDER, &facts))?;

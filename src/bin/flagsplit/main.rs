@@ -121,6 +121,7 @@ fn version(m: &Matches) -> ExitCode {
     let facts = RuntimeFacts {
         openssl: flagsplit::hash::openssl_version(),
         tls: None,
+        zlib: Some(flagsplit::zlib::version_line()),
     };
     if m.flag("json") {
         return print(&build_options::json(FLAGSPLIT, &facts));

@@ -29,6 +29,10 @@ pub struct Library {
     pub install: &'static [(&'static str, &'static str)],
     /// Further fixes of a failed probe: how to point the `-sys` crate at an installation.
     pub locate: &'static [&'static str],
+    /// The variables with which a user asks the `-sys` crate to build its own copy
+    /// (`LIBZ_SYS_STATIC=1`). A copy it built although none was set (it found no system library,
+    /// and fell back) is reported with a build-script warning, never silently linked.
+    pub own_copy_asked_by: &'static [&'static str],
 }
 
 /// How what a `-sys` crate found is checked.
@@ -87,6 +91,7 @@ pub static OPENSSL: Library = Library {
     locate: &[
         "point the build at an installation: OPENSSL_DIR=/path (containing include/openssl and lib/), or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR",
     ],
+    own_copy_asked_by: &[],
 };
 
 /// What a [`Finder::Generic`] `-sys` crate published (`DEP_<LINKS>_INCLUDE`, `DEP_<LINKS>_ROOT`).

@@ -168,12 +168,47 @@ pub fn generic_setup(
         &plan.lib_dirs,
         &plan.include_dirs,
     )?;
+    let own_copy = published(env, library).root.is_some();
+    if own_copy
+        && !library
+            .own_copy_asked_by
+            .iter()
+            .any(|v| env.var(v).is_some())
+    {
+        crate::script::warning(&own_copy_warning(library));
+    }
     Ok(LibraryFound {
         library: library.name,
         located_by: plan.located_by,
-        lib_dirs: plan.lib_dirs,
+        // A copy the -sys crate built lies in its OUT_DIR, which would make the binary depend on
+        // where it was built: not recorded.
+        lib_dirs: if own_copy {
+            vec![format!("{}'s OUT_DIR", library.sys_crate)]
+        } else {
+            plan.lib_dirs
+        },
         static_link: plan.mode == LinkMode::Static,
     })
+}
+
+/// The warning for a copy of `library` that its `-sys` crate built although nobody asked.
+pub fn own_copy_warning(library: &Library) -> String {
+    let install = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{distro}: {line}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let asked = library
+        .own_copy_asked_by
+        .iter()
+        .map(|v| format!("{v}=1"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    format!(
+        "{} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's\n  fix: install {}'s development files ({install}) and rebuild, or, if the copy is wanted, say so: {asked}",
+        library.sys_crate, library.name, library.name, library.name
+    )
 }
 
 /// Compiles and links each need's program with its arguments; the first failure is the build

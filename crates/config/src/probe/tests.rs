@@ -406,6 +406,7 @@ static ZLIB: Library = Library {
         ("Fedora", "dnf install zlib-devel"),
     ],
     locate: &[],
+    own_copy_asked_by: &["LIBZ_SYS_STATIC"],
 };
 static INFLATE: Probe = Probe {
     library: &ZLIB,
