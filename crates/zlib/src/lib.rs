@@ -16,6 +16,8 @@
 //! ([`Inflater::reset`]), since millions of small objects make an allocation per stream count.
 //! No input panics, and no output grows past the expected size or the caller's limit.
 
+#![deny(missing_docs)]
+
 #[cfg(feature = "zlib-miniz")]
 pub mod miniz;
 #[cfg(feature = "zlib-system")]
@@ -137,7 +139,8 @@ pub trait Inflater: Sized {
 
     /// Inflates the stream at the start of `input` into `out` (cleared first; its allocation is
     /// reused), which must come to exactly `expected` bytes; returns the input bytes the stream
-    /// took. Resets first, so the inflater needs no reset between calls.
+    /// took. Resets first, so the inflater needs no reset between calls. After an error, `out`
+    /// holds what was inflated before it.
     ///
     /// `out` never holds more than `expected` bytes, and is allocated up front only as far as
     /// the input can possibly inflate to (deflate expands at most 1032:1), so a wrong size claimed
@@ -164,8 +167,9 @@ pub trait Inflater: Sized {
 }
 
 /// The most a deflate stream of `input_len` bytes can inflate to: 1032 bytes per input byte (a
-/// 258-byte match coded in two 1-bit codes), plus slack for the header. Only a hint for the first
-/// allocation: [`drive`] grows the output past it if a stream ever needed that.
+/// 258-byte match coded in two 1-bit codes), plus slack for the header. The `inflate_to_vec*`
+/// methods allocate no more than this up front, and grow the output past it should a stream
+/// ever need that.
 pub fn max_inflated_len(input_len: usize) -> usize {
     input_len.saturating_mul(1032).saturating_add(1024)
 }
@@ -183,6 +187,7 @@ enum Bound {
 const FIRST_GUESS: usize = 16 * 1024;
 
 /// The one-stream loop behind the provided `inflate_to_vec*` methods, over [`Inflater::inflate`].
+/// `out` ends with the bytes inflated, also after an error.
 fn drive<I: Inflater>(
     inflater: &mut I,
     input: &[u8],
@@ -196,56 +201,84 @@ fn drive<I: Inflater>(
     };
     out.clear();
     grow(out, first);
-    let (mut pos, mut written) = (0usize, 0usize);
+    let mut written = 0;
+    let result = fill(inflater, input, out, cap, &mut written);
+    out.truncate(written);
+    let consumed = result.map_err(|e| match (e, bound) {
+        (Filled::Error(e), _) => e,
+        (Filled::Over, Bound::Expected(n)) => Error::SizeMismatch {
+            expected: n as u64,
+            actual: ActualSize::MoreThan(n as u64),
+        },
+        (Filled::Over, Bound::Limit(n)) => Error::LimitExceeded { limit: n as u64 },
+    })?;
+    if let Bound::Expected(n) = bound
+        && written != n
+    {
+        return Err(Error::SizeMismatch {
+            expected: n as u64,
+            actual: ActualSize::Exactly(written as u64),
+        });
+    }
+    Ok(consumed)
+}
+
+/// Why [`fill`] stopped short of the stream's end.
+enum Filled {
+    Error(Error),
+    /// The stream holds more than the bound.
+    Over,
+}
+
+impl From<Error> for Filled {
+    fn from(e: Error) -> Filled {
+        Filled::Error(e)
+    }
+}
+
+/// Inflates the stream at the start of `input` into `out` (zero-filled room), growing it up to
+/// `cap` bytes; counts the bytes inflated in `written`; returns the input bytes the stream took.
+fn fill<I: Inflater>(
+    inflater: &mut I,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: usize,
+    written: &mut usize,
+) -> Result<usize, Filled> {
+    let mut pos = 0;
     loop {
-        if written == out.len() && out.len() < cap {
+        if *written == out.len() && out.len() < cap {
             grow(out, out.len().saturating_mul(2).max(FIRST_GUESS).min(cap));
         }
-        let step = if written < out.len() {
-            inflater.inflate(&input[pos..], &mut out[written..])?
+        let step = if *written < out.len() {
+            inflater.inflate(&input[pos..], &mut out[*written..])?
         } else {
             // The output is full at its bound: only the stream's end (the rest of the last block
             // and the Adler-32) may follow. One byte of room tells whether more data does.
             let mut probe = [0u8; 1];
             let step = inflater.inflate(&input[pos..], &mut probe)?;
             if step.written > 0 {
-                out.truncate(written);
-                return Err(match bound {
-                    Bound::Expected(n) => Error::SizeMismatch {
-                        expected: n as u64,
-                        actual: ActualSize::MoreThan(n as u64),
-                    },
-                    Bound::Limit(n) => Error::LimitExceeded { limit: n as u64 },
-                });
+                return Err(Filled::Over);
             }
             step
         };
         pos += step.consumed;
-        written += step.written;
+        *written += step.written;
         if step.end {
-            out.truncate(written);
-            if let Bound::Expected(n) = bound
-                && written != n
-            {
-                return Err(Error::SizeMismatch {
-                    expected: n as u64,
-                    actual: ActualSize::Exactly(written as u64),
-                });
-            }
             return Ok(pos);
         }
         if step.consumed == 0 && step.written == 0 {
-            out.truncate(written);
-            if pos < input.len() {
+            return Err(Filled::Error(if pos < input.len() {
                 // Every provider consumes or writes something when it has both input and room.
-                return Err(Error::Library {
+                Error::Library {
                     provider: I::PROVIDER,
                     detail: "no progress".to_owned(),
-                });
-            }
-            return Err(Error::Truncated {
-                inflated: written as u64,
-            });
+                }
+            } else {
+                Error::Truncated {
+                    inflated: *written as u64,
+                }
+            }));
         }
     }
 }

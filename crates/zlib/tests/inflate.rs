@@ -387,6 +387,7 @@ fn transcript<I: Inflater>(cases: &[Case], pack: &(Vec<Vec<u8>>, Vec<u8>, Vec<us
             "{p}: {} expected one byte more",
             c.name
         );
+        assert!(fresh == c.data, "{p}: {}: what came before", c.name);
         if n > 0 {
             let mut fresh = Vec::new();
             let r = inf.inflate_to_vec(&c.stream, n - 1, &mut fresh);
@@ -399,7 +400,12 @@ fn transcript<I: Inflater>(cases: &[Case], pack: &(Vec<Vec<u8>>, Vec<u8>, Vec<us
                 "{p}: {} expected one byte less",
                 c.name
             );
-            assert!(fresh.len() < n && fresh.capacity() <= n, "{p}: {}", c.name);
+            assert!(
+                fresh == c.data[..n - 1],
+                "{p}: {}: what came before",
+                c.name
+            );
+            assert!(fresh.capacity() <= n, "{p}: {}", c.name);
             let r = inf.inflate_to_vec_limited(&c.stream, n - 1, &mut fresh);
             assert_eq!(
                 r,
@@ -445,6 +451,11 @@ fn transcript<I: Inflater>(cases: &[Case], pack: &(Vec<Vec<u8>>, Vec<u8>, Vec<us
             assert!(
                 matches!(r, Err(Error::Truncated { .. })),
                 "{p}: {} cut at {k}: {r:?}",
+                c.name
+            );
+            assert!(
+                c.data.starts_with(&out),
+                "{p}: {} cut at {k}: output",
                 c.name
             );
             let r = inflate_chunked(&mut inf, prefix, &mut rng, true);
