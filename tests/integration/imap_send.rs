@@ -132,6 +132,7 @@ fn build_options_match_flagsplit() {
             || line.starts_with("links:")
             || line.starts_with("OpenSSL:")
             || line.starts_with("openssl-build:")
+            || line.starts_with("zlib")
         {
             continue;
         }

@@ -54,35 +54,42 @@ fn providers(sel: &Selection) -> Vec<&'static str> {
 /// The defaults, written out per feature set rather than recomputed.
 #[test]
 fn defaults_for_every_feature_set() {
-    let cases: &[(&[&str], [&str; 5])] = &[
-        (&[], ["dc", "block", "builtin", "builtin", "none"]),
+    let cases: &[(&[&str], [&str; 6])] = &[
+        (
+            &[],
+            ["dc", "block", "builtin", "builtin", "none", "zlib-rs"],
+        ),
         (
             &["rustls-tls"],
-            ["dc", "block", "builtin", "builtin", "rustls"],
+            ["dc", "block", "builtin", "builtin", "rustls", "zlib-rs"],
         ),
         (
             &["openssl-sha1"],
-            ["openssl", "openssl", "builtin", "builtin", "none"],
+            [
+                "openssl", "openssl", "builtin", "builtin", "none", "zlib-rs",
+            ],
         ),
         (
             &["openssl-md5"],
-            ["dc", "block", "openssl", "builtin", "none"],
+            ["dc", "block", "openssl", "builtin", "none", "zlib-rs"],
         ),
         (
             &["openssl-sha256"],
-            ["dc", "block", "builtin", "openssl", "none"],
+            ["dc", "block", "builtin", "openssl", "none", "zlib-rs"],
         ),
         (
             &["openssl-tls"],
-            ["dc", "block", "builtin", "builtin", "openssl"],
+            ["dc", "block", "builtin", "builtin", "openssl", "zlib-rs"],
         ),
         (
             &["openssl-tls", "rustls-tls"],
-            ["dc", "block", "builtin", "builtin", "openssl"],
+            ["dc", "block", "builtin", "builtin", "openssl", "zlib-rs"],
         ),
         (
             &["openssl-sha1", "rustls-tls"],
-            ["openssl", "openssl", "builtin", "builtin", "rustls"],
+            [
+                "openssl", "openssl", "builtin", "builtin", "rustls", "zlib-rs",
+            ],
         ),
         (
             &[
@@ -92,7 +99,21 @@ fn defaults_for_every_feature_set() {
                 "openssl-tls",
                 "rustls-tls",
             ],
-            ["openssl", "openssl", "openssl", "openssl", "openssl"],
+            [
+                "openssl", "openssl", "openssl", "openssl", "openssl", "zlib-rs",
+            ],
+        ),
+        (
+            &["zlib-miniz"],
+            ["dc", "block", "builtin", "builtin", "none", "miniz"],
+        ),
+        (
+            &["zlib-miniz", "zlib-system"],
+            ["dc", "block", "builtin", "builtin", "none", "system"],
+        ),
+        (
+            &["zlib-miniz", "zlib-system", "zlib-ng"],
+            ["dc", "block", "builtin", "builtin", "none", "zlib-ng"],
         ),
     ];
     for (names, expected) in cases {
@@ -100,9 +121,9 @@ fn defaults_for_every_feature_set() {
         let sel = run(set.clone(), &[], None).expect("defaults always resolve");
         assert_eq!(providers(&sel), expected, "features {names:?}");
     }
-    // Every one of the 32 sets resolves with no input, and each default is available.
+    // Every one of the 256 sets resolves with no input, and each default is available.
     let all = FeatureSet::all_combinations(&SPEC);
-    assert_eq!(all.len(), 32);
+    assert_eq!(all.len(), 256);
     for set in all {
         let sel = run(set.clone(), &[], None).expect("defaults always resolve");
         for (_, choice) in sel.iter() {
@@ -285,7 +306,7 @@ fn every_probe_is_a_compat_program() {
         }
     }
     assert_eq!(
-        seen, 5,
-        "the openssl providers of sha1, sha1-unsafe, md5, sha256 and tls"
+        seen, 6,
+        "the openssl providers of sha1, sha1-unsafe, md5, sha256 and tls; zlib's system"
     );
 }
