@@ -58,3 +58,54 @@ fn config_example_documents_every_facility_and_provider() {
         }
     }
 }
+
+/// Every `FLAGSPLIT_*` variable the code, the benchmarks or the scripts read is in the facility
+/// table, so the knob table documents it and a build with it set is not refused as a typo.
+#[test]
+fn every_variable_read_is_in_the_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "benches", "scripts", "crates"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in fs::read_dir(&d).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    if !path.ends_with("tests") && !path.ends_with("target") {
+                        stack.push(path);
+                    }
+                } else if path.extension().is_some_and(|e| e == "rs" || e == "sh") {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    // Set by build.rs for rustc (`cargo:rustc-env`), never by a user; and the misspelling that
+    // scripts/build-matrix.sh sets to see the typo error.
+    let internal = ["FLAGSPLIT_RUSTC", "FLAGSPLIT_SHA_PROVIDER"];
+    let mut unknown = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap_or_default();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("FLAGSPLIT_") {
+            let name: String = rest[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            rest = &rest[i + name.len()..];
+            // A prefix in prose or a format string (`FLAGSPLIT_`, `FLAGSPLIT_<FACILITY>_...`).
+            if name.ends_with('_') || internal.contains(&name.as_str()) {
+                continue;
+            }
+            if !flagsplit::spec::SPEC.knows_variable(&name) {
+                unknown.push(format!("{}: {name}", file.display()));
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(
+        unknown.is_empty(),
+        "not in the facility table: {unknown:#?}"
+    );
+}

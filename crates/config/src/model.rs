@@ -468,6 +468,8 @@ pub enum When {
     Run,
     /// By the test command.
     Test,
+    /// By the benchmarks (`cargo bench`).
+    Bench,
 }
 
 impl When {
@@ -477,6 +479,7 @@ impl When {
             When::Build => "build time",
             When::Run => "run time",
             When::Test => "test command",
+            When::Bench => "benchmarks",
         }
     }
 }
