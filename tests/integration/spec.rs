@@ -8,10 +8,7 @@ use std::collections::BTreeMap;
 use flagsplit::spec::{IMAP_SEND, SPEC};
 use flagsplit_config::knobs::markdown_table;
 use flagsplit_config::resolve::suggest;
-use flagsplit_config::{
-    ConfigError, ConfigFileInput, Errors, FeatureSet, FilePos, Inputs, Origin, Requester,
-    Selection, resolve,
-};
+use flagsplit_config::{ConfigFileInput, Errors, FeatureSet, Inputs, Origin, Selection, resolve};
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {
     pairs
@@ -140,73 +137,16 @@ fn defaults_for_every_feature_set() {
 /// the file: either it takes effect with the right origin, or the right error says why.
 #[test]
 fn every_facility_provider_feature_set() {
-    let mut all_names: Vec<&str> = SPEC
+    let names: std::collections::BTreeSet<&str> = SPEC
         .facilities
         .iter()
         .flat_map(|f| f.providers.iter().map(|p| p.name))
         .collect();
-    all_names.sort_unstable();
-    all_names.dedup();
-    for set in FeatureSet::all_combinations(&SPEC) {
-        for facility in SPEC.facilities {
-            for name in &all_names {
-                let var = SPEC.env_var(facility);
-                let text = format!("[{facility}]\nprovider = \"{name}\"\n");
-                let by_env = run(set.clone(), &[(&var, name)], None);
-                let by_file = run(set.clone(), &[], Some(&text));
-                for (result, from_file) in [(&by_env, false), (&by_file, true)] {
-                    let by = if from_file {
-                        Requester::File(FilePos {
-                            path: "flagsplit.toml".into(),
-                            line: 2,
-                            column: 12,
-                        })
-                    } else {
-                        Requester::Env(var.clone())
-                    };
-                    let Some(provider) = facility.provider(name) else {
-                        let errors = result.as_ref().expect_err("unknown provider must fail");
-                        assert_eq!(
-                            errors.0,
-                            vec![ConfigError::UnknownProvider {
-                                by,
-                                facility,
-                                value: name.to_string()
-                            }]
-                        );
-                        continue;
-                    };
-                    if !provider.is_available(&set) {
-                        let errors = result.as_ref().expect_err("feature off must fail");
-                        assert_eq!(
-                            errors.0,
-                            vec![ConfigError::feature_off(
-                                &SPEC, by, facility, provider, &set
-                            )]
-                        );
-                        let text = errors.to_string();
-                        let feature = provider.feature.unwrap_or_default();
-                        assert!(text.contains(&format!("--features {feature}")), "{text}");
-                        continue;
-                    }
-                    let sel = result.as_ref().expect("valid request resolves");
-                    assert_eq!(sel.provider(facility.name), *name);
-                    let origin = &sel.get(facility.name).origin;
-                    if from_file {
-                        assert_eq!(origin.to_string(), "flagsplit.toml:2:12");
-                    } else {
-                        assert_eq!(origin, &Origin::Env(var.clone()));
-                    }
-                    // The other facilities keep their defaults.
-                    for (other, choice) in sel.iter() {
-                        if other.name != facility.name {
-                            assert_eq!(choice, &other.default_choice(SPEC.role, &set));
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let per_set = 1 + SPEC.facilities.len() * names.len() * 2;
+    assert_eq!(
+        flagsplit::config::check_every_request(&SPEC),
+        Ok(256 * per_set)
+    );
 }
 
 #[test]

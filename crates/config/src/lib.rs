@@ -48,4 +48,4 @@ pub use model::{
 };
 pub use probe::{Asker, Finder, Library, LibraryFound, Need, OpensslFound, Probe};
 #[cfg(feature = "resolve")]
-pub use resolve::{ConfigFileInput, Inputs, resolve};
+pub use resolve::{ConfigFileInput, Inputs, check_every_request, resolve};

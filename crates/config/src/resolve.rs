@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{ConfigError, Errors, Requester};
+use crate::error::{ConfigError, Errors, FilePos, Requester};
 use crate::file::{self, FileChoice};
 use crate::model::{Choice, FeatureSet, Origin, Selection, Spec, When};
 
@@ -215,6 +215,135 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 }
 
+/// Resolves every request a user can make of `spec` and checks each outcome, for a crate's tests
+/// (as [`Spec::check`] checks the table itself): each facility × each provider name of the table ×
+/// every feature set, asked for by its variable and by a config file. A request takes effect with
+/// the right origin and leaves the other facilities at their defaults, or fails with exactly the
+/// error that names it (an unknown provider; a feature that is off, whose fix names the feature);
+/// and with no request at all every feature set resolves to defaults its features compile. Returns
+/// how many resolutions were checked, or the first one that went wrong.
+pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
+    let mut names: Vec<&str> = spec
+        .facilities
+        .iter()
+        .flat_map(|f| f.providers.iter().map(|p| p.name))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let at = FilePos {
+        path: "check.toml".into(),
+        line: 2,
+        column: 12,
+    };
+    let mut checked = 0;
+    for features in FeatureSet::all_combinations(spec) {
+        let run = |env: BTreeMap<String, Option<String>>, text: Option<String>| {
+            resolve(&Inputs {
+                spec,
+                features: features.clone(),
+                env,
+                file: text.map(|t| ConfigFileInput {
+                    named: at.path.clone(),
+                    named_by: format!("{}={}", spec.config_var(), at.path),
+                    resolved: at.path.clone(),
+                    contents: Ok(t),
+                    fix: String::new(),
+                }),
+            })
+        };
+        let defaults = run(BTreeMap::new(), None)
+            .map_err(|e| format!("features {features:?}: no request, yet: {e}"))?;
+        checked += 1;
+        for (facility, choice) in defaults.iter() {
+            let expected = facility.default_choice(spec.role, &features);
+            if *choice != expected || !choice.provider.is_available(&features) {
+                return Err(format!(
+                    "features {features:?}: {facility} defaults to {} ({}), expected {} ({})",
+                    choice.provider, choice.origin, expected.provider, expected.origin
+                ));
+            }
+        }
+        for facility in spec.facilities {
+            let var = spec.env_var(facility);
+            for name in &names {
+                let by_env = run(
+                    BTreeMap::from([(var.clone(), Some(name.to_string()))]),
+                    None,
+                );
+                let by_file = run(
+                    BTreeMap::new(),
+                    Some(format!("[{facility}]\nprovider = \"{name}\"\n")),
+                );
+                for (result, by, origin) in [
+                    (
+                        by_env,
+                        Requester::Env(var.clone()),
+                        Origin::Env(var.clone()),
+                    ),
+                    (
+                        by_file,
+                        Requester::File(at.clone()),
+                        Origin::File {
+                            path: at.path.clone(),
+                            line: at.line,
+                            column: at.column,
+                        },
+                    ),
+                ] {
+                    checked += 1;
+                    let what = format!("features {features:?}, {facility} = {name} by {origin}");
+                    let expected_error = match facility.provider(name) {
+                        None => Some(ConfigError::UnknownProvider {
+                            by,
+                            facility,
+                            value: name.to_string(),
+                        }),
+                        Some(p) if !p.is_available(&features) => {
+                            Some(ConfigError::feature_off(spec, by, facility, p, &features))
+                        }
+                        Some(_) => None,
+                    };
+                    match (result, expected_error) {
+                        (Err(errors), Some(expected)) => {
+                            if errors.0 != [expected.clone()] {
+                                return Err(format!("{what}: {errors}, expected {expected}"));
+                            }
+                            if let ConfigError::FeatureOff { feature, .. } = &expected {
+                                if !errors.to_string().contains(&format!("`{feature}`")) {
+                                    return Err(format!(
+                                        "{what}: the fix does not name `{feature}`"
+                                    ));
+                                }
+                            }
+                        }
+                        (Ok(sel), None) => {
+                            let choice = sel.get(facility.name);
+                            if choice.provider.name != *name || choice.origin != origin {
+                                return Err(format!(
+                                    "{what}: got {} from {}",
+                                    choice.provider, choice.origin
+                                ));
+                            }
+                            for (other, choice) in sel.iter() {
+                                if other.name != facility.name
+                                    && *choice != other.default_choice(spec.role, &features)
+                                {
+                                    return Err(format!("{what}: {other} left its default"));
+                                }
+                            }
+                        }
+                        (Ok(_), Some(expected)) => {
+                            return Err(format!("{what}: resolved, expected {expected}"));
+                        }
+                        (Err(errors), None) => return Err(format!("{what}: {errors}")),
+                    }
+                }
+            }
+        }
+    }
+    Ok(checked)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,76 +431,16 @@ mod tests {
     }
 
     /// Every facility × every provider name × every feature set, asked for by a variable and by
-    /// the file: either it takes effect with the right origin, or the right error says why.
+    /// the file, on an application's table and on a library's.
     #[test]
     fn every_facility_provider_feature_set() {
-        let mut all_names: Vec<&str> = DEMO
-            .facilities
-            .iter()
-            .flat_map(|f| f.providers.iter().map(|p| p.name))
-            .collect();
-        all_names.sort_unstable();
-        all_names.dedup();
-        for set in FeatureSet::all_combinations(&DEMO) {
-            for facility in DEMO.facilities {
-                for name in &all_names {
-                    let var = DEMO.env_var(facility);
-                    let text = format!("[{facility}]\nprovider = \"{name}\"\n");
-                    let by_env = run(set.clone(), &[(&var, name)], None);
-                    let by_file = run(set.clone(), &[], Some(&text));
-                    for (result, from_file) in [(&by_env, false), (&by_file, true)] {
-                        let by = if from_file {
-                            Requester::File(FilePos {
-                                path: "demo.toml".into(),
-                                line: 2,
-                                column: 12,
-                            })
-                        } else {
-                            Requester::Env(var.clone())
-                        };
-                        let Some(provider) = facility.provider(name) else {
-                            let errors = result.as_ref().expect_err("unknown provider must fail");
-                            assert_eq!(
-                                errors.0,
-                                vec![ConfigError::UnknownProvider {
-                                    by,
-                                    facility,
-                                    value: name.to_string()
-                                }]
-                            );
-                            continue;
-                        };
-                        if !provider.is_available(&set) {
-                            let errors = result.as_ref().expect_err("feature off must fail");
-                            assert_eq!(
-                                errors.0,
-                                vec![ConfigError::feature_off(
-                                    &DEMO, by, facility, provider, &set
-                                )]
-                            );
-                            let text = errors.to_string();
-                            let feature = provider.feature.unwrap_or_default();
-                            assert!(text.contains(&format!("--features {feature}")), "{text}");
-                            continue;
-                        }
-                        let sel = result.as_ref().expect("valid request resolves");
-                        assert_eq!(sel.provider(facility.name), *name);
-                        let origin = &sel.get(facility.name).origin;
-                        if from_file {
-                            assert_eq!(origin.to_string(), "demo.toml:2:12");
-                        } else {
-                            assert_eq!(origin, &Origin::Env(var.clone()));
-                        }
-                        // The other facilities keep their defaults.
-                        for (other, choice) in sel.iter() {
-                            if other.name != facility.name {
-                                assert_eq!(choice, &other.default_choice(DEMO.role, &set));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        // 8 feature sets × (the defaults + 3 facilities × 5 provider names × variable and file).
+        assert_eq!(check_every_request(&DEMO), Ok(8 * (1 + 3 * 5 * 2)));
+        // 4 feature sets × (the defaults + 1 facility × 3 names × 2).
+        assert_eq!(
+            check_every_request(&crate::test_tables::LIBRARY),
+            Ok(4 * (1 + 3 * 2))
+        );
     }
 
     #[test]
