@@ -347,7 +347,6 @@ pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::FilePos;
     use crate::test_tables::{DEMO, DEMO_CLI, DEMO_SYNC};
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {
