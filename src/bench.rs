@@ -1,5 +1,5 @@
-//! `flagsplit bench`: what this build's selected providers do on this machine, in-process, and
-//! what starting this binary costs — the figures the 2010 thread argued about, measured where the
+//! `flagsplit bench`: what this build's selected providers (hashing and zlib inflate) do on this
+//! machine, in-process, and what starting this binary costs — the figures the 2010 thread argued about, measured where the
 //! user is. The shipped binary only measures the providers it was built with; comparing providers
 //! is for the criterion benches (`cargo bench`) and `scripts/bench-builds.sh`.
 
@@ -11,7 +11,9 @@ use crate::build_options::{BUILD_INFO, provider_members};
 use crate::cpu::CpuFeatures;
 use crate::hash::{Algorithm, Hasher};
 use crate::json;
-use crate::spec::{MD5, SHA1, SHA1_UNSAFE, SHA256};
+use crate::spec::{MD5, SHA1, SHA1_UNSAFE, SHA256, ZLIB};
+use crate::zlib::Inflater;
+use flagsplit_zlib::Inflater as _;
 
 /// Message sizes measured: one cache line, a small file, a typical read buffer, and the 300 MiB of
 /// git's SHA1DC-vs-OpenSSL comparison (p0013).
@@ -71,11 +73,58 @@ pub struct Startup {
     pub instructions_note: Option<String>,
 }
 
+/// The inflated size of the zlib facility's large stream.
+pub const ZLIB_STREAM: usize = 16 * 1024 * 1024;
+
+/// The number of git-object-shaped zlib streams.
+pub const ZLIB_OBJECTS: usize = 1000;
+
+/// The compression level of the zlib inputs (git's default, `core.compression` -1, is zlib's 6).
+pub const ZLIB_LEVEL: i32 = 6;
+
+/// What a zlib figure inflates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZlibInput {
+    /// One large stream of [`ZLIB_STREAM`] bytes.
+    Stream,
+    /// [`ZLIB_OBJECTS`] streams of 100 B to 20 KB back to back, as objects in a pack.
+    Objects,
+}
+
+impl ZlibInput {
+    /// `stream`, `objects`: the JSON report's `input`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZlibInput::Stream => "stream",
+            ZlibInput::Objects => "objects",
+        }
+    }
+}
+
+/// One measured zlib figure of the selected provider.
+#[derive(Clone, Debug)]
+pub struct ZlibCell {
+    /// What was inflated.
+    pub input: ZlibInput,
+    /// zlib streams in the input.
+    pub streams: usize,
+    /// Their inflated size in bytes.
+    pub inflated_bytes: usize,
+    /// Their compressed size in bytes.
+    pub compressed_bytes: usize,
+    /// Best throughput over the rounds, in MB/s of inflated output (10^6 bytes per second).
+    pub mb_per_s: f64,
+    /// Mean time per stream at that throughput, in nanoseconds.
+    pub ns_per_stream: f64,
+}
+
 /// The whole report.
 #[derive(Clone, Debug)]
 pub struct Report {
     /// Throughput cells.
     pub cells: Vec<Cell>,
+    /// The zlib facility's figures.
+    pub zlib: Vec<ZlibCell>,
     /// Start-up cost.
     pub startup: Startup,
 }
@@ -192,6 +241,288 @@ pub fn throughput(plan: Plan, mut progress: impl FnMut(&str, usize, usize)) -> V
     cells
 }
 
+/// xorshift64, for the zlib inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in `0..n` (near enough: `n` is small).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Skewed to the low end of `0..n`, as word frequencies are.
+    fn skewed(&mut self, n: usize) -> usize {
+        self.below(n).min(self.below(n))
+    }
+}
+
+/// The vocabulary of [`text`]: keywords, identifiers and punctuation of source code.
+const WORDS: [&str; 64] = [
+    "=", "(", ")", "{", "}", ";", ",", "&", "let", "fn", "if", "return", "self", "mut", "for",
+    "in", "else", "match", "->", "=>", "::", "0", "1", "len", "buf", "out", "size", "pos", "err",
+    "Ok", "None", "Some", "pub", "struct", "impl", "use", "const", "while", "break", "true",
+    "false", "object", "tree", "commit", "blob", "parent", "author", "hash", "index", "path",
+    "name", "data", "Result", "Error", "Vec<u8>", "&str", "usize", "u64", "+", "-", "==", "<",
+    "// size", "/* id */",
+];
+
+/// Appends source-like text to `out` until it holds `len` bytes: lines of 2 to 11 tokens of
+/// [`WORDS`] (skewed to the first ones), indented by 0 to 3 levels. That is what most of git's
+/// objects hold (source, commit messages), and it compresses the way text does rather than not
+/// at all like [`fill`]'s bytes.
+fn text(out: &mut Vec<u8>, len: usize, rng: &mut Rng) {
+    while out.len() < len {
+        for _ in 0..rng.below(4) {
+            out.extend_from_slice(b"    ");
+        }
+        for i in 0..2 + rng.below(10) {
+            if i > 0 {
+                out.push(b' ');
+            }
+            out.extend_from_slice(WORDS[rng.skewed(WORDS.len())].as_bytes());
+        }
+        out.push(b'\n');
+    }
+    out.truncate(len);
+}
+
+/// File names of [`tree`] entries.
+const NAMES: [&str; 16] = [
+    "main", "lib", "object", "tree", "commit", "blob", "hash", "index", "path", "config", "spec",
+    "bench", "json", "cpu", "zlib", "error",
+];
+
+/// Appends tree entries (`100644 name.rs\0` and a 20-byte binary id) to `out` until it holds
+/// `len` bytes: git's trees, where every entry carries 20 incompressible bytes.
+fn tree(out: &mut Vec<u8>, len: usize, rng: &mut Rng) {
+    while out.len() < len {
+        let mode: &[u8] = match rng.below(8) {
+            0 => b"40000 ",
+            1 => b"100755 ",
+            _ => b"100644 ",
+        };
+        out.extend_from_slice(mode);
+        out.extend_from_slice(NAMES[rng.skewed(NAMES.len())].as_bytes());
+        out.extend_from_slice(b".rs\0");
+        let mut id = [0u8; 24];
+        for chunk in id.chunks_mut(8) {
+            chunk.copy_from_slice(&rng.next().to_le_bytes());
+        }
+        out.extend_from_slice(&id[..20]);
+    }
+    out.truncate(len);
+}
+
+/// The large stream's content: [`text`], with one 4 KiB block in 8 replaced by [`fill`]'s
+/// incompressible bytes (binary files, ids), as a large blob or a pack's worth of content mixes
+/// them.
+fn stream_content(len: usize) -> Vec<u8> {
+    let mut data = Vec::with_capacity(len);
+    text(&mut data, len, &mut Rng(0x2545_F491_4F6C_DD1D));
+    let binary = input(len);
+    for (i, block) in data.chunks_mut(4096).enumerate() {
+        if i % 8 == 7 {
+            let at = i * 4096;
+            block.copy_from_slice(&binary[at..at + block.len()]);
+        }
+    }
+    data
+}
+
+/// The objects' contents: sizes of 100 B to 20 KB, log-uniform (git's objects are mostly small);
+/// one in five is a [`tree`], the others [`text`] (blobs, commits).
+fn object_contents(count: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    (0..count)
+        .map(|_| {
+            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+            let size = (100.0 * 200f64.powf(u)) as usize;
+            let mut object = Vec::with_capacity(size);
+            if rng.below(5) == 0 {
+                tree(&mut object, size, &mut rng);
+            } else {
+                text(&mut object, size, &mut rng);
+            }
+            object
+        })
+        .collect()
+}
+
+/// The zlib inputs, compressed once before anything is timed.
+struct ZlibInputs {
+    stream: Vec<u8>,
+    compressed: Vec<u8>,
+    objects: Vec<Vec<u8>>,
+    /// The objects' streams, back to back.
+    pack: Vec<u8>,
+}
+
+impl ZlibInputs {
+    /// Compressed by zlib-rs's compressor (compiled in every build), whatever provider inflates.
+    fn new() -> Result<ZlibInputs, String> {
+        let compress = |data: &[u8]| {
+            crate::zlib::zlib_rs::compress(data, ZLIB_LEVEL).map_err(|e| e.to_string())
+        };
+        let stream = stream_content(ZLIB_STREAM);
+        let compressed = compress(&stream)?;
+        let objects = object_contents(ZLIB_OBJECTS);
+        let mut pack = Vec::new();
+        for object in &objects {
+            pack.extend_from_slice(&compress(object)?);
+        }
+        Ok(ZlibInputs {
+            stream,
+            compressed,
+            objects,
+            pack,
+        })
+    }
+
+    fn inflated_objects(&self) -> usize {
+        self.objects.iter().map(Vec::len).sum()
+    }
+
+    /// Inflates every input once and compares the output with what was compressed.
+    fn check(&self, inflater: &mut Inflater, out: &mut Vec<u8>) -> Result<(), String> {
+        let name = Inflater::PROVIDER;
+        let used = inflater
+            .inflate_to_vec(&self.compressed, self.stream.len(), out)
+            .map_err(|e| format!("zlib {name}: the large stream: {e}"))?;
+        if used != self.compressed.len() || *out != self.stream {
+            return Err(format!("zlib {name}: the large stream inflates wrongly"));
+        }
+        let mut pos = 0;
+        for (i, object) in self.objects.iter().enumerate() {
+            pos += inflater
+                .inflate_to_vec(&self.pack[pos..], object.len(), out)
+                .map_err(|e| format!("zlib {name}: object {i}: {e}"))?;
+            if out != object {
+                return Err(format!("zlib {name}: object {i} inflates wrongly"));
+            }
+        }
+        if pos != self.pack.len() {
+            return Err(format!(
+                "zlib {name}: the objects took {pos} of {} bytes",
+                self.pack.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Runs `pass` (which inflates `bytes` bytes) for about `time` (at least once); returns bytes per
+/// second.
+fn measure_zlib(
+    bytes: usize,
+    time: Duration,
+    mut pass: impl FnMut() -> Result<(), flagsplit_zlib::Error>,
+) -> Result<f64, String> {
+    let start = Instant::now();
+    let mut passes: u64 = 0;
+    loop {
+        pass().map_err(|e| format!("zlib {}: {e}", Inflater::PROVIDER))?;
+        passes += 1;
+        let elapsed = start.elapsed();
+        if elapsed >= time {
+            return Ok(passes as f64 * bytes as f64 / elapsed.as_secs_f64());
+        }
+    }
+}
+
+/// Measures the zlib facility's selected provider: MB/s of inflated output on one large stream
+/// and on [`ZLIB_OBJECTS`] git-object-shaped streams, one reused inflater throughout, each stream
+/// inflated with `inflate_to_vec` and its known size. The output is checked against the input
+/// once before the rounds. `progress` is told each step.
+pub fn zlib(
+    plan: Plan,
+    mut progress: impl FnMut(&str, usize, usize),
+) -> Result<Vec<ZlibCell>, String> {
+    let name = Inflater::PROVIDER;
+    progress(
+        &format!("zlib {name}: compressing the input"),
+        0,
+        2 * plan.rounds,
+    );
+    let inputs = ZlibInputs::new()?;
+    let mut inflater = Inflater::new().map_err(|e| format!("zlib {name}: {e}"))?;
+    let mut out = Vec::new();
+    inputs.check(&mut inflater, &mut out)?;
+    let cells = [
+        (
+            ZlibInput::Stream,
+            1,
+            inputs.stream.len(),
+            inputs.compressed.len(),
+        ),
+        (
+            ZlibInput::Objects,
+            inputs.objects.len(),
+            inputs.inflated_objects(),
+            inputs.pack.len(),
+        ),
+    ];
+    let mut best = [0f64; 2];
+    let mut step = 0;
+    for _ in 0..plan.rounds {
+        for (i, &(input, streams, inflated, _)) in cells.iter().enumerate() {
+            step += 1;
+            progress(&zlib_label(input, streams), step, 2 * plan.rounds);
+            let rate = match input {
+                ZlibInput::Stream => measure_zlib(inflated, plan.cell_time, || {
+                    inflater.inflate_to_vec(black_box(&inputs.compressed), inflated, &mut out)?;
+                    black_box(&out);
+                    Ok(())
+                }),
+                ZlibInput::Objects => measure_zlib(inflated, plan.cell_time, || {
+                    let mut pos = 0;
+                    for object in &inputs.objects {
+                        pos += inflater.inflate_to_vec(
+                            black_box(&inputs.pack[pos..]),
+                            object.len(),
+                            &mut out,
+                        )?;
+                        black_box(&out);
+                    }
+                    Ok(())
+                }),
+            }?;
+            best[i] = best[i].max(rate);
+        }
+    }
+    Ok(cells
+        .iter()
+        .zip(best)
+        .map(|(&(input, streams, inflated, compressed), rate)| ZlibCell {
+            input,
+            streams,
+            inflated_bytes: inflated,
+            compressed_bytes: compressed,
+            mb_per_s: rate / 1e6,
+            ns_per_stream: if rate > 0.0 {
+                inflated as f64 / rate / streams as f64 * 1e9
+            } else {
+                0.0
+            },
+        })
+        .collect())
+}
+
+/// A zlib row's label: `zlib zlib-rs, one 16 MiB stream`, `zlib zlib-rs, 1000 objects`.
+pub fn zlib_label(input: ZlibInput, streams: usize) -> String {
+    let name = Inflater::PROVIDER;
+    match input {
+        ZlibInput::Stream => format!("zlib {name}, one {} stream", size_label(ZLIB_STREAM)),
+        ZlibInput::Objects => format!("zlib {name}, {streams} objects"),
+    }
+}
+
 /// `64 B`, `1 KiB`, `300 MiB`.
 pub fn size_label(size: usize) -> String {
     if size >= 1 << 20 {
@@ -221,6 +552,21 @@ pub fn table(report: &Report) -> String {
         }
         s.push('\n');
     }
+    if !report.zlib.is_empty() {
+        s.push_str(
+            "\n| zlib inflate | MB/s of output | inflated | compressed |\n|---|---:|---:|---:|\n",
+        );
+        for z in &report.zlib {
+            let _ = writeln!(
+                s,
+                "| {} | {:.0} MB/s | {:.1} MiB | {:.1} MiB |",
+                zlib_label(z.input, z.streams),
+                z.mb_per_s,
+                z.inflated_bytes as f64 / 1048576.0,
+                z.compressed_bytes as f64 / 1048576.0
+            );
+        }
+    }
     let st = &report.startup;
     let _ = write!(
         s,
@@ -241,6 +587,14 @@ pub fn table(report: &Report) -> String {
         s,
         "MB/s = 10^6 bytes per second, best of the rounds; 64 B and 1 KiB include new+finalize per message."
     );
+    if !report.zlib.is_empty() {
+        let _ = writeln!(
+            s,
+            "zlib: git-like text and binary compressed at level {ZLIB_LEVEL} by zlib-rs; objects are 100 B-20 KB \
+             streams back to back as in a pack, each inflated to its known size; one reused inflater, \
+             output checked once."
+        );
+    }
     if cfg!(debug_assertions) {
         s.push_str(
             "WARNING: this is a debug build; build with --release for meaningful figures.\n",
@@ -297,7 +651,13 @@ impl Environment {
     }
 }
 
-/// The shareable JSON report: machine, build, every figure.
+/// The shareable JSON report: machine, build, every figure. Schema 1: `schema`, `flagsplit`,
+/// `machine`, `build`, `throughput` (one entry per hashing facility and size: `facility`,
+/// `provider`, `size_bytes`, `mb_per_s`, `ns_per_message`), `zlib` (one entry per zlib input of
+/// the selected provider: `facility` `"zlib"`, `provider`, `version`, `input` `"stream"` or
+/// `"objects"`, `streams`, `inflated_bytes`, `compressed_bytes`, `level`, `mb_per_s` of inflated
+/// output, `ns_per_stream`; added to schema 1 without changing any other key, so readers of the
+/// earlier reports are unaffected), `startup`.
 pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let info = &BUILD_INFO;
     let cpu = CpuFeatures::detect();
@@ -361,6 +721,29 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
             json::number(c.ns_per_message)
         );
         s.push_str(if i + 1 < report.cells.len() {
+            ",\n"
+        } else {
+            "\n"
+        });
+    }
+    s.push_str("  ],\n");
+    s.push_str("  \"zlib\": [\n");
+    for (i, z) in report.zlib.iter().enumerate() {
+        let _ = write!(
+            s,
+            "    {{\"facility\": {}, \"provider\": {}, \"version\": {}, \"input\": {}, \"streams\": {}, \"inflated_bytes\": {}, \"compressed_bytes\": {}, \"level\": {}, \"mb_per_s\": {}, \"ns_per_stream\": {}}}",
+            json::string(ZLIB),
+            json::string(Inflater::PROVIDER),
+            json::string(&Inflater::version()),
+            json::string(z.input.as_str()),
+            z.streams,
+            z.inflated_bytes,
+            z.compressed_bytes,
+            ZLIB_LEVEL,
+            json::number(z.mb_per_s),
+            json::number(z.ns_per_stream)
+        );
+        s.push_str(if i + 1 < report.zlib.len() {
             ",\n"
         } else {
             "\n"

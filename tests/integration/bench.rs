@@ -1,10 +1,12 @@
 //! `flagsplit bench --quick --json` produces a valid report naming every selected provider, with a
-//! figure for every size, and the table form has a row per selected provider.
+//! figure for every size and both zlib inputs, and the table form has a row per selected provider.
 
 use std::process::Command;
 
+use flagsplit::bench::{ZLIB_OBJECTS, ZLIB_STREAM, ZlibInput};
 use flagsplit::hash::{Md5, Sha1, Sha1Unsafe};
-use flagsplit::spec::{MD5, SHA1, SHA1_UNSAFE};
+use flagsplit::spec::{MD5, SHA1, SHA1_UNSAFE, ZLIB};
+use flagsplit_zlib::Inflater as _;
 
 const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
 
@@ -42,6 +44,34 @@ fn quick_json_report_is_complete() {
         }
     }
     assert!(providers["tls"]["provider"].is_string());
+    // The selected zlib provider inflates both inputs, at a positive rate.
+    let zlib_provider = flagsplit::zlib::Inflater::PROVIDER;
+    assert_eq!(providers[ZLIB]["provider"], zlib_provider);
+    let zlib = report["zlib"].as_array().expect("zlib array");
+    assert_eq!(zlib.len(), 2, "{}", report["zlib"]);
+    for (z, input, streams, inflated) in [
+        (&zlib[0], "stream", 1, Some(ZLIB_STREAM)),
+        (&zlib[1], "objects", ZLIB_OBJECTS, None),
+    ] {
+        assert_eq!(z["facility"], ZLIB, "{z}");
+        assert_eq!(z["provider"], zlib_provider, "{z}");
+        assert_eq!(z["version"], flagsplit::zlib::Inflater::version(), "{z}");
+        assert_eq!(z["input"], input, "{z}");
+        assert_eq!(z["streams"], streams, "{z}");
+        assert_eq!(z["level"], 6, "{z}");
+        let inflated_bytes = z["inflated_bytes"].as_u64().expect("inflated_bytes") as usize;
+        let compressed_bytes = z["compressed_bytes"].as_u64().expect("compressed_bytes") as usize;
+        if let Some(size) = inflated {
+            assert_eq!(inflated_bytes, size, "{z}");
+        }
+        // Git-like content compresses, and not to nothing.
+        assert!(
+            compressed_bytes < inflated_bytes && compressed_bytes > inflated_bytes / 20,
+            "{z}"
+        );
+        assert!(z["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{z}");
+        assert!(z["ns_per_stream"].as_f64().is_some_and(|v| v > 0.0), "{z}");
+    }
     for key in ["cpu_model", "cpu_flags", "os", "kernel", "arch"] {
         assert!(report["machine"][key].is_string(), "machine.{key}");
     }
@@ -89,4 +119,11 @@ fn table_names_every_selected_provider() {
         );
     }
     assert!(text.contains("300 MiB"));
+    for (input, streams) in [(ZlibInput::Stream, 1), (ZlibInput::Objects, ZLIB_OBJECTS)] {
+        let label = flagsplit::bench::zlib_label(input, streams);
+        assert!(
+            text.contains(&format!("| {label} | ")),
+            "{label} missing in\n{text}"
+        );
+    }
 }

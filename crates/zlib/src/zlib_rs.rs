@@ -1,7 +1,8 @@
 //! `zlib-rs`: the zlib-rs crate (a Rust port of zlib and zlib-ng's inflate, pure Rust, always
-//! compiled) through its safe API, `zlib_rs::Inflate`.
+//! compiled) through its safe API, `zlib_rs::Inflate`; and [`compress`], its compressor, which
+//! every build has for making zlib input.
 
-use zlib_rs::{Inflate, InflateError, InflateFlush, Status};
+use zlib_rs::{DeflateConfig, Inflate, InflateError, InflateFlush, ReturnCode, Status};
 
 use crate::{Error, Inflater, Step, deliver_then_fail};
 
@@ -76,4 +77,22 @@ impl ZlibRs {
             },
         }
     }
+}
+
+/// `input` compressed as one zlib stream (32 KiB window, default strategy) at `level`, 0 (stored)
+/// to 9, by zlib-rs's compressor, as zlib's `compress2` would. zlib-rs is compiled in every
+/// build, so this is how a binary makes zlib input (for `flagsplit bench`) whatever inflate
+/// provider it selected.
+pub fn compress(input: &[u8], level: i32) -> Result<Vec<u8>, Error> {
+    let mut out = vec![0u8; zlib_rs::compress_bound(input.len())];
+    let (compressed, rc) = zlib_rs::compress_slice(&mut out, input, DeflateConfig::new(level));
+    let len = compressed.len();
+    if rc != ReturnCode::Ok {
+        return Err(Error::Library {
+            provider: ZlibRs::PROVIDER,
+            detail: format!("compress2 at level {level}: {rc:?}"),
+        });
+    }
+    out.truncate(len);
+    Ok(out)
 }

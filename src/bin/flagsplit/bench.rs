@@ -1,4 +1,5 @@
-//! `flagsplit bench`: throughput of this build's providers and the start-up cost of this binary.
+//! `flagsplit bench`: throughput of this build's providers (hashing, zlib inflate) and the start-up
+//! cost of this binary.
 
 use std::io::{self, IsTerminal};
 use std::process::{Command, ExitCode, Stdio};
@@ -24,6 +25,16 @@ pub fn main(m: &Matches) -> ExitCode {
         }
     };
     let cells = bench::throughput(plan, progress);
+    let zlib = match bench::zlib(plan, progress) {
+        Ok(zlib) => zlib,
+        Err(e) => {
+            if terminal {
+                eprint!("\r\x1b[K");
+            }
+            eprintln!("flagsplit: bench: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if terminal {
         eprint!("\r\x1b[Kmeasuring start-up");
     }
@@ -31,7 +42,11 @@ pub fn main(m: &Matches) -> ExitCode {
     if terminal {
         eprint!("\r\x1b[K");
     }
-    let report = Report { cells, startup };
+    let report = Report {
+        cells,
+        zlib,
+        startup,
+    };
     let text = if m.flag("json") {
         bench::json(&report, &Environment::detect(), env!("FLAGSPLIT_RUSTC"))
     } else {
