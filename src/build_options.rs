@@ -176,7 +176,7 @@ pub fn json(binary: &str, facts: &RuntimeFacts) -> String {
         }
     };
     format!(
-        "{{\n  \"binary\": {},\n  \"version\": {},\n  \"target\": {},\n  \"features\": [{}],\n  \"config_file\": {},\n  \"providers\": {{\n{}\n  }},\n  \"collision_detection\": {},\n  \"links\": {{\"libcrypto\": {}, \"libssl\": {}}},\n  \"openssl\": {},\n  \"openssl_build\": {},\n  \"tls_version\": {},\n  \"cpu\": {{\"arch\": {}, \"sha_instructions\": {}, \"avx2\": {}}}\n}}\n",
+        "{{\n  \"binary\": {},\n  \"version\": {},\n  \"target\": {},\n  \"features\": [{}],\n  \"config_file\": {},\n  \"providers\": {{\n{}\n  }},\n  \"collision_detection\": {},\n  \"links\": {{\"libcrypto\": {}, \"libssl\": {}}},\n  \"openssl\": {},\n  \"openssl_build\": {},\n  \"tls_version\": {},\n  \"zlib\": {},\n  \"cpu\": {{\"arch\": {}, \"sha_instructions\": {}, \"avx2\": {}}}\n}}\n",
         string(binary),
         string(env!("CARGO_PKG_VERSION")),
         string(info.target),
@@ -189,6 +189,14 @@ pub fn json(binary: &str, facts: &RuntimeFacts) -> String {
         opt_string(facts.openssl.as_deref()),
         openssl_build,
         opt_string(facts.tls.as_deref()),
+        facts
+            .zlib
+            .as_ref()
+            .map_or("null".to_string(), |(library, version)| format!(
+                "{{\"library\": {}, \"version\": {}}}",
+                string(library),
+                string(version)
+            )),
         string(std::env::consts::ARCH),
         cpu.sha,
         cpu.avx2

@@ -77,7 +77,29 @@ fn check(binary: &str, exe: &str, version_args: &[&str]) {
 
 #[test]
 fn flagsplit_text_and_json_agree_with_the_build() {
-    check(FLAGSPLIT, env!("CARGO_BIN_EXE_flagsplit"), &["version"]);
+    let exe = env!("CARGO_BIN_EXE_flagsplit");
+    check(FLAGSPLIT, exe, &["version"]);
+    // git's `zlib:` line (`zlib-ng:` for zlib-ng; the crate's name for a pure-Rust inflater) and
+    // the same in JSON, with the selected provider's library version.
+    let (library, version) = flagsplit::zlib::version_line();
+    let text = run(exe, &["version", "--build-options"]);
+    assert!(
+        text.contains(&format!("\n{library}: {version}\n")),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&run(exe, &["version", "--build-options", "--json"])).expect("JSON");
+    assert_eq!(json["zlib"]["library"], library, "{json}");
+    assert_eq!(json["zlib"]["version"], version, "{json}");
+    let expected = match BUILD_INFO.provider("zlib") {
+        "system" => "zlib",
+        other => other,
+    };
+    assert_eq!(library, expected);
+    assert!(
+        version.starts_with(|c: char| c.is_ascii_digit()),
+        "{version}"
+    );
 }
 
 #[test]
@@ -86,6 +108,8 @@ fn sender_text_and_json_agree_with_the_build() {
     check(IMAP_SEND, exe, &[]);
     let json: serde_json::Value =
         serde_json::from_str(&run(exe, &["--build-options", "--json"])).expect("JSON");
+    // The sender inflates nothing.
+    assert!(json["zlib"].is_null(), "{json}");
     // The sender names its TLS provider's version unless this build has none.
     assert_eq!(
         json["tls_version"].is_string(),
