@@ -45,6 +45,23 @@ expect_links() {
 	fi
 }
 
+# expect_zlib NAME BIN libz|nolibz — whether the system libz (libz.so.1) is in NEEDED; zlib-ng is
+# linked statically, so libz-ng never is, and neither is any other libz
+expect_zlib() {
+	local name=$1 bin=$2 want=$3 libs has=nolibz
+	libs=$(needed "$bin" | tr '\n' ' ')
+	case " $libs" in *" libz-ng"*) has=libz-ng ;; *" libz.so.1 "*) has=libz ;; *" libz"*) has=other-libz ;; esac
+	if [ "$has" = "$want" ]; then
+		pass "$name: $(basename "$bin") NEEDED ($want): $libs"
+	else
+		fail "$name: $(basename "$bin") NEEDED is '$libs', expected $want"
+	fi
+}
+
+# A zlib version line (`zlib:`, `zlib-ng:`, or the Rust providers' `zlib-rs:` and `miniz:`), which
+# flagsplit-imap-send, never inflating, does not print.
+ZLIB_VERSION='^(zlib|zlib-ng|zlib-rs|miniz): '
+
 # expect_linker NAME BIN lld|gnu — which linker produced the binary (.comment names LLD)
 expect_linker() {
 	local name=$1 bin=$2 want=$3 got=gnu
@@ -101,9 +118,17 @@ note "default features"
 if build default "$T_LLD" ""; then
 	expect_linker default "$F" lld
 	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_BLK" "+TLS: RUSTLS" "-^OpenSSL:"
+	expect_options default "$F" "+zlib-backend: ZLIB_RS" "~^zlib-rs: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: zlib-rs (from default)" "-^zlib-build:" "-^links:.*libz"
 	expect_links default "$F" nocrypto nossl
 	expect_links default "$S" nocrypto nossl
-	expect_options default-sender "$S" "~^TLS: RUSTLS" "-^OpenSSL:" "+SHA-1: SHA1_DC"
+	expect_zlib default "$F" nolibz
+	expect_zlib default "$S" nolibz
+	expect_options default-sender "$S" "~^TLS: RUSTLS" "-^OpenSSL:" "+SHA-1: SHA1_DC" "+zlib-backend: ZLIB_RS" "-$ZLIB_VERSION"
+fi
+if build default-gnuld "$T_GNU" "$GNULD_FLAGS"; then
+	expect_linker default-gnuld "$G" gnu
+	expect_zlib default-gnuld "$G" nolibz
+	expect_zlib default-gnuld "$GS" nolibz
 fi
 
 note "--no-default-features"
@@ -195,21 +220,92 @@ if build openssl-tls-gnuld "$T_GNU" "$GNULD_FLAGS" --no-default-features --featu
 	expect_links openssl-tls-gnuld "$GS" crypto ssl
 fi
 
+note "--features zlib-miniz"
+if build zlib-miniz "$T_LLD" "" --features zlib-miniz; then
+	expect_options zlib-miniz "$F" "+zlib-backend: MINIZ_OXIDE" "~^miniz: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: miniz (from default with feature zlib-miniz)" "-^links:.*libz"
+	expect_zlib zlib-miniz "$F" nolibz
+	expect_zlib zlib-miniz "$S" nolibz
+	expect_options zlib-miniz-sender "$S" "+zlib-backend: MINIZ_OXIDE" "-$ZLIB_VERSION"
+fi
+if build zlib-miniz-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-miniz; then
+	expect_zlib zlib-miniz-gnuld "$G" nolibz
+	expect_zlib zlib-miniz-gnuld "$GS" nolibz
+fi
+
+note "--features zlib-system"
+if build zlib-system "$T_LLD" "" --features zlib-system; then
+	expect_options zlib-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from default with feature zlib-system)" "+links: libz"
+	expect_options zlib-system "$F" "+zlib-build: located by libz-sys in the compiler's default paths (dynamic)"
+	expect_zlib zlib-system "$F" libz
+	# The sender never inflates: the system libz links nothing into it.
+	expect_zlib zlib-system "$S" nolibz
+	expect_options zlib-system-sender "$S" "+zlib-backend: ZLIB" "-$ZLIB_VERSION" "-^links:.*libz" "-^zlib-build:"
+fi
+if build zlib-system-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system; then
+	expect_zlib zlib-system-gnuld "$G" libz
+	expect_zlib zlib-system-gnuld "$GS" nolibz
+fi
+
+note "--features zlib-ng"
+if build zlib-ng "$T_LLD" "" --features zlib-ng; then
+	expect_options zlib-ng "$F" "+zlib-backend: ZLIB_NG" "~^zlib-ng: 2\." "+zlib-provider: zlib-ng (from default with feature zlib-ng)" "-^links:.*libz" "-^zlib-build:"
+	# zlib-ng is built from source and linked statically: neither binary needs a libz.
+	expect_zlib zlib-ng "$F" nolibz
+	expect_zlib zlib-ng "$S" nolibz
+	expect_options zlib-ng-sender "$S" "+zlib-backend: ZLIB_NG" "-$ZLIB_VERSION"
+fi
+if build zlib-ng-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-ng; then
+	expect_zlib zlib-ng-gnuld "$G" nolibz
+	expect_zlib zlib-ng-gnuld "$GS" nolibz
+fi
+
+note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=system (the variable beats the feature default)"
+export FLAGSPLIT_ZLIB_PROVIDER=system
+if build zlib-both-system "$T_LLD" "" --features zlib-system,zlib-ng; then
+	expect_options zlib-both-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from FLAGSPLIT_ZLIB_PROVIDER)" "+links: libz" "-^zlib-ng:"
+	expect_zlib zlib-both-system "$F" libz
+	expect_zlib zlib-both-system "$S" nolibz
+fi
+if build zlib-both-system-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system,zlib-ng; then
+	expect_zlib zlib-both-system-gnuld "$G" libz
+	expect_zlib zlib-both-system-gnuld "$GS" nolibz
+fi
+
+note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=zlib-rs (system zlib compiled, not selected)"
+export FLAGSPLIT_ZLIB_PROVIDER=zlib-rs
+if build zlib-both-rs "$T_LLD" "" --features zlib-system,zlib-ng; then
+	expect_options zlib-both-rs "$F" "+zlib-backend: ZLIB_RS" "~^zlib-rs: " "+zlib-provider: zlib-rs (from FLAGSPLIT_ZLIB_PROVIDER)" "-^links:.*libz" "-^zlib(-ng)?:"
+	expect_zlib zlib-both-rs "$F" nolibz
+	expect_zlib zlib-both-rs "$S" nolibz
+fi
+if build zlib-both-rs-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system,zlib-ng; then
+	expect_zlib zlib-both-rs-gnuld "$G" nolibz
+	expect_zlib zlib-both-rs-gnuld "$GS" nolibz
+fi
+unset FLAGSPLIT_ZLIB_PROVIDER
+
 note "--all-features"
 if build all "$T_LLD" "" --all-features; then
 	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+SHA-256: SHA256_OPENSSL" "+TLS: OPENSSL"
+	# zlib-ng wins the feature default over system and miniz; libz-sys is compiled but unused.
+	expect_options all "$F" "+zlib-backend: ZLIB_NG" "~^zlib-ng: 2\." "+zlib-provider: zlib-ng (from default with feature zlib-ng)" "-^links:.*libz"
 	expect_links all "$F" crypto nossl
 	expect_links all "$S" crypto ssl
+	expect_zlib all "$F" nolibz
+	expect_zlib all "$S" nolibz
+	expect_options all-sender "$S" "+zlib-backend: ZLIB_NG" "-$ZLIB_VERSION"
 fi
 if build all-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
 	expect_links all-gnuld "$G" crypto nossl
 	expect_links all-gnuld "$GS" crypto ssl
+	expect_zlib all-gnuld "$G" nolibz
+	expect_zlib all-gnuld "$GS" nolibz
 fi
 
 note "--all-features with FLAGSPLIT_TLS_PROVIDER=rustls (OpenSSL TLS compiled, not selected)"
 export FLAGSPLIT_TLS_PROVIDER=rustls
 if build all-rustls "$T_LLD" "" --all-features; then
-	expect_options all-rustls "$F" "+TLS: RUSTLS" "+tls-provider: rustls (from FLAGSPLIT_TLS_PROVIDER)"
+	expect_options all-rustls "$F" "+TLS: RUSTLS" "+tls-provider: rustls (from FLAGSPLIT_TLS_PROVIDER)" "+zlib-provider: zlib-ng (from default with feature zlib-ng)"
 	expect_links all-rustls "$S" crypto nossl
 fi
 if build all-rustls-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
@@ -222,6 +318,8 @@ expect_build_error tls-feature-off "FLAGSPLIT_TLS_PROVIDER" "--features openssl-
 expect_build_error sha256-feature-off "FLAGSPLIT_SHA256_PROVIDER" "--features openssl-sha256" -- FLAGSPLIT_SHA256_PROVIDER=openssl
 printf '[sha256]\nprovider = "openssl"\n' >"$log/sha256.toml"
 expect_build_error sha256-file-feature-off "$log/sha256.toml:2:12" "--features openssl-sha256" -- FLAGSPLIT_CONFIG="$log/sha256.toml"
+expect_build_error zlib-feature-off "FLAGSPLIT_ZLIB_PROVIDER=system" "--features zlib-system" -- FLAGSPLIT_ZLIB_PROVIDER=system
+expect_build_error zlib-not-a-provider "FLAGSPLIT_ZLIB_PROVIDER=zlib: \`zlib\` is not a provider of zlib" "valid values: zlib-rs, miniz, system, zlib-ng" -- FLAGSPLIT_ZLIB_PROVIDER=zlib
 expect_build_error typo "FLAGSPLIT_SHA_PROVIDER" "valid build-time names: FLAGSPLIT_CONFIG, FLAGSPLIT_SHA1_PROVIDER" -- FLAGSPLIT_SHA_PROVIDER=dc
 cfg=$log/flagsplit.toml
 printf '[sha1]\nprovider = "block"\n\n[md5]\nprovder = "openssl"\n' >"$cfg"
@@ -246,6 +344,20 @@ expect_build_error probe-fails "OpenSSL probe failed: SHA-1 digest in libcrypto 
 	"asked for by: sha1 = openssl (default with feature openssl-sha1)" "library directories tried:" \
 	"cannot find -lcrypto" "apt-get install libssl-dev" "FLAGSPLIT_SHA1_PROVIDER=dc" \
 	-- CC="$log/cc-nocrypto" cargo_args="--target-dir $root/target/matrix-probe --no-default-features --features openssl-sha1"
+
+# Likewise a C compiler that cannot link -lz for flagsplit's zlib probe. libz-sys's own link test
+# (src/smoke.c) must still pass: when it fails, libz-sys builds its own copy of zlib, which the
+# probe then links.
+cat >"$log/cc-nolibz" <<'EOS'
+#!/bin/sh
+case " $* " in *"/probe-zlib.c "*" -lz "*) echo "/usr/bin/ld: cannot find -lz: No such file or directory" >&2; exit 1 ;; esac
+exec cc "$@"
+EOS
+chmod +x "$log/cc-nolibz"
+expect_build_error zlib-probe-fails "zlib probe failed: inflate in libz (\`inflateInit2_\`)" \
+	"asked for by: zlib = system (default with feature zlib-system)" "cannot find -lz" \
+	"apt-get install zlib1g-dev pkg-config" "FLAGSPLIT_ZLIB_PROVIDER=zlib-rs" \
+	-- CC="$log/cc-nolibz" cargo_args="--target-dir $root/target/matrix-probe --no-default-features --features zlib-system"
 
 note "rebuilds are exact"
 printf '[sha1]\nprovider = "block"\n' >"$cfg"

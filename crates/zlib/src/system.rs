@@ -13,6 +13,7 @@ use crate::zstream::z_stream_provider;
 /// # Safety
 ///
 /// `strm` is a valid, not yet initialised `z_stream` that stays at its address.
+#[inline]
 unsafe fn init(strm: *mut z::z_stream) -> c_int {
     // SAFETY: the caller's; zlibVersion returns a static string.
     unsafe {

@@ -15,6 +15,7 @@ use crate::zstream::z_stream_provider;
 /// # Safety
 ///
 /// `strm` is a valid, not yet initialised `zng_stream` that stays at its address.
+#[inline]
 unsafe fn init(strm: *mut z::z_stream) -> c_int {
     // SAFETY: the caller's.
     unsafe { z::zng_inflateInit2(strm, 15) }

@@ -5,6 +5,11 @@
 /// Defines provider type `$name` over the `z_stream` of crate `$sys`, initialised by
 /// `$init(strm)` (inflateInit2 with 15 window bits: zlib format, 32 KiB window), with
 /// `$sys::inflate`, `inflateReset` and `inflateEnd`, and `$version()` for [`Inflater::version`].
+///
+/// Everything that calls the library is `#[inline]` (as is each provider's `$init`), so it is
+/// compiled only into the crate that names the provider: GNU ld puts a library in NEEDED for any
+/// object file it pulls in that mentions it, and this crate's object files are pulled in for the
+/// selected provider too, so a compiled but unselected provider would otherwise add its library.
 macro_rules! z_stream_provider {
     (
         $(#[$doc:meta])*
@@ -39,6 +44,7 @@ macro_rules! z_stream_provider {
         impl $crate::Inflater for $name {
             const PROVIDER: &'static str = $provider;
 
+            #[inline]
             fn version() -> String {
                 // SAFETY: the version function returns a pointer to a static NUL-terminated
                 // string.
@@ -46,6 +52,7 @@ macro_rules! z_stream_provider {
                 version.to_string_lossy().into_owned()
             }
 
+            #[inline]
             fn new() -> Result<Self, $crate::Error> {
                 let mut strm = Box::new($sys::z_stream {
                     next_in: std::ptr::null_mut(),
@@ -79,6 +86,7 @@ macro_rules! z_stream_provider {
                 })
             }
 
+            #[inline]
             fn reset(&mut self) {
                 if self.used {
                     // SAFETY: the stream was initialised by `new` and not ended. inflateReset
@@ -90,6 +98,7 @@ macro_rules! z_stream_provider {
                 }
             }
 
+            #[inline]
             fn inflate(
                 &mut self,
                 input: &[u8],
@@ -143,6 +152,7 @@ macro_rules! z_stream_provider {
 
         impl $name {
             /// The library's message for the last call, else its return code.
+            #[inline]
             fn message(&self, ret: std::os::raw::c_int) -> String {
                 if self.strm.msg.is_null() {
                     format!("error {ret}")
@@ -156,6 +166,7 @@ macro_rules! z_stream_provider {
         }
 
         impl Drop for $name {
+            #[inline]
             fn drop(&mut self) {
                 // SAFETY: the stream was initialised by `new` and is ended only here.
                 unsafe { $sys::inflateEnd(&mut *self.strm) };
