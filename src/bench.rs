@@ -336,14 +336,16 @@ fn stream_content(len: usize) -> Vec<u8> {
     data
 }
 
-/// The objects' contents: sizes of 100 B to 20 KB, log-uniform (git's objects are mostly small);
+/// The objects' contents: sizes of 100 B to 20 KB, uniform per octave (git's objects are mostly small);
 /// one in five is a [`tree`], the others [`text`] (blobs, commits).
 fn object_contents(count: usize) -> Vec<Vec<u8>> {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     (0..count)
         .map(|_| {
-            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-            let size = (100.0 * 200f64.powf(u)) as usize;
+            // One of eight octaves from 100 B up, then uniform within it: integer arithmetic only
+            // (`f64::powf` would make every `flagsplit` process load libm).
+            let low = 100usize << rng.below(8);
+            let size = (low + rng.below(low)).min(20_000);
             let mut object = Vec::with_capacity(size);
             if rng.below(5) == 0 {
                 tree(&mut object, size, &mut rng);

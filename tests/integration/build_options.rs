@@ -132,3 +132,42 @@ fn json_needs_build_options() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The test-built binaries need no shared library besides the C runtime's and those their selected
+/// providers link (`readelf -d`): a new NEEDED entry (libm through a float function, say) costs
+/// every process its loading and must be a decision of the facility table.
+#[test]
+fn needed_is_the_c_runtime_and_what_the_selection_links() {
+    if !(cfg!(target_os = "linux") && cfg!(target_env = "gnu") && cfg!(target_arch = "x86_64")) {
+        return flagsplit_test_support::skip_optional(
+            "needed_is_the_c_runtime_and_what_the_selection_links",
+            "the sonames below are x86-64 glibc's",
+        );
+    }
+    for (binary, exe) in [
+        (FLAGSPLIT, env!("CARGO_BIN_EXE_flagsplit")),
+        (IMAP_SEND, env!("CARGO_BIN_EXE_flagsplit-imap-send")),
+    ] {
+        let out = match Command::new("readelf").args(["-d", exe]).output() {
+            Ok(out) if out.status.success() => out,
+            _ => {
+                return flagsplit_test_support::skip(
+                    "needed_is_the_c_runtime_and_what_the_selection_links",
+                    "readelf (binutils) is not installed",
+                );
+            }
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let links = BUILD_INFO.links(&SPEC, binary);
+        let allowed = |soname: &str| {
+            matches!(
+                soname,
+                "libc.so.6" | "ld-linux-x86-64.so.2" | "libgcc_s.so.1"
+            ) || links.iter().any(|l| soname.starts_with(&format!("{l}.so")))
+        };
+        for line in text.lines().filter(|l| l.contains("(NEEDED)")) {
+            let soname = line.rsplit('[').next().unwrap_or("").trim_end_matches(']');
+            assert!(allowed(soname), "{binary} needs {soname}:\n{text}");
+        }
+    }
+}
