@@ -277,6 +277,11 @@ impl RefStore {
         })
     }
 
+    /// The object format ids are read in.
+    pub fn format(&self) -> ObjectFormat {
+        self.format
+    }
+
     fn null(&self) -> Vec<u8> {
         vec![0; self.format.raw_len()]
     }
