@@ -31,6 +31,7 @@ pub mod inherited;
 pub mod json;
 pub mod object;
 pub mod os_error;
+pub mod repo;
 pub mod spec;
 pub mod sum;
 pub mod zlib;
