@@ -25,6 +25,7 @@ pub mod build_options;
 pub mod cli;
 pub mod cpu;
 pub mod exec_path;
+pub mod fsck;
 pub mod gitconfig;
 pub mod hash;
 pub mod inherited;

@@ -1,0 +1,274 @@
+//! The order of a run, the heads, and the connectivity walk (git's `cmd_fsck`,
+//! `get_default_heads`, `fsck_index`, `check_connectivity`).
+
+use crate::gitconfig::Config;
+use crate::object::Kind;
+
+use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
+use super::{Fatal, Fsck, bits, odb, scan};
+
+/// The whole run.
+pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
+    let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|d| !d.is_empty()) {
+        Some(d) => std::path::PathBuf::from(d),
+        None => f.repo.common_dir.join("objects"),
+    };
+    let dirs = odb::object_dirs(&objects);
+    let promisor_remote = has_promisor_remote(config);
+    scan::open_packs(f, &dirs);
+    if !promisor_remote {
+        f.promisor.clear();
+    }
+    if f.opts.connectivity_only {
+        scan::loose_objects(f, &dirs)?;
+        for id in scan::packed_ids(f) {
+            let i = f.table.unknown(&id);
+            f.table.obj_mut(i).flags |= HAS_OBJ;
+        }
+    } else {
+        scan::loose_objects(f, &dirs)?;
+        if f.opts.full {
+            let total = scan::total_objects(f);
+            let mut count = 0;
+            for pi in 0..f.packs.len() {
+                if scan::verify_pack(f, pi, count, total)? {
+                    f.out.bits |= bits::PACK;
+                }
+                if let Some(i) = f.packs[pi].index(f.repo.format) {
+                    count += u64::from(i.len());
+                }
+            }
+            if total > 0 {
+                f.out.progress("Checking objects", total, total, true);
+            }
+        }
+        super::heads::finish_checks(f);
+    }
+    let mut pending: Vec<u32> = Vec::new();
+    let given = !f.opts.heads.is_empty();
+    for arg in f.opts.heads.clone() {
+        super::heads::named_head(f, &arg, &mut pending);
+    }
+    let mut keep_cache = f.opts.cache;
+    if !given {
+        super::heads::default_heads(f, &mut pending)?;
+        keep_cache = true;
+    }
+    if keep_cache {
+        super::heads::index_heads(f, &mut pending)?;
+    }
+    super::heads::structures_before_walk(f);
+    check_connectivity(f, &mut pending);
+    super::heads::structures_after_walk(f, config);
+    Ok(())
+}
+
+fn has_promisor_remote(config: &Config) -> bool {
+    if config.get("extensions.partialclone").is_some() {
+        return true;
+    }
+    config.entries.iter().any(|e| {
+        e.key.starts_with("remote.")
+            && e.key.ends_with(".promisor")
+            && crate::gitconfig::parse_maybe_bool(e.value.as_deref()) == Some(true)
+    })
+}
+
+/// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
+/// when it is present, and prints git's broken-link lines.
+pub fn mark(f: &mut Fsck<'_>, target: Option<u32>, kind: Option<Kind>, parent: Option<u32>, pending: &mut Vec<u32>) {
+    let Some(t) = target else {
+        if let Some(p) = parent {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            f.out.out(&format!("broken link from {pt:>7} {pid}"));
+            let k = kind.map_or("unknown", Kind::name);
+            f.out.out(&format!("broken link from {k:>7} unknown"));
+        }
+        f.out.bits |= bits::REACHABLE;
+        return;
+    };
+    if let (Some(k), Some(p)) = (kind, parent) {
+        let tk = f.table.obj(t).kind;
+        if tk.is_some() && tk != Some(k) {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            f.out.err(&format!("error in {pt} {pid}: wrong object type in link"));
+            f.out.bits |= bits::OBJECT;
+        }
+    }
+    if f.table.obj(t).flags & REACHABLE != 0 {
+        return;
+    }
+    f.table.obj_mut(t).flags |= REACHABLE;
+    let id = f.table.obj(t).id;
+    if f.promisor.contains(&id) {
+        return;
+    }
+    if f.table.obj(t).flags & HAS_OBJ == 0 {
+        if let Some(p) = parent
+            && !scan::has_object(f, &id)
+        {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            let tt = f.printable_type(t);
+            let tid = f.describe(&id);
+            f.out.out(&format!("broken link from {pt:>7} {pid}"));
+            f.out.out(&format!("              to {tt:>7} {tid}"));
+            f.out.bits |= bits::REACHABLE;
+        }
+        return;
+    }
+    pending.push(t);
+}
+
+/// A head: git's `mark_object_reachable` after `obj->flags |= USED`.
+pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut Vec<u32>) {
+    f.table.obj_mut(i).flags |= USED;
+    if let Some(n) = name {
+        let id = f.table.obj(i).id;
+        f.names.entry(id).or_insert(n);
+    }
+    mark(f, Some(i), None, None, pending);
+}
+
+/// git's `traverse_reachable` and the final pass over every object.
+fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
+    let mut nr = 0u64;
+    while let Some(i) = pending.pop() {
+        traverse_one(f, i, pending);
+        nr += 1;
+        if nr % 1024 == 0 {
+            f.out.progress("Checking connectivity", nr, 0, false);
+        }
+    }
+    if f.opts.connectivity_only && f.opts.dangling {
+        // git marks what unreachable objects point to, reading them now.
+        let n = f.table.len() as u32;
+        for i in 0..n {
+            let o = f.table.obj(i);
+            if o.flags & HAS_OBJ == 0 || o.flags & REACHABLE != 0 {
+                continue;
+            }
+            let id = o.id;
+            if let Some((k, data)) = scan::read_object(f, &id) {
+                let _ = f.table.lookup(&id, k);
+                let links = super::walk::links(k, &data, f.repo.format);
+                for t in links.targets {
+                    if let Ok(ti) = f.table.lookup(&oid(&t.id), t.kind) {
+                        f.table.obj_mut(ti).flags |= USED;
+                    }
+                }
+            }
+        }
+    }
+    let max = f.table.len();
+    if f.opts.verbose {
+        f.out.err(&format!("Checking connectivity ({max} objects)"));
+    }
+    for i in 0..max as u32 {
+        let o = f.table.obj(i).clone();
+        if f.opts.verbose {
+            f.out.err(&format!("Checking {}", f.describe(&o.id)));
+        }
+        if o.flags & REACHABLE != 0 {
+            if o.flags & HAS_OBJ == 0 {
+                if f.promisor.contains(&o.id) || scan::has_object_pack(f, &o.id) {
+                    continue;
+                }
+                let t = f.printable_type(i);
+                let d = f.describe(&o.id);
+                f.out.out(&format!("missing {t} {d}"));
+                f.out.bits |= bits::REACHABLE;
+            }
+            continue;
+        }
+        if o.flags & HAS_OBJ == 0 {
+            continue;
+        }
+        if f.unreachable_shown() {
+            let t = f.printable_type(i);
+            let d = f.describe(&o.id);
+            f.out.out(&format!("unreachable {t} {d}"));
+            continue;
+        }
+        if o.flags & USED == 0 && f.opts.dangling {
+            let t = f.printable_type(i);
+            let d = f.describe(&o.id);
+            f.out.out(&format!("dangling {t} {d}"));
+        }
+    }
+}
+
+/// git's `traverse_one_object`: walks the links of a present object.
+fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+    if f.opts.connectivity_only && f.table.obj(i).edges.1 == 0 {
+        connectivity_only_links(f, i);
+    }
+    let edges: Vec<u32> = f.table.edges_of(i).to_vec();
+    for e in edges {
+        let target = table::edge_target(e);
+        let kind = table::edge_kind(e);
+        if let Some(t) = target
+            && f.opts.name_objects
+            && !f.names.contains_key(&f.table.obj(t).id)
+        {
+            // Names follow git's walk loosely: the parent's name.
+            if let Some(pn) = f.names.get(&f.table.obj(i).id).cloned() {
+                let tid = f.table.obj(t).id;
+                f.names.insert(tid, pn);
+            }
+        }
+        mark(f, target, Some(kind), Some(i), pending);
+    }
+}
+
+/// With `--connectivity-only` nothing was read before the walk: read the object now (git's
+/// `parse_object` in `fsck_walk`).
+fn connectivity_only_links(f: &mut Fsck<'_>, i: u32) {
+    let id = f.table.obj(i).id;
+    let kind = f.table.obj(i).kind;
+    if kind == Some(Kind::Blob) {
+        return;
+    }
+    let Some((k, data)) = scan::read_object(f, &id) else {
+        return;
+    };
+    if kind.is_none() {
+        let _ = f.table.lookup(&id, k);
+    }
+    if k == Kind::Blob {
+        return;
+    }
+    let links = super::walk::links(k, &data, f.repo.format);
+    let mut edges = Vec::new();
+    for t in &links.targets {
+        let tid = oid(&t.id);
+        match f.table.lookup(&tid, t.kind) {
+            Ok(ti) => edges.push(table::edge(Some(ti), t.kind)),
+            Err(_) => edges.push(table::edge(None, t.kind)),
+        }
+    }
+    f.table.set_edges(i, &edges);
+}
+
+impl Fsck<'_> {
+    /// `--unreachable`, unless no default references were found (git then clears it).
+    pub fn unreachable_shown(&self) -> bool {
+        self.opts.unreachable && !self.no_default_refs
+    }
+}
+
+/// Parses a hex id of the repository's length.
+pub fn parse_oid(f: &Fsck<'_>, text: &[u8]) -> Option<Oid> {
+    let hex = f.repo.format.hex_len();
+    if text.len() != hex {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in text.chunks(2).enumerate() {
+        let d = |c: u8| (c as char).to_digit(16);
+        out[i] = (d(pair[0])? * 16 + d(pair[1])?) as u8;
+    }
+    Some(out)
+}
