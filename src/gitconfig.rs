@@ -696,8 +696,8 @@ impl Loader<'_> {
             .get(local_start..)
             .unwrap_or_default()
             .iter()
-            .filter(|e| e.scope == Scope::Local && e.key == "extensions.worktreeconfig")
-            .last()
+            .rev()
+            .find(|e| e.scope == Scope::Local && e.key == "extensions.worktreeconfig")
             .map(|e| parse_maybe_bool(e.value_str()).unwrap_or(false))
             .unwrap_or(false);
         if worktree_config {

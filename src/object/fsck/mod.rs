@@ -422,13 +422,19 @@ impl Options {
                 continue;
             };
             let Some(v) = e.value_str() else {
+                // git reads the configuration into a set first, then hands each entry to its
+                // callback: one that fails dies with where the entry came from.
                 let bad = if e.scope == gitconfig::Scope::Command {
-                    "fatal: unable to parse command-line config".to_string()
+                    format!(
+                        "fatal: unable to parse '{}' from command-line config",
+                        e.key
+                    )
                 } else {
                     format!(
-                        "fatal: bad config line {} in file {}",
-                        e.line,
-                        e.origin.display()
+                        "fatal: bad config variable '{}' in file '{}' at line {}",
+                        e.key,
+                        e.origin.display(),
+                        e.line
                     )
                 };
                 return Err(fatal_lines(
