@@ -632,11 +632,7 @@ fn home_of(user: &[u8]) -> Option<Vec<u8>> {
         if pw.is_null() || (*pw).pw_dir.is_null() {
             return None;
         }
-        Some(
-            std::ffi::CStr::from_ptr((*pw).pw_dir)
-                .to_bytes()
-                .to_vec(),
-        )
+        Some(std::ffi::CStr::from_ptr((*pw).pw_dir).to_bytes().to_vec())
     }
 }
 
@@ -700,8 +696,8 @@ impl Loader<'_> {
             .get(local_start..)
             .unwrap_or_default()
             .iter()
-            .filter(|e| e.scope == Scope::Local && e.key == "extensions.worktreeconfig")
-            .last()
+            .rev()
+            .find(|e| e.scope == Scope::Local && e.key == "extensions.worktreeconfig")
             .map(|e| parse_maybe_bool(e.value_str()).unwrap_or(false))
             .unwrap_or(false);
         if worktree_config {
@@ -884,7 +880,8 @@ impl Loader<'_> {
     /// `GIT_CONFIG_PARAMETERS`.
     fn parameters(&mut self) -> Result<(), ConfigError> {
         use std::os::unix::ffi::OsStrExt;
-        let fail = |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
+        let fail =
+            |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
         if let Some(count) = std::env::var_os("GIT_CONFIG_COUNT") {
             let c = count.as_bytes();
             let digits = c.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -982,7 +979,8 @@ impl Loader<'_> {
 
     /// git's `config_parse_pair`: a key checked and canonicalised, with its value.
     fn pair(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<(), ConfigError> {
-        let fail = |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
+        let fail =
+            |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
         if key.is_empty() {
             return Err(fail("empty config key".into()));
         }
@@ -1000,7 +998,10 @@ impl Loader<'_> {
 
 fn trim(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|&c| !is_space(c)).unwrap_or(s.len());
-    let end = s.iter().rposition(|&c| !is_space(c)).map_or(start, |e| e + 1);
+    let end = s
+        .iter()
+        .rposition(|&c| !is_space(c))
+        .map_or(start, |e| e + 1);
     s.get(start..end).unwrap_or(b"")
 }
 
@@ -1184,10 +1185,7 @@ fn dowild(p: &[u8], text: &[u8], pathname: bool, icase: bool) -> Match {
                             matched = true;
                         }
                         prev = c;
-                    } else if c == b'-'
-                        && prev != 0
-                        && p.get(pi + 1).is_some_and(|&n| n != b']')
-                    {
+                    } else if c == b'-' && prev != 0 && p.get(pi + 1).is_some_and(|&n| n != b']') {
                         pi += 1;
                         let mut hi = p[pi];
                         if hi == b'\\' {
@@ -1206,9 +1204,7 @@ fn dowild(p: &[u8], text: &[u8], pathname: bool, icase: bool) -> Match {
                         prev = 0;
                     } else if c == b'['
                         && p.get(pi + 1) == Some(&b':')
-                        && let Some(end) = p[pi + 2..]
-                            .windows(2)
-                            .position(|w| w == b":]")
+                        && let Some(end) = p[pi + 2..].windows(2).position(|w| w == b":]")
                     {
                         let class = &p[pi + 2..pi + 2 + end];
                         let ok = match class {
@@ -1218,11 +1214,15 @@ fn dowild(p: &[u8], text: &[u8], pathname: bool, icase: bool) -> Match {
                             b"cntrl" => tc.is_ascii_control(),
                             b"digit" => tc.is_ascii_digit(),
                             b"graph" => tc.is_ascii_graphic(),
-                            b"lower" => tc.is_ascii_lowercase() || (icase && tc.is_ascii_uppercase()),
+                            b"lower" => {
+                                tc.is_ascii_lowercase() || (icase && tc.is_ascii_uppercase())
+                            }
                             b"print" => tc.is_ascii_graphic() || tc == b' ',
                             b"punct" => tc.is_ascii_punctuation(),
                             b"space" => is_space(tc),
-                            b"upper" => tc.is_ascii_uppercase() || (icase && tc.is_ascii_lowercase()),
+                            b"upper" => {
+                                tc.is_ascii_uppercase() || (icase && tc.is_ascii_lowercase())
+                            }
                             b"xdigit" => tc.is_ascii_hexdigit(),
                             _ => return Match::AbortAll,
                         };
@@ -1294,14 +1294,16 @@ mod tests {
             parse("[s]\nv = a\\\n b\\t\\\"\\\\\\n\n").unwrap(),
             [kv("s.v", Some("a b\t\"\\\n"))]
         );
-        assert_eq!(parse("[s]\nv = a   b  \n").unwrap(), [kv("s.v", Some("a   b"))]);
+        assert_eq!(
+            parse("[s]\nv = a   b  \n").unwrap(),
+            [kv("s.v", Some("a   b"))]
+        );
     }
 
     #[test]
     fn bad_lines() {
-        let line = |s: &str| {
-            Config::parse_partial(s.as_bytes(), Path::new("f"), Scope::Unknown).bad_line
-        };
+        let line =
+            |s: &str| Config::parse_partial(s.as_bytes(), Path::new("f"), Scope::Unknown).bad_line;
         assert_eq!(line("[s]\nv = \"open\n"), Some(2));
         assert_eq!(line("[s]\nv = \\q\n"), Some(2));
         assert_eq!(line("[s\n"), Some(1));

@@ -6,6 +6,7 @@
 //! (git's fsck checks in strict mode, [`fsck`]): what git refuses is refused, with git's messages.
 
 pub mod fsck;
+pub mod links;
 pub mod repository;
 
 use std::fmt;

@@ -1,0 +1,577 @@
+//! git's per-object fsck checks, its walk's links and its config reader against `git fsck` as
+//! the oracle: tiny repositories holding malformed commits, tags, trees, `.gitmodules` and
+//! `.gitattributes` blobs, checked by `git fsck --full` with and without `--strict`,
+//! `fsck.<msg-id>` settings and `fsck.skipList`; the lines it prints about objects (`error in
+//! ...`, `warning in ...`, the parsers' `error:` lines) must be the ones the library predicts
+//! from the same bytes.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use flagsplit::gitconfig::Config;
+use flagsplit::object::fsck::{self, Lookup, Options, Severity, SpecialBlobs};
+use flagsplit::object::links::links_for;
+use flagsplit::object::{Kind, ObjectFormat};
+
+use crate::support;
+
+fn have_git(test: &str) -> bool {
+    let ok = support::runs("git", &["--version"]);
+    if !ok {
+        support::skip(test, "git not found; fsck cannot be compared with it");
+    }
+    ok
+}
+
+/// A scratch repository.
+struct Repo {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let tmp = tempfile::Builder::new()
+            .prefix("fsck-checks")
+            .tempdir()
+            .expect("tempdir");
+        let dir = tmp.path().join("r");
+        fs::create_dir(&dir).expect("mkdir");
+        let r = Repo { _tmp: tmp, dir };
+        let out = r.git(&["init", "-q"], b"");
+        assert!(out.status.success(), "{out:?}");
+        r
+    }
+
+    fn git(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let home = self._tmp.path();
+        let mut child = Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .env("GIT_CEILING_DIRECTORIES", home)
+            .env("HOME", home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("LC_ALL", "C")
+            .env("GIT_AUTHOR_DATE", "1700000000 +0000")
+            .env("GIT_COMMITTER_DATE", "1700000000 +0000")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .env_remove("GIT_CONFIG_COUNT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("git");
+        let mut input = child.stdin.take().expect("stdin");
+        let data = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(&data);
+        });
+        let out = child.wait_with_output().expect("wait");
+        writer.join().expect("writer");
+        out
+    }
+
+    /// Writes an object as is (`hash-object --literally`) and returns its id.
+    fn put(&self, kind: &str, content: &[u8]) -> String {
+        let out = self.git(
+            &["hash-object", "-t", kind, "--literally", "-w", "--stdin"],
+            content,
+        );
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Every object: (type, hex id, content).
+    fn objects(&self) -> Vec<(Kind, String, Vec<u8>)> {
+        let out = self.git(
+            &[
+                "cat-file",
+                "--batch-all-objects",
+                "--batch-check=%(objecttype) %(objectname)",
+            ],
+            b"",
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let (t, id) = l.split_once(' ')?;
+                let kind = Kind::from_name(t)?;
+                let content = self.git(&["cat-file", t, id], b"").stdout;
+                Some((kind, id.to_string(), content))
+            })
+            .collect()
+    }
+
+    /// The stderr lines of `git fsck --full --no-dangling ARGS` that are about objects (not the
+    /// notices about references), as a set, and the exit status.
+    fn fsck(&self, args: &[&str]) -> (BTreeSet<String>, i32) {
+        let mut full = vec!["fsck", "--full", "--no-dangling"];
+        full.extend_from_slice(args);
+        let out = self.git(&full, b"");
+        let lines = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.starts_with("notice: "))
+            .map(str::to_string)
+            .collect();
+        (lines, out.status.code().unwrap_or(-1))
+    }
+
+    /// What the library predicts `git fsck` prints about the objects, given `opts`.
+    fn predict(&self, opts: &Options) -> BTreeSet<String> {
+        let mut lines = BTreeSet::new();
+        let mut special = SpecialBlobs::default();
+        let objects = self.objects();
+        for (kind, hex, content) in &objects {
+            let oid = raw(hex);
+            let l = links_for(*kind, &oid, content, ObjectFormat::Sha1);
+            for e in &l.errors {
+                lines.insert(format!("error: {e}"));
+            }
+            if l.parse_failed {
+                lines.insert(format!(
+                    "error: {hex}: object could not be parsed: .git/objects/{}/{}",
+                    &hex[..2],
+                    &hex[2..]
+                ));
+                continue;
+            }
+            if l.walk_failed {
+                lines.insert(format!("error in {kind} {hex}: broken links"));
+            }
+            let mut out = Vec::new();
+            fsck::check_object(
+                *kind,
+                &oid,
+                content,
+                ObjectFormat::Sha1,
+                opts,
+                &mut special,
+                &mut out,
+            );
+            for f in out {
+                lines.insert(line(&f, *kind, hex));
+            }
+        }
+        let mut read = |oid: &[u8]| {
+            let hex = hex(oid);
+            match objects.iter().find(|o| o.1 == hex) {
+                None => Lookup::Missing,
+                Some((Kind::Blob, _, c)) => Lookup::Blob(c.clone()),
+                Some((k, _, _)) => Lookup::NotBlob(*k),
+            }
+        };
+        let mut out = Vec::new();
+        fsck::finish(&mut special, &mut read, opts, &mut out);
+        for f in out {
+            lines.insert(line(&f.finding, f.kind, &hex(&f.oid)));
+        }
+        lines
+    }
+
+    /// The repository's own configuration file, parsed.
+    fn config(&self) -> Config {
+        let path = self.dir.join(".git/config");
+        let bytes = fs::read(&path).expect("config");
+        Config {
+            entries: Config::parse(&bytes, &path).expect("parse"),
+        }
+    }
+}
+
+fn line(f: &fsck::Finding, kind: Kind, hex: &str) -> String {
+    if f.plain {
+        return format!("error: {}", f.message);
+    }
+    let word = if f.severity == Severity::Error {
+        "error"
+    } else {
+        "warning"
+    };
+    format!("{word} in {kind} {hex}: {}", f.message)
+}
+
+fn raw(hex: &str) -> Vec<u8> {
+    (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
+        .collect()
+}
+
+fn hex(raw: &[u8]) -> String {
+    raw.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A tree entry.
+fn entry(mode: &str, name: &[u8], hex: &str) -> Vec<u8> {
+    let mut e = format!("{mode} ").into_bytes();
+    e.extend_from_slice(name);
+    e.push(0);
+    e.extend_from_slice(&raw(hex));
+    e
+}
+
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+const IDENT: &str = "A U Thor <a@example.com> 1700000000 +0000";
+
+/// A repository with one malformed object of every kind the checks know.
+fn zoo() -> Repo {
+    let r = Repo::new();
+    let blob = r.put("blob", b"x\n");
+    let empty = r.put("tree", b"");
+    assert_eq!(empty, EMPTY_TREE);
+    // Trees: every tree finding, special blobs, a symbolic .gitmodules, parse failures.
+    let mut t = Vec::new();
+    t.extend(entry("100644", b".", &blob));
+    t.extend(entry("100644", b"..", &blob));
+    t.extend(entry("100664", b".GIT", &blob));
+    t.extend(entry("040000", b"a/b", EMPTY_TREE));
+    t.extend(entry("100644", b"b", &"0".repeat(40)));
+    t.extend(entry("100644", b"a", &blob));
+    t.extend(entry("100644", b"a", &blob));
+    t.extend(entry("100755", b"x", &blob));
+    t.extend(entry("100600", b"y", &blob));
+    r.put("tree", &t);
+    let mut t = Vec::new();
+    t.extend(entry("120000", b".gitmodules", &blob));
+    t.extend(entry("120000", b".gitignore", &blob));
+    t.extend(entry("120000", b".mailmap", &blob));
+    t.extend(entry("120000", b".gitattributes", &blob));
+    r.put("tree", &t);
+    let long = "n".repeat(4097);
+    r.put("tree", &entry("100644", long.as_bytes(), &blob));
+    r.put("tree", b"abc\n");
+    let mut t = entry("100644", b"a", &blob);
+    t.extend_from_slice(b"100644 \0");
+    t.extend_from_slice(&[7u8; 20]);
+    r.put("tree", &t);
+    // .gitmodules blobs: bad names, URLs, paths, updates; one that does not parse after a bad
+    // entry; one missing; one that is a tree.
+    let modules = r.put(
+        "blob",
+        b"[submodule \"../x\"]\n\tpath = -p\n\turl = ./%0a\n\tupdate = !rm\n[submodule \"ok\"]\n\turl = https://example.com/x\n\tupdate = none\n",
+    );
+    let unparsable = r.put("blob", b"[submodule \"..\"]\n\turl = -u\n[broken\n");
+    let attributes = r.put("blob", format!("{} x\n", "*".repeat(3000)).as_bytes());
+    let missing = "1".repeat(40);
+    for (name, id, mode) in [
+        (&b".gitmodules"[..], modules.as_str(), "100644"),
+        (b"GITMOD~1", unparsable.as_str(), "100644"),
+        (b".gitattributes", attributes.as_str(), "100644"),
+        (b".gitattributes ", missing.as_str(), "100644"),
+        (b".gitmodules", EMPTY_TREE, "040000"),
+    ] {
+        r.put("tree", &entry(mode, name, id));
+    }
+    // Commits.
+    let tree = |rest: &str| format!("tree {EMPTY_TREE}\n{rest}");
+    for c in [
+        tree(&format!("author {IDENT}\ncommitter {IDENT}\n\nok\n")),
+        tree(&format!("committer {IDENT}\n\nno author\n")),
+        tree(&format!(
+            "author {IDENT}\nauthor {IDENT}\ncommitter {IDENT}\n\ntwo\n"
+        )),
+        tree("author A <a> 0123 +0000\ncommitter C <c> 1 +0000\n\nzero\n"),
+        tree("author A a> 1 +0000\ncommitter C <c> 1 +0000\n\nname\n"),
+        tree("author A <a> 1 +000\ncommitter C <c> 1 +0000\n\ntz\n"),
+        tree("author A <a> 99999999999999999999 +0000\ncommitter C <c> 1 +0000\n\nbig\n"),
+        tree(&format!("author {IDENT}\n\nno committer\n")),
+        tree(&format!("author {IDENT}\ncommitter {IDENT}\n\nnul\0here\n")),
+        tree(&format!("author {IDENT}\ncommitter {IDENT}")),
+        tree(&format!("author {IDENT}\0\ncommitter {IDENT}\n\n")),
+        format!("tree {}\nauthor {IDENT}\n", "z".repeat(40)),
+        format!("tree {EMPTY_TREE}\nparent {EMPTY_TREE}\n"),
+        "bogus\n".to_string(),
+    ] {
+        r.put("commit", c.as_bytes());
+    }
+    // Tags.
+    let obj = format!("object {EMPTY_TREE}\ntype tree\n");
+    for t in [
+        format!("{obj}tag v1\ntagger {IDENT}\n\nok\n"),
+        format!("{obj}tag v1\n\nno tagger\n"),
+        format!("{obj}tag v..1\ntagger {IDENT}\n\nbad name\n"),
+        format!("{obj}tag v1\ntagger T <t> x +0000\nextra header\n\nquirk\n"),
+        format!("{obj}tag v1\ntagger T <t> x +0000\n\nbad date\n"),
+        format!("object {EMPTY_TREE}\ntype bogus\ntag v1\ntagger {IDENT}\n\nt\n"),
+        format!("object {EMPTY_TREE}\ntype tree\n"),
+    ] {
+        r.put("tag", t.as_bytes());
+    }
+    r
+}
+
+#[test]
+fn findings_match_git_fsck() {
+    if !have_git("findings_match_git_fsck") {
+        return;
+    }
+    let r = zoo();
+    for strict in [false, true] {
+        let args: &[&str] = if strict { &["--strict"] } else { &[] };
+        let (git, _) = r.fsck(args);
+        let ours = r.predict(&Options::new(strict));
+        assert_eq!(ours, git, "strict={strict}");
+        // Every kind of finding is there: the comparison is not of two empty sets.
+        for id in [
+            "badTree",
+            "hasDot",
+            "gitmodulesUrl",
+            "gitmodulesParse",
+            "gitattributesLineLength",
+            "gitattributesMissing",
+            "gitmodulesBlob",
+            "missingAuthor",
+            "missingTaggerEntry",
+            "broken links",
+            "object could not be parsed",
+            "unknown tag type",
+        ] {
+            assert!(
+                git.iter().any(|l| l.contains(id)),
+                "{id} strict={strict}: {git:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn configured_severities_and_skip_list_match_git_fsck() {
+    if !have_git("configured_severities_and_skip_list_match_git_fsck") {
+        return;
+    }
+    let r = zoo();
+    // A skip list with a comment, blank line and surrounding space: the first two objects.
+    let objects = r.objects();
+    let skip = r._tmp.path().join("skip");
+    let first: Vec<&str> = objects.iter().take(3).map(|o| o.1.as_str()).collect();
+    fs::write(
+        &skip,
+        format!(
+            "# skipped\n\n  {}  # one\n{}\r\n{}\n",
+            first[0], first[1], first[2]
+        ),
+    )
+    .expect("skip list");
+    let skip = skip.to_string_lossy().into_owned();
+    for settings in [
+        &[("fsck.nullSha1", "ignore"), ("fsck.badTimezone", "warn")][..],
+        &[
+            ("fsck.missingTaggerEntry", "error"),
+            ("fsck.hasDot", "ignore"),
+        ],
+        &[
+            ("fsck.largePathname", "warn:10"),
+            ("fsck.gitmodulesUrl", "warn"),
+        ],
+        &[
+            ("fsck.badDate", "ignore"),
+            ("fsck.extraHeaderEntry", "error"),
+        ],
+        &[("fsck.gitmodulesParse", "error"), ("fsck.skipList", &skip)],
+        &[
+            ("fsck.zeroPaddedDate", "warn"),
+            ("fsck.missingAuthor", "ignore"),
+        ],
+    ] {
+        for strict in [false, true] {
+            let _ = r.git(&["config", "--remove-section", "fsck"], b"");
+            for (k, v) in settings {
+                let out = r.git(&["config", k, v], b"");
+                assert!(out.status.success(), "{out:?}");
+            }
+            let args: &[&str] = if strict { &["--strict"] } else { &[] };
+            let (git, _) = r.fsck(args);
+            let opts = Options::from_config(&r.config(), strict, ObjectFormat::Sha1)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.predict(&opts), git, "{settings:?} strict={strict}");
+        }
+    }
+}
+
+#[test]
+fn bad_settings_die_like_git() {
+    if !have_git("bad_settings_die_like_git") {
+        return;
+    }
+    let r = zoo();
+    for text in [
+        "[fsck]\n\tnullSha1 = maybe\n",
+        "[fsck]\n\tnoSuchId = warn\n",
+        "[fsck]\n\tnulInHeader = warn\n",
+        "[fsck]\n\tnullSha1\n",
+        "[fsck]\n\tlargePathname = warn:lots\n",
+        "[fsck]\n\tskipList = /nonexistent/skip\n",
+        "[fsck \"Sub\"]\n\tx = warn\n",
+    ] {
+        let path = r.dir.join(".git/config");
+        fs::write(&path, format!("[core]\n\tbare = false\n{text}")).expect("config");
+        let out = r.git(&["fsck"], b"");
+        let cfg = Config {
+            entries: Config::parse(text.as_bytes(), Path::new(".git/config")).expect("parse"),
+        };
+        let ours = Options::from_config(&cfg, false, ObjectFormat::Sha1)
+            .err()
+            .unwrap_or_else(|| panic!("{text:?}: accepted"));
+        // git names the file by the path it opened; the test parsed the same text standing alone,
+        // so only the line number differs by the two lines of [core].
+        let git = String::from_utf8_lossy(&out.stderr)
+            .trim_end()
+            .replace("at line 4", "at line 2");
+        assert_eq!(ours, git, "{text:?}");
+        assert_eq!(out.status.code(), Some(128), "{text:?}");
+    }
+    // A skip list line that is not an id.
+    fs::write(r.dir.join(".git/config"), "[core]\n\tbare = false\n").expect("config");
+    let skip = r._tmp.path().join("skip");
+    fs::write(&skip, "not-an-id\n").expect("skip");
+    let cfg = Config {
+        entries: Config::parse(
+            format!("[fsck]\nskipList = {}\n", skip.display()).as_bytes(),
+            Path::new("c"),
+        )
+        .expect("parse"),
+    };
+    let ours = Options::from_config(&cfg, false, ObjectFormat::Sha1).err();
+    let out = r.git(
+        &["-c", &format!("fsck.skipList={}", skip.display()), "fsck"],
+        b"",
+    );
+    assert_eq!(
+        ours.as_deref(),
+        Some(String::from_utf8_lossy(&out.stderr).trim_end())
+    );
+}
+
+#[test]
+fn config_values_match_git_config() {
+    if !have_git("config_values_match_git_config") {
+        return;
+    }
+    let r = Repo::new();
+    let text: &[u8] = b"\xef\xbb\xbf[Core]\n\tBare = false ; c\n  flag\n[sub \"CaSe\\\"q\"] K = \" a  b \" # x\n[a.B]c=1\n[s]\n\tv = one\\\n two\\t\\\"\\\\\\n\n\tw = \"x;y\" z # c\n\tempty =\n\tcrlf = v\r\n";
+    let path = r._tmp.path().join("cfg");
+    fs::write(&path, text).expect("cfg");
+    let p = path.to_string_lossy().into_owned();
+    let out = r.git(&["config", "-f", &p, "--list", "-z"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let git: Vec<Vec<u8>> = out
+        .stdout
+        .split(|&c| c == 0)
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    let ours: Vec<Vec<u8>> = Config::parse(text, &path)
+        .expect("parse")
+        .into_iter()
+        .map(|e| {
+            let mut l = e.key_bytes.clone();
+            if let Some(v) = e.value {
+                l.push(b'\n');
+                l.extend_from_slice(&v);
+            }
+            l
+        })
+        .collect();
+    assert_eq!(ours, git);
+    for bad in [
+        &b"[s]\nv = \"open\n"[..],
+        b"[s]\nv = \\q\n",
+        b"[s\n",
+        b"[s]\n1 = x\n",
+        b"[s]\nv x\n",
+        b"[s \"x\n",
+        b"\n\n[s]\n\tok\n[t]\n\tv = \"a\\\nb\n",
+        b"\xef\xbbx",
+    ] {
+        fs::write(&path, bad).expect("cfg");
+        let out = r.git(&["config", "-f", &p, "--list"], b"");
+        let ours = Config::parse(bad, &path).err().map(|e| e.to_string());
+        assert_eq!(
+            ours.as_deref(),
+            Some(String::from_utf8_lossy(&out.stderr).trim_end()),
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    // Booleans and numbers as `git config --type` reads them.
+    for v in [
+        "true", "YES", "off", "", "0", "2k", "maybe", "1m", "0x10", "-1", "1x",
+    ] {
+        fs::write(&path, format!("[s]\n\tv = {v}\n")).expect("cfg");
+        let cfg = Config {
+            entries: Config::parse(&fs::read(&path).expect("read"), &path).expect("parse"),
+        };
+        let out = r.git(&["config", "-f", &p, "--type=bool", "s.v"], b"");
+        let git = if out.status.success() {
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        } else {
+            String::from_utf8_lossy(&out.stderr).trim().to_string()
+        };
+        let ours = match cfg.get_bool("S.V") {
+            Ok(Some(b)) => b.to_string(),
+            Ok(None) => "unset".to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(ours, git, "bool {v:?}");
+        let out = r.git(&["config", "-f", &p, "--type=int", "s.v"], b"");
+        if !v.is_empty() && !v.starts_with('-') && out.status.success() {
+            let n: u64 = String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .parse()
+                .expect("int");
+            assert_eq!(cfg.get_ulong("s.v"), Ok(Some(n)), "ulong {v:?}");
+        }
+    }
+}
+
+#[test]
+fn includes_are_followed_like_git() {
+    if !have_git("includes_are_followed_like_git") {
+        return;
+    }
+    let r = Repo::new();
+    let git_dir = r.dir.join(".git");
+    let inc = r._tmp.path().join("inc");
+    fs::write(
+        &inc,
+        "[fsck]\n\tnullSha1 = ignore\n[x]\n\ty = from-include\n",
+    )
+    .expect("inc");
+    let other = r._tmp.path().join("other");
+    fs::write(&other, "[x]\n\ty = not-this-dir\n").expect("other");
+    let branch = r._tmp.path().join("branch");
+    fs::write(&branch, "[x]\n\tz = on-master\n").expect("branch");
+    let mut cfg = fs::read_to_string(git_dir.join("config")).expect("config");
+    cfg.push_str(&format!(
+        "[include]\n\tpath = {}\n[includeIf \"gitdir:{}/\"]\n\tpath = ../../inc\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = {}\n[includeIf \"onbranch:ma*\"]\n\tpath = {}\n",
+        inc.display(),
+        r.dir.display(),
+        other.display(),
+        branch.display()
+    ));
+    fs::write(git_dir.join("config"), cfg).expect("config");
+    let _ = r.git(&["symbolic-ref", "HEAD", "refs/heads/master"], b"");
+    let out = r.git(&["config", "--list", "--includes"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let git: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // Only the repository's configuration: the environment of the test process is not git's.
+    let (loaded, err) = Config::load_for_repo_partial(&git_dir, &git_dir);
+    assert_eq!(err, None);
+    let ours: Vec<String> = loaded
+        .entries
+        .iter()
+        .filter(|e| e.scope == flagsplit::gitconfig::Scope::Local)
+        .map(|e| match &e.value {
+            Some(v) => format!("{}={}", e.key, String::from_utf8_lossy(v)),
+            None => e.key.clone(),
+        })
+        .collect();
+    assert_eq!(ours, git);
+}
