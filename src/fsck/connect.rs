@@ -20,13 +20,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         f.promisor.clear();
     }
     if f.opts.connectivity_only {
-        scan::loose_objects(f, &dirs)?;
+        scan::loose_objects(f, &dirs, false)?;
         for id in scan::packed_ids(f) {
             let i = f.table.unknown(&id);
             f.table.obj_mut(i).flags |= HAS_OBJ;
         }
     } else {
-        scan::loose_objects(f, &dirs)?;
+        scan::loose_objects(f, &dirs, true)?;
         if f.opts.full {
             let total = scan::total_objects(f);
             let mut count = 0;
@@ -153,7 +153,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
             let id = o.id;
             if let Some((k, data)) = scan::read_object(f, &id) {
                 let _ = f.table.lookup(&id, k);
-                let links = super::walk::links(k, &data, f.repo.format);
+                let links = super::walk::links(k, &id, &data, f.repo.format);
                 for t in links.targets {
                     if let Ok(ti) = f.table.lookup(&oid(&t.id), t.kind) {
                         f.table.obj_mut(ti).flags |= USED;
@@ -240,7 +240,7 @@ fn connectivity_only_links(f: &mut Fsck<'_>, i: u32) {
     if k == Kind::Blob {
         return;
     }
-    let links = super::walk::links(k, &data, f.repo.format);
+    let links = super::walk::links(k, &id, &data, f.repo.format);
     let mut edges = Vec::new();
     for t in &links.targets {
         let tid = oid(&t.id);

@@ -342,7 +342,40 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
 
 /// git's `fsck_finish`: the `.gitmodules` and `.gitattributes` blobs not yet checked.
 pub fn finish_checks(f: &mut Fsck<'_>) {
-    let _ = f;
+    use crate::object::fsck::Lookup;
+    let format = f.repo.format;
+    let mut checks = std::mem::replace(
+        &mut f.checks,
+        super::walk::Checks::placeholder(),
+    );
+    let (findings, failed) = {
+        let fr: &Fsck<'_> = f;
+        let mut read = |raw: &[u8]| -> Lookup {
+            let id = oid(raw);
+            match scan::read_object(fr, &id) {
+                Some((Kind::Blob, d)) if d.len() as u64 > fr.big_file_threshold => Lookup::LargeBlob,
+                Some((Kind::Blob, d)) => Lookup::Blob(d),
+                Some((k, _)) => Lookup::NotBlob(k),
+                None if fr.promisor.contains(&id) => Lookup::Promisor,
+                None => Lookup::Missing,
+            }
+        };
+        checks.finish(&mut read)
+    };
+    f.checks = checks;
+    for (raw, kind, finding) in findings {
+        if finding.plain {
+            f.out.error(&finding.message);
+            continue;
+        }
+        let what = if finding.error { "error" } else { "warning" };
+        let d = f.describe(&oid(&raw[..raw.len().min(format.raw_len())]));
+        f.out
+            .err(&format!("{what} in {} {d}: {}", kind.name(), finding.message));
+    }
+    if failed {
+        f.out.bits |= bits::OBJECT;
+    }
 }
 
 /// The reverse indexes and bitmaps (checked before the walk in git).

@@ -121,6 +121,9 @@ pub struct Output {
     /// The exit bits so far.
     pub bits: u8,
     progress: bool,
+    /// When progress was last shown (git shows it at most once a second, and when done).
+    shown: Option<std::time::Instant>,
+    started: std::time::Instant,
 }
 
 impl Output {
@@ -131,6 +134,8 @@ impl Output {
             err: Box::new(io::stderr()),
             bits: 0,
             progress,
+            shown: None,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -141,6 +146,8 @@ impl Output {
             err,
             bits: 0,
             progress: false,
+            shown: None,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -172,14 +179,25 @@ impl Output {
         let _ = self.err.flush();
     }
 
-    /// Progress, when shown: `TITLE: NN% (n/total)` on a terminal line.
+    /// Progress, when shown: `TITLE: NN% (n/total)` (or `TITLE: n` without a total) on one
+    /// terminal line, updated at most once a second as git's is, and `, done.` at the end.
     pub fn progress(&mut self, title: &str, n: u64, total: u64, done: bool) {
         if !self.progress {
             return;
         }
-        let pct = (n * 100).checked_div(total).unwrap_or(100);
+        let now = std::time::Instant::now();
+        let last = self.shown.unwrap_or(self.started);
+        if !done && now.duration_since(last) < std::time::Duration::from_secs(1) {
+            return;
+        }
+        self.shown = Some(now);
         let end = if done { ", done.\n" } else { "\r" };
-        let _ = write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}");
+        let _ = if total > 0 {
+            let pct = n * 100 / total;
+            write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}")
+        } else {
+            write!(self.err, "{title}: {n}{end}")
+        };
         let _ = self.err.flush();
     }
 }
@@ -276,22 +294,31 @@ impl<'o> Fsck<'o> {
     /// git's `fsck_obj_buffer` and `fsck_obj`: an object that was read and hashed correctly.
     /// `data` is `None` for a blob that was streamed. Returns whether git's callback reported an
     /// error (which a pack turns into its exit bit).
-    pub fn object_checked(&mut self, id: &Oid, kind: Kind, data: Option<&[u8]>) -> bool {
+    pub fn object_checked(
+        &mut self,
+        id: &Oid,
+        kind: Kind,
+        data: Option<&[u8]>,
+        loose: Option<&Path>,
+    ) -> bool {
         let format = self.repo.format;
         let links = match data {
-            Some(d) if kind != Kind::Blob => walk::links(kind, d, format),
+            Some(d) if kind != Kind::Blob => walk::links(kind, id, d, format),
             _ => walk::Links::default(),
         };
         for e in &links.errors {
             self.out.error(e);
         }
+        let unparsed = |f: &mut Fsck<'_>| {
+            let h = f.hex(id);
+            let line = match loose {
+                Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
+                None => format!("{h}: object corrupt or missing"),
+            };
+            f.out.error_bit(&line, bits::OBJECT);
+        };
         let i = match self.table.lookup(id, kind) {
-            Ok(i) if !links.parse_failed => i,
-            Ok(_) => {
-                self.out
-                    .error_bit(&format!("{}: object corrupt or missing", self.hex(id)), bits::OBJECT);
-                return true;
-            }
+            Ok(i) => i,
             Err(c) => {
                 self.out.error(&format!(
                     "object {} is a {}, not a {}",
@@ -299,11 +326,26 @@ impl<'o> Fsck<'o> {
                     c.is.name(),
                     kind.name()
                 ));
-                self.out
-                    .error_bit(&format!("{}: object corrupt or missing", self.hex(id)), bits::OBJECT);
+                unparsed(self);
                 return true;
             }
         };
+        if links.parse_failed {
+            // git's parser looked these up (with their types) before it failed.
+            for t in &links.targets {
+                let tid = table::oid(&t.id);
+                if let Err(c) = self.table.lookup(&tid, t.kind) {
+                    self.out.error(&format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&tid),
+                        c.is.name(),
+                        t.kind.name()
+                    ));
+                }
+            }
+            unparsed(self);
+            return true;
+        }
         {
             let o = self.table.obj_mut(i);
             o.flags &= !(table::REACHABLE | SEEN);
@@ -345,26 +387,20 @@ impl<'o> Fsck<'o> {
             self.out.err(&line);
             self.out.bits |= bits::OBJECT;
         }
-        let findings = self.checks.check(kind, id, data, format);
-        let mut failed = false;
+        let (findings, failed) = self.checks.check(kind, id, data, format);
         for f in findings {
-            let what = if f.error {
-                failed = true;
-                "error"
-            } else {
-                "warning"
-            };
-            self.out.err(&format!(
-                "{what} in {} {}: {}",
-                kind.name(),
-                self.describe(id),
-                f.message
-            ));
+            if f.plain {
+                self.out.error(&f.message);
+                continue;
+            }
+            let what = if f.error { "error" } else { "warning" };
+            let line = format!("{what} in {} {}: {}", kind.name(), self.describe(id), f.message);
+            self.out.err(&line);
         }
         if failed {
             return true;
         }
-        if kind == Kind::Commit && self.opts.root && links.parents == 0 {
+        if kind == Kind::Commit && self.opts.root && walk::parents(&links) == 0 {
             let line = format!("root {}", self.describe(id));
             self.out.out(&line);
         }
@@ -500,6 +536,9 @@ pub fn run_with(
         default_refs: 0,
         no_default_refs: false,
     };
+    for w in f.checks.config_warnings().to_vec() {
+        f.out.err(&w);
+    }
     match connect::fsck(&mut f, &config) {
         Ok(()) => {
             f.out.flush();

@@ -116,35 +116,39 @@ fn inflate_exact(
 // ---------------------------------------------------------------------------------------------
 // Loose objects
 
-/// git's `fsck_object_dir` for every object directory.
-pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) -> Result<(), Fatal> {
+/// git's `fsck_object_dir` for every object directory (with `check` off, as for
+/// `--connectivity-only`, the objects are only recorded as present).
+pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> Result<(), Fatal> {
     let format = f.repo.format;
-    let mut z = Inflater::new().map_err(|e| Fatal::msg(e))?;
+    let mut z = Inflater::new().map_err(Fatal::msg)?;
     for dir in dirs {
-        if f.opts.verbose {
+        if check && f.opts.verbose {
             f.out.err("Checking object directory");
         }
         let files = odb::loose_files(&dir.path, format.hex_len());
-        for c in &files.cruft {
-            f.out.err(&format!("bad sha1 file: {}", c.display()));
+        if check {
+            for c in &files.cruft {
+                f.out.err(&format!("bad sha1 file: {}", c.display()));
+            }
         }
-        let total = files.objects.len();
-        for (n, (hexid, path)) in files.objects.iter().enumerate() {
+        for (hexid, path) in &files.objects {
             let Some(raw) = crate::repo::parse_hex(hexid.as_bytes(), format.raw_len()) else {
                 continue;
             };
             let id = oid(&raw);
             f.present.insert(id);
             f.loose.entry(id).or_insert_with(|| path.clone());
-            if !f.opts.connectivity_only {
+            if check {
                 check_loose(f, &mut z, &id, path);
+                let sub = u64::from(raw[0]);
+                f.out.progress("Checking object directories", sub + 1, 256, false);
             } else {
-                f.table.unknown(&id);
-                let i = f.table.get(&id).unwrap_or(0);
+                let i = f.table.unknown(&id);
                 f.table.obj_mut(i).flags |= super::table::HAS_OBJ;
             }
-            f.out
-                .progress("Checking object directories", n as u64 + 1, total as u64, false);
+        }
+        if check {
+            f.out.progress("Checking object directories", 256, 256, true);
         }
     }
     Ok(())
@@ -159,12 +163,24 @@ pub enum LooseRead {
         /// The content.
         data: Vec<u8>,
     },
+    /// A blob larger than the threshold, hashed as it was inflated (git streams these).
+    Streamed {
+        /// Its id, or the collision-detecting hash's message.
+        id: Result<Oid, String>,
+    },
     /// git's `error:` lines (without the prefix).
     Bad(Vec<String>),
 }
 
 /// Reads a loose object file as git's `read_loose_object` does.
-pub fn read_loose(z: &mut Inflater, path: &Path, hexid: &str) -> LooseRead {
+/// With `stream` (the big-file threshold and the object format), a blob larger than the
+/// threshold is hashed as it is inflated instead of being held.
+pub fn read_loose(
+    z: &mut Inflater,
+    path: &Path,
+    hexid: &str,
+    stream: Option<(u64, ObjectFormat)>,
+) -> LooseRead {
     let map = match Mapped::open(path) {
         Ok(m) => m,
         Err(e) => {
@@ -228,18 +244,36 @@ pub fn read_loose(z: &mut Inflater, path: &Path, hexid: &str) -> LooseRead {
         corrupt(&mut lines, "corrupt");
         return LooseRead::Bad(lines);
     }
-    let mut data = Vec::with_capacity((size as usize).min(input.len().saturating_mul(1032) + 64));
-    data.extend_from_slice(already);
+    let mut hasher = match stream {
+        Some((threshold, format)) if type_name == b"blob" && size > threshold => Some(
+            crate::object::ObjectHasher::new(format, Kind::Blob, size, true),
+        ),
+        _ => None,
+    };
+    let mut data = if hasher.is_some() {
+        Vec::new()
+    } else {
+        Vec::with_capacity((size as usize).min(input.len().saturating_mul(1032) + 64))
+    };
+    let mut total = already.len();
+    match hasher.as_mut() {
+        Some(h) => h.update(already),
+        None => data.extend_from_slice(already),
+    }
     let mut buf = vec![0u8; 64 * 1024];
     while !ended {
         match z.inflate(&input[used..], &mut buf) {
             Ok(step) => {
                 used += step.consumed;
-                if data.len() + step.written > size as usize {
+                if total + step.written > size as usize {
                     corrupt(&mut lines, "corrupt");
                     return LooseRead::Bad(lines);
                 }
-                data.extend_from_slice(&buf[..step.written]);
+                total += step.written;
+                match hasher.as_mut() {
+                    Some(h) => h.update(&buf[..step.written]),
+                    None => data.extend_from_slice(&buf[..step.written]),
+                }
                 ended = step.end;
                 if step.consumed == 0 && step.written == 0 && !ended {
                     corrupt(&mut lines, "corrupt");
@@ -255,7 +289,7 @@ pub fn read_loose(z: &mut Inflater, path: &Path, hexid: &str) -> LooseRead {
             }
         }
     }
-    if data.len() as u64 != size {
+    if total as u64 != size {
         corrupt(&mut lines, "corrupt");
         return LooseRead::Bad(lines);
     }
@@ -263,14 +297,47 @@ pub fn read_loose(z: &mut Inflater, path: &Path, hexid: &str) -> LooseRead {
         corrupt(&mut lines, "garbage at end of");
         return LooseRead::Bad(lines);
     }
-    LooseRead::Ok { type_name, data }
+    match hasher {
+        Some(h) => LooseRead::Streamed {
+            id: h
+                .finalize()
+                .map(|i| oid(i.as_bytes()))
+                .map_err(|e| e.to_string()),
+        },
+        None => LooseRead::Ok { type_name, data },
+    }
 }
 
 fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
-    let (type_name, data) = match read_loose(z, path, &hexid) {
+    let stream = Some((f.big_file_threshold, format));
+    let (type_name, data) = match read_loose(z, path, &hexid, stream) {
         LooseRead::Ok { type_name, data } => (type_name, data),
+        LooseRead::Streamed { id: real } => {
+            match real {
+                Ok(real) if real == *id => {
+                    if f.object_checked(id, Kind::Blob, None, Some(path)) {
+                        f.out.bits |= bits::OBJECT;
+                    }
+                }
+                Ok(real) => {
+                    let rh = f.hex(&real);
+                    f.out.error_bit(
+                        &format!("{rh}: hash-path mismatch, found at: {}", path.display()),
+                        bits::OBJECT,
+                    );
+                }
+                Err(collision) => {
+                    f.out.error(&collision);
+                    f.out.error_bit(
+                        &format!("{hexid}: object corrupt or missing: {}", path.display()),
+                        bits::OBJECT,
+                    );
+                }
+            }
+            return;
+        }
         LooseRead::Bad(lines) => {
             for l in lines {
                 f.out.error(&l);
@@ -343,7 +410,7 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     }
     let Some(kind) = kind else { return };
     let stream = kind == Kind::Blob && data.len() as u64 > f.big_file_threshold;
-    let err = f.object_checked(id, kind, if stream { None } else { Some(&data) });
+    let err = f.object_checked(id, kind, if stream { None } else { Some(&data) }, Some(path));
     if err {
         f.out.bits |= bits::OBJECT;
     }
@@ -652,8 +719,16 @@ fn resolve(
     children: &[Vec<u32>],
     root: usize,
 ) -> Result<(), Fatal> {
-    let data = unpack_root(f, ctx, z, &ents[root]);
     let kind = ents[root].kind;
+    if kind == Some(Kind::Blob)
+        && ents[root].size >= f.big_file_threshold
+        && children[root].is_empty()
+        && ents[root].header_err.is_empty()
+    {
+        stream_root(f, ctx, z, &mut ents[root]);
+        return Ok(());
+    }
+    let data = unpack_root(f, ctx, z, &ents[root]);
     visit(f, ctx, z, &mut ents[root], kind, &data);
     if children[root].is_empty() {
         return Ok(());
@@ -695,6 +770,68 @@ fn resolve(
         }
     }
     Ok(())
+}
+
+/// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,
+/// as git streams it, and checked without its content.
+fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut Ent) {
+    e.done = true;
+    ctx.done += 1;
+    let id_raw = ctx.index.id(e.n);
+    let id = oid(id_raw);
+    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    let mut h = crate::object::ObjectHasher::new(f.repo.format, Kind::Blob, e.size, true);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut used = 0;
+    let mut total = 0u64;
+    z.reset();
+    let ok = loop {
+        match z.inflate(&input[used..], &mut buf) {
+            Ok(step) => {
+                used += step.consumed;
+                total += step.written as u64;
+                if total > e.size {
+                    break false;
+                }
+                h.update(&buf[..step.written]);
+                if step.end {
+                    break total == e.size;
+                }
+                if step.consumed == 0 && step.written == 0 {
+                    break false;
+                }
+            }
+            Err(err) => {
+                if let Some(l) = inflate_message(&err) {
+                    f.out.error(&l);
+                }
+                break false;
+            }
+        }
+    };
+    let name = ctx.name;
+    let corrupt = format!("packed {} from {name} is corrupt", hex(id_raw));
+    if !ok {
+        f.out.error(&corrupt);
+        ctx.err = true;
+        return;
+    }
+    match h.finalize() {
+        Ok(real) if oid(real.as_bytes()) == id => {
+            if f.object_checked(&id, Kind::Blob, None, None) {
+                ctx.err = true;
+            }
+        }
+        Ok(_) => {
+            f.out.error(&corrupt);
+            ctx.err = true;
+        }
+        Err(c) => {
+            f.out.error(&c.to_string());
+            f.out.error(&corrupt);
+            ctx.err = true;
+        }
+    }
 }
 
 fn unpack_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &Ent) -> Result<Vec<u8>, ()> {
@@ -778,7 +915,7 @@ fn visit(
         (Ok(d), Some(k)) => match (f.hash)(f.repo.format, k, d) {
             Ok(real) if real == id => {
                 let stream = k == Kind::Blob && d.len() as u64 >= f.big_file_threshold;
-                if f.object_checked(&id, k, if stream { None } else { Some(d) }) {
+                if f.object_checked(&id, k, if stream { None } else { Some(d) }, None) {
                     ctx.err = true;
                 }
             }
@@ -817,7 +954,7 @@ fn visit(
 pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id) {
-        if let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id)) {
+        if let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None) {
             if let Some(k) = Kind::from_bytes(&type_name) {
                 return Some((k, data));
             }

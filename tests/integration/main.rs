@@ -11,6 +11,7 @@ mod config_corpus;
 mod coreutils;
 mod docs;
 mod fsck_checks;
+mod fsck_engine;
 mod hash_object;
 mod imap_exec_path;
 mod imap_send;
