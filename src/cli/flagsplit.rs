@@ -229,7 +229,11 @@ pub const FSCK: Command = Command {
         Opt::flag(None, "root", "report root nodes"),
         Opt::flag(None, "cache", "make index objects head nodes"),
         Opt::flag(None, "reflogs", "make reflogs head nodes (default)"),
-        Opt::flag(None, "full", "also consider packs and alternate objects (default)"),
+        Opt::flag(
+            None,
+            "full",
+            "also consider packs and alternate objects (default)",
+        ),
         Opt::flag(None, "connectivity-only", "check only connectivity"),
         Opt::flag(None, "strict", "enable more strict checking"),
         Opt::flag(
@@ -237,8 +241,16 @@ pub const FSCK: Command = Command {
             "lost-found",
             "refused: it writes dangling objects into .git/lost-found\n(flagsplit fsck never writes; use git fsck --lost-found)",
         ),
-        Opt::flag(None, "progress", "show progress (default: when standard error is a terminal)"),
-        Opt::flag(None, "name-objects", "show verbose names for reachable objects"),
+        Opt::flag(
+            None,
+            "progress",
+            "show progress (default: when standard error is a terminal)",
+        ),
+        Opt::flag(
+            None,
+            "name-objects",
+            "show verbose names for reachable objects",
+        ),
     ],
     epilogue: "Options follow git's rules (unique prefixes, --no-OPTION, git's messages, status 129).\n\n\
                Structures flagsplit does not verify are named on standard error, one line each:\n\

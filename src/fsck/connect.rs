@@ -76,7 +76,13 @@ fn has_promisor_remote(config: &Config) -> bool {
 
 /// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
 /// when it is present, and prints git's broken-link lines.
-pub fn mark(f: &mut Fsck<'_>, target: Option<u32>, kind: Option<Kind>, parent: Option<u32>, pending: &mut Vec<u32>) {
+pub fn mark(
+    f: &mut Fsck<'_>,
+    target: Option<u32>,
+    kind: Option<Kind>,
+    parent: Option<u32>,
+    pending: &mut Vec<u32>,
+) {
     let Some(t) = target else {
         if let Some(p) = parent {
             let pt = f.printable_type(p);
@@ -93,7 +99,8 @@ pub fn mark(f: &mut Fsck<'_>, target: Option<u32>, kind: Option<Kind>, parent: O
         if tk.is_some() && tk != Some(k) {
             let pt = f.printable_type(p);
             let pid = f.describe(&f.table.obj(p).id);
-            f.out.err(&format!("error in {pt} {pid}: wrong object type in link"));
+            f.out
+                .err(&format!("error in {pt} {pid}: wrong object type in link"));
             f.out.bits |= bits::OBJECT;
         }
     }
@@ -138,7 +145,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
     while let Some(i) = pending.pop() {
         traverse_one(f, i, pending);
         nr += 1;
-        if nr % 1024 == 0 {
+        if nr.is_multiple_of(1024) {
             f.out.progress("Checking connectivity", nr, 0, false);
         }
     }

@@ -26,7 +26,11 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         if f.loose.contains_key(id) || f.in_pack_bad(id) {
             return Err(Fatal::msg(format!(
                 "{} object {} (stored in {}) is corrupt",
-                if f.loose.contains_key(id) { "loose" } else { "packed" },
+                if f.loose.contains_key(id) {
+                    "loose"
+                } else {
+                    "packed"
+                },
                 f.hex(id),
                 f.stored_in(id)
             )));
@@ -137,7 +141,12 @@ fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
 }
 
 /// git's `fsck_handle_ref`.
-fn handle_ref(f: &mut Fsck<'_>, name: &str, id: &[u8], pending: &mut Vec<u32>) -> Result<(), Fatal> {
+fn handle_ref(
+    f: &mut Fsck<'_>,
+    name: &str,
+    id: &[u8],
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
     let id = oid(id);
     let Some(i) = parse_object(f, &id)? else {
         if f.promisor.contains(&id) {
@@ -152,7 +161,8 @@ fn handle_ref(f: &mut Fsck<'_>, name: &str, id: &[u8], pending: &mut Vec<u32>) -
         return Ok(());
     };
     if f.table.obj(i).kind != Some(Kind::Commit) && refs::is_branch(name) {
-        f.out.error_bit(&format!("{name}: not a commit"), bits::REFS);
+        f.out
+            .error_bit(&format!("{name}: not a commit"), bits::REFS);
     }
     f.default_refs += 1;
     mark_head(f, i, Some(name.to_string()), pending);
@@ -328,8 +338,7 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
                             );
                         }
                         Some(i) => {
-                            let name =
-                                format!(":({stage}):{}", String::from_utf8_lossy(&r.path));
+                            let name = format!(":({stage}):{}", String::from_utf8_lossy(&r.path));
                             mark_head(f, i, Some(name), pending);
                         }
                     }
@@ -344,16 +353,15 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
 pub fn finish_checks(f: &mut Fsck<'_>) {
     use crate::object::fsck::Lookup;
     let format = f.repo.format;
-    let mut checks = std::mem::replace(
-        &mut f.checks,
-        super::walk::Checks::placeholder(),
-    );
+    let mut checks = std::mem::replace(&mut f.checks, super::walk::Checks::placeholder());
     let (findings, failed) = {
         let fr: &Fsck<'_> = f;
         let mut read = |raw: &[u8]| -> Lookup {
             let id = oid(raw);
             match scan::read_object(fr, &id) {
-                Some((Kind::Blob, d)) if d.len() as u64 > fr.big_file_threshold => Lookup::LargeBlob,
+                Some((Kind::Blob, d)) if d.len() as u64 > fr.big_file_threshold => {
+                    Lookup::LargeBlob
+                }
                 Some((Kind::Blob, d)) => Lookup::Blob(d),
                 Some((k, _)) => Lookup::NotBlob(k),
                 None if fr.promisor.contains(&id) => Lookup::Promisor,
@@ -370,8 +378,11 @@ pub fn finish_checks(f: &mut Fsck<'_>) {
         }
         let what = if finding.error { "error" } else { "warning" };
         let d = f.describe(&oid(&raw[..raw.len().min(format.raw_len())]));
-        f.out
-            .err(&format!("{what} in {} {d}: {}", kind.name(), finding.message));
+        f.out.err(&format!(
+            "{what} in {} {d}: {}",
+            kind.name(),
+            finding.message
+        ));
     }
     if failed {
         f.out.bits |= bits::OBJECT;
@@ -385,11 +396,17 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
     for p in &f.packs {
         let rev = p.files.pack.with_extension("rev");
         if rev.exists() && p.index(format).is_some() {
-            lines.push(format!("notice: not checked: {} (reverse index)", rev.display()));
+            lines.push(format!(
+                "notice: not checked: {} (reverse index)",
+                rev.display()
+            ));
         }
         let bitmap = p.files.pack.with_extension("bitmap");
         if bitmap.exists() {
-            lines.push(format!("notice: not checked: {} (bitmap)", bitmap.display()));
+            lines.push(format!(
+                "notice: not checked: {} (bitmap)",
+                bitmap.display()
+            ));
         }
     }
     for l in lines {
@@ -411,7 +428,9 @@ pub fn structures_after_walk(f: &mut Fsck<'_>, _config: &crate::gitconfig::Confi
     }
     let midx = f.repo.common_dir.join("objects/pack/multi-pack-index");
     if midx.exists() {
-        f.out
-            .err(&format!("notice: not checked: {} (multi-pack-index)", midx.display()));
+        f.out.err(&format!(
+            "notice: not checked: {} (multi-pack-index)",
+            midx.display()
+        ));
     }
 }

@@ -192,11 +192,9 @@ impl Output {
         }
         self.shown = Some(now);
         let end = if done { ", done.\n" } else { "\r" };
-        let _ = if total > 0 {
-            let pct = n * 100 / total;
-            write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}")
-        } else {
-            write!(self.err, "{title}: {n}{end}")
+        let _ = match (n * 100).checked_div(total) {
+            Some(pct) => write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}"),
+            None => write!(self.err, "{title}: {n}{end}"),
         };
         let _ = self.err.flush();
     }
@@ -383,7 +381,11 @@ impl<'o> Fsck<'o> {
         }
         self.table.set_edges(i, &edges);
         if broken {
-            let line = format!("error in {} {}: broken links", kind.name(), self.describe(id));
+            let line = format!(
+                "error in {} {}: broken links",
+                kind.name(),
+                self.describe(id)
+            );
             self.out.err(&line);
             self.out.bits |= bits::OBJECT;
         }
@@ -394,7 +396,12 @@ impl<'o> Fsck<'o> {
                 continue;
             }
             let what = if f.error { "error" } else { "warning" };
-            let line = format!("{what} in {} {}: {}", kind.name(), self.describe(id), f.message);
+            let line = format!(
+                "{what} in {} {}: {}",
+                kind.name(),
+                self.describe(id),
+                f.message
+            );
             self.out.err(&line);
         }
         if failed {
@@ -470,10 +477,10 @@ pub fn find_repo() -> Result<Repo, Fatal> {
 /// so that the relative names are right.
 fn display_git_dir(git_dir: &Path) -> PathBuf {
     if git_dir.file_name().is_some_and(|n| n == ".git") && git_dir.is_dir() {
-        if let Some(top) = git_dir.parent() {
-            if std::env::set_current_dir(top).is_ok() {
-                return PathBuf::from(".git");
-            }
+        if let Some(top) = git_dir.parent()
+            && std::env::set_current_dir(top).is_ok()
+        {
+            return PathBuf::from(".git");
         }
     } else if git_dir.is_dir() && std::env::set_current_dir(git_dir).is_ok() {
         return PathBuf::from(".");

@@ -92,9 +92,7 @@ fn unsafe_algorithm(format: ObjectFormat) -> Algorithm {
 /// error is one git prints.
 fn inflate_message(e: &ZError) -> Option<String> {
     match e {
-        ZError::Corrupt { detail, .. } => {
-            Some(format!("inflate: data stream error ({detail})"))
-        }
+        ZError::Corrupt { detail, .. } => Some(format!("inflate: data stream error ({detail})")),
         _ => None,
     }
 }
@@ -141,14 +139,16 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
             if check {
                 check_loose(f, &mut z, &id, path);
                 let sub = u64::from(raw[0]);
-                f.out.progress("Checking object directories", sub + 1, 256, false);
+                f.out
+                    .progress("Checking object directories", sub + 1, 256, false);
             } else {
                 let i = f.table.unknown(&id);
                 f.table.obj_mut(i).flags |= super::table::HAS_OBJ;
             }
         }
         if check {
-            f.out.progress("Checking object directories", 256, 256, true);
+            f.out
+                .progress("Checking object directories", 256, 256, true);
         }
     }
     Ok(())
@@ -377,8 +377,10 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
         }
         Ok(real) if real != *id => {
             let rh = f.hex(&real);
-            f.out
-                .error(&format!("{rh}: hash-path mismatch, found at: {}", path.display()));
+            f.out.error(&format!(
+                "{rh}: hash-path mismatch, found at: {}",
+                path.display()
+            ));
             failed = true;
         }
         Ok(_) => {}
@@ -410,7 +412,12 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     }
     let Some(kind) = kind else { return };
     let stream = kind == Kind::Blob && data.len() as u64 > f.big_file_threshold;
-    let err = f.object_checked(id, kind, if stream { None } else { Some(&data) }, Some(path));
+    let err = f.object_checked(
+        id,
+        kind,
+        if stream { None } else { Some(&data) },
+        Some(path),
+    );
     if err {
         f.out.bits |= bits::OBJECT;
     }
@@ -435,8 +442,12 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 files,
             };
             if let Some(m) = &st.idx
-                && idx::Index::parse(m.bytes(), format.raw_len(), &st.files.idx.display().to_string())
-                    .is_ok()
+                && idx::Index::parse(
+                    m.bytes(),
+                    format.raw_len(),
+                    &st.files.idx.display().to_string(),
+                )
+                .is_ok()
             {
                 st.idx_ok = true;
             }
@@ -458,7 +469,11 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
 
 /// git's `is_pack_valid`: the pack's header and trailer against its index. `None` when valid,
 /// else git's lines.
-fn pack_open_errors(p: &PackState, index: &idx::Index<'_>, format: ObjectFormat) -> Option<Vec<String>> {
+fn pack_open_errors(
+    p: &PackState,
+    index: &idx::Index<'_>,
+    format: ObjectFormat,
+) -> Option<Vec<String>> {
     let name = &p.name;
     let Some(bytes) = p.bytes() else {
         return Some(vec![]);
@@ -500,7 +515,12 @@ struct Ent {
 }
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
-pub fn verify_pack(f: &mut Fsck<'_>, pi: usize, base_count: u64, total: u64) -> Result<bool, Fatal> {
+pub fn verify_pack(
+    f: &mut Fsck<'_>,
+    pi: usize,
+    base_count: u64,
+    total: u64,
+) -> Result<bool, Fatal> {
     let format = f.repo.format;
     let raw = format.raw_len();
     let packs = std::mem::take(&mut f.packs);
@@ -534,7 +554,8 @@ fn verify_one(
     let mut err = false;
     let (covered, sum) = index.checksummed();
     if digest(unsafe_algorithm(format), covered) != sum {
-        f.out.error(&format!("Packfile index for {name} hash mismatch"));
+        f.out
+            .error(&format!("Packfile index for {name} hash mismatch"));
         err = true;
     }
     if let Some(lines) = pack_open_errors(p, &index, format) {
@@ -553,7 +574,8 @@ fn verify_one(
         err = true;
     }
     if bytes[sig_ofs..] != *index.pack_checksum() {
-        f.out.error(&format!("{name} pack checksum does not match its index"));
+        f.out
+            .error(&format!("{name} pack checksum does not match its index"));
         err = true;
     }
     // Entries by offset.
@@ -582,9 +604,15 @@ fn verify_one(
     for i in 0..count {
         let off = ents[i].off;
         if off > sig_ofs as u64 {
-            return Err(Fatal::msg("offset beyond end of packfile (truncated pack?)"));
+            return Err(Fatal::msg(
+                "offset beyond end of packfile (truncated pack?)",
+            ));
         }
-        let next = if i + 1 < count { ents[i + 1].off } else { sig_ofs as u64 };
+        let next = if i + 1 < count {
+            ents[i + 1].off
+        } else {
+            sig_ofs as u64
+        };
         let n = ents[i].n;
         if index.version() > 1 {
             let end = (next as usize).min(sig_ofs);
@@ -681,21 +709,20 @@ fn verify_one(
         resolve(f, &mut ctx, &mut z, &mut ents, &children, root)?;
     }
     // What no root reached: a cycle of REF_DELTA bases.
-    for i in 0..count {
-        if !ents[i].done {
-            let id = hex(index.id(ents[i].n));
-            f.out.error(&format!(
-                "delta base cycle: the delta at offset {} in {name} never reaches a base object",
-                ents[i].off
-            ));
-            f.out.error(&format!(
-                "cannot unpack {id} from {name} at offset {}",
-                ents[i].off
-            ));
-            ctx.err = true;
-        }
+    for e in ents.iter().filter(|e| !e.done) {
+        let id = hex(index.id(e.n));
+        f.out.error(&format!(
+            "delta base cycle: the delta at offset {} in {name} never reaches a base object",
+            e.off
+        ));
+        f.out.error(&format!(
+            "cannot unpack {id} from {name} at offset {}",
+            e.off
+        ));
+        ctx.err = true;
     }
-    f.out.progress("Checking objects", base_count + count as u64, total, false);
+    f.out
+        .progress("Checking objects", base_count + count as u64, total, false);
     Ok(ctx.err)
 }
 
@@ -834,7 +861,12 @@ fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut En
     }
 }
 
-fn unpack_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &Ent) -> Result<Vec<u8>, ()> {
+fn unpack_root(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    z: &mut Inflater,
+    e: &Ent,
+) -> Result<Vec<u8>, ()> {
     if !e.header_err.is_empty() {
         for l in &e.header_err {
             f.out.error(l);
@@ -941,8 +973,12 @@ fn visit(
         }
     }
     if ctx.done & 1023 == 0 {
-        f.out
-            .progress("Checking objects", ctx.base_count + ctx.done, ctx.total, false);
+        f.out.progress(
+            "Checking objects",
+            ctx.base_count + ctx.done,
+            ctx.total,
+            false,
+        );
     }
 }
 
@@ -953,16 +989,17 @@ fn visit(
 /// a valid object: `None` when it is missing or cannot be read.
 pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
-    if let Some(path) = f.loose.get(id) {
-        if let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None) {
-            if let Some(k) = Kind::from_bytes(&type_name) {
-                return Some((k, data));
-            }
-        }
+    if let Some(path) = f.loose.get(id)
+        && let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None)
+        && let Some(k) = Kind::from_bytes(&type_name)
+    {
+        return Some((k, data));
     }
     let format = f.repo.format;
     for p in &f.packs {
-        let Some(index) = p.index(format) else { continue };
+        let Some(index) = p.index(format) else {
+            continue;
+        };
         let Some(bytes) = p.bytes() else { continue };
         let Some(n) = index.lookup(&id[..format.raw_len()]) else {
             continue;

@@ -173,7 +173,10 @@ mod tests {
         let a = oid(&[1; 20]);
         let i = t.unknown(&a);
         assert_eq!(t.lookup(&a, Kind::Tree).unwrap(), i);
-        assert!(matches!(t.lookup(&a, Kind::Blob), Err(Conflict { is: Kind::Tree })));
+        assert!(matches!(
+            t.lookup(&a, Kind::Blob),
+            Err(Conflict { is: Kind::Tree })
+        ));
         let e = edge(Some(i), Kind::Blob);
         assert_eq!((edge_target(e), edge_kind(e)), (Some(i), Kind::Blob));
         let e = edge(None, Kind::Tag);

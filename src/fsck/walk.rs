@@ -7,9 +7,8 @@ use crate::object::{Kind, ObjectFormat};
 use super::table::Oid;
 use super::{Fatal, Repo};
 
-
-pub use crate::object::links::{Link as Target, Links};
 use crate::object::fsck::{self as checks, Lookup, Severity, SpecialBlobs};
+pub use crate::object::links::{Link as Target, Links};
 
 /// The links of an object of `kind` with id `id` and content `buf`, in git's walk order.
 pub fn links(kind: Kind, id: &Oid, buf: &[u8], format: ObjectFormat) -> Links {
@@ -85,7 +84,15 @@ impl Checks {
         let raw = &id[..format.raw_len()];
         let mut out = Vec::new();
         let failed = match data {
-            Some(d) => checks::check_object(kind, raw, d, format, &self.opts, &mut self.special, &mut out),
+            Some(d) => checks::check_object(
+                kind,
+                raw,
+                d,
+                format,
+                &self.opts,
+                &mut self.special,
+                &mut out,
+            ),
             None => checks::check_unloaded_blob(raw, &self.opts, &mut self.special, &mut out),
         };
         (out.into_iter().map(finding).collect(), failed)

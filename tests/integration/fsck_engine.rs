@@ -149,14 +149,22 @@ fn a_collision_is_reported_and_the_other_objects_are_still_checked() {
             .iter()
             .filter(|l| !l.contains(&blob) && !l.starts_with("notice: not checked"))
             .collect();
-        assert!(others.is_empty(), "only the attacked blob is reported: {others:?}");
-        assert!(out.iter().all(|l| l.contains(&blob) || l.starts_with("broken link from")), "{out:?}");
+        assert!(
+            others.is_empty(),
+            "only the attacked blob is reported: {others:?}"
+        );
+        assert!(
+            out.iter()
+                .all(|l| l.contains(&blob) || l.starts_with("broken link from")),
+            "{out:?}"
+        );
     }
 }
 
 #[test]
 fn the_public_collision_files_are_ordinary_blobs() {
-    let Some(collisions) = support::collisions_dir("fsck_engine::the_public_collision_files_are_ordinary_blobs")
+    let Some(collisions) =
+        support::collisions_dir("fsck_engine::the_public_collision_files_are_ordinary_blobs")
     else {
         return;
     };
@@ -336,16 +344,25 @@ fn hostile_packs_are_named_with_their_offsets_without_the_allocation_or_the_loop
         ],
     );
     let (status, _out, err, took) = flagsplit_fsck(dir);
-    let name = format!(".git/objects/pack/{}", pack.file_name().unwrap().to_string_lossy());
+    let name = format!(
+        ".git/objects/pack/{}",
+        pack.file_name().unwrap().to_string_lossy()
+    );
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(status, Some(0), "{err}");
     assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
     let has = |needle: &str| err.lines().any(|l| l.contains(needle));
     for id in [&huge_id, &a_id, &b_id, &bomb_id] {
         let h = fsck::hex(id);
-        assert!(has(&format!("error: cannot unpack {h} from {name} at offset ")), "{h}: {err}");
+        assert!(
+            has(&format!("error: cannot unpack {h} from {name} at offset ")),
+            "{h}: {err}"
+        );
     }
-    assert!(has("declares a result of 4611686018427387904 bytes"), "{err}");
+    assert!(
+        has("declares a result of 4611686018427387904 bytes"),
+        "{err}"
+    );
     assert!(
         has(&format!("never reaches a base object")) && has(&name),
         "the cycle is named with its pack: {err}"

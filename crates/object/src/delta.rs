@@ -189,7 +189,10 @@ mod tests {
         let mut d = header(4, 4);
         d.extend([0x91, 2, 4]); // copy 4 bytes from offset 2: past the base
         assert_eq!(apply(base, &d, &mut out, 100), Err(DeltaError::Wild));
-        assert_eq!(apply(base, &[4, 1], &mut out, 100), Err(DeltaError::TooShort));
+        assert_eq!(
+            apply(base, &[4, 1], &mut out, 100),
+            Err(DeltaError::TooShort)
+        );
     }
 
     #[test]

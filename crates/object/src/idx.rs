@@ -97,10 +97,7 @@ impl<'a> Index<'a> {
         let (version, fanout) = if data.get(..4) == Some(&SIGNATURE[..]) {
             let version = be32(data, 4).unwrap_or(0);
             if version != 2 {
-                return Err(IdxError::Version {
-                    path: p(),
-                    version,
-                });
+                return Err(IdxError::Version { path: p(), version });
             }
             (2, 8)
         } else {

@@ -155,8 +155,14 @@ mod tests {
     #[test]
     fn reads_headers() {
         assert_eq!(header(b"PACK\0\0\0\x02\0\0\0\x05", "p"), Ok(5));
-        assert!(matches!(header(b"PACK\0\0\0\x04\0\0\0\x05", "p"), Err(PackError::Version(_, 4))));
-        assert!(matches!(header(b"PACX\0\0\0\x02\0\0\0\x05", "p"), Err(PackError::Signature(_))));
+        assert!(matches!(
+            header(b"PACK\0\0\0\x04\0\0\0\x05", "p"),
+            Err(PackError::Version(_, 4))
+        ));
+        assert!(matches!(
+            header(b"PACX\0\0\0\x02\0\0\0\x05", "p"),
+            Err(PackError::Signature(_))
+        ));
         assert!(matches!(header(b"PACK", "p"), Err(PackError::TooShort(_))));
     }
 
@@ -175,9 +181,15 @@ mod tests {
         pack[202] = 0x00;
         assert_eq!(entry(&pack, 200, 20), Err(EntryError::BadBase { at: 201 }));
         pack[201] = 0x10; // distance 16
-        assert_eq!(entry(&pack, 200, 20).unwrap().kind, EntryKind::OfsDelta(184));
+        assert_eq!(
+            entry(&pack, 200, 20).unwrap().kind,
+            EntryKind::OfsDelta(184)
+        );
         pack[200] = 0x03; // type 0
-        assert!(matches!(entry(&pack, 200, 20), Err(EntryError::UnknownType { type_code: 0, .. })));
+        assert!(matches!(
+            entry(&pack, 200, 20),
+            Err(EntryError::UnknownType { type_code: 0, .. })
+        ));
         // A size varint running off the end.
         assert_eq!(entry(&[0xb5, 0x80], 0, 20), Err(EntryError::BadHeader));
     }
