@@ -140,14 +140,31 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 }
 
 /// git's `traverse_reachable` and the final pass over every object.
+///
+/// The walk follows the links kept by the object checks: a commit's and a tag's, and a tree's
+/// links to trees and to blobs that are not stored. Links from trees to stored blobs are only
+/// counted (`Obj::refs`): such a blob is reachable when a reachable tree links to it, so once the
+/// walk is done the trees it did not reach (few, usually none) are read again and their links
+/// uncounted. The order in which trees are walked is git's, so a missing object is reported from
+/// the parent git names. With `--connectivity-only` nothing was read before the walk, and with
+/// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
+/// does.
 fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
+    let read_walk = f.opts.connectivity_only || f.opts.name_objects;
     let mut nr = 0u64;
     while let Some(i) = pending.pop() {
-        traverse_one(f, i, pending);
+        if read_walk {
+            traverse_read(f, i, pending);
+        } else {
+            traverse_one(f, i, pending);
+        }
         nr += 1;
         if nr.is_multiple_of(1024) {
             f.out.progress("Checking connectivity", nr, 0, false);
         }
+    }
+    if !read_walk {
+        uncount_unreachable_trees(f);
     }
     if f.opts.connectivity_only && f.opts.dangling {
         // git marks what unreachable objects point to, reading them now.
@@ -178,7 +195,8 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
         if f.opts.verbose {
             f.out.err(&format!("Checking {}", f.describe(&o.id)));
         }
-        if o.flags & REACHABLE != 0 {
+        let reachable = o.flags & REACHABLE != 0 || (!read_walk && o.refs > 0);
+        if reachable {
             if o.flags & HAS_OBJ == 0 {
                 if f.promisor.contains(&o.id) || scan::has_object_pack(f, &o.id) {
                     continue;
@@ -207,32 +225,45 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
     }
 }
 
-/// git's `traverse_one_object`: walks the links of a present object.
-fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
-    if f.opts.connectivity_only && f.table.obj(i).edges.1 == 0 {
-        connectivity_only_links(f, i);
-    }
-    let edges: Vec<u32> = f.table.edges_of(i).to_vec();
-    for e in edges {
-        let target = table::edge_target(e);
-        let kind = table::edge_kind(e);
-        if let Some(t) = target
-            && f.opts.name_objects
-            && !f.names.contains_key(&f.table.obj(t).id)
-        {
-            // Names follow git's walk loosely: the parent's name.
-            if let Some(pn) = f.names.get(&f.table.obj(i).id).cloned() {
-                let tid = f.table.obj(t).id;
-                f.names.insert(tid, pn);
+/// Uncounts the blob links of the checked trees the walk did not reach.
+fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
+    use super::table::{BAD, PRESENT};
+    let format = f.repo.format;
+    let n = f.table.len() as u32;
+    for i in 0..n {
+        let o = f.table.obj(i);
+        if o.kind != Some(Kind::Tree) || o.flags & (HAS_OBJ | REACHABLE) != HAS_OBJ {
+            continue;
+        }
+        let id = o.id;
+        let Some((Kind::Tree, data)) = scan::read_object(f, &id) else {
+            continue;
+        };
+        let links = super::walk::links(Kind::Tree, &id, &data, format);
+        for t in links.targets.iter().filter(|t| t.kind == Kind::Blob) {
+            if let Some(ti) = f.table.get(&oid(&t.id)) {
+                let o = f.table.obj_mut(ti);
+                if o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT {
+                    o.refs = o.refs.saturating_sub(1);
+                }
             }
         }
-        mark(f, target, Some(kind), Some(i), pending);
     }
 }
 
-/// With `--connectivity-only` nothing was read before the walk: read the object now (git's
-/// `parse_object` in `fsck_walk`).
-fn connectivity_only_links(f: &mut Fsck<'_>, i: u32) {
+/// git's `traverse_one_object` over the kept links.
+fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+    let from_tag = f.table.obj(i).kind == Some(Kind::Tag);
+    let edges: Vec<u32> = f.table.edges_of(i).to_vec();
+    for e in edges {
+        let kind = (!from_tag).then(|| table::edge_kind(e));
+        mark(f, table::edge_target(e), kind, Some(i), pending);
+    }
+}
+
+/// git's `traverse_one_object`, reading the object (for `--connectivity-only` and
+/// `--name-objects`), with git's names for what it links to.
+fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
     let id = f.table.obj(i).id;
     let kind = f.table.obj(i).kind;
     if kind == Some(Kind::Blob) {
@@ -248,15 +279,63 @@ fn connectivity_only_links(f: &mut Fsck<'_>, i: u32) {
         return;
     }
     let links = super::walk::links(k, &id, &data, f.repo.format);
-    let mut edges = Vec::new();
-    for t in &links.targets {
-        let tid = oid(&t.id);
-        match f.table.lookup(&tid, t.kind) {
-            Ok(ti) => edges.push(table::edge(Some(ti), t.kind)),
-            Err(_) => edges.push(table::edge(None, t.kind)),
-        }
+    for e in &links.errors {
+        f.out.error(e);
     }
-    f.table.set_edges(i, &edges);
+    let name = f.names.get(&id).cloned();
+    let parents: Vec<usize> = links
+        .targets
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| k == Kind::Commit && t.kind == Kind::Commit)
+        .map(|(n, _)| n)
+        .collect();
+    for (n, t) in links.targets.iter().enumerate() {
+        let tid = oid(&t.id);
+        let target = f.table.lookup(&tid, t.kind).ok();
+        if let (Some(name), Some(_)) = (&name, target)
+            && f.opts.name_objects
+        {
+            let child = match k {
+                Kind::Tree if t.kind == Kind::Tree => {
+                    format!("{name}{}/", String::from_utf8_lossy(&t.name))
+                }
+                Kind::Tree => format!("{name}{}", String::from_utf8_lossy(&t.name)),
+                Kind::Commit if t.kind == Kind::Tree => format!("{name}:"),
+                Kind::Commit => {
+                    let nth = parents.iter().position(|&p| p == n).unwrap_or(0);
+                    parent_name(name, nth)
+                }
+                _ => name.clone(),
+            };
+            f.names.entry(tid).or_insert(child);
+        }
+        let kind = (k != Kind::Tag).then_some(t.kind);
+        mark(f, target, kind, Some(i), pending);
+    }
+}
+
+/// git's name for the `nth` parent (from 0) of a commit named `name` (`fsck_walk_commit`).
+fn parent_name(name: &str, nth: usize) -> String {
+    let b = name.as_bytes();
+    let (generation, prefix_len) = if b.last() == Some(&b'^') {
+        (1, b.len() - 1)
+    } else {
+        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        let len = b.len() - digits;
+        if digits > 0 && len > 0 && b[len - 1] == b'~' {
+            (name[len..].parse::<u64>().unwrap_or(0), len - 1)
+        } else {
+            (0, b.len())
+        }
+    };
+    if nth > 0 {
+        format!("{name}^{}", nth + 1)
+    } else if generation > 0 {
+        format!("{}~{}", &name[..prefix_len], generation + 1)
+    } else {
+        format!("{name}^")
+    }
 }
 
 impl Fsck<'_> {

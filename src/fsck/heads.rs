@@ -75,11 +75,9 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
 
 impl Fsck<'_> {
     fn in_pack_bad(&self, id: &Oid) -> bool {
-        let format = self.repo.format;
-        self.packs.iter().any(|p| {
-            p.index(format)
-                .is_some_and(|i| i.lookup(&id[..format.raw_len()]).is_some())
-        })
+        self.table
+            .get(id)
+            .is_some_and(|i| self.table.obj(i).flags & super::table::BAD != 0)
     }
 
     fn stored_in(&self, id: &Oid) -> String {

@@ -241,11 +241,6 @@ pub struct Fsck<'o> {
     pub checks: walk::Checks,
     /// Blobs at least this large are streamed (`core.bigFileThreshold`).
     pub big_file_threshold: u64,
-    /// Ids present in some object directory or pack (git's `has_object`), minus the packed
-    /// objects git marked bad.
-    pub present: std::collections::HashSet<Oid>,
-    /// Objects git found in packs (`has_object_pack`).
-    pub in_pack: std::collections::HashSet<Oid>,
     /// Objects of promisor packs and what they link to (git's `is_promisor_object`), when the
     /// repository has a promisor remote.
     pub promisor: std::collections::HashSet<Oid>,
@@ -358,14 +353,25 @@ impl<'o> Fsck<'o> {
                 .err(&format!("Checking {} {}", kind.name(), self.describe(id)));
         }
         // The walk with `mark_used`: every target becomes known with the type the link names.
+        // A tree's links to stored blobs are only counted (see `connect`); the others are kept
+        // for the connectivity walk.
         let mut edges = Vec::with_capacity(links.targets.len());
         let mut broken = links.walk_failed;
         for t in &links.targets {
             let tid = table::oid(&t.id);
             match self.table.lookup(&tid, t.kind) {
                 Ok(ti) => {
-                    self.table.obj_mut(ti).flags |= USED;
-                    edges.push(table::edge(Some(ti), t.kind));
+                    let o = self.table.obj_mut(ti);
+                    o.flags |= USED;
+                    if kind == Kind::Tree
+                        && t.kind == Kind::Blob
+                        && o.flags & table::PRESENT != 0
+                        && o.flags & table::BAD == 0
+                    {
+                        o.refs = o.refs.saturating_add(1);
+                    } else {
+                        edges.push(table::edge(Some(ti), t.kind));
+                    }
                 }
                 Err(c) => {
                     self.out.error(&format!(
@@ -534,8 +540,6 @@ pub fn run_with(
         hash,
         checks,
         big_file_threshold,
-        present: Default::default(),
-        in_pack: Default::default(),
         promisor: Default::default(),
         packs: Vec::new(),
         loose: Default::default(),

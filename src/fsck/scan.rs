@@ -9,7 +9,6 @@
 //! entry it could not unpack) are derived from the tree. Entries no root reaches (a cycle of
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use flagsplit_object::{delta, idx, loose, pack};
@@ -134,7 +133,8 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
                 continue;
             };
             let id = oid(&raw);
-            f.present.insert(id);
+            let i = f.table.unknown(&id);
+            f.table.obj_mut(i).flags |= super::table::PRESENT;
             f.loose.entry(id).or_insert_with(|| path.clone());
             if check {
                 check_loose(f, &mut z, &id, path);
@@ -454,8 +454,8 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             if let Some(index) = st.index(format) {
                 for n in 0..index.len() {
                     let id = oid(index.id(n));
-                    f.present.insert(id);
-                    f.in_pack.insert(id);
+                    let i = f.table.unknown(&id);
+                    f.table.obj_mut(i).flags |= super::table::PRESENT | super::table::IN_PACK;
                     if st.files.promisor {
                         f.promisor.insert(id);
                     }
@@ -782,9 +782,8 @@ fn resolve(
                     );
                     f.out.error(&line);
                     let bad = oid(ctx.index.id(ents[e].n));
-                    if !f.loose.contains_key(&bad) {
-                        f.present.remove(&bad);
-                        f.in_pack.remove(&bad);
+                    if let Some(i) = f.table.get(&bad) {
+                        f.table.obj_mut(i).flags |= super::table::BAD;
                     }
                 }
                 Err(())
@@ -1068,15 +1067,19 @@ pub fn total_objects(f: &Fsck<'_>) -> u64 {
         .sum()
 }
 
-/// Ids whose pack entries git marked bad are not `has_object`; everything else found is.
+/// git's `has_object`: stored loose, or in a pack that git has not marked bad for it.
 pub fn has_object(f: &Fsck<'_>, id: &Oid) -> bool {
-    f.present.contains(id)
+    use super::table::{BAD, PRESENT};
+    match f.table.get(id).map(|i| f.table.obj(i).flags) {
+        Some(fl) if fl & PRESENT != 0 => fl & BAD == 0 || f.loose.contains_key(id),
+        _ => false,
+    }
 }
 
-/// Unused: kept for symmetry with git's `has_object_pack`.
+/// git's `has_object_pack`.
 pub fn has_object_pack(f: &Fsck<'_>, id: &Oid) -> bool {
-    f.in_pack.contains(id)
+    use super::table::{BAD, IN_PACK};
+    f.table
+        .get(id)
+        .is_some_and(|i| f.table.obj(i).flags & (IN_PACK | BAD) == IN_PACK)
 }
-
-#[allow(dead_code)]
-fn _unused(_: &HashSet<Oid>) {}

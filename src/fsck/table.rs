@@ -27,6 +27,14 @@ pub const SEEN: u8 = 2;
 pub const HAS_OBJ: u8 = 4;
 /// git's `USED`: something points to it.
 pub const USED: u8 = 8;
+/// Stored in some object directory or pack (git's `has_object`, before packed copies are marked
+/// bad).
+pub const PRESENT: u8 = 16;
+/// Stored in a pack (git's `has_object_pack`).
+pub const IN_PACK: u8 = 32;
+/// Its packed copy could not be read as a delta base (git's `mark_bad_packed_object`): only a
+/// loose copy still counts.
+pub const BAD: u8 = 64;
 
 /// An edge whose target could not be looked up as the type the link names (git's walk gets
 /// `NULL` for it).
@@ -41,8 +49,11 @@ pub struct Obj {
     pub kind: Option<Kind>,
     /// git's flags.
     pub flags: u8,
-    /// Its links, as a range of [`Table::edges`].
+    /// Its links, as a range of [`Table::edges`]: a commit's and a tag's, and a tree's links to
+    /// trees and to blobs that are not stored (the others are only counted in `refs`).
     pub edges: (u32, u32),
+    /// For a stored blob: how many checked trees link to it.
+    pub refs: u32,
 }
 
 /// The table.
@@ -109,6 +120,7 @@ impl Table {
             kind: None,
             flags: 0,
             edges: (0, 0),
+            refs: 0,
         });
         self.map.insert(*id, i);
         i
