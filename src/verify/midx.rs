@@ -1,0 +1,445 @@
+//! The multi-pack-index (`pack/multi-pack-index`), checked as `git multi-pack-index verify
+//! --object-dir <odb> --no-progress` does (git's midx.c `load_multi_pack_index` and
+//! `verify_midx_file`), which `git fsck` runs as a child process for each object directory when
+//! `core.multiPackIndex` is true (the default); a failure sets `git fsck`'s 040 bit.
+//!
+//! What is checked: the file's header, chunk table and required chunks (with git's errors, and
+//! its `fatal:` lines where git dies), the trailing checksum, that every listed pack exists, the
+//! object ids' order, and every object's offset against its pack's `.idx`. git's verify does not
+//! look at the reverse index (the `RIDX` chunk or the `.rev` file) nor at the `BTMP` chunk, and
+//! neither does this. An incremental chain (`pack/multi-pack-index.d/`) is not verified: it is
+//! reported in [`Outcome::not_checked`](super::Outcome::not_checked).
+
+use std::path::{Path, PathBuf};
+
+use super::{Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, read_toc};
+use crate::object::ObjectFormat;
+
+const SIGNATURE: u32 = 0x4d49_4458;
+const HEADER: usize = 12;
+const PNAM: u32 = 0x504e_414d;
+const OIDF: u32 = 0x4f49_4446;
+const OIDL: u32 = 0x4f49_444c;
+const OOFF: u32 = 0x4f4f_4646;
+const LOFF: u32 = 0x4c4f_4646;
+
+/// What the caller found for one object in one pack of the multi-pack-index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackEntry {
+    /// The object's offset according to the pack's `.idx`.
+    Offset(u64),
+    /// The pack's `.idx` does not list the object (git compares with offset 0).
+    NotInIndex,
+    /// The pack cannot be used: its `.idx` or `.pack` cannot be opened or read, or they disagree
+    /// (git's `is_pack_valid` fails: `failed to load pack entry for oid[…]`).
+    Unusable,
+}
+
+/// A loaded multi-pack-index: the parts `verify` reads.
+pub(crate) struct Midx<'a> {
+    data: &'a [u8],
+    hash_len: usize,
+    pub(crate) pack_names: Vec<String>,
+    fanout: &'a [u8],
+    lookup: &'a [u8],
+    offsets: &'a [u8],
+    large_offsets: Option<&'a [u8]>,
+    pub(crate) num_objects: u32,
+}
+
+/// Why [`load`] returned no index.
+pub(crate) enum LoadFailure {
+    /// git prints errors and goes on without the index.
+    Refused,
+    /// git dies (the last line is `fatal: …`).
+    Died,
+}
+
+/// `load_multi_pack_index_one`: parses `data` (the file at `name`, as git prints it), adding
+/// git's messages to `out`.
+pub(crate) fn load<'a>(
+    data: &'a [u8],
+    name: &str,
+    format: ObjectFormat,
+    out: &mut Outcome,
+) -> Result<Midx<'a>, LoadFailure> {
+    let hash_len = format.raw_len();
+    if data.len() < HEADER + hash_len {
+        out.error(format!("multi-pack-index file {name} is too small"));
+        return Err(LoadFailure::Refused);
+    }
+    let signature = be32(data, 0).unwrap_or(0);
+    if signature != SIGNATURE {
+        out.fatal(format!(
+            "multi-pack-index signature 0x{signature:08x} does not match signature 0x{SIGNATURE:08x}"
+        ));
+        return Err(LoadFailure::Died);
+    }
+    let byte = |i: usize| data.get(i).copied().unwrap_or(0);
+    if byte(4) != 1 {
+        out.fatal(format!(
+            "multi-pack-index version {} not recognized",
+            byte(4)
+        ));
+        return Err(LoadFailure::Died);
+    }
+    if byte(5) != oid_version(format) {
+        out.error(format!(
+            "multi-pack-index hash version {} does not match version {}",
+            byte(5),
+            oid_version(format)
+        ));
+        return Err(LoadFailure::Refused);
+    }
+    let num_chunks = usize::from(byte(6));
+    let num_packs = be32(data, 8).unwrap_or(0);
+    let chunks =
+        read_toc(data, HEADER, num_chunks, 4, format, out).map_err(|()| LoadFailure::Refused)?;
+    let Some(names) = find_chunk(data, &chunks, PNAM) else {
+        out.fatal("multi-pack-index required pack-name chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    };
+    let Some(fanout) = find_chunk(data, &chunks, OIDF) else {
+        out.fatal("multi-pack-index required OID fanout chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    };
+    if fanout.len() != 4 * 256 {
+        out.error("multi-pack-index OID fanout is of the wrong size");
+        out.fatal("multi-pack-index required OID fanout chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    }
+    for i in 0..255 {
+        let a = be32(fanout, 4 * i).unwrap_or(0);
+        let b = be32(fanout, 4 * i + 4).unwrap_or(0);
+        if a > b {
+            out.error(format!(
+                "oid fanout out of order: fanout[{i}] = {a:x} > {b:x} = fanout[{}]",
+                i + 1
+            ));
+            out.fatal("multi-pack-index required OID fanout chunk missing or corrupted");
+            return Err(LoadFailure::Died);
+        }
+    }
+    let num_objects = be32(fanout, 4 * 255).unwrap_or(0);
+    let n = num_objects as usize;
+    let Some(lookup) = find_chunk(data, &chunks, OIDL) else {
+        out.fatal("multi-pack-index required OID lookup chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    };
+    if Some(lookup.len()) != n.checked_mul(hash_len) {
+        out.error("multi-pack-index OID lookup chunk is the wrong size");
+        out.fatal("multi-pack-index required OID lookup chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    }
+    let Some(offsets) = find_chunk(data, &chunks, OOFF) else {
+        out.fatal("multi-pack-index required object offsets chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    };
+    if Some(offsets.len()) != n.checked_mul(8) {
+        out.error("multi-pack-index object offset chunk is the wrong size");
+        out.fatal("multi-pack-index required object offsets chunk missing or corrupted");
+        return Err(LoadFailure::Died);
+    }
+    let large_offsets = find_chunk(data, &chunks, LOFF);
+    let mut pack_names: Vec<String> = Vec::new();
+    let mut rest = names;
+    for i in 0..num_packs {
+        let Some(end) = rest.iter().position(|&b| b == 0) else {
+            out.fatal("multi-pack-index pack-name chunk is too short");
+            return Err(LoadFailure::Died);
+        };
+        let name = String::from_utf8_lossy(&rest[..end]).into_owned();
+        let raw = &rest[..end];
+        rest = &rest[end + 1..];
+        if i > 0
+            && let Some(prev) = pack_names.last()
+            && raw <= prev.as_bytes()
+        {
+            out.fatal(format!(
+                "multi-pack-index pack names out of order: '{prev}' before '{name}'"
+            ));
+            return Err(LoadFailure::Died);
+        }
+        pack_names.push(name);
+    }
+    Ok(Midx {
+        data,
+        hash_len,
+        pack_names,
+        fanout,
+        lookup,
+        offsets,
+        large_offsets,
+        num_objects,
+    })
+}
+
+impl Midx<'_> {
+    fn oid(&self, i: u32) -> &[u8] {
+        let start = (i as usize).saturating_mul(self.hash_len);
+        self.lookup
+            .get(start..start.saturating_add(self.hash_len))
+            .unwrap_or(&[])
+    }
+
+    fn pack_int_id(&self, i: u32) -> u32 {
+        be32(self.offsets, (i as usize).saturating_mul(8)).unwrap_or(0)
+    }
+
+    /// `nth_midxed_offset`: `Err` is git's `die` message.
+    fn offset(&self, i: u32) -> Result<u64, &'static str> {
+        let off32 = be32(
+            self.offsets,
+            (i as usize).saturating_mul(8).saturating_add(4),
+        )
+        .unwrap_or(0);
+        if let Some(large) = self.large_offsets
+            && off32 & 0x8000_0000 != 0
+        {
+            let idx = (off32 ^ 0x8000_0000) as usize;
+            if idx >= large.len() / 8 {
+                return Err("multi-pack-index large offset out of bounds");
+            }
+            return Ok(be64(large, idx * 8).unwrap_or(0));
+        }
+        Ok(u64::from(off32))
+    }
+
+    /// `bsearch_hash` over the fanout and the lookup table.
+    fn find(&self, id: &[u8]) -> Option<u32> {
+        let first = usize::from(id.first().copied().unwrap_or(0));
+        let mut hi = be32(self.fanout, 4 * first).unwrap_or(0);
+        let mut lo = if first == 0 {
+            0
+        } else {
+            be32(self.fanout, 4 * (first - 1)).unwrap_or(0)
+        };
+        while lo < hi {
+            let mi = lo + (hi - lo) / 2;
+            match self.oid(mi).cmp(id) {
+                std::cmp::Ordering::Equal => return Some(mi),
+                std::cmp::Ordering::Greater => hi = mi,
+                std::cmp::Ordering::Less => lo = mi + 1,
+            }
+        }
+        None
+    }
+}
+
+/// The path git gives the multi-pack-index of `objects_dir`.
+pub fn midx_path(objects_dir: &Path) -> PathBuf {
+    objects_dir.join("pack").join("multi-pack-index")
+}
+
+/// The bitmap path of a multi-pack-index (`multi-pack-index-<checksum>.bitmap` beside it), from
+/// the index's content; `None` when it is too short to have a checksum.
+pub fn bitmap_path(objects_dir: &Path, midx: &[u8], format: ObjectFormat) -> Option<PathBuf> {
+    let split = midx.len().checked_sub(format.raw_len())?;
+    Some(
+        objects_dir
+            .join("pack")
+            .join(format!("multi-pack-index-{}.bitmap", hex(&midx[split..]))),
+    )
+}
+
+/// What `git fsck` itself prints when it loads the multi-pack-index of an object directory
+/// (before any check): the same errors as [`verify`]'s loading, and `fatal:` lines where git dies
+/// (then `git fsck` stops with status 128). `bytes` is the file's content. Returns the lines and
+/// whether the index loaded (only then does `git fsck` check its bitmap).
+pub fn load_lines(name: &str, bytes: &[u8], format: ObjectFormat) -> (Outcome, bool) {
+    let mut out = Outcome::default();
+    let loaded = load(bytes, name, format, &mut out).is_ok();
+    (out, loaded)
+}
+
+/// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. `objects_dir` is
+/// the directory as git was given it (it appears in messages). `pack_entry` is asked, for a pack
+/// (its `.idx` file name as the index lists it, in `objects_dir/pack`) and an object id, where
+/// the pack's `.idx` puts the object. A listed pack whose `.pack` is not a regular file is
+/// reported without asking.
+pub fn verify(
+    objects_dir: &Path,
+    format: ObjectFormat,
+    pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
+) -> Outcome {
+    let path = midx_path(objects_dir);
+    let name = path.display().to_string();
+    let data = std::fs::read(&path).ok();
+    let mut out = Outcome::default();
+    let loaded = match data.as_deref() {
+        Some(d) => match load(d, &name, format, &mut out) {
+            Ok(m) => Some(m),
+            Err(LoadFailure::Died) => return out,
+            Err(LoadFailure::Refused) => None,
+        },
+        None => None,
+    };
+    let Some(m) = loaded else {
+        let chain = objects_dir
+            .join("pack")
+            .join("multi-pack-index.d")
+            .join("multi-pack-index-chain");
+        if chain.is_file() {
+            out.not_checked
+                .push((chain, "multi-pack-index chain".to_string()));
+        } else if std::fs::symlink_metadata(&path).is_ok() {
+            out.error("multi-pack-index file exists, but failed to parse");
+            out.failed = true;
+        }
+        return out;
+    };
+    verify_loaded(&m, objects_dir, format, pack_entry, &mut out);
+    out
+}
+
+fn verify_loaded(
+    m: &Midx<'_>,
+    objects_dir: &Path,
+    format: ObjectFormat,
+    pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
+    out: &mut Outcome,
+) {
+    let report = |out: &mut Outcome, line: String| {
+        out.plain(line);
+        out.failed = true;
+    };
+    if !checksum_valid(m.data, format) {
+        report(out, "incorrect checksum".to_string());
+    }
+    let pack_dir = objects_dir.join("pack");
+    // `prepare_midx_pack`: the name must end in `.idx` and its `.pack` must be a regular file.
+    let present: Vec<bool> = m
+        .pack_names
+        .iter()
+        .map(|n| {
+            n.strip_suffix(".idx").is_some_and(|stem| {
+                std::fs::metadata(pack_dir.join(format!("{stem}.pack")))
+                    .is_ok_and(|md| md.is_file())
+            })
+        })
+        .collect();
+    for (i, ok) in present.iter().enumerate() {
+        if !ok {
+            report(out, format!("failed to load pack in position {i}"));
+        }
+    }
+    if m.num_objects == 0 {
+        report(out, "the midx contains no oid".to_string());
+        return;
+    }
+    for i in 0..m.num_objects - 1 {
+        let (a, b) = (m.oid(i), m.oid(i + 1));
+        if a >= b {
+            report(
+                out,
+                format!(
+                    "oid lookup out of order: oid[{i}] = {} >= {} = oid[{}]",
+                    hex(a),
+                    hex(b),
+                    i + 1
+                ),
+            );
+        }
+    }
+    // git visits the objects grouped by pack (in decreasing pack order; the order within a pack
+    // is qsort's, which does not matter for the set of lines).
+    let mut order: Vec<(u32, u32)> = (0..m.num_objects).map(|i| (m.pack_int_id(i), i)).collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let num_packs = m.pack_names.len();
+    for (_, pos) in order {
+        let id = m.oid(pos);
+        // `fill_midx_entry`: the id is looked up again.
+        let Some(found) = m.find(id) else {
+            report(
+                out,
+                format!("failed to load pack entry for oid[{pos}] = {}", hex(id)),
+            );
+            continue;
+        };
+        let pack = m.pack_int_id(found) as usize;
+        if pack >= num_packs {
+            out.fatal(format!("bad pack-int-id: {pack} ({num_packs} total packs)"));
+            return;
+        }
+        let entry = if present.get(pack).copied().unwrap_or(false) {
+            pack_entry(&m.pack_names[pack], id)
+        } else {
+            PackEntry::Unusable
+        };
+        let p_offset = match entry {
+            PackEntry::Unusable => {
+                report(
+                    out,
+                    format!("failed to load pack entry for oid[{pos}] = {}", hex(id)),
+                );
+                continue;
+            }
+            PackEntry::NotInIndex => 0,
+            PackEntry::Offset(o) => o,
+        };
+        let m_offset = match m.offset(found) {
+            Ok(o) => o,
+            Err(msg) => {
+                out.fatal(msg);
+                return;
+            }
+        };
+        if m_offset != p_offset {
+            report(
+                out,
+                format!(
+                    "incorrect object offset for oid[{pos}] = {}: {m_offset:x} != {p_offset:x}",
+                    hex(id)
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_small_and_bad_signature() {
+        let mut out = Outcome::default();
+        assert!(load(&[0; 10], "m", ObjectFormat::Sha1, &mut out).is_err());
+        assert_eq!(out.lines, ["error: multi-pack-index file m is too small"]);
+        let mut out = Outcome::default();
+        assert!(load(&[0; 40], "m", ObjectFormat::Sha1, &mut out).is_err());
+        assert_eq!(
+            out.lines,
+            ["fatal: multi-pack-index signature 0x00000000 does not match signature 0x4d494458"]
+        );
+        assert!(out.failed);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut seed = 99u32;
+        for len in 0..400usize {
+            let mut data: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            if len >= 8 {
+                data[..4].copy_from_slice(b"MIDX");
+                data[4] = 1;
+                data[5] = 1;
+                data[6] %= 8;
+            }
+            let mut out = Outcome::default();
+            if let Ok(m) = load(&data, "m", ObjectFormat::Sha1, &mut out) {
+                verify_loaded(
+                    &m,
+                    Path::new("/nonexistent"),
+                    ObjectFormat::Sha1,
+                    &mut |_, _| PackEntry::NotInIndex,
+                    &mut out,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! `flagsplit::verify` against git 2.47.3 as the oracle: small repositories written by git
+//! (reverse indexes, bitmaps, a commit-graph single and split, a multi-pack-index), checked
+//! silent when sound, then corrupted (a checksum byte, a data byte, truncation) and compared
+//! with what `git fsck`, `git commit-graph verify` and `git multi-pack-index verify` print.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use flagsplit::object::ObjectFormat;
+use flagsplit::verify::{self, Outcome, bitmap, commit_graph, midx, rev};
+
+use crate::support;
+
+fn have_git(test: &str) -> bool {
+    let ok = support::runs("git", &["--version"]);
+    if !ok {
+        support::skip(test, "git not found; nothing to compare with");
+    }
+    ok
+}
+
+/// A scratch repository with git's environment neutralised.
+struct Repo {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    home: PathBuf,
+}
+
+impl Repo {
+    fn new(format: ObjectFormat) -> Repo {
+        let tmp = tempfile::Builder::new()
+            .prefix("verify-files")
+            .tempdir()
+            .expect("temporary directory");
+        let home = tmp.path().join("home");
+        let dir = tmp.path().join("repo");
+        fs::create_dir_all(&home).expect("home");
+        fs::create_dir_all(&dir).expect("repo");
+        let r = Repo {
+            _tmp: tmp,
+            dir,
+            home,
+        };
+        r.ok(&["init", "-q", &format!("--object-format={}", format.name())]);
+        r
+    }
+
+    fn git(&self, args: &[&str]) -> Output {
+        Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env(
+                "GIT_CEILING_DIRECTORIES",
+                self.dir.parent().unwrap_or(&self.dir),
+            )
+            .env("LC_ALL", "C")
+            .env("GIT_AUTHOR_NAME", "A U Thor")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_COMMITTER_NAME", "C O Mitter")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_AUTHOR_DATE", "1700000000 +0000")
+            .env("GIT_COMMITTER_DATE", "1700000000 +0000")
+            .output()
+            .expect("git runs")
+    }
+
+    fn ok(&self, args: &[&str]) -> Output {
+        let o = self.git(args);
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        o
+    }
+
+    /// `n` commits, one file each, with a merge in the middle when `n` is large enough.
+    fn commits(&self, n: usize, tag: &str) {
+        for i in 0..n {
+            fs::write(self.dir.join(format!("{tag}{i}")), format!("{tag} {i}\n")).expect("write");
+            self.ok(&["add", "."]);
+            self.ok(&["commit", "-qm", &format!("{tag} {i}")]);
+        }
+    }
+
+    fn objects(&self) -> PathBuf {
+        self.dir.join(".git/objects")
+    }
+
+    fn packs(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(self.objects().join("pack"))
+            .expect("pack dir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "pack"))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Every object, by raw id: (type, content).
+    fn all_objects(&self) -> HashMap<Vec<u8>, (String, Vec<u8>)> {
+        let o = self.ok(&["cat-file", "--batch-all-objects", "--batch"]);
+        let mut map = HashMap::new();
+        let mut rest = &o.stdout[..];
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
+            let mut f = header.split(' ');
+            let (id, kind, size) = (
+                f.next().unwrap_or(""),
+                f.next().unwrap_or(""),
+                f.next().and_then(|s| s.parse::<usize>().ok()).unwrap_or(0),
+            );
+            let content = rest[nl + 1..nl + 1 + size].to_vec();
+            rest = &rest[nl + 1 + size + 1..];
+            map.insert(unhex(id), (kind.to_string(), content));
+        }
+        map
+    }
+
+    /// (raw id, offset) of a pack's objects in `.idx` order.
+    fn idx_entries(&self, pack: &Path) -> Vec<(Vec<u8>, u64)> {
+        let idx = pack.with_extension("idx");
+        let out = Command::new("git")
+            .args(["show-index", "--object-format"])
+            .arg(format_of(self))
+            .stdin(fs::File::open(&idx).expect("idx"))
+            .output()
+            .expect("show-index");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let mut f = l.split(' ');
+                let off = f.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                (unhex(f.next().unwrap_or("")), off)
+            })
+            .collect()
+    }
+
+    fn fsck(&self) -> (BTreeSet<String>, i32) {
+        let o = self.git(&["fsck", "--no-progress"]);
+        (lines(&o.stderr), o.status.code().unwrap_or(-1))
+    }
+}
+
+fn format_of(r: &Repo) -> String {
+    let o = r.ok(&["rev-parse", "--show-object-format"]);
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .filter_map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect()
+}
+
+fn lines(b: &[u8]) -> BTreeSet<String> {
+    String::from_utf8_lossy(b)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn set(o: &Outcome) -> BTreeSet<String> {
+    o.lines.iter().cloned().collect()
+}
+
+/// Rewrites one byte of `path` (made writable first: git writes these files read-only).
+fn flip(path: &Path, at: usize) {
+    let mut b = fs::read(path).expect("read");
+    b[at] ^= 0x40;
+    write(path, &b);
+}
+
+fn write(path: &Path, b: &[u8]) {
+    let mut perm = fs::metadata(path).expect("metadata").permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perm.set_readonly(false);
+    fs::set_permissions(path, perm).expect("chmod");
+    fs::write(path, b).expect("write");
+}
+
+fn truncate(path: &Path, len: usize) {
+    let b = fs::read(path).expect("read");
+    write(path, &b[..len]);
+}
+
+/// The reverse-index check of every pack, as `git fsck` runs it.
+fn check_revs(r: &Repo, format: ObjectFormat) -> Outcome {
+    let mut all = Outcome::default();
+    for pack in r.packs() {
+        let offsets: Vec<u64> = r.idx_entries(&pack).into_iter().map(|(_, o)| o).collect();
+        let name = format!(
+            ".git/objects/pack/{}",
+            pack.file_name().and_then(|n| n.to_str()).unwrap_or("")
+        );
+        let revb = fs::read(pack.with_extension("rev")).ok();
+        let size = fs::metadata(&pack).map(|m| m.len()).unwrap_or(0);
+        let o = rev::verify(&name, revb.as_deref(), format, &offsets, size);
+        all.lines.extend(o.lines);
+        all.failed |= o.failed;
+    }
+    all
+}
+
+/// The bitmap check of every pack and of the multi-pack-index, as `git fsck` runs it.
+fn check_bitmaps(r: &Repo, format: ObjectFormat) -> Outcome {
+    let mut all = Outcome::default();
+    let rel = Path::new(".git/objects");
+    let mut paths = Vec::new();
+    if let Ok(m) = fs::read(midx::midx_path(&r.objects())) {
+        let (_, loaded) = midx::load_lines("m", &m, format);
+        if loaded && let Some(p) = midx::bitmap_path(rel, &m, format) {
+            paths.push(p);
+        }
+    }
+    for pack in r.packs() {
+        let name = format!(
+            ".git/objects/pack/{}",
+            pack.file_name().and_then(|n| n.to_str()).unwrap_or("")
+        );
+        paths.push(PathBuf::from(bitmap::pack_bitmap_path(&name)));
+    }
+    for p in paths {
+        if let Ok(b) = fs::read(r.dir.join(&p)) {
+            let o = bitmap::verify(&p, &b, format);
+            all.lines.extend(o.lines);
+            all.failed |= o.failed;
+        }
+    }
+    all
+}
+
+/// Our lines are among `git fsck`'s, git's lines about these files are all ours, and our
+/// failure is git's exit bit.
+fn compare_fsck(r: &Repo, ours: &Outcome, bit: i32, about: &[&str]) {
+    let (theirs, rc) = r.fsck();
+    let mine = set(ours);
+    let relevant: BTreeSet<String> = theirs
+        .iter()
+        .filter(|l| about.iter().any(|a| l.contains(a)))
+        .cloned()
+        .collect();
+    assert!(
+        mine.is_subset(&theirs),
+        "ours {mine:#?}\ngit fsck {theirs:#?}"
+    );
+    assert_eq!(relevant, mine, "git fsck printed {theirs:#?}");
+    assert_eq!(ours.failed, rc & bit != 0, "git fsck exit {rc}");
+}
+
+fn read_commit(
+    objects: &HashMap<Vec<u8>, (String, Vec<u8>)>,
+) -> impl FnMut(&[u8]) -> commit_graph::Commit + '_ {
+    move |id: &[u8]| match objects.get(id) {
+        Some((k, c)) if k == "commit" => commit_graph::Commit::Found(c.clone()),
+        Some(_) => commit_graph::Commit::NotACommit,
+        None => commit_graph::Commit::Missing,
+    }
+}
+
+/// `git commit-graph verify` against ours: the same set of lines, the same verdict.
+fn compare_commit_graph(r: &Repo, format: ObjectFormat) {
+    let objdir = r.objects();
+    let o = r.git(&[
+        "commit-graph",
+        "verify",
+        "--object-dir",
+        objdir.to_str().unwrap_or(""),
+        "--no-progress",
+    ]);
+    let objects = r.all_objects();
+    let ours = commit_graph::verify(&objdir, format, &mut read_commit(&objects));
+    assert_eq!(
+        set(&ours),
+        lines(&o.stderr),
+        "git exit {:?}",
+        o.status.code()
+    );
+    assert_eq!(ours.failed, !o.status.success());
+}
+
+/// `git multi-pack-index verify` against ours.
+fn compare_midx(r: &Repo, format: ObjectFormat) {
+    let objdir = r.objects();
+    let o = r.git(&[
+        "multi-pack-index",
+        "verify",
+        "--object-dir",
+        objdir.to_str().unwrap_or(""),
+        "--no-progress",
+    ]);
+    let mut entries: HashMap<String, HashMap<Vec<u8>, u64>> = HashMap::new();
+    for pack in r.packs() {
+        let idx = pack.with_extension("idx");
+        let name = idx
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        entries.insert(name, r.idx_entries(&pack).into_iter().collect());
+    }
+    let ours = midx::verify(&objdir, format, &mut |idx, id| match entries.get(idx) {
+        None => midx::PackEntry::Unusable,
+        Some(m) => m
+            .get(id)
+            .map_or(midx::PackEntry::NotInIndex, |&o| midx::PackEntry::Offset(o)),
+    });
+    assert_eq!(
+        set(&ours),
+        lines(&o.stderr),
+        "git exit {:?}",
+        o.status.code()
+    );
+    assert_eq!(ours.failed, !o.status.success());
+}
+
+/// The offset of chunk `id` in a chunk-format file whose table starts at `toc`.
+fn chunk_offset(data: &[u8], toc: usize, id: &[u8; 4]) -> usize {
+    let mut at = toc;
+    while &data[at..at + 4] != b"\0\0\0\0" {
+        if &data[at..at + 4] == id {
+            let mut o = [0u8; 8];
+            o.copy_from_slice(&data[at + 4..at + 12]);
+            return u64::from_be_bytes(o) as usize;
+        }
+        at += 12;
+    }
+    panic!("no chunk {id:?}");
+}
+
+fn packed_repo(format: ObjectFormat) -> Repo {
+    let r = Repo::new(format);
+    r.commits(4, "a");
+    r.ok(&["-c", "pack.writeReverseIndex=true", "repack", "-adbq"]);
+    r
+}
+
+#[test]
+fn reverse_indexes() {
+    if !have_git("verify_files::reverse_indexes") {
+        return;
+    }
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        let r = packed_repo(format);
+        let ours = check_revs(&r, format);
+        assert_eq!(ours, Outcome::default());
+        compare_fsck(
+            &r,
+            &ours,
+            0o100,
+            &["rev-index", "reverse-index", "invalid checksum"],
+        );
+        let rev_file = r.packs()[0].with_extension("rev");
+        let len = fs::metadata(&rev_file)
+            .map(|m| m.len() as usize)
+            .unwrap_or(0);
+        // A checksum byte, a position, the hash id, the signature, truncation.
+        for (i, damage) in [len - 1, 12 + 4 + 3, 11, 0, usize::MAX, 13]
+            .into_iter()
+            .enumerate()
+        {
+            let r = packed_repo(format);
+            let rev_file = r.packs()[0].with_extension("rev");
+            if damage == usize::MAX {
+                truncate(&rev_file, len - 1);
+            } else if i == 5 {
+                truncate(&rev_file, damage);
+            } else {
+                flip(&rev_file, damage);
+            }
+            let ours = check_revs(&r, format);
+            assert!(ours.failed, "damage {damage}");
+            compare_fsck(
+                &r,
+                &ours,
+                0o100,
+                &["rev-index", "reverse-index", "invalid checksum"],
+            );
+        }
+    }
+}
+
+#[test]
+fn bitmaps() {
+    if !have_git("verify_files::bitmaps") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let r = packed_repo(format);
+    r.ok(&["multi-pack-index", "write", "--bitmap"]);
+    let ours = check_bitmaps(&r, format);
+    assert_eq!(ours, Outcome::default());
+    compare_fsck(&r, &ours, 0o200, &["bitmap"]);
+    let pack_bitmap = r.packs()[0].with_extension("bitmap");
+    flip(&pack_bitmap, 30);
+    let midx_bytes = fs::read(midx::midx_path(&r.objects())).expect("midx");
+    let midx_bitmap = r
+        .dir
+        .join(midx::bitmap_path(Path::new(".git/objects"), &midx_bytes, format).expect("path"));
+    truncate(&midx_bitmap, 10);
+    let ours = check_bitmaps(&r, format);
+    assert_eq!(ours.lines.len(), 2, "{ours:?}");
+    compare_fsck(&r, &ours, 0o200, &["bitmap"]);
+}
+
+fn graph_repo(format: ObjectFormat) -> Repo {
+    let r = Repo::new(format);
+    r.commits(3, "a");
+    r.ok(&["checkout", "-qb", "side", "HEAD~1"]);
+    r.commits(2, "b");
+    r.ok(&["checkout", "-q", "-"]);
+    r.ok(&["merge", "-q", "--no-edit", "side"]);
+    r.ok(&["commit-graph", "write", "--reachable"]);
+    r
+}
+
+#[test]
+fn commit_graph_single() {
+    if !have_git("verify_files::commit_graph_single") {
+        return;
+    }
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        let r = graph_repo(format);
+        compare_commit_graph(&r, format);
+        let path = commit_graph::graph_path(&r.objects());
+        let data = fs::read(&path).expect("graph");
+        let cdat = chunk_offset(&data, 8, b"CDAT");
+        let oidl = chunk_offset(&data, 8, b"OIDL");
+        let gda2 = chunk_offset(&data, 8, b"GDA2");
+        let hl = format.raw_len();
+        let damages: Vec<Box<dyn Fn(&Path)>> = vec![
+            Box::new(move |p| flip(p, data.len() - 1)),
+            // Root tree, first parent, date, generation of commit 0.
+            Box::new(move |p| flip(p, cdat + 2)),
+            Box::new(move |p| flip(p, cdat + hl + 3)),
+            Box::new(move |p| flip(p, cdat + hl + 15)),
+            Box::new(move |p| flip(p, cdat + hl + 8)),
+            Box::new(move |p| flip(p, gda2 + 3)),
+            // An id (order and the object database).
+            Box::new(move |p| flip(p, oidl + hl + 1)),
+            Box::new(move |p| flip(p, 8 + 4 * 12 + 5)),
+            Box::new(move |p| flip(p, 0)),
+            Box::new(|p| truncate(p, 100)),
+            Box::new(|p| truncate(p, 1200)),
+        ];
+        for damage in &damages {
+            let r = graph_repo(format);
+            damage(&commit_graph::graph_path(&r.objects()));
+            compare_commit_graph(&r, format);
+        }
+    }
+}
+
+#[test]
+fn commit_graph_split() {
+    if !have_git("verify_files::commit_graph_split") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let make = || {
+        let r = Repo::new(format);
+        r.commits(3, "a");
+        r.ok(&["commit-graph", "write", "--reachable", "--split"]);
+        r.commits(2, "b");
+        r.ok(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+        r
+    };
+    let r = make();
+    compare_commit_graph(&r, format);
+    let layers = |r: &Repo| {
+        let chain = fs::read_to_string(commit_graph::chain_path(&r.objects())).expect("chain");
+        chain
+            .lines()
+            .map(|l| {
+                r.objects()
+                    .join(format!("info/commit-graphs/graph-{l}.graph"))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(layers(&r).len(), 2);
+    for (layer, at) in [(1usize, usize::MAX), (0, usize::MAX), (1, 1100), (0, 1100)] {
+        let r = make();
+        let path = layers(&r)[layer].clone();
+        let len = fs::metadata(&path).map(|m| m.len() as usize).unwrap_or(0);
+        flip(&path, if at == usize::MAX { len - 1 } else { at });
+        compare_commit_graph(&r, format);
+    }
+    // A missing layer, a chain line that is not a hash.
+    let r = make();
+    fs::remove_file(&layers(&r)[0]).expect("rm");
+    compare_commit_graph(&r, format);
+    let r = make();
+    let chain = commit_graph::chain_path(&r.objects());
+    let text = fs::read_to_string(&chain).expect("chain");
+    write(
+        &chain,
+        text.replacen('a', "x", 1)
+            .replacen(|c: char| c.is_ascii_digit(), "z", 1)
+            .as_bytes(),
+    );
+    compare_commit_graph(&r, format);
+}
+
+fn midx_repo(format: ObjectFormat) -> Repo {
+    let r = Repo::new(format);
+    r.commits(3, "a");
+    r.ok(&["repack", "-dq"]);
+    r.commits(2, "b");
+    r.ok(&["repack", "-dq"]);
+    r.ok(&["multi-pack-index", "write"]);
+    r
+}
+
+#[test]
+fn multi_pack_index() {
+    if !have_git("verify_files::multi_pack_index") {
+        return;
+    }
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        let r = midx_repo(format);
+        assert_eq!(r.packs().len(), 2);
+        compare_midx(&r, format);
+        let data = fs::read(midx::midx_path(&r.objects())).expect("midx");
+        let ooff = chunk_offset(&data, 12, b"OOFF");
+        let oidl = chunk_offset(&data, 12, b"OIDL");
+        let hl = format.raw_len();
+        let len = data.len();
+        let damages: Vec<Box<dyn Fn(&Repo, &Path)>> = vec![
+            Box::new(move |_, p| flip(p, len - 1)),
+            Box::new(move |_, p| flip(p, ooff + 7)),
+            Box::new(move |_, p| flip(p, ooff + 3)),
+            Box::new(move |_, p| flip(p, oidl + hl + 2)),
+            Box::new(|_, p| flip(p, 0)),
+            Box::new(|_, p| flip(p, 5)),
+            Box::new(|_, p| truncate(p, 20)),
+            Box::new(move |_, p| truncate(p, len - 1)),
+            Box::new(|r, _| {
+                let pack = r.packs()[0].clone();
+                fs::remove_file(&pack).expect("rm pack");
+            }),
+        ];
+        for damage in &damages {
+            let r = midx_repo(format);
+            damage(&r, &midx::midx_path(&r.objects()));
+            compare_midx(&r, format);
+        }
+    }
+}
+
+#[test]
+fn helpers_name_files_as_git() {
+    assert_eq!(rev::rev_path("a/pack-1.pack"), "a/pack-1.rev");
+    assert!(verify::commit_graph::graph_path(Path::new("o")).ends_with("info/commit-graph"));
+}
