@@ -272,6 +272,9 @@ fn parse<'a>(
     })
 }
 
+/// The object database's side of the verification.
+type ReadCommit<'a> = &'a mut dyn FnMut(&[u8]) -> Commit;
+
 /// A `die` of git's: the message of the `fatal:` line.
 struct Die(String);
 
@@ -805,14 +808,48 @@ pub fn verify_with(
     settings: Settings,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
 ) -> Outcome {
+    drive(objects_dir, format, settings, Some(read_commit))
+}
+
+/// What a process that reads the commit-graph of `objects_dir` prints while loading it (git's
+/// `read_commit_graph_one`: the single file, or when it is absent or refused, the chain), without
+/// verifying anything: `git fsck` itself loads the commit-graph when `core.commitGraph` is true
+/// and the repository is not shallow and has no grafts or replace refs, and prints these lines
+/// (git 2.47.3 printed them twice in our tests, which does not change the set of lines). They do
+/// not make `git fsck` fail: [`Outcome::failed`] is false.
+pub fn load_lines(objects_dir: &Path, format: ObjectFormat, settings: Settings) -> Outcome {
+    drive(objects_dir, format, settings, None)
+}
+
+fn drive(
+    objects_dir: &Path,
+    format: ObjectFormat,
+    settings: Settings,
+    read_commit: Option<ReadCommit<'_>>,
+) -> Outcome {
+    let verifying = read_commit.is_some();
     let mut out = Outcome::default();
     let single = graph_path(objects_dir);
     let chain = chain_path(objects_dir);
-    let mut files: Vec<Vec<u8>> = Vec::new();
-    let mut incomplete = false;
     match read(&single) {
-        Read::Bytes(b) => files.push(b),
-        Read::Failed(e) => {
+        Read::Bytes(data) => {
+            match parse(&data, format, settings, &mut out) {
+                Some(g) => {
+                    let layers = [g];
+                    return match read_commit {
+                        Some(rc) => run(&layers, format, rc, false, out),
+                        None => out,
+                    };
+                }
+                // `git commit-graph verify` opened the file: it does not look for a chain.
+                None if verifying => {
+                    out.failed = true;
+                    return out;
+                }
+                None => {}
+            }
+        }
+        Read::Failed(e) if verifying => {
             out.fatal(format!(
                 "Could not open commit-graph '{}': {}",
                 single.display(),
@@ -820,46 +857,39 @@ pub fn verify_with(
             ));
             return out;
         }
-        Read::Absent => match read(&chain) {
-            Read::Absent => return out,
-            Read::Failed(e) => {
-                out.fatal(format!(
-                    "could not open commit-graph chain '{}': {}",
-                    chain.display(),
-                    strerror(&e)
-                ));
-                return out;
-            }
-            Read::Bytes(text) if text.is_empty() => return out,
-            Read::Bytes(text) if text.len() < format.hex_len() => {
-                out.warning("commit-graph chain file too small");
+        Read::Failed(_) | Read::Absent => {}
+    }
+    match read(&chain) {
+        Read::Absent => out,
+        Read::Failed(_) if !verifying => out,
+        Read::Failed(e) => {
+            out.fatal(format!(
+                "could not open commit-graph chain '{}': {}",
+                chain.display(),
+                strerror(&e)
+            ));
+            out
+        }
+        Read::Bytes(text) if text.is_empty() => out,
+        Read::Bytes(text) if text.len() < format.hex_len() => {
+            out.warning("commit-graph chain file too small");
+            if verifying {
                 out.fatal(format!(
                     "could not open commit-graph chain '{}': Invalid argument",
                     chain.display()
                 ));
-                return out;
             }
-            Read::Bytes(text) => {
-                return verify_chain(objects_dir, &text, format, settings, read_commit, out);
-            }
-        },
+            out
+        }
+        Read::Bytes(text) => verify_chain(objects_dir, &text, format, settings, read_commit, out),
     }
-    let Some(data) = files.first() else {
-        return out;
-    };
-    let Some(g) = parse(data, format, settings, &mut out) else {
-        out.failed = true;
-        return out;
-    };
-    let layers = [g];
-    run(&layers, format, read_commit, &mut incomplete, out)
 }
 
 fn run(
     layers: &[Graph<'_>],
     format: ObjectFormat,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
-    incomplete: &mut bool,
+    incomplete: bool,
     out: Outcome,
 ) -> Outcome {
     let mut v = Verifier {
@@ -879,7 +909,7 @@ fn run(
         }
     }
     let mut out = v.out;
-    if *incomplete {
+    if incomplete {
         out.error("one or more commit-graph chain files could not be loaded");
         local |= 1;
     }
@@ -893,7 +923,7 @@ fn verify_chain(
     text: &[u8],
     format: ObjectFormat,
     settings: Settings,
-    read_commit: &mut dyn FnMut(&[u8]) -> Commit,
+    read_commit: Option<ReadCommit<'_>>,
     mut out: Outcome,
 ) -> Outcome {
     let count = text.len() / (format.hex_len() + 1);
@@ -938,11 +968,11 @@ fn verify_chain(
             None
         };
         valid = false;
-        if let Some(mut g) = parsed {
-            if add_to_chain(&mut g, &layers, &ids, i, &mut out) {
-                layers.push(g);
-                valid = true;
-            }
+        if let Some(mut g) = parsed
+            && add_to_chain(&mut g, &layers, &ids, i, &mut out)
+        {
+            layers.push(g);
+            valid = true;
         }
         if !valid {
             out.warning("unable to find all commit-graph files");
@@ -971,12 +1001,14 @@ fn verify_chain(
             Some(_) => {}
         }
     }
+    let Some(read_commit) = read_commit else {
+        return out;
+    };
     if layers.is_empty() {
         out.failed = true;
         return out;
     }
-    let mut incomplete = !valid;
-    run(&layers, format, read_commit, &mut incomplete, out)
+    run(&layers, format, read_commit, !valid, out)
 }
 
 /// `add_graph_to_chain`: layer `n` of the chain on top of `below`.
@@ -1076,12 +1108,11 @@ mod tests {
                 let mut out = Outcome::default();
                 if let Some(g) = parse(&data, ObjectFormat::Sha1, Settings::default(), &mut out) {
                     let layers = [g];
-                    let mut inc = false;
                     let _ = run(
                         &layers,
                         ObjectFormat::Sha1,
                         &mut |_| Commit::Missing,
-                        &mut inc,
+                        false,
                         out,
                     );
                 }

@@ -243,17 +243,22 @@ pub fn bitmap_path(objects_dir: &Path, midx: &[u8], format: ObjectFormat) -> Opt
 }
 
 /// What `git fsck` itself prints when it loads the multi-pack-index of an object directory
-/// (before any check): the same errors as [`verify`]'s loading, and `fatal:` lines where git dies
-/// (then `git fsck` stops with status 128). `bytes` is the file's content. Returns the lines and
-/// whether the index loaded (only then does `git fsck` check its bitmap).
+/// (when `core.multiPackIndex` is true, before any check): the same errors as [`verify`]'s
+/// loading, and `fatal:` lines where git dies (then `git fsck` stops there with status 128).
+/// `name` is the file's path as `git fsck` names it (its own objects path, relative when git's
+/// is, not resolved: `.git/objects/pack/multi-pack-index`), `bytes` its content. The errors do
+/// not make `git fsck` fail by themselves (git 2.47.3 printed them twice, which does not change
+/// the set of lines). Returns the lines and whether the index loaded: only then does `git fsck`
+/// check its bitmap. (When the file is refused git tries an incremental chain, which is not
+/// read here.)
 pub fn load_lines(name: &str, bytes: &[u8], format: ObjectFormat) -> (Outcome, bool) {
     let mut out = Outcome::default();
     let loaded = load(bytes, name, format, &mut out).is_ok();
     (out, loaded)
 }
 
-/// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. `objects_dir` is
-/// the directory as git was given it (it appears in messages). `pack_entry` is asked, for a pack
+/// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. git resolves the
+/// directory to its real path (`real_pathdup`), which is what its messages show; so does this. `pack_entry` is asked, for a pack
 /// (its `.idx` file name as the index lists it, in `objects_dir/pack`) and an object id, where
 /// the pack's `.idx` puts the object. A listed pack whose `.pack` is not a regular file is
 /// reported without asking.
@@ -262,6 +267,8 @@ pub fn verify(
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
 ) -> Outcome {
+    let real = std::fs::canonicalize(objects_dir).unwrap_or_else(|_| objects_dir.to_path_buf());
+    let objects_dir = real.as_path();
     let path = midx_path(objects_dir);
     let name = path.display().to_string();
     let data = std::fs::read(&path).ok();
@@ -282,7 +289,7 @@ pub fn verify(
         if chain.is_file() {
             out.not_checked
                 .push((chain, "multi-pack-index chain".to_string()));
-        } else if std::fs::symlink_metadata(&path).is_ok() {
+        } else if std::fs::metadata(&path).is_ok() {
             out.error("multi-pack-index file exists, but failed to parse");
             out.failed = true;
         }

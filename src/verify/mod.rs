@@ -180,7 +180,7 @@ pub(crate) fn read_toc(
             out.error("terminating chunk id appears earlier than expected");
             return Err(());
         }
-        if offset % alignment != 0 {
+        if !offset.is_multiple_of(alignment) {
             out.error(format!("chunk id {id:x} not {alignment}-byte aligned"));
             return Err(());
         }

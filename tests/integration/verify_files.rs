@@ -48,6 +48,11 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) -> Output {
+        self.git_at(args, "1700000000 +0000")
+    }
+
+    /// [`Repo::git`] with the author and committer dates `date`.
+    fn git_at(&self, args: &[&str], date: &str) -> Output {
         Command::new("git")
             .args(args)
             .current_dir(&self.dir)
@@ -64,8 +69,8 @@ impl Repo {
             .env("GIT_AUTHOR_EMAIL", "author@example.com")
             .env("GIT_COMMITTER_NAME", "C O Mitter")
             .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-            .env("GIT_AUTHOR_DATE", "1700000000 +0000")
-            .env("GIT_COMMITTER_DATE", "1700000000 +0000")
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date)
             .output()
             .expect("git runs")
     }
@@ -172,10 +177,19 @@ fn set(o: &Outcome) -> BTreeSet<String> {
 
 /// Rewrites one byte of `path` (made writable first: git writes these files read-only).
 fn flip(path: &Path, at: usize) {
+    flip_bits(path, at, 0x40);
+}
+
+fn flip_bits(path: &Path, at: usize, mask: u8) {
     let mut b = fs::read(path).expect("read");
-    b[at] ^= 0x40;
+    b[at] ^= mask;
     write(path, &b);
 }
+
+/// A change to a file.
+type Damage = Box<dyn Fn(&Path)>;
+/// A change to a file or to the repository around it.
+type RepoDamage = Box<dyn Fn(&Repo, &Path)>;
 
 fn write(path: &Path, b: &[u8]) {
     let mut perm = fs::metadata(path).expect("metadata").permissions();
@@ -266,16 +280,27 @@ fn read_commit(
 
 /// `git commit-graph verify` against ours: the same set of lines, the same verdict.
 fn compare_commit_graph(r: &Repo, format: ObjectFormat) {
+    compare_commit_graph_with(r, format, commit_graph::Settings::default(), &[]);
+}
+
+fn compare_commit_graph_with(
+    r: &Repo,
+    format: ObjectFormat,
+    settings: commit_graph::Settings,
+    config: &[&str],
+) {
     let objdir = r.objects();
-    let o = r.git(&[
+    let mut args: Vec<&str> = config.to_vec();
+    args.extend([
         "commit-graph",
         "verify",
         "--object-dir",
         objdir.to_str().unwrap_or(""),
         "--no-progress",
     ]);
+    let o = r.git(&args);
     let objects = r.all_objects();
-    let ours = commit_graph::verify(&objdir, format, &mut read_commit(&objects));
+    let ours = commit_graph::verify_with(&objdir, format, settings, &mut read_commit(&objects));
     assert_eq!(
         set(&ours),
         lines(&o.stderr),
@@ -434,7 +459,7 @@ fn commit_graph_single() {
         let oidl = chunk_offset(&data, 8, b"OIDL");
         let gda2 = chunk_offset(&data, 8, b"GDA2");
         let hl = format.raw_len();
-        let damages: Vec<Box<dyn Fn(&Path)>> = vec![
+        let damages: Vec<Damage> = vec![
             Box::new(move |p| flip(p, data.len() - 1)),
             // Root tree, first parent, date, generation of commit 0.
             Box::new(move |p| flip(p, cdat + 2)),
@@ -444,6 +469,7 @@ fn commit_graph_single() {
             Box::new(move |p| flip(p, gda2 + 3)),
             // An id (order and the object database).
             Box::new(move |p| flip(p, oidl + hl + 1)),
+            Box::new(move |p| flip(p, oidl)),
             Box::new(move |p| flip(p, 8 + 4 * 12 + 5)),
             Box::new(move |p| flip(p, 0)),
             Box::new(|p| truncate(p, 100)),
@@ -531,11 +557,12 @@ fn multi_pack_index() {
         let oidl = chunk_offset(&data, 12, b"OIDL");
         let hl = format.raw_len();
         let len = data.len();
-        let damages: Vec<Box<dyn Fn(&Repo, &Path)>> = vec![
+        let damages: Vec<RepoDamage> = vec![
             Box::new(move |_, p| flip(p, len - 1)),
             Box::new(move |_, p| flip(p, ooff + 7)),
             Box::new(move |_, p| flip(p, ooff + 3)),
             Box::new(move |_, p| flip(p, oidl + hl + 2)),
+            Box::new(move |_, p| flip(p, oidl)),
             Box::new(|_, p| flip(p, 0)),
             Box::new(|_, p| flip(p, 5)),
             Box::new(|_, p| truncate(p, 20)),
@@ -557,4 +584,223 @@ fn multi_pack_index() {
 fn helpers_name_files_as_git() {
     assert_eq!(rev::rev_path("a/pack-1.pack"), "a/pack-1.rev");
     assert!(verify::commit_graph::graph_path(Path::new("o")).ends_with("info/commit-graph"));
+}
+
+#[test]
+fn commit_graph_generation_versions() {
+    if !have_git("verify_files::commit_graph_generation_versions") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let v1 = commit_graph::Settings {
+        generation_version: 1,
+        ..commit_graph::Settings::default()
+    };
+    // Topological levels only (no GDA2 chunk), verified with either setting.
+    let make_v1 = || {
+        let r = graph_repo(format);
+        r.ok(&[
+            "-c",
+            "commitGraph.generationVersion=1",
+            "commit-graph",
+            "write",
+            "--reachable",
+        ]);
+        r
+    };
+    let r = make_v1();
+    compare_commit_graph(&r, format);
+    compare_commit_graph_with(&r, format, v1, &["-c", "commitGraph.generationVersion=1"]);
+    let data = fs::read(commit_graph::graph_path(&r.objects())).expect("graph");
+    assert!(!data.windows(4).any(|w| w == b"GDA2") || chunk_offset(&data, 8, b"CDAT") > 0);
+    let cdat = chunk_offset(&data, 8, b"CDAT");
+    for at in [cdat + 20 + 8, cdat + 20 + 11, cdat + 36 + 20 + 11] {
+        let r = make_v1();
+        flip(&commit_graph::graph_path(&r.objects()), at);
+        compare_commit_graph(&r, format);
+    }
+    // Corrected commit dates, read as topological levels when the setting says 1.
+    let r = graph_repo(format);
+    compare_commit_graph_with(&r, format, v1, &["-c", "commitGraph.generationVersion=1"]);
+    let cdat = chunk_offset(
+        &fs::read(commit_graph::graph_path(&r.objects())).expect("graph"),
+        8,
+        b"CDAT",
+    );
+    flip(&commit_graph::graph_path(&r.objects()), cdat + 20 + 11);
+    compare_commit_graph_with(&r, format, v1, &["-c", "commitGraph.generationVersion=1"]);
+}
+
+#[test]
+fn commit_graph_overflow_generations() {
+    if !have_git("verify_files::commit_graph_overflow_generations") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    // A commit dated long before its parent: its corrected date's offset needs the GDO2 chunk.
+    let make = || {
+        let r = Repo::new(format);
+        fs::write(r.dir.join("a"), "a\n").expect("write");
+        r.ok(&["add", "."]);
+        let o = r.git_at(&["commit", "-qm", "late"], "4000000000 +0000");
+        assert!(o.status.success());
+        fs::write(r.dir.join("b"), "b\n").expect("write");
+        r.ok(&["add", "."]);
+        let o = r.git_at(&["commit", "-qm", "early"], "@100 +0000");
+        assert!(o.status.success());
+        r.ok(&["commit-graph", "write", "--reachable"]);
+        r
+    };
+    let r = make();
+    compare_commit_graph(&r, format);
+    let path = commit_graph::graph_path(&r.objects());
+    let data = fs::read(&path).expect("graph");
+    let gdo2 = chunk_offset(&data, 8, b"GDO2");
+    let gda2 = chunk_offset(&data, 8, b"GDA2");
+    for at in [gdo2 + 7, gdo2 + 3, gda2, gda2 + 4, gda2 + 3, gda2 + 7] {
+        let r = make();
+        flip(&commit_graph::graph_path(&r.objects()), at);
+        compare_commit_graph(&r, format);
+    }
+}
+
+/// `git fsck` loads the multi-pack-index and the commit-graph itself, besides running their
+/// verify commands: its lines are both sets.
+#[test]
+fn fsck_loads_midx_and_commit_graph() {
+    if !have_git("verify_files::fsck_loads_midx_and_commit_graph") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let rel = Path::new(".git/objects");
+    let midx_damages: [fn(&Path); 4] = [
+        |p| flip(p, 5),
+        |p| truncate(p, 20),
+        |p| flip(p, 0),
+        |p| {
+            let len = fs::metadata(p).map(|m| m.len() as usize).unwrap_or(0);
+            flip(p, len - 1);
+        },
+    ];
+    for damage in midx_damages {
+        let r = midx_repo(format);
+        let path = midx::midx_path(&r.objects());
+        damage(&path);
+        let bytes = fs::read(&path).expect("midx");
+        let (load, _) =
+            midx::load_lines(&midx::midx_path(rel).display().to_string(), &bytes, format);
+        let (theirs, rc) = r.fsck();
+        if load.failed {
+            assert_eq!(set(&load), theirs);
+            assert_eq!(rc, 128);
+            continue;
+        }
+        let ours = midx::verify(&r.objects(), format, &mut |_, _| {
+            midx::PackEntry::NotInIndex
+        });
+        let mut all = set(&load);
+        if ours.failed {
+            // The offsets are not compared here: only the load and checksum lines.
+            all.extend(
+                ours.lines
+                    .iter()
+                    .filter(|l| !l.starts_with("incorrect object offset"))
+                    .cloned(),
+            );
+        }
+        let theirs: BTreeSet<String> = theirs
+            .into_iter()
+            .filter(|l| !l.starts_with("incorrect object offset"))
+            .collect();
+        assert_eq!(all, theirs);
+        assert_eq!(rc & 0o40 != 0, ours.failed);
+    }
+    for (n, at) in [
+        (100usize, None),
+        (1200, None),
+        (0, Some(0usize)),
+        (0, Some(6)),
+    ] {
+        let r = graph_repo(format);
+        let path = commit_graph::graph_path(&r.objects());
+        match at {
+            Some(at) => flip(&path, at),
+            None => truncate(&path, n),
+        }
+        let load =
+            commit_graph::load_lines(&r.objects(), format, commit_graph::Settings::default());
+        assert!(!load.failed);
+        let objects = r.all_objects();
+        let ours = commit_graph::verify(&r.objects(), format, &mut read_commit(&objects));
+        let mut all = set(&load);
+        all.extend(ours.lines.iter().cloned());
+        let (theirs, rc) = r.fsck();
+        assert_eq!(all, theirs);
+        assert_eq!(rc & 0o20 != 0, ours.failed);
+    }
+}
+
+#[test]
+fn commit_graph_octopus_and_zero_generations() {
+    if !have_git("verify_files::commit_graph_octopus_and_zero_generations") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let make = |v1: bool| {
+        let r = Repo::new(format);
+        r.commits(1, "base");
+        r.ok(&["tag", "start"]);
+        for b in ["x", "y", "z"] {
+            r.ok(&["checkout", "-qb", b, "start"]);
+            r.commits(1, b);
+        }
+        r.ok(&["checkout", "-qb", "top", "start"]);
+        r.ok(&["merge", "-q", "--no-edit", "x", "y", "z"]);
+        let version = if v1 {
+            "commitGraph.generationVersion=1"
+        } else {
+            "commitGraph.generationVersion=2"
+        };
+        r.ok(&["-c", version, "commit-graph", "write", "--reachable"]);
+        r
+    };
+    let r = make(false);
+    compare_commit_graph(&r, format);
+    let data = fs::read(commit_graph::graph_path(&r.objects())).expect("graph");
+    let edge = chunk_offset(&data, 8, b"EDGE");
+    let cdat = chunk_offset(&data, 8, b"CDAT");
+    let n = (chunk_offset(&data, 8, b"GDA2") - cdat) / 36;
+    // The octopus merge's row: the one whose second parent word has the extra-edges bit.
+    let octopus = (0..n)
+        .find(|i| data[cdat + 36 * i + 24] & 0x80 != 0)
+        .expect("an octopus merge");
+    for (at, mask) in [
+        (edge, 0x40),
+        (edge + 3, 0x40),
+        (edge + 3, 0x01),
+        (edge + 7, 0x01),
+        (edge + 4, 0x80),
+        (cdat + 36 * octopus + 27, 0x40),
+        (cdat + 36 * octopus + 24, 0x80),
+    ] {
+        let r = make(false);
+        flip_bits(&commit_graph::graph_path(&r.objects()), at, mask);
+        compare_commit_graph(&r, format);
+    }
+    // Zero generations (as git before generation numbers wrote them), for one commit or all.
+    for rows in [vec![0usize], (0..n).collect()] {
+        let r = make(true);
+        let path = commit_graph::graph_path(&r.objects());
+        let mut b = fs::read(&path).expect("graph");
+        let cdat = chunk_offset(&b, 8, b"CDAT");
+        for i in &rows {
+            let at = cdat + 36 * i + 28;
+            b[at] = 0;
+            b[at + 1] = 0;
+            b[at + 2] = 0;
+            b[at + 3] &= 3;
+        }
+        write(&path, &b);
+        compare_commit_graph(&r, format);
+    }
 }
