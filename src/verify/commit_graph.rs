@@ -56,6 +56,15 @@ pub enum Commit {
     NotACommit,
     /// No such object, or it cannot be read (`Could not read …`).
     Missing,
+    /// The object is corrupt: git dies reading it (`OBJECT_INFO_DIE_IF_CORRUPT`) with this
+    /// message (without `fatal: `), for example `loose object <id> (stored in <path>) is
+    /// corrupt`. Earlier `error:` lines git prints first go in `lines`.
+    Corrupt {
+        /// `error:` lines printed before the `fatal:` one, with their prefix.
+        lines: Vec<String>,
+        /// The `fatal:` message.
+        message: String,
+    },
 }
 
 /// The configuration that changes what git reads from a commit-graph.
@@ -522,7 +531,7 @@ impl Verifier<'_, '_> {
             let read_generation_data = g.read_generation_data;
             let cur = g.oid(i).to_vec();
             let cur_hex = hex(&cur);
-            let Some(odb) = self.parse_odb(&cur, format, read_commit) else {
+            let Some(odb) = self.parse_odb(&cur, format, read_commit)? else {
                 self.report(format!(
                     "failed to parse commit {cur_hex} from object database for commit-graph"
                 ));
@@ -627,14 +636,14 @@ impl Verifier<'_, '_> {
     }
 
     /// `repo_parse_commit_internal` without the commit-graph: the commit as the object database
-    /// has it, or `None` after git's error line.
+    /// has it, or `None` after git's error line, or git's `die` on a corrupt object.
     fn parse_odb(
         &mut self,
         id: &[u8],
         format: ObjectFormat,
         read_commit: &mut dyn FnMut(&[u8]) -> Commit,
-    ) -> Option<OdbCommit> {
-        match read_commit(id) {
+    ) -> Result<Option<OdbCommit>, Die> {
+        Ok(match read_commit(id) {
             Commit::Missing => {
                 self.out.error(format!("Could not read {}", hex(id)));
                 None
@@ -643,6 +652,10 @@ impl Verifier<'_, '_> {
                 self.out.error(format!("Object {} not a commit", hex(id)));
                 None
             }
+            Commit::Corrupt { lines, message } => {
+                self.out.lines.extend(lines);
+                return Err(Die(message));
+            }
             Commit::Found(buf) => match parse_commit_buffer(&buf, format) {
                 Ok(c) => Some(c),
                 Err(what) => {
@@ -650,7 +663,7 @@ impl Verifier<'_, '_> {
                     None
                 }
             },
-        }
+        })
     }
 }
 

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use flagsplit::object::ObjectFormat;
 use flagsplit::verify::{self, Outcome, bitmap, commit_graph, midx, rev};
 
-use crate::support;
+use crate::support::{self, Rng};
 
 fn have_git(test: &str) -> bool {
     let ok = support::runs("git", &["--version"]);
@@ -802,5 +802,97 @@ fn commit_graph_octopus_and_zero_generations() {
         }
         write(&path, &b);
         compare_commit_graph(&r, format);
+    }
+}
+
+/// One random change: a few bytes xored, or a truncation.
+fn mutate(rng: &mut Rng, original: &[u8]) -> Vec<u8> {
+    let mut b = original.to_vec();
+    if rng.below(5) == 0 {
+        b.truncate(rng.below(b.len()));
+        return b;
+    }
+    for _ in 0..=rng.below(3) {
+        let at = rng.below(b.len());
+        b[at] ^= 1 << rng.below(8);
+    }
+    b
+}
+
+/// Random changes to each file, every one compared with git's verify command.
+#[test]
+fn random_damage_matches_git() {
+    if !have_git("verify_files::random_damage_matches_git") {
+        return;
+    }
+    let mut rng = Rng(0x5eed_0f_f5c4);
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        let r = graph_repo(format);
+        let path = commit_graph::graph_path(&r.objects());
+        let original = fs::read(&path).expect("graph");
+        for _ in 0..60 {
+            write(&path, &mutate(&mut rng, &original));
+            compare_commit_graph(&r, format);
+        }
+        let r = midx_repo(format);
+        let path = midx::midx_path(&r.objects());
+        let original = fs::read(&path).expect("midx");
+        for _ in 0..60 {
+            write(&path, &mutate(&mut rng, &original));
+            compare_midx(&r, format);
+        }
+    }
+    let format = ObjectFormat::Sha1;
+    let r = Repo::new(format);
+    r.commits(3, "a");
+    r.ok(&["commit-graph", "write", "--reachable", "--split"]);
+    r.commits(2, "b");
+    r.ok(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+    let chain = fs::read_to_string(commit_graph::chain_path(&r.objects())).expect("chain");
+    let layers: Vec<PathBuf> = chain
+        .lines()
+        .map(|l| {
+            r.objects()
+                .join(format!("info/commit-graphs/graph-{l}.graph"))
+        })
+        .collect();
+    let originals: Vec<Vec<u8>> = layers.iter().map(|p| fs::read(p).expect("layer")).collect();
+    for _ in 0..60 {
+        let k = rng.below(layers.len());
+        write(&layers[k], &mutate(&mut rng, &originals[k]));
+        compare_commit_graph(&r, format);
+        write(&layers[k], &originals[k]);
+    }
+}
+
+/// Random changes to a reverse index and to a bitmap, compared with `git fsck`.
+#[test]
+fn random_rev_and_bitmap_damage_matches_fsck() {
+    if !have_git("verify_files::random_rev_and_bitmap_damage_matches_fsck") {
+        return;
+    }
+    let mut rng = Rng(0xb17_3a9);
+    let format = ObjectFormat::Sha1;
+    let r = packed_repo(format);
+    let pack = r.packs()[0].clone();
+    let rev_file = pack.with_extension("rev");
+    let bitmap_file = pack.with_extension("bitmap");
+    let rev_original = fs::read(&rev_file).expect("rev");
+    let bitmap_original = fs::read(&bitmap_file).expect("bitmap");
+    for _ in 0..40 {
+        write(&rev_file, &mutate(&mut rng, &rev_original));
+        let ours = check_revs(&r, format);
+        compare_fsck(
+            &r,
+            &ours,
+            0o100,
+            &["rev-index", "reverse-index", "invalid checksum"],
+        );
+    }
+    write(&rev_file, &rev_original);
+    for _ in 0..10 {
+        write(&bitmap_file, &mutate(&mut rng, &bitmap_original));
+        let ours = check_bitmaps(&r, format);
+        compare_fsck(&r, &ours, 0o200, &["bitmap"]);
     }
 }
