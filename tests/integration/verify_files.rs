@@ -825,7 +825,7 @@ fn random_damage_matches_git() {
     if !have_git("verify_files::random_damage_matches_git") {
         return;
     }
-    let mut rng = Rng(0x5eed_0f_f5c4);
+    let mut rng = Rng(0x005e_ed0f_f5c4);
     for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
         let r = graph_repo(format);
         let path = commit_graph::graph_path(&r.objects());
@@ -871,7 +871,7 @@ fn random_rev_and_bitmap_damage_matches_fsck() {
     if !have_git("verify_files::random_rev_and_bitmap_damage_matches_fsck") {
         return;
     }
-    let mut rng = Rng(0xb17_3a9);
+    let mut rng = Rng(0x00b1_73a9);
     let format = ObjectFormat::Sha1;
     let r = packed_repo(format);
     let pack = r.packs()[0].clone();
