@@ -18,6 +18,7 @@
 //! directories); replace refs and grafts are not applied to the object database's commits.
 
 use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::{
@@ -804,7 +805,8 @@ fn strerror(e: &std::io::Error) -> String {
     }
 }
 
-/// `git commit-graph verify --object-dir <objects_dir> --no-progress` with default settings.
+/// `git commit-graph verify --object-dir <objects_dir> --no-progress` with default settings, in
+/// a repository whose only object directory is `objects_dir`.
 pub fn verify(
     objects_dir: &Path,
     format: ObjectFormat,
@@ -821,25 +823,52 @@ pub fn verify_with(
     settings: Settings,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
 ) -> Outcome {
-    drive(objects_dir, format, settings, Some(read_commit))
+    verify_in(objects_dir, &[objects_dir], format, settings, read_commit)
 }
 
-/// What a process that reads the commit-graph of `objects_dir` prints while loading it (git's
-/// `read_commit_graph_one`: the single file, or when it is absent or refused, the chain), without
-/// verifying anything: `git fsck` itself loads the commit-graph when `core.commitGraph` is true
-/// and the repository is not shallow and has no grafts or replace refs, and prints these lines
-/// (git 2.47.3 printed them twice in our tests, which does not change the set of lines). They do
-/// not make `git fsck` fail: [`Outcome::failed`] is false.
-pub fn load_lines(objects_dir: &Path, format: ObjectFormat, settings: Settings) -> Outcome {
-    drive(objects_dir, format, settings, None)
+/// [`verify_with`] in a repository with alternates: `odbs` are all its object directories in
+/// git's order (its own first, then the alternates'), where git looks for a split chain's layer
+/// files (the first that loads wins), whichever object directory's chain file names them.
+pub fn verify_in(
+    objects_dir: &Path,
+    odbs: &[&Path],
+    format: ObjectFormat,
+    settings: Settings,
+    read_commit: &mut dyn FnMut(&[u8]) -> Commit,
+) -> Outcome {
+    drive(objects_dir, odbs, format, settings, Some(read_commit)).0
 }
 
+/// What a process that reads the repository's commit-graph prints while loading it, without
+/// verifying anything: git's `prepare_commit_graph` takes the object directories `odbs` in
+/// order (the repository's own first, then the alternates') up to the first with a commit-graph
+/// that loads, each the single file or, when it is absent or refused, the chain. `git fsck`
+/// itself loads the commit-graph when `core.commitGraph` is true and the repository is not
+/// shallow and has no grafts or replace refs, and prints these lines (git 2.47.3 printed them
+/// twice in our tests, which does not change the set of lines). They do not make `git fsck`
+/// fail: [`Outcome::failed`] is false.
+pub fn load_lines(odbs: &[&Path], format: ObjectFormat, settings: Settings) -> Outcome {
+    let mut all = Outcome::default();
+    for odb in odbs {
+        let (out, found) = drive(odb, odbs, format, settings, None);
+        all.lines.extend(out.lines);
+        if found {
+            break;
+        }
+    }
+    all
+}
+
+/// Loads the commit-graph of `objects_dir` and, with `read_commit`, verifies it as
+/// `git commit-graph verify` does; without, loads it as a reading process does. Returns what was
+/// printed and whether a commit-graph loaded.
 fn drive(
     objects_dir: &Path,
+    odbs: &[&Path],
     format: ObjectFormat,
     settings: Settings,
     read_commit: Option<ReadCommit<'_>>,
-) -> Outcome {
+) -> (Outcome, bool) {
     let verifying = read_commit.is_some();
     let mut out = Outcome::default();
     let single = graph_path(objects_dir);
@@ -850,14 +879,14 @@ fn drive(
                 Some(g) => {
                     let layers = [g];
                     return match read_commit {
-                        Some(rc) => run(&layers, format, rc, false, out),
-                        None => out,
+                        Some(rc) => (run(&layers, format, rc, false, out), true),
+                        None => (out, true),
                     };
                 }
                 // `git commit-graph verify` opened the file: it does not look for a chain.
                 None if verifying => {
                     out.failed = true;
-                    return out;
+                    return (out, false);
                 }
                 None => {}
             }
@@ -868,22 +897,22 @@ fn drive(
                 single.display(),
                 strerror(&e)
             ));
-            return out;
+            return (out, false);
         }
         Read::Failed(_) | Read::Absent => {}
     }
     match read(&chain) {
-        Read::Absent => out,
-        Read::Failed(_) if !verifying => out,
+        Read::Absent => (out, false),
+        Read::Failed(_) if !verifying => (out, false),
         Read::Failed(e) => {
             out.fatal(format!(
                 "could not open commit-graph chain '{}': {}",
                 chain.display(),
                 strerror(&e)
             ));
-            out
+            (out, false)
         }
-        Read::Bytes(text) if text.is_empty() => out,
+        Read::Bytes(text) if text.is_empty() => (out, false),
         Read::Bytes(text) if text.len() < format.hex_len() => {
             out.warning("commit-graph chain file too small");
             if verifying {
@@ -892,9 +921,9 @@ fn drive(
                     chain.display()
                 ));
             }
-            out
+            (out, false)
         }
-        Read::Bytes(text) => verify_chain(objects_dir, &text, format, settings, read_commit, out),
+        Read::Bytes(text) => verify_chain(odbs, &text, format, settings, read_commit, out),
     }
 }
 
@@ -932,55 +961,68 @@ fn run(
 
 /// `load_commit_graph_chain_fd_st`, then the verification of what loaded.
 fn verify_chain(
-    objects_dir: &Path,
+    odbs: &[&Path],
     text: &[u8],
     format: ObjectFormat,
     settings: Settings,
     read_commit: Option<ReadCommit<'_>>,
     mut out: Outcome,
-) -> Outcome {
+) -> (Outcome, bool) {
     let count = text.len() / (format.hex_len() + 1);
-    let dir = objects_dir.join("info").join("commit-graphs");
     let mut lines = text.split_inclusive(|&b| b == b'\n');
     let mut ids: Vec<Vec<u8>> = Vec::new();
-    let mut files: Vec<Vec<u8>> = Vec::new();
     let mut valid = true;
-    // The files are read first (the parsed layers borrow them), then parsed in order.
-    let mut names: Vec<String> = Vec::new();
+    // The files are read first (the parsed layers borrow them), then parsed in order: for each
+    // line, the layer file in each object directory in turn, up to the first that loads.
+    let mut names: Vec<&[u8]> = Vec::new();
     for _ in 0..count {
         let Some(line) = lines.next() else { break };
         let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let name = String::from_utf8_lossy(line).into_owned();
+        names.push(line);
         let Some(id) = parse_hex_id(line, format) else {
-            names.push(name);
             ids.push(Vec::new());
             break;
         };
-        names.push(name);
         ids.push(id);
     }
-    for name in &names {
-        files.push(match read(&dir.join(format!("graph-{name}.graph"))) {
-            Read::Bytes(b) => b,
-            _ => Vec::new(),
-        });
-    }
+    let layer_file = |odb: &Path, name: &[u8]| {
+        let mut file = b"graph-".to_vec();
+        file.extend_from_slice(name);
+        file.extend_from_slice(b".graph");
+        odb.join("info")
+            .join("commit-graphs")
+            .join(std::ffi::OsStr::from_bytes(&file))
+    };
+    let files: Vec<Vec<Option<Vec<u8>>>> = names
+        .iter()
+        .zip(&ids)
+        .map(|(name, id)| {
+            if id.is_empty() {
+                return Vec::new();
+            }
+            odbs.iter()
+                .map(|odb| match read(&layer_file(odb, name)) {
+                    Read::Bytes(b) => Some(b),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
     let mut layers: Vec<Graph<'_>> = Vec::new();
     for (i, name) in names.iter().enumerate() {
         if ids[i].is_empty() {
             out.warning(format!(
-                "invalid commit-graph chain: line '{name}' not a hash"
+                "invalid commit-graph chain: line '{}' not a hash",
+                String::from_utf8_lossy(name)
             ));
             valid = false;
             break;
         }
-        let path = dir.join(format!("graph-{name}.graph"));
-        let parsed = if path.is_file() {
-            parse(&files[i], format, settings, &mut out)
-        } else {
-            None
-        };
         valid = false;
+        let parsed = files[i]
+            .iter()
+            .flatten()
+            .find_map(|data| parse(data, format, settings, &mut out));
         if let Some(mut g) = parsed
             && add_to_chain(&mut g, &layers, &ids, i, &mut out)
         {
@@ -1015,13 +1057,13 @@ fn verify_chain(
         }
     }
     let Some(read_commit) = read_commit else {
-        return out;
+        return (out, !layers.is_empty());
     };
     if layers.is_empty() {
         out.failed = true;
-        return out;
+        return (out, false);
     }
-    run(&layers, format, read_commit, !valid, out)
+    (run(&layers, format, read_commit, !valid, out), true)
 }
 
 /// `add_graph_to_chain`: layer `n` of the chain on top of `below`.

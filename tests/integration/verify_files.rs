@@ -727,8 +727,11 @@ fn fsck_loads_midx_and_commit_graph() {
             Some(at) => flip(&path, at),
             None => truncate(&path, n),
         }
-        let load =
-            commit_graph::load_lines(&r.objects(), format, commit_graph::Settings::default());
+        let load = commit_graph::load_lines(
+            &[r.objects().as_path()],
+            format,
+            commit_graph::Settings::default(),
+        );
         assert!(!load.failed);
         let objects = r.all_objects();
         let ours = commit_graph::verify(&r.objects(), format, &mut read_commit(&objects));
@@ -895,4 +898,79 @@ fn random_rev_and_bitmap_damage_matches_fsck() {
         let ours = check_bitmaps(&r, format);
         compare_fsck(&r, &ours, 0o200, &["bitmap"]);
     }
+}
+
+/// A split chain in an alternate object directory, its layers found in the repository's own
+/// object directory first.
+#[test]
+fn commit_graph_chain_in_alternate() {
+    if !have_git("verify_files::commit_graph_chain_in_alternate") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let make = || {
+        let a = Repo::new(format);
+        a.commits(3, "a");
+        a.ok(&["commit-graph", "write", "--reachable", "--split"]);
+        a.commits(2, "b");
+        a.ok(&["commit-graph", "write", "--reachable", "--split=no-merge"]);
+        let b = Repo::new(format);
+        let alt = b.objects().join("info/alternates");
+        fs::write(&alt, format!("{}\n", a.objects().display())).expect("alternates");
+        (a, b)
+    };
+    let compare = |a: &Repo, b: &Repo| {
+        let o = b.git(&[
+            "commit-graph",
+            "verify",
+            "--object-dir",
+            a.objects().to_str().unwrap_or(""),
+            "--no-progress",
+        ]);
+        let objects = b.all_objects();
+        let (ao, bo) = (a.objects(), b.objects());
+        let ours = commit_graph::verify_in(
+            &ao,
+            &[bo.as_path(), ao.as_path()],
+            format,
+            commit_graph::Settings::default(),
+            &mut read_commit(&objects),
+        );
+        assert_eq!(
+            set(&ours),
+            lines(&o.stderr),
+            "git exit {:?}",
+            o.status.code()
+        );
+        assert_eq!(ours.failed, !o.status.success());
+    };
+    let (a, b) = make();
+    compare(&a, &b);
+    let layer_of = |a: &Repo, k: usize| {
+        let chain = fs::read_to_string(commit_graph::chain_path(&a.objects())).expect("chain");
+        let name = chain.lines().nth(k).unwrap_or("").to_string();
+        format!("info/commit-graphs/graph-{name}.graph")
+    };
+    // The base layer moved to the repository's own object directory.
+    let (a, b) = make();
+    let rel = layer_of(&a, 0);
+    fs::create_dir_all(b.objects().join("info/commit-graphs")).expect("mkdir");
+    fs::rename(a.objects().join(&rel), b.objects().join(&rel)).expect("move");
+    compare(&a, &b);
+    // A damaged copy in the repository's own directory and the sound one in the alternate's.
+    let (a, b) = make();
+    let rel = layer_of(&a, 1);
+    fs::create_dir_all(b.objects().join("info/commit-graphs")).expect("mkdir");
+    fs::copy(a.objects().join(&rel), b.objects().join(&rel)).expect("copy");
+    truncate(&b.objects().join(&rel), 200);
+    compare(&a, &b);
+    let (a, b) = make();
+    let rel = layer_of(&a, 1);
+    fs::create_dir_all(b.objects().join("info/commit-graphs")).expect("mkdir");
+    fs::copy(a.objects().join(&rel), b.objects().join(&rel)).expect("copy");
+    let len = fs::metadata(b.objects().join(&rel))
+        .map(|m| m.len() as usize)
+        .unwrap_or(0);
+    flip(&b.objects().join(&rel), len - 1);
+    compare(&a, &b);
 }
