@@ -7,12 +7,15 @@
 //! its `fatal:` lines where git dies), the trailing checksum, that every listed pack exists, the
 //! object ids' order, and every object's offset against its pack's `.idx`. git's verify does not
 //! look at the reverse index (the `RIDX` chunk or the `.rev` file) nor at the `BTMP` chunk, and
-//! neither does this. An incremental chain (`pack/multi-pack-index.d/`) is not verified: it is
-//! reported in [`Outcome::not_checked`](super::Outcome::not_checked).
+//! neither does this. An incremental chain (`pack/multi-pack-index.d/`, read when the single file
+//! is absent or refused) is loaded and verified as git does: only the tip layer's checksum and
+//! object order, every layer's packs and offsets.
 
 use std::path::{Path, PathBuf};
 
-use super::{Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, read_toc};
+use super::{
+    Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, parse_hex_id, read_toc,
+};
 use crate::object::ObjectFormat;
 
 const SIGNATURE: u32 = 0x4d49_4458;
@@ -231,8 +234,17 @@ pub fn midx_path(objects_dir: &Path) -> PathBuf {
     objects_dir.join("pack").join("multi-pack-index")
 }
 
-/// The bitmap path of a multi-pack-index (`multi-pack-index-<checksum>.bitmap` beside it), from
-/// the index's content; `None` when it is too short to have a checksum.
+/// The path of the incremental multi-pack-index chain of `objects_dir`.
+pub fn chain_path(objects_dir: &Path) -> PathBuf {
+    objects_dir
+        .join("pack")
+        .join("multi-pack-index.d")
+        .join("multi-pack-index-chain")
+}
+
+/// The bitmap path of a multi-pack-index (`pack/multi-pack-index-<checksum>.bitmap`, for a
+/// chain too, named after its tip), from the index's content; `None` when it is too short to
+/// have a checksum.
 pub fn bitmap_path(objects_dir: &Path, midx: &[u8], format: ObjectFormat) -> Option<PathBuf> {
     let split = midx.len().checked_sub(format.raw_len())?;
     Some(
@@ -242,26 +254,231 @@ pub fn bitmap_path(objects_dir: &Path, midx: &[u8], format: ObjectFormat) -> Opt
     )
 }
 
+/// One layer of a loaded multi-pack-index (a single file is a chain of one).
+struct Layer<'a> {
+    m: Midx<'a>,
+    objects_in_base: u32,
+    packs_in_base: u32,
+}
+
+/// A loaded multi-pack-index: its layers, base first.
+struct Chain<'a> {
+    layers: Vec<Layer<'a>>,
+}
+
+/// git died while loading.
+struct Died;
+
+/// `load_multi_pack_index`: the single file, or when it is absent or refused, the incremental
+/// chain; `f` gets what loaded (`None`: nothing did). Messages go to `out`.
+fn with_loaded<R>(
+    objects_dir: &Path,
+    shown: &Path,
+    format: ObjectFormat,
+    out: &mut Outcome,
+    f: impl FnOnce(Option<&Chain<'_>>, &mut Outcome) -> R,
+) -> Result<R, Died> {
+    let path = midx_path(objects_dir);
+    if let Ok(data) = std::fs::read(&path) {
+        match load(&data, &midx_path(shown).display().to_string(), format, out) {
+            Ok(m) => {
+                let chain = Chain {
+                    layers: vec![Layer {
+                        m,
+                        objects_in_base: 0,
+                        packs_in_base: 0,
+                    }],
+                };
+                return Ok(f(Some(&chain), out));
+            }
+            Err(LoadFailure::Died) => return Err(Died),
+            Err(LoadFailure::Refused) => {}
+        }
+    }
+    // `open_multi_pack_index_chain` and `load_midx_chain_fd_st`.
+    let Ok(text) = std::fs::read(chain_path(objects_dir)) else {
+        return Ok(f(None, out));
+    };
+    if text.len() < format.hex_len() {
+        if !text.is_empty() {
+            out.warning("multi-pack-index chain file too small");
+        }
+        return Ok(f(None, out));
+    }
+    let count = text.len() / (format.hex_len() + 1);
+    let dir = objects_dir.join("pack").join("multi-pack-index.d");
+    let shown_dir = shown.join("pack").join("multi-pack-index.d");
+    // Read every named layer first (the parsed layers borrow the bytes), then parse in order.
+    let mut entries: Vec<Result<(PathBuf, Option<Vec<u8>>), String>> = Vec::new();
+    for line in text.split(|&b| b == b'\n').take(count) {
+        match parse_hex_id(line, format) {
+            Some(id) => {
+                let file = format!("multi-pack-index-{}.midx", hex(&id));
+                let bytes = std::fs::read(dir.join(&file)).ok();
+                entries.push(Ok((shown_dir.join(file), bytes)));
+            }
+            None => {
+                entries.push(Err(String::from_utf8_lossy(line).into_owned()));
+                break;
+            }
+        }
+    }
+    let mut layers: Vec<Layer<'_>> = Vec::new();
+    for entry in &entries {
+        let (p, bytes) = match entry {
+            Ok(e) => e,
+            Err(line) => {
+                out.warning(format!(
+                    "invalid multi-pack-index chain: line '{line}' not a hash"
+                ));
+                break;
+            }
+        };
+        let loaded = match bytes {
+            Some(b) => match load(b, &p.display().to_string(), format, out) {
+                Ok(m) => Some(m),
+                Err(LoadFailure::Died) => return Err(Died),
+                Err(LoadFailure::Refused) => None,
+            },
+            None => None,
+        };
+        let mut added = false;
+        if let Some(m) = loaded {
+            let (objects_in_base, packs_in_base) = match layers.last() {
+                None => Some((0, 0)),
+                Some(top) => {
+                    let packs = (top.m.pack_names.len() as u32).checked_add(top.packs_in_base);
+                    let objects = top.m.num_objects.checked_add(top.objects_in_base);
+                    match (packs, objects) {
+                        (None, _) => {
+                            out.warning(format!(
+                                "pack count in base MIDX too high: {}",
+                                top.packs_in_base
+                            ));
+                            None
+                        }
+                        (_, None) => {
+                            out.warning(format!(
+                                "object count in base MIDX too high: {}",
+                                top.objects_in_base
+                            ));
+                            None
+                        }
+                        (Some(p), Some(o)) => Some((o, p)),
+                    }
+                }
+            }
+            .unzip();
+            if let (Some(objects_in_base), Some(packs_in_base)) = (objects_in_base, packs_in_base) {
+                layers.push(Layer {
+                    m,
+                    objects_in_base,
+                    packs_in_base,
+                });
+                added = true;
+            }
+        }
+        if !added {
+            out.warning("unable to find all multi-pack index files");
+            break;
+        }
+    }
+    if layers.is_empty() {
+        return Ok(f(None, out));
+    }
+    let chain = Chain { layers };
+    Ok(f(Some(&chain), out))
+}
+
+impl Chain<'_> {
+    /// The tip layer (`with_loaded` never builds an empty chain).
+    fn tip(&self) -> Option<&Layer<'_>> {
+        self.layers.last()
+    }
+
+    fn total_objects(&self) -> u32 {
+        self.tip()
+            .map_or(0, |t| t.m.num_objects.saturating_add(t.objects_in_base))
+    }
+
+    fn total_packs(&self) -> u32 {
+        self.tip().map_or(0, |t| {
+            (t.m.pack_names.len() as u32).saturating_add(t.packs_in_base)
+        })
+    }
+
+    /// `midx_for_object`: the layer holding global position `pos` and the local position.
+    fn for_object(&self, pos: u32) -> Option<(&Layer<'_>, u32)> {
+        let l = self
+            .layers
+            .iter()
+            .rev()
+            .find(|l| pos >= l.objects_in_base)?;
+        let local = pos - l.objects_in_base;
+        (local < l.m.num_objects).then_some((l, local))
+    }
+
+    /// `midx_for_pack` from the tip: the layer listing global pack `id` and its name there.
+    fn pack_name(&self, id: u32) -> Option<&str> {
+        let l = self.layers.iter().rev().find(|l| id >= l.packs_in_base)?;
+        l.m.pack_names
+            .get((id - l.packs_in_base) as usize)
+            .map(String::as_str)
+    }
+
+    /// `bsearch_midx`: from the tip down.
+    fn find(&self, id: &[u8]) -> Option<u32> {
+        self.layers
+            .iter()
+            .rev()
+            .find_map(|l| l.m.find(id).map(|lex| lex + l.objects_in_base))
+    }
+}
+
 /// What `git fsck` itself prints when it loads the multi-pack-index of an object directory
-/// (when `core.multiPackIndex` is true, before any check): the same errors as [`verify`]'s
-/// loading, and `fatal:` lines where git dies (then `git fsck` stops there with status 128).
-/// `name` is the file's path as `git fsck` names it (its own objects path, relative when git's
-/// is, not resolved: `.git/objects/pack/multi-pack-index`), `bytes` its content. The errors do
-/// not make `git fsck` fail by themselves (git 2.47.3 printed them twice, which does not change
-/// the set of lines). Returns the lines and whether the index loaded: only then does `git fsck`
-/// check its bitmap. (When the file is refused git tries an incremental chain, which is not
-/// read here.)
-pub fn load_lines(name: &str, bytes: &[u8], format: ObjectFormat) -> (Outcome, bool) {
+/// (when `core.multiPackIndex` is true, before any check), and the bitmap `git fsck` then checks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The loading's errors and warnings; a `fatal:` line where git dies (then `git fsck` stops
+    /// there with status 128, and [`Outcome::failed`] is set). Otherwise these lines do not make
+    /// `git fsck` fail (git 2.47.3 printed them twice, which does not change the set of lines).
+    pub outcome: Outcome,
+    /// When an index loaded, the file name of its bitmap in the `pack` directory
+    /// (`multi-pack-index-<checksum>.bitmap`, after the index's or the chain tip's checksum);
+    /// `git fsck` checks it with [`super::bitmap::verify`] if it exists.
+    pub bitmap: Option<String>,
+}
+
+/// Loads the multi-pack-index of `objects_dir` as `git fsck` does in its own process. The
+/// files are read in `objects_dir`; messages name them under `shown`, the objects path as
+/// `git fsck` has it (`.git/objects`, relative to where it runs, unresolved).
+pub fn load_lines(objects_dir: &Path, shown: &Path, format: ObjectFormat) -> Loaded {
     let mut out = Outcome::default();
-    let loaded = load(bytes, name, format, &mut out).is_ok();
-    (out, loaded)
+    let bitmap = with_loaded(objects_dir, shown, format, &mut out, |chain, _| {
+        let tip = chain?.tip()?;
+        let split = tip.m.data.len().checked_sub(format.raw_len())?;
+        Some(format!(
+            "multi-pack-index-{}.bitmap",
+            hex(&tip.m.data[split..])
+        ))
+    });
+    match bitmap {
+        Ok(bitmap) => Loaded {
+            outcome: out,
+            bitmap,
+        },
+        Err(Died) => Loaded {
+            outcome: out,
+            bitmap: None,
+        },
+    }
 }
 
 /// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. git resolves the
-/// directory to its real path (`real_pathdup`), which is what its messages show; so does this. `pack_entry` is asked, for a pack
-/// (its `.idx` file name as the index lists it, in `objects_dir/pack`) and an object id, where
-/// the pack's `.idx` puts the object. A listed pack whose `.pack` is not a regular file is
-/// reported without asking.
+/// directory to its real path (`real_pathdup`), which is what its messages show; so does this.
+/// `pack_entry` is asked, for a pack (its `.idx` file name as the index lists it, in
+/// `objects_dir/pack`) and an object id, where the pack's `.idx` puts the object. A listed pack
+/// whose `.pack` is not a regular file is reported without asking.
 pub fn verify(
     objects_dir: &Path,
     format: ObjectFormat,
@@ -269,38 +486,30 @@ pub fn verify(
 ) -> Outcome {
     let real = std::fs::canonicalize(objects_dir).unwrap_or_else(|_| objects_dir.to_path_buf());
     let objects_dir = real.as_path();
-    let path = midx_path(objects_dir);
-    let name = path.display().to_string();
-    let data = std::fs::read(&path).ok();
     let mut out = Outcome::default();
-    let loaded = match data.as_deref() {
-        Some(d) => match load(d, &name, format, &mut out) {
-            Ok(m) => Some(m),
-            Err(LoadFailure::Died) => return out,
-            Err(LoadFailure::Refused) => None,
+    let done = with_loaded(
+        objects_dir,
+        objects_dir,
+        format,
+        &mut out,
+        |chain, out| match chain {
+            Some(c) => verify_loaded(c, objects_dir, format, pack_entry, out),
+            None => {
+                if std::fs::metadata(midx_path(objects_dir)).is_ok() {
+                    out.error("multi-pack-index file exists, but failed to parse");
+                    out.failed = true;
+                }
+            }
         },
-        None => None,
-    };
-    let Some(m) = loaded else {
-        let chain = objects_dir
-            .join("pack")
-            .join("multi-pack-index.d")
-            .join("multi-pack-index-chain");
-        if chain.is_file() {
-            out.not_checked
-                .push((chain, "multi-pack-index chain".to_string()));
-        } else if std::fs::metadata(&path).is_ok() {
-            out.error("multi-pack-index file exists, but failed to parse");
-            out.failed = true;
-        }
-        return out;
-    };
-    verify_loaded(&m, objects_dir, format, pack_entry, &mut out);
+    );
+    if done.is_err() {
+        out.failed = true;
+    }
     out
 }
 
 fn verify_loaded(
-    m: &Midx<'_>,
+    c: &Chain<'_>,
     objects_dir: &Path,
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
@@ -310,19 +519,22 @@ fn verify_loaded(
         out.plain(line);
         out.failed = true;
     };
-    if !checksum_valid(m.data, format) {
+    let Some(tip) = c.tip() else {
+        return;
+    };
+    if !checksum_valid(tip.m.data, format) {
         report(out, "incorrect checksum".to_string());
     }
     let pack_dir = objects_dir.join("pack");
     // `prepare_midx_pack`: the name must end in `.idx` and its `.pack` must be a regular file.
-    let present: Vec<bool> = m
-        .pack_names
-        .iter()
-        .map(|n| {
-            n.strip_suffix(".idx").is_some_and(|stem| {
-                std::fs::metadata(pack_dir.join(format!("{stem}.pack")))
-                    .is_ok_and(|md| md.is_file())
-            })
+    let present: Vec<bool> = (0..c.total_packs())
+        .map(|i| {
+            c.pack_name(i)
+                .and_then(|n| n.strip_suffix(".idx"))
+                .is_some_and(|stem| {
+                    std::fs::metadata(pack_dir.join(format!("{stem}.pack")))
+                        .is_ok_and(|md| md.is_file())
+                })
         })
         .collect();
     for (i, ok) in present.iter().enumerate() {
@@ -330,12 +542,13 @@ fn verify_loaded(
             report(out, format!("failed to load pack in position {i}"));
         }
     }
-    if m.num_objects == 0 {
+    if tip.m.num_objects == 0 {
         report(out, "the midx contains no oid".to_string());
         return;
     }
-    for i in 0..m.num_objects - 1 {
-        let (a, b) = (m.oid(i), m.oid(i + 1));
+    // git compares the tip's ids once per layer; the lines are the same each time.
+    for i in 0..tip.m.num_objects - 1 {
+        let (a, b) = (tip.m.oid(i), tip.m.oid(i + 1));
         if a >= b {
             report(
                 out,
@@ -350,28 +563,45 @@ fn verify_loaded(
     }
     // git visits the objects grouped by pack (in decreasing pack order; the order within a pack
     // is qsort's, which does not matter for the set of lines).
-    let mut order: Vec<(u32, u32)> = (0..m.num_objects).map(|i| (m.pack_int_id(i), i)).collect();
+    let global_pack = |pos: u32| {
+        c.for_object(pos)
+            .map(|(l, local)| l.m.pack_int_id(local).wrapping_add(l.packs_in_base))
+            .unwrap_or(0)
+    };
+    let mut order: Vec<(u32, u32)> = (0..c.total_objects())
+        .map(|i| (global_pack(i), i))
+        .collect();
     order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let num_packs = m.pack_names.len();
     for (_, pos) in order {
-        let id = m.oid(pos);
+        let Some((layer, local)) = c.for_object(pos) else {
+            continue;
+        };
+        let id = layer.m.oid(local);
         // `fill_midx_entry`: the id is looked up again.
-        let Some(found) = m.find(id) else {
+        let Some(found) = c.find(id) else {
             report(
                 out,
                 format!("failed to load pack entry for oid[{pos}] = {}", hex(id)),
             );
             continue;
         };
-        let pack = m.pack_int_id(found) as usize;
-        if pack >= num_packs {
-            out.fatal(format!("bad pack-int-id: {pack} ({num_packs} total packs)"));
+        let Some((flayer, flocal)) = c.for_object(found) else {
+            continue;
+        };
+        let pack = flayer
+            .m
+            .pack_int_id(flocal)
+            .wrapping_add(flayer.packs_in_base);
+        let layer_total = (flayer.m.pack_names.len() as u32).wrapping_add(flayer.packs_in_base);
+        if pack >= layer_total {
+            out.fatal(format!(
+                "bad pack-int-id: {pack} ({layer_total} total packs)"
+            ));
             return;
         }
-        let entry = if present.get(pack).copied().unwrap_or(false) {
-            pack_entry(&m.pack_names[pack], id)
-        } else {
-            PackEntry::Unusable
+        let entry = match (present.get(pack as usize), c.pack_name(pack)) {
+            (Some(true), Some(name)) => pack_entry(name, id),
+            _ => PackEntry::Unusable,
         };
         let p_offset = match entry {
             PackEntry::Unusable => {
@@ -384,7 +614,7 @@ fn verify_loaded(
             PackEntry::NotInIndex => 0,
             PackEntry::Offset(o) => o,
         };
-        let m_offset = match m.offset(found) {
+        let m_offset = match flayer.m.offset(flocal) {
             Ok(o) => o,
             Err(msg) => {
                 out.fatal(msg);
@@ -439,8 +669,15 @@ mod tests {
             }
             let mut out = Outcome::default();
             if let Ok(m) = load(&data, "m", ObjectFormat::Sha1, &mut out) {
+                let chain = Chain {
+                    layers: vec![Layer {
+                        m,
+                        objects_in_base: 0,
+                        packs_in_base: 0,
+                    }],
+                };
                 verify_loaded(
-                    &m,
+                    &chain,
                     Path::new("/nonexistent"),
                     ObjectFormat::Sha1,
                     &mut |_, _| PackEntry::NotInIndex,

@@ -227,11 +227,9 @@ fn check_bitmaps(r: &Repo, format: ObjectFormat) -> Outcome {
     let mut all = Outcome::default();
     let rel = Path::new(".git/objects");
     let mut paths = Vec::new();
-    if let Ok(m) = fs::read(midx::midx_path(&r.objects())) {
-        let (_, loaded) = midx::load_lines("m", &m, format);
-        if loaded && let Some(p) = midx::bitmap_path(rel, &m, format) {
-            paths.push(p);
-        }
+    let loaded = midx::load_lines(&r.objects(), rel, format);
+    if let Some(name) = loaded.bitmap {
+        paths.push(rel.join("pack").join(name));
     }
     for pack in r.packs() {
         let name = format!(
@@ -686,9 +684,7 @@ fn fsck_loads_midx_and_commit_graph() {
         let r = midx_repo(format);
         let path = midx::midx_path(&r.objects());
         damage(&path);
-        let bytes = fs::read(&path).expect("midx");
-        let (load, _) =
-            midx::load_lines(&midx::midx_path(rel).display().to_string(), &bytes, format);
+        let load = midx::load_lines(&r.objects(), rel, format).outcome;
         let (theirs, rc) = r.fsck();
         if load.failed {
             assert_eq!(set(&load), theirs);
@@ -973,4 +969,81 @@ fn commit_graph_chain_in_alternate() {
         .unwrap_or(0);
     flip(&b.objects().join(&rel), len - 1);
     compare(&a, &b);
+}
+
+/// Three packs, each added to an incremental multi-pack-index chain; the layers base first.
+fn midx_chain_repo(format: ObjectFormat) -> (Repo, Vec<PathBuf>) {
+    let r = Repo::new(format);
+    for tag in ["a", "b", "c"] {
+        r.commits(2, tag);
+        r.ok(&["repack", "-dq"]);
+        r.ok(&["multi-pack-index", "write", "--incremental"]);
+    }
+    let chain = fs::read_to_string(midx::chain_path(&r.objects())).expect("chain");
+    let layers = chain
+        .lines()
+        .map(|l| {
+            r.objects()
+                .join(format!("pack/multi-pack-index.d/multi-pack-index-{l}.midx"))
+        })
+        .collect();
+    (r, layers)
+}
+
+#[test]
+fn multi_pack_index_chain() {
+    if !have_git("verify_files::multi_pack_index_chain") {
+        return;
+    }
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        let (r, layers) = midx_chain_repo(format);
+        assert_eq!(layers.len(), 3);
+        assert!(!midx::midx_path(&r.objects()).exists());
+        compare_midx(&r, format);
+        let hl = format.raw_len();
+        for k in 0..3 {
+            let data = fs::read(&layers[k]).expect("layer");
+            let ooff = chunk_offset(&data, 12, b"OOFF");
+            let oidl = chunk_offset(&data, 12, b"OIDL");
+            let len = data.len();
+            for damage in [len - 1, ooff + 7, ooff + 3, oidl, oidl + hl + 2, 0, 5] {
+                let (r, layers) = midx_chain_repo(format);
+                flip(&layers[k], damage);
+                compare_midx(&r, format);
+            }
+            let (r, layers) = midx_chain_repo(format);
+            fs::remove_file(&layers[k]).expect("rm");
+            compare_midx(&r, format);
+        }
+        // A chain line that is not a hash, a chain file too small, an empty one.
+        for text in ["xyz\n", "0123\n", ""] {
+            let (r, _) = midx_chain_repo(format);
+            let chain = midx::chain_path(&r.objects());
+            let mut t = fs::read_to_string(&chain).expect("chain");
+            if text.len() > 4 {
+                t = t.replacen(|c: char| c.is_ascii_hexdigit(), "x", 1);
+            } else {
+                t = text.to_string();
+            }
+            write(&chain, t.as_bytes());
+            compare_midx(&r, format);
+        }
+        // What `git fsck` prints loading the chain itself, and its bitmap of the tip.
+        let (r, layers) = midx_chain_repo(format);
+        flip(&layers[2], 5);
+        let load = midx::load_lines(&r.objects(), Path::new(".git/objects"), format);
+        let (theirs, _) = r.fsck();
+        assert!(set(&load.outcome).is_subset(&theirs), "{load:?} {theirs:?}");
+        assert!(!load.outcome.lines.is_empty());
+    }
+    let mut rng = Rng(0x00c4_a1e5);
+    let format = ObjectFormat::Sha1;
+    let (r, layers) = midx_chain_repo(format);
+    let originals: Vec<Vec<u8>> = layers.iter().map(|p| fs::read(p).expect("layer")).collect();
+    for _ in 0..60 {
+        let k = rng.below(layers.len());
+        write(&layers[k], &mutate(&mut rng, &originals[k]));
+        compare_midx(&r, format);
+        write(&layers[k], &originals[k]);
+    }
 }
