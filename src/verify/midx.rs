@@ -266,6 +266,10 @@ struct Chain<'a> {
     layers: Vec<Layer<'a>>,
 }
 
+/// A layer named by a chain file: its path as messages show it, and its bytes when it could
+/// be read.
+type ChainEntry = (PathBuf, Option<Vec<u8>>);
+
 /// git died while loading.
 struct Died;
 
@@ -309,7 +313,7 @@ fn with_loaded<R>(
     let dir = objects_dir.join("pack").join("multi-pack-index.d");
     let shown_dir = shown.join("pack").join("multi-pack-index.d");
     // Read every named layer first (the parsed layers borrow the bytes), then parse in order.
-    let mut entries: Vec<Result<(PathBuf, Option<Vec<u8>>), String>> = Vec::new();
+    let mut entries: Vec<Result<ChainEntry, String>> = Vec::new();
     for line in text.split(|&b| b == b'\n').take(count) {
         match parse_hex_id(line, format) {
             Some(id) => {
