@@ -27,15 +27,18 @@ const OOFF: u32 = 0x4f4f_4646;
 const LOFF: u32 = 0x4c4f_4646;
 
 /// What the caller found for one object in one pack of the multi-pack-index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PackEntry {
     /// The object's offset according to the pack's `.idx`.
     Offset(u64),
     /// The pack's `.idx` does not list the object (git compares with offset 0).
     NotInIndex,
     /// The pack cannot be used: its `.idx` or `.pack` cannot be opened or read, or they disagree
-    /// (git's `is_pack_valid` fails: `failed to load pack entry for oid[…]`).
-    Unusable,
+    /// (git's `is_pack_valid` fails: `failed to load pack entry for oid[…]`). The lines are what
+    /// git prints trying to open it, with their prefix, for example `error: index file <idx> is
+    /// too small`, `error: packfile <pack> index unavailable`, `error: packfile <pack> claims to
+    /// have 9 objects while index indicates 3 objects` (git prints them again for each object).
+    Unusable(Vec<String>),
 }
 
 /// A loaded multi-pack-index: the parts `verify` reads.
@@ -480,13 +483,14 @@ pub fn load_lines(objects_dir: &Path, shown: &Path, format: ObjectFormat) -> Loa
 
 /// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. git resolves the
 /// directory to its real path (`real_pathdup`), which is what its messages show; so does this.
-/// `pack_entry` is asked, for a pack (its `.idx` file name as the index lists it, in
-/// `objects_dir/pack`) and an object id, where the pack's `.idx` puts the object. A listed pack
-/// whose `.pack` is not a regular file is reported without asking.
+/// `pack_entry` is asked, for a pack (the path of its `.idx`, `<real objects_dir>/pack/<name as
+/// the index lists it>`, which is also how git names the pack in its messages, with `.pack`)
+/// and an object id, where the pack's `.idx` puts the object. A listed pack whose name does not
+/// end in `.idx` or whose `.pack` is not a regular file is reported without asking.
 pub fn verify(
     objects_dir: &Path,
     format: ObjectFormat,
-    pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
+    pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
 ) -> Outcome {
     let real = std::fs::canonicalize(objects_dir).unwrap_or_else(|_| objects_dir.to_path_buf());
     let objects_dir = real.as_path();
@@ -516,7 +520,7 @@ fn verify_loaded(
     c: &Chain<'_>,
     objects_dir: &Path,
     format: ObjectFormat,
-    pack_entry: &mut dyn FnMut(&str, &[u8]) -> PackEntry,
+    pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
     out: &mut Outcome,
 ) {
     let report = |out: &mut Outcome, line: String| {
@@ -604,11 +608,12 @@ fn verify_loaded(
             return;
         }
         let entry = match (present.get(pack as usize), c.pack_name(pack)) {
-            (Some(true), Some(name)) => pack_entry(name, id),
-            _ => PackEntry::Unusable,
+            (Some(true), Some(name)) => pack_entry(&pack_dir.join(name), id),
+            _ => PackEntry::Unusable(Vec::new()),
         };
         let p_offset = match entry {
-            PackEntry::Unusable => {
+            PackEntry::Unusable(lines) => {
+                out.lines.extend(lines);
                 report(
                     out,
                     format!("failed to load pack entry for oid[{pos}] = {}", hex(id)),

@@ -328,11 +328,14 @@ fn compare_midx(r: &Repo, format: ObjectFormat) {
             .to_string();
         entries.insert(name, r.idx_entries(&pack).into_iter().collect());
     }
-    let ours = midx::verify(&objdir, format, &mut |idx, id| match entries.get(idx) {
-        None => midx::PackEntry::Unusable,
-        Some(m) => m
-            .get(id)
-            .map_or(midx::PackEntry::NotInIndex, |&o| midx::PackEntry::Offset(o)),
+    let ours = midx::verify(&objdir, format, &mut |idx, id| {
+        let name = idx.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        match entries.get(name) {
+            None => midx::PackEntry::Unusable(Vec::new()),
+            Some(m) => m
+                .get(id)
+                .map_or(midx::PackEntry::NotInIndex, |&o| midx::PackEntry::Offset(o)),
+        }
     });
     assert_eq!(
         set(&ours),
@@ -1046,4 +1049,56 @@ fn multi_pack_index_chain() {
         compare_midx(&r, format);
         write(&layers[k], &originals[k]);
     }
+}
+
+/// A pack whose header disagrees with its index: git's own lines about it come from the caller.
+#[test]
+fn multi_pack_index_unusable_pack() {
+    if !have_git("verify_files::multi_pack_index_unusable_pack") {
+        return;
+    }
+    let format = ObjectFormat::Sha1;
+    let r = midx_repo(format);
+    let pack = r.packs()[0].clone();
+    flip_bits(&pack, 11, 0x08);
+    let o = r.git(&[
+        "multi-pack-index",
+        "verify",
+        "--object-dir",
+        r.objects().to_str().unwrap_or(""),
+        "--no-progress",
+    ]);
+    let mut entries: HashMap<String, HashMap<Vec<u8>, u64>> = HashMap::new();
+    for p in r.packs() {
+        let idx = p.with_extension("idx");
+        let name = idx
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        entries.insert(name, r.idx_entries(&p).into_iter().collect());
+    }
+    let broken = pack
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_string();
+    let ours = midx::verify(&r.objects(), format, &mut |idx, id| {
+        let name = idx.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let m = &entries[name];
+        if name.strip_suffix(".idx") == broken.strip_suffix(".pack") {
+            let header = fs::read(idx.with_extension("pack")).expect("pack");
+            let claimed = u32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+            return midx::PackEntry::Unusable(vec![format!(
+                "error: packfile {} claims to have {claimed} objects while index indicates {} objects",
+                idx.with_extension("pack").display(),
+                m.len()
+            )]);
+        }
+        m.get(id)
+            .map_or(midx::PackEntry::NotInIndex, |&o| midx::PackEntry::Offset(o))
+    });
+    assert!(ours.lines.iter().any(|l| l.starts_with("error: packfile")));
+    assert_eq!(set(&ours), lines(&o.stderr));
+    assert_eq!(ours.failed, !o.status.success());
 }
