@@ -489,7 +489,12 @@ fn commit_graph_split() {
     if !have_git("verify_files::commit_graph_split") {
         return;
     }
-    let format = ObjectFormat::Sha1;
+    for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+        commit_graph_split_in(format);
+    }
+}
+
+fn commit_graph_split_in(format: ObjectFormat) {
     let make = || {
         let r = Repo::new(format);
         r.commits(3, "a");
