@@ -14,8 +14,10 @@
 //! missing overflow chunk) end the run with a `fatal:` line.
 //!
 //! Not checked (git does not either): the changed-path Bloom filters beyond their chunks' sizes.
-//! Layers are looked for in `objects_dir` only (git also looks in the alternates' object
-//! directories); replace refs and grafts are not applied to the object database's commits.
+//! A split chain's layers are looked for in every object directory of the repository
+//! ([`verify_in`]), as git does. Not emulated: replace refs and grafts applied to the object
+//! database's commits, and git's errors when an id named as a tree or parent is already known as
+//! an object of another type.
 
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;

@@ -29,9 +29,6 @@ pub struct Outcome {
     /// Whether git counts this as a failure (the bit of `git fsck`'s exit status: 0100 for the
     /// reverse indexes, 0200 for bitmaps, 020 for the commit-graph, 040 for the multi-pack-index).
     pub failed: bool,
-    /// Files present that this check did not verify, each with what it is (the caller reports
-    /// them as not checked).
-    pub not_checked: Vec<(std::path::PathBuf, String)>,
 }
 
 impl Outcome {

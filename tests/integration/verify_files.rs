@@ -587,7 +587,7 @@ fn multi_pack_index() {
 }
 
 #[test]
-fn helpers_name_files_as_git() {
+fn files_are_named_as_git_names_them() {
     assert_eq!(rev::rev_path("a/pack-1.pack"), "a/pack-1.rev");
     assert!(verify::commit_graph::graph_path(Path::new("o")).ends_with("info/commit-graph"));
 }
