@@ -11,6 +11,8 @@
 //! is absent or refused) is loaded and verified as git does: only the tip layer's checksum and
 //! object order, every layer's packs and offsets.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::{
@@ -45,7 +47,7 @@ pub enum PackEntry {
 pub(crate) struct Midx<'a> {
     data: &'a [u8],
     hash_len: usize,
-    pub(crate) pack_names: Vec<String>,
+    pub(crate) pack_names: Vec<&'a [u8]>,
     fanout: &'a [u8],
     lookup: &'a [u8],
     offsets: &'a [u8],
@@ -147,22 +149,22 @@ pub(crate) fn load<'a>(
         return Err(LoadFailure::Died);
     }
     let large_offsets = find_chunk(data, &chunks, LOFF);
-    let mut pack_names: Vec<String> = Vec::new();
+    let mut pack_names: Vec<&[u8]> = Vec::new();
     let mut rest = names;
-    for i in 0..num_packs {
+    for _ in 0..num_packs {
         let Some(end) = rest.iter().position(|&b| b == 0) else {
             out.fatal("multi-pack-index pack-name chunk is too short");
             return Err(LoadFailure::Died);
         };
-        let name = String::from_utf8_lossy(&rest[..end]).into_owned();
-        let raw = &rest[..end];
-        rest = &rest[end + 1..];
-        if i > 0
-            && let Some(prev) = pack_names.last()
-            && raw <= prev.as_bytes()
+        let (name, after) = rest.split_at(end);
+        rest = after.get(1..).unwrap_or(&[]);
+        if let Some(&prev) = pack_names.last()
+            && name <= prev
         {
             out.fatal(format!(
-                "multi-pack-index pack names out of order: '{prev}' before '{name}'"
+                "multi-pack-index pack names out of order: '{}' before '{}'",
+                String::from_utf8_lossy(prev),
+                String::from_utf8_lossy(name)
             ));
             return Err(LoadFailure::Died);
         }
@@ -426,11 +428,9 @@ impl Chain<'_> {
     }
 
     /// `midx_for_pack` from the tip: the layer listing global pack `id` and its name there.
-    fn pack_name(&self, id: u32) -> Option<&str> {
+    fn pack_name(&self, id: u32) -> Option<&[u8]> {
         let l = self.layers.iter().rev().find(|l| id >= l.packs_in_base)?;
-        l.m.pack_names
-            .get((id - l.packs_in_base) as usize)
-            .map(String::as_str)
+        l.m.pack_names.get((id - l.packs_in_base) as usize).copied()
     }
 
     /// `bsearch_midx`: from the tip down.
@@ -538,9 +538,11 @@ fn verify_loaded(
     let present: Vec<bool> = (0..c.total_packs())
         .map(|i| {
             c.pack_name(i)
-                .and_then(|n| n.strip_suffix(".idx"))
+                .and_then(|n| n.strip_suffix(b".idx"))
                 .is_some_and(|stem| {
-                    std::fs::metadata(pack_dir.join(format!("{stem}.pack")))
+                    let mut file = stem.to_vec();
+                    file.extend_from_slice(b".pack");
+                    std::fs::metadata(pack_dir.join(OsStr::from_bytes(&file)))
                         .is_ok_and(|md| md.is_file())
                 })
         })
@@ -608,7 +610,7 @@ fn verify_loaded(
             return;
         }
         let entry = match (present.get(pack as usize), c.pack_name(pack)) {
-            (Some(true), Some(name)) => pack_entry(&pack_dir.join(name), id),
+            (Some(true), Some(name)) => pack_entry(&pack_dir.join(OsStr::from_bytes(name)), id),
             _ => PackEntry::Unusable(Vec::new()),
         };
         let p_offset = match entry {
