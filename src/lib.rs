@@ -13,6 +13,8 @@
 //!   completions.
 //! - [`sum`]: `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils (output,
 //!   `--check`, messages).
+//! - [`verify`]: the checks `git fsck` runs on reverse indexes, bitmaps, the commit-graph and
+//!   the multi-pack-index.
 //! - [`inherited`]: the standard descriptors and `SIGPIPE` disposition the process was started
 //!   with, as seen before Rust's runtime changes them.
 //!
@@ -35,6 +37,7 @@ pub mod os_error;
 pub mod repo;
 pub mod spec;
 pub mod sum;
+pub mod verify;
 pub mod zlib;
 
 pub use flagsplit_config as config;

@@ -17,3 +17,4 @@ mod imap_exec_path;
 mod imap_send;
 mod providers;
 mod spec;
+mod verify_files;
