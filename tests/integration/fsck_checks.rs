@@ -123,6 +123,12 @@ impl Repo {
 
     /// What the library predicts `git fsck` prints about the objects, given `opts`.
     fn predict(&self, opts: &Options) -> BTreeSet<String> {
+        self.predict_with_status(opts).0
+    }
+
+    /// [`Repo::predict`], and whether git's `ERROR_OBJECT` bit of the exit status is set.
+    fn predict_with_status(&self, opts: &Options) -> (BTreeSet<String>, bool) {
+        let mut failed = false;
         let mut lines = BTreeSet::new();
         let mut special = SpecialBlobs::default();
         let objects = self.objects();
@@ -132,6 +138,7 @@ impl Repo {
             for e in &l.errors {
                 lines.insert(format!("error: {e}"));
             }
+            failed |= l.parse_failed || l.walk_failed;
             if l.parse_failed {
                 lines.insert(format!(
                     "error: {hex}: object could not be parsed: .git/objects/{}/{}",
@@ -144,7 +151,7 @@ impl Repo {
                 lines.insert(format!("error in {kind} {hex}: broken links"));
             }
             let mut out = Vec::new();
-            fsck::check_object(
+            failed |= fsck::check_object(
                 *kind,
                 &oid,
                 content,
@@ -166,11 +173,11 @@ impl Repo {
             }
         };
         let mut out = Vec::new();
-        fsck::finish(&mut special, &mut read, opts, &mut out);
+        failed |= fsck::finish(&mut special, &mut read, opts, &mut out);
         for f in out {
             lines.insert(line(&f.finding, f.kind, &hex(&f.oid)));
         }
-        lines
+        (lines, failed)
     }
 
     /// The repository's own configuration file, parsed.
@@ -336,6 +343,42 @@ fn findings_match_git_fsck() {
             );
         }
     }
+}
+
+/// Each object of [`zoo`] alone (with the blob and tree it may name): the `ERROR_OBJECT` bit
+/// of `git fsck`'s exit status is what the checks return (a tag's error line without it, too).
+#[test]
+fn exit_status_matches_git_fsck() {
+    if !have_git("exit_status_matches_git_fsck") {
+        return;
+    }
+    let zoo = zoo();
+    let objects = zoo.objects();
+    let mut quiet_errors = 0;
+    for (kind, hex, content) in &objects {
+        let r = Repo::new();
+        r.put("blob", b"x\n");
+        r.put("tree", b"");
+        assert_eq!(&r.put(kind.name(), content), hex);
+        for strict in [false, true] {
+            let args: &[&str] = if strict { &["--strict"] } else { &[] };
+            let (git, status) = r.fsck(args);
+            let (ours, failed) = r.predict_with_status(&Options::new(strict));
+            assert_eq!(ours, git, "{kind} {hex} strict={strict}");
+            assert_eq!(
+                failed,
+                status & 1 == 1,
+                "{kind} {hex} strict={strict}: {git:#?}"
+            );
+            if !failed && git.iter().any(|l| l.starts_with("error")) {
+                quiet_errors += 1;
+            }
+        }
+    }
+    assert!(
+        quiet_errors > 0,
+        "the tag whose extra header hides its error"
+    );
 }
 
 #[test]
