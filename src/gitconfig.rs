@@ -164,9 +164,27 @@ impl Config {
             pos: 0,
             linenr: 1,
             eof: false,
+            memory: false,
         };
         let mut out = Parsed::default();
         p.run(origin, scope, &mut out);
+        out
+    }
+
+    /// Parses configuration held in memory, as git's `git_config_from_mem` does for blobs such
+    /// as `.gitmodules`. git reads such a buffer through `char`, which is signed: a byte 0xff
+    /// reads as the end of the input (the parser then stops at the next line end, and what
+    /// follows it on that line is still read), and a UTF-8 byte order mark is not recognised.
+    pub fn parse_blob(bytes: &[u8]) -> Parsed {
+        let mut p = Parser {
+            buf: bytes,
+            pos: 0,
+            linenr: 1,
+            eof: false,
+            memory: true,
+        };
+        let mut out = Parsed::default();
+        p.run(Path::new(""), Scope::Unknown, &mut out);
         out
     }
 
@@ -278,7 +296,11 @@ fn unit_factor(end: &[u8]) -> Option<u64> {
 /// offset of the end). `None` when no digit was read.
 fn strtou(s: &[u8]) -> Option<(u64, bool, usize, bool)> {
     let mut i = 0;
-    while s.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+    // The C library's isspace, which strtoumax uses: also vertical tab and form feed.
+    while s
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+    {
         i += 1;
     }
     let mut negative = false;
@@ -364,15 +386,17 @@ struct Parser<'a> {
     pos: usize,
     linenr: usize,
     eof: bool,
+    /// Read as git reads a memory buffer (signed `char`: 0xff is EOF, no byte order mark).
+    memory: bool,
 }
 
 fn is_key_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'-'
 }
 
-/// C's `isspace` in the C locale.
+/// git's own `isspace` (its `sane_ctype`): space, tab, newline and carriage return only.
 fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 impl Parser<'_> {
@@ -384,6 +408,16 @@ impl Parser<'_> {
             return b'\n';
         };
         self.pos += 1;
+        if self.memory && c == 0xff {
+            self.eof = true;
+            self.linenr += 1;
+            return b'\n';
+        }
+        if self.memory && c == b'\r' && self.buf.get(self.pos) == Some(&0xff) {
+            // git reads the 0xff after a carriage return as EOF and does not put it back.
+            self.pos += 1;
+            return c;
+        }
         let c = if c == b'\r' && self.buf.get(self.pos) == Some(&b'\n') {
             self.pos += 1;
             b'\n'
@@ -404,7 +438,7 @@ impl Parser<'_> {
         let mut baselen = 0usize;
         loop {
             let c = self.next();
-            if bom < BOM.len() {
+            if bom < BOM.len() && !self.memory {
                 if !self.eof && c == BOM[bom] {
                     bom += 1;
                     continue;

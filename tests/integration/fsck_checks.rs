@@ -30,18 +30,28 @@ fn have_git(test: &str) -> bool {
 struct Repo {
     _tmp: tempfile::TempDir,
     dir: PathBuf,
+    format: ObjectFormat,
 }
 
 impl Repo {
     fn new() -> Repo {
+        Repo::with_format(ObjectFormat::Sha1)
+    }
+
+    fn with_format(format: ObjectFormat) -> Repo {
         let tmp = tempfile::Builder::new()
             .prefix("fsck-checks")
             .tempdir()
             .expect("tempdir");
         let dir = tmp.path().join("r");
         fs::create_dir(&dir).expect("mkdir");
-        let r = Repo { _tmp: tmp, dir };
-        let out = r.git(&["init", "-q"], b"");
+        let r = Repo {
+            _tmp: tmp,
+            dir,
+            format,
+        };
+        let object_format = format!("--object-format={}", format.name());
+        let out = r.git(&["init", "-q", &object_format], b"");
         assert!(out.status.success(), "{out:?}");
         r
     }
@@ -134,7 +144,7 @@ impl Repo {
         let objects = self.objects();
         for (kind, hex, content) in &objects {
             let oid = raw(hex);
-            let l = links_for(*kind, &oid, content, ObjectFormat::Sha1);
+            let l = links_for(*kind, &oid, content, self.format);
             for e in &l.errors {
                 lines.insert(format!("error: {e}"));
             }
@@ -155,7 +165,7 @@ impl Repo {
                 *kind,
                 &oid,
                 content,
-                ObjectFormat::Sha1,
+                self.format,
                 opts,
                 &mut special,
                 &mut out,
@@ -617,4 +627,120 @@ fn includes_are_followed_like_git() {
         })
         .collect();
     assert_eq!(ours, git);
+}
+
+/// The same checks in a SHA-256 repository: 32-byte ids in trees, 64 hexadecimal digits in
+/// commits and tags.
+#[test]
+fn sha256_findings_match_git_fsck() {
+    if !have_git("sha256_findings_match_git_fsck") {
+        return;
+    }
+    let r = Repo::with_format(ObjectFormat::Sha256);
+    let blob = r.put("blob", b"x\n");
+    let empty = r.put("tree", b"");
+    assert_eq!(empty.len(), 64);
+    let mut t = Vec::new();
+    t.extend(entry("100644", b".", &blob));
+    t.extend(entry("100644", b"b", &"0".repeat(64)));
+    t.extend(entry("100644", b"a", &blob));
+    r.put("tree", &t);
+    let modules = r.put("blob", b"[submodule \"x\"]\n\turl = --evil\n");
+    r.put("tree", &entry("100644", b".gitmodules", &modules));
+    r.put("tree", &entry("100644", b"short", &blob)[..40]);
+    for c in [
+        format!("tree {empty}\ncommitter {IDENT}\n\nno author\n"),
+        format!("tree {empty}\nparent {}\nauthor {IDENT}\n", "z".repeat(64)),
+        format!("tree {}\nauthor {IDENT}\n", &empty[..40]),
+    ] {
+        r.put("commit", c.as_bytes());
+    }
+    for t in [
+        format!("object {empty}\ntype tree\ntag v1\n\nno tagger\n"),
+        format!("object {empty}\ntype nope\ntag v1\n\nbad type\n"),
+    ] {
+        r.put("tag", t.as_bytes());
+    }
+    for strict in [false, true] {
+        let args: &[&str] = if strict { &["--strict"] } else { &[] };
+        let (git, status) = r.fsck(args);
+        let (ours, failed) = r.predict_with_status(&Options::new(strict));
+        assert_eq!(ours, git, "strict={strict}");
+        assert_eq!(failed, status & 1 == 1);
+        assert!(git.len() >= 8, "{git:#?}");
+    }
+}
+
+/// The names file systems take for `.gitmodules` and `.gitattributes` (HFS+ ignorable code
+/// points and case, NTFS short names, trailing dots and spaces, backslashes), and `.gitmodules`
+/// contents that git's config parser reads in its own way.
+#[test]
+fn special_names_and_contents_match_git_fsck() {
+    if !have_git("special_names_and_contents_match_git_fsck") {
+        return;
+    }
+    let r = Repo::new();
+    let names: [&[u8]; 12] = [
+        b".gitmodules",
+        b".GitModules",
+        b".git\xe2\x80\x8cmodules",
+        b".gitmodules. .",
+        b"GITMOD~1",
+        b"gi7eba~9",
+        b"a\\.gitmodules",
+        b".gitmodulesx",
+        b"gitmodules",
+        b"GITMOD~5",
+        b"\xef\xbb\xbf.gitmodules",
+        b".gitmodules/x",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let b = r.put(
+            "blob",
+            format!("[submodule \"n{i}\"]\n\turl = -{i}\n").as_bytes(),
+        );
+        r.put("tree", &entry("100644", name, &b));
+    }
+    let attrs: [&[u8]; 6] = [
+        b".gitattributes",
+        b".GITATTRIBUTES ",
+        b"GITATT~1",
+        b"gi7d29~3",
+        b".gitattributes\xe2\x80\x8d",
+        b"gitattributes",
+    ];
+    for (i, name) in attrs.iter().enumerate() {
+        let b = r.put("blob", format!("{}{i}\n", "x".repeat(2047)).as_bytes());
+        r.put("tree", &entry("100644", name, &b));
+    }
+    let contents: [&[u8]; 16] = [
+        b"[submodule \"ff\"]\n\turl = -before\xff\n\turl = -after\n\tbad line\n",
+        b"[submodule \"ff2\"]\n\turl = -x\xff = y\n[broken\n",
+        b"[submodule \"cr\"]\n\turl = -cr\r\xff\n\tpath = -p\n",
+        b"[submodule \"vt\"]\n\turl =\x0b-vt\n",
+        b"[submodule.Legacy]\n\tURL = -legacy\n",
+        b"[submodule \"q\\\"uote\"]\n\turl = \"-quoted\"\n",
+        b"[submodule \"nourl\"]\n\turl\n\tpath\n",
+        b"[submodule \"crlf\"]\r\n\turl = -crlf\r\n",
+        b"[submodule \"nul\"]\n\turl = -a\0b\n",
+        b"[submodule \"a\0b\"]\n\turl = -sub\n",
+        b"\xef\xbb\xbf[submodule \"bom\"]\n\tupdate = !cmd\n",
+        b"[submodule]\n\turl = -nosub\n",
+        b"[submodule \"x\"]\n\tupdate = none\n\tupdate = rebase\n\tpath = ok\n",
+        b"[submodule \"a/../b\"]\n\tpath = -p ; comment\n",
+        b"[submodule \"y\"]\n\turl = https://example.com:99999/x\n\turl = http::https://ok/x\n",
+        b"[submodule \"z\"]\n\turl = ../../:z\n\turl = git://h/%0a\n",
+    ];
+    for c in contents {
+        let b = r.put("blob", c);
+        r.put("tree", &entry("100644", b".gitmodules", &b));
+    }
+    for strict in [false, true] {
+        let args: &[&str] = if strict { &["--strict"] } else { &[] };
+        let (git, status) = r.fsck(args);
+        let (ours, failed) = r.predict_with_status(&Options::new(strict));
+        assert_eq!(ours, git, "strict={strict}");
+        assert_eq!(failed, status & 1 == 1);
+        assert!(git.len() >= 20, "{git:#?}");
+    }
 }

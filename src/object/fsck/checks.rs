@@ -7,7 +7,7 @@ use super::MsgId;
 use super::names::{
     Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, tag_name_ok, verify_ordered,
 };
-use crate::gitconfig::{Config, Scope};
+use crate::gitconfig::Config;
 use crate::object::ObjectFormat;
 
 /// Where the checks send what they find.
@@ -552,7 +552,7 @@ const ATTR_MAX_LINE_LENGTH: usize = 2048;
 /// git's `fsck_gitmodules_fn` does, then `gitmodulesParse` when the blob is not valid
 /// configuration (after the entries before the bad line, as git reads them).
 pub(crate) fn gitmodules(buf: &[u8], s: &mut dyn Sink) -> bool {
-    let parsed = Config::parse_partial(buf, std::path::Path::new(".gitmodules"), Scope::Unknown);
+    let parsed = Config::parse_blob(buf);
     let mut failed = false;
     for e in &parsed.entries {
         let Some(rest) = e.key_bytes.strip_prefix(b"submodule.") else {
