@@ -256,7 +256,20 @@ impl Config {
         git_dir: &Path,
         common_dir: &Path,
     ) -> (Config, Option<ConfigError>) {
+        Config::load_for_repo_with_env(git_dir, common_dir, &|name| std::env::var_os(name))
+    }
+
+    /// [`Config::load_for_repo_partial`] with the environment given by `env` (a variable's
+    /// value by name) instead of the process's: `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_SYSTEM`,
+    /// `GIT_CONFIG_GLOBAL`, `XDG_CONFIG_HOME`, `HOME`, `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`,
+    /// `GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`.
+    pub fn load_for_repo_with_env(
+        git_dir: &Path,
+        common_dir: &Path,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Config, Option<ConfigError>) {
         let mut loader = Loader {
+            env,
             git_dir,
             config: Config::default(),
             depth: 0,
@@ -638,8 +651,16 @@ impl Parser<'_> {
     }
 }
 
-/// git's `interpolate_path`: `~/` and `~user/` expanded; `None` when that is impossible.
+/// git's `interpolate_path`: `~/` (from `HOME`) and `~user/` expanded; `None` when that is
+/// impossible.
 pub fn interpolate_path(path: &[u8]) -> Option<Vec<u8>> {
+    interpolate_path_env(path, &|name| std::env::var_os(name))
+}
+
+fn interpolate_path_env(
+    path: &[u8],
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Option<Vec<u8>> {
     let Some(rest) = path.strip_prefix(b"~") else {
         return Some(path.to_vec());
     };
@@ -647,7 +668,7 @@ pub fn interpolate_path(path: &[u8]) -> Option<Vec<u8>> {
     let (user, tail) = rest.split_at(slash);
     let home: Vec<u8> = if user.is_empty() {
         use std::os::unix::ffi::OsStrExt;
-        std::env::var_os("HOME")?.as_bytes().to_vec()
+        env("HOME")?.as_bytes().to_vec()
     } else {
         home_of(user)?
     };
@@ -682,14 +703,19 @@ fn path_bytes(p: &Path) -> &[u8] {
 
 /// Reads a repository's configuration, following includes.
 struct Loader<'a> {
+    env: &'a dyn Fn(&str) -> Option<std::ffi::OsString>,
     git_dir: &'a Path,
     config: Config,
     depth: usize,
 }
 
-fn env_bool(name: &str, default: bool) -> Result<bool, ConfigError> {
+fn env_bool(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    name: &str,
+    default: bool,
+) -> Result<bool, ConfigError> {
     use std::os::unix::ffi::OsStrExt;
-    let Some(v) = std::env::var_os(name) else {
+    let Some(v) = env(name) else {
         return Ok(default);
     };
     parse_maybe_bool(Some(v.as_bytes())).ok_or_else(|| {
@@ -702,23 +728,23 @@ fn env_bool(name: &str, default: bool) -> Result<bool, ConfigError> {
 
 impl Loader<'_> {
     fn load_all(&mut self, common_dir: &Path) -> Result<(), ConfigError> {
-        if !env_bool("GIT_CONFIG_NOSYSTEM", false)? {
-            let system = std::env::var_os("GIT_CONFIG_SYSTEM")
+        if !env_bool(self.env, "GIT_CONFIG_NOSYSTEM", false)? {
+            let system = (self.env)("GIT_CONFIG_SYSTEM")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("/etc/gitconfig"));
             self.file(&system, Scope::System)?;
         }
-        if let Some(global) = std::env::var_os("GIT_CONFIG_GLOBAL") {
+        if let Some(global) = (self.env)("GIT_CONFIG_GLOBAL") {
             self.file(Path::new(&global), Scope::Global)?;
         } else {
-            let xdg = match std::env::var_os("XDG_CONFIG_HOME") {
+            let xdg = match (self.env)("XDG_CONFIG_HOME") {
                 Some(x) if !x.is_empty() => Some(PathBuf::from(x).join("git/config")),
-                _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/git/config")),
+                _ => (self.env)("HOME").map(|h| PathBuf::from(h).join(".config/git/config")),
             };
             if let Some(xdg) = xdg {
                 self.file(&xdg, Scope::Global)?;
             }
-            if let Some(home) = std::env::var_os("HOME") {
+            if let Some(home) = (self.env)("HOME") {
                 self.file(&PathBuf::from(home).join(".gitconfig"), Scope::Global)?;
             }
         }
@@ -784,7 +810,7 @@ impl Loader<'_> {
                 self.bad_line_text(e),
             ));
         };
-        let Some(expanded) = interpolate_path(value) else {
+        let Some(expanded) = interpolate_path_env(value, self.env) else {
             return Err(ConfigError::with_error(
                 format!(
                     "could not expand include path '{}'",
@@ -849,7 +875,7 @@ impl Loader<'_> {
     }
 
     fn by_gitdir(&self, cond: &[u8], e: &Entry, icase: bool) -> bool {
-        let mut pattern = interpolate_path(cond).unwrap_or_else(|| cond.to_vec());
+        let mut pattern = interpolate_path_env(cond, self.env).unwrap_or_else(|| cond.to_vec());
         let mut prefix = 0;
         if pattern.first() == Some(&b'.') && pattern.get(1) == Some(&b'/') {
             if e.origin.as_os_str().is_empty() {
@@ -916,7 +942,7 @@ impl Loader<'_> {
         use std::os::unix::ffi::OsStrExt;
         let fail =
             |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
-        if let Some(count) = std::env::var_os("GIT_CONFIG_COUNT") {
+        if let Some(count) = (self.env)("GIT_CONFIG_COUNT") {
             let c = count.as_bytes();
             let digits = c.iter().take_while(|b| b.is_ascii_digit()).count();
             let n: u64 = if c.is_empty() {
@@ -933,14 +959,14 @@ impl Loader<'_> {
                 return Err(fail("too many entries in GIT_CONFIG_COUNT".into()));
             }
             for i in 0..n {
-                let key = std::env::var_os(format!("GIT_CONFIG_KEY_{i}"))
+                let key = (self.env)(&format!("GIT_CONFIG_KEY_{i}"))
                     .ok_or_else(|| fail(format!("missing config key GIT_CONFIG_KEY_{i}")))?;
-                let value = std::env::var_os(format!("GIT_CONFIG_VALUE_{i}"))
+                let value = (self.env)(&format!("GIT_CONFIG_VALUE_{i}"))
                     .ok_or_else(|| fail(format!("missing config value GIT_CONFIG_VALUE_{i}")))?;
                 self.pair(key.as_bytes(), Some(value.as_bytes()))?;
             }
         }
-        if let Some(params) = std::env::var_os("GIT_CONFIG_PARAMETERS") {
+        if let Some(params) = (self.env)("GIT_CONFIG_PARAMETERS") {
             self.parameter_list(params.as_bytes())?;
         }
         Ok(())

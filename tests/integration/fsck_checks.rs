@@ -744,3 +744,126 @@ fn special_names_and_contents_match_git_fsck() {
         assert!(git.len() >= 20, "{git:#?}");
     }
 }
+
+/// System, global (XDG and `~/.gitconfig`), repository, worktree and command-line configuration
+/// in git's order, with the environment handed to the loader as git sees it.
+#[test]
+fn configuration_sources_match_git_config() {
+    if !have_git("configuration_sources_match_git_config") {
+        return;
+    }
+    let r = Repo::new();
+    let home = r._tmp.path().join("home");
+    let xdg = r._tmp.path().join("xdg");
+    fs::create_dir_all(xdg.join("git")).expect("xdg");
+    fs::create_dir_all(&home).expect("home");
+    let system = r._tmp.path().join("system");
+    fs::write(&system, "[sys]\n\tv = 1\n").expect("system");
+    fs::write(xdg.join("git/config"), "[xdg]\n\tv = 2\n").expect("xdg");
+    fs::write(home.join(".gitconfig"), "[home]\n\tv = 3\n").expect("home");
+    assert!(
+        r.git(&["config", "extensions.worktreeConfig", "true"], b"")
+            .status
+            .success()
+    );
+    assert!(
+        r.git(&["config", "--worktree", "wt.v", "4"], b"")
+            .status
+            .success()
+    );
+    let vars: Vec<(&str, String)> = vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("XDG_CONFIG_HOME", xdg.to_string_lossy().into_owned()),
+        ("GIT_CONFIG_SYSTEM", system.to_string_lossy().into_owned()),
+        ("GIT_CONFIG_COUNT", "2".to_string()),
+        ("GIT_CONFIG_KEY_0", "c.d".to_string()),
+        ("GIT_CONFIG_VALUE_0", "e".to_string()),
+        ("GIT_CONFIG_KEY_1", "Foo.Bar.Baz".to_string()),
+        ("GIT_CONFIG_VALUE_1", "q".to_string()),
+        (
+            "GIT_CONFIG_PARAMETERS",
+            "'a.b'='c' 'X.Y.z'= 'old.style=v w' 'flag.only' 'Sec.Sub.Key'='it'\\''s'".to_string(),
+        ),
+    ];
+    let mut cmd = Command::new("git");
+    cmd.args(["config", "--list", "--show-scope"])
+        .current_dir(&r.dir)
+        .env("GIT_CEILING_DIRECTORIES", r._tmp.path())
+        .env_remove("GIT_CONFIG_NOSYSTEM")
+        .env_remove("GIT_CONFIG_GLOBAL")
+        .env_remove("GIT_DIR");
+    for (k, v) in &vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("git");
+    assert!(out.status.success(), "{out:?}");
+    let git: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let env = |name: &str| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| std::ffi::OsString::from(v))
+    };
+    let git_dir = r.dir.join(".git");
+    let (cfg, err) = Config::load_for_repo_with_env(&git_dir, &git_dir, &env);
+    assert_eq!(err, None);
+    let ours: Vec<String> = cfg
+        .entries
+        .iter()
+        .map(|e| {
+            use flagsplit::gitconfig::Scope;
+            let scope = match e.scope {
+                Scope::System => "system",
+                Scope::Global => "global",
+                Scope::Local => "local",
+                Scope::Worktree => "worktree",
+                Scope::Command => "command",
+                Scope::Unknown => "unknown",
+            };
+            match &e.value {
+                Some(v) => format!("{scope}\t{}={}", e.key, String::from_utf8_lossy(v)),
+                None => format!("{scope}\t{}", e.key),
+            }
+        })
+        .collect();
+    assert_eq!(ours, git);
+    // Bad command-line settings: git's messages.
+    for (name, value) in [
+        ("GIT_CONFIG_PARAMETERS", "'a.b"),
+        ("GIT_CONFIG_PARAMETERS", "'nodot'='x'"),
+        ("GIT_CONFIG_PARAMETERS", "'a.b'x"),
+        ("GIT_CONFIG_COUNT", "1x"),
+        ("GIT_CONFIG_COUNT", "2"),
+    ] {
+        let out = Command::new("git")
+            .args(["config", "--list"])
+            .current_dir(&r.dir)
+            .env("GIT_CEILING_DIRECTORIES", r._tmp.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_KEY_0", "a.b")
+            .env("GIT_CONFIG_VALUE_0", "c")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .env_remove("GIT_CONFIG_COUNT")
+            .env(name, value)
+            .output()
+            .expect("git");
+        let env = |n: &str| match n {
+            "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+            "GIT_CONFIG_GLOBAL" => Some("/dev/null".into()),
+            "GIT_CONFIG_KEY_0" => Some("a.b".into()),
+            "GIT_CONFIG_VALUE_0" => Some("c".into()),
+            _ if n == name => Some(value.into()),
+            _ => None,
+        };
+        let (_, err) = Config::load_for_repo_with_env(&git_dir, &git_dir, &env);
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some(String::from_utf8_lossy(&out.stderr).trim_end()),
+            "{name}={value}"
+        );
+        assert_eq!(out.status.code(), Some(128));
+    }
+}
