@@ -867,3 +867,47 @@ fn configuration_sources_match_git_config() {
         assert_eq!(out.status.code(), Some(128));
     }
 }
+
+/// `fsck.*` settings given on the command line (`git -c`): git's messages, fatal or not.
+#[test]
+fn command_line_settings_match_git_fsck() {
+    if !have_git("command_line_settings_match_git_fsck") {
+        return;
+    }
+    let r = Repo::new();
+    let git_dir = r.dir.join(".git");
+    for (setting, param) in [
+        ("fsck.nullSha1", "'fsck.nullSha1'"),
+        ("fsck.skipList", "'fsck.skipList'"),
+        ("fsck.skipList=~nosuchuser/x", "'fsck.skipList=~nosuchuser/x'"),
+        ("fsck.NullSha1=warn", "'fsck.NullSha1=warn'"),
+        ("fsck.badDate=fatal", "'fsck.badDate=fatal'"),
+        ("fsck.x.y=warn", "'fsck.x.y=warn'"),
+    ] {
+        let out = r.git(&["-c", setting, "fsck"], b"");
+        let git: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.starts_with("notice: "))
+            .map(str::to_string)
+            .collect();
+        let env = |n: &str| match n {
+            "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+            "GIT_CONFIG_GLOBAL" => Some("/dev/null".into()),
+            "GIT_CONFIG_PARAMETERS" => Some(param.into()),
+            _ => None,
+        };
+        let (cfg, err) = Config::load_for_repo_with_env(&git_dir, &git_dir, &env);
+        assert_eq!(err, None);
+        let ours: Vec<String> = match Options::from_config(&cfg, false, ObjectFormat::Sha1) {
+            Ok(o) => {
+                assert_eq!(out.status.code(), Some(0), "{setting}");
+                o.warnings
+            }
+            Err(e) => {
+                assert_eq!(out.status.code(), Some(128), "{setting}");
+                e.lines().map(str::to_string).collect()
+            }
+        };
+        assert_eq!(ours, git, "{setting}");
+    }
+}
