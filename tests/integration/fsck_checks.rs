@@ -201,15 +201,17 @@ impl Repo {
 }
 
 fn line(f: &fsck::Finding, kind: Kind, hex: &str) -> String {
+    assert_eq!(f.message, String::from_utf8_lossy(&f.raw));
+    let message = String::from_utf8_lossy(&f.raw);
     if f.plain {
-        return format!("error: {}", f.message);
+        return format!("error: {message}");
     }
     let word = if f.severity == Severity::Error {
         "error"
     } else {
         "warning"
     };
-    format!("{word} in {kind} {hex}: {}", f.message)
+    format!("{word} in {kind} {hex}: {message}")
 }
 
 fn raw(hex: &str) -> Vec<u8> {
@@ -713,7 +715,12 @@ fn special_names_and_contents_match_git_fsck() {
         let b = r.put("blob", format!("{}{i}\n", "x".repeat(2047)).as_bytes());
         r.put("tree", &entry("100644", name, &b));
     }
-    let contents: [&[u8]; 16] = [
+    r.put("tree", b"");
+    let mut tag = format!("object {EMPTY_TREE}\ntype tree\ntag v").into_bytes();
+    tag.extend_from_slice(b"\xfe..1\n\nnot UTF-8\n");
+    r.put("tag", &tag);
+    let contents: [&[u8]; 17] = [
+        b"[submodule \"n\xfe..\"]\n\turl = -\xfe\n",
         b"[submodule \"ff\"]\n\turl = -before\xff\n\turl = -after\n\tbad line\n",
         b"[submodule \"ff2\"]\n\turl = -x\xff = y\n[broken\n",
         b"[submodule \"cr\"]\n\turl = -cr\r\xff\n\tpath = -p\n",
@@ -879,7 +886,10 @@ fn command_line_settings_match_git_fsck() {
     for (setting, param) in [
         ("fsck.nullSha1", "'fsck.nullSha1'"),
         ("fsck.skipList", "'fsck.skipList'"),
-        ("fsck.skipList=~nosuchuser/x", "'fsck.skipList=~nosuchuser/x'"),
+        (
+            "fsck.skipList=~nosuchuser/x",
+            "'fsck.skipList=~nosuchuser/x'",
+        ),
         ("fsck.NullSha1=warn", "'fsck.NullSha1=warn'"),
         ("fsck.badDate=fatal", "'fsck.badDate=fatal'"),
         ("fsck.x.y=warn", "'fsck.x.y=warn'"),

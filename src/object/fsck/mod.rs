@@ -337,8 +337,11 @@ pub struct Finding {
     /// [`Severity::Error`] (`error in <type> <id>: <message>`) or [`Severity::Warn`]
     /// (`warning in <type> <id>: <message>`). For a `plain` line, always `Error`.
     pub severity: Severity,
-    /// `<msgId>: <text>`, or for a `plain` line git's parser message.
+    /// `<msgId>: <text>`, or for a `plain` line git's parser message (bytes that are not UTF-8,
+    /// from names and values in the object, replaced; see `raw`).
     pub message: String,
+    /// `message` exactly as git prints it.
+    pub raw: Vec<u8>,
     /// A plain `error: <message>` line of git's tree parser (e.g. `too-short tree object`),
     /// printed just before the `badTree` finding; not tied to the object in the output.
     pub plain: bool,
@@ -688,16 +691,19 @@ struct FsckSink<'a> {
 }
 
 impl checks::Sink for FsckSink<'_> {
-    fn report(&mut self, id: MsgId, text: &str) -> bool {
+    fn report_bytes(&mut self, id: MsgId, text: &[u8]) -> bool {
         if self.skipped {
             return false;
         }
         let Some(severity) = self.opts.severity(id).printed() else {
             return false;
         };
+        let mut raw = format!("{}: ", id.camel()).into_bytes();
+        raw.extend_from_slice(text);
         self.out.push(Finding {
             severity,
-            message: format!("{}: {text}", id.camel()),
+            message: String::from_utf8_lossy(&raw).into_owned(),
+            raw,
             plain: false,
         });
         severity == Severity::Error
@@ -707,6 +713,7 @@ impl checks::Sink for FsckSink<'_> {
         self.out.push(Finding {
             severity: Severity::Error,
             message: text.to_string(),
+            raw: text.as_bytes().to_vec(),
             plain: true,
         });
     }
@@ -921,13 +928,15 @@ pub struct Report {
 struct StrictSink<'a>(&'a mut Report);
 
 impl checks::Sink for StrictSink<'_> {
-    fn report(&mut self, id: MsgId, text: &str) -> bool {
+    fn report_bytes(&mut self, id: MsgId, text: &[u8]) -> bool {
         if id.default() == Severity::Ignore {
             return false;
         }
-        self.0
-            .errors
-            .push(format!("object fails fsck: {}: {text}", id.camel()));
+        self.0.errors.push(format!(
+            "object fails fsck: {}: {}",
+            id.camel(),
+            String::from_utf8_lossy(text)
+        ));
         true
     }
 
