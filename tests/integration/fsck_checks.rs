@@ -921,3 +921,77 @@ fn command_line_settings_match_git_fsck() {
         assert_eq!(ours, git, "{setting}");
     }
 }
+
+/// The links the walk follows, seen through `git fsck`'s `missing <type> <id>` lines: each
+/// object is the only one in its repository, a tag ref points at it, and every object it names
+/// is missing.
+#[test]
+fn links_match_git_fsck_missing_objects() {
+    if !have_git("links_match_git_fsck_missing_objects") {
+        return;
+    }
+    let id = |c: char| c.to_string().repeat(40);
+    let mut tree = Vec::new();
+    for (mode, name, c) in [
+        ("100644", &b"a"[..], '1'),
+        ("100664", b"b", '2'),
+        ("100755", b"c", '3'),
+        ("120000", b"d", '4'),
+        ("40000", b"e", '5'),
+        ("160000", b"f", '6'),
+        ("0", b"g", '7'),
+        ("170000", b"h", '8'),
+        ("100000", b"i", '9'),
+        ("140000", b"j", 'a'),
+        ("1040000", b"k", 'b'),
+    ] {
+        tree.extend(entry(mode, name, &id(c)));
+    }
+    let mut objects: Vec<(&str, Vec<u8>)> = vec![("tree", tree)];
+    objects.push((
+        "commit",
+        format!(
+            "tree {}\nparent {}\nparent {}\nauthor {IDENT}\ncommitter {IDENT}\n\nm\n",
+            id('1'),
+            id('2'),
+            id('3')
+        )
+        .into_bytes(),
+    ));
+    objects.push((
+        "commit",
+        format!(
+            "tree {}\nauthor {IDENT}\nparent {}\n\nlate parent\n",
+            id('4'),
+            id('5')
+        )
+        .into_bytes(),
+    ));
+    for t in ["blob", "tree", "commit", "tag"] {
+        objects.push((
+            "tag",
+            format!("object {}\ntype {t}\ntag v\ntagger {IDENT}\n\nm\n", id('c')).into_bytes(),
+        ));
+    }
+    for (kind, content) in objects {
+        let r = Repo::new();
+        let hex = r.put(kind, &content);
+        let out = r.git(&["update-ref", "refs/tags/t", &hex], b"");
+        assert!(out.status.success(), "{out:?}");
+        let out = r.git(&["fsck", "--full"], b"");
+        let git: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("missing "))
+            .map(str::to_string)
+            .collect();
+        let kind = Kind::from_name(kind).expect("kind");
+        let l = links_for(kind, &raw(&hex), &content, ObjectFormat::Sha1);
+        assert!(!l.parse_failed && !l.walk_failed, "{l:?}");
+        let ours: BTreeSet<String> = l
+            .targets
+            .iter()
+            .map(|t| format!("missing {} {}", t.kind, self::hex(&t.id)))
+            .collect();
+        assert_eq!(ours, git, "{kind} {hex}");
+    }
+}

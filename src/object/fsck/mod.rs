@@ -664,11 +664,8 @@ pub enum Lookup {
     /// An object of another type (`gitmodulesBlob`/`gitattributesBlob`, reported on that
     /// object with its type).
     NotBlob(Kind),
-    /// The blob's content.
+    /// The blob's content (git reads it whole here, whatever its size).
     Blob(Vec<u8>),
-    /// A blob too large to read into memory (git's big-file streaming): the special-file checks
-    /// report it as too large.
-    LargeBlob,
 }
 
 /// A finding of [`finish`]: on the object `oid` of type `kind`.
@@ -885,15 +882,12 @@ pub fn finish(
                         kind = k;
                         failed |= report(&mut sink, not_blob, format!("non-blob found at {name}"));
                     }
-                    Lookup::Blob(_) | Lookup::LargeBlob => {}
+                    Lookup::Blob(_) => {}
                 }
             }
             match lookup {
                 Lookup::Blob(ref data) => {
                     failed |= check_blob(&oid, Some(data), opts, special, &mut findings);
-                }
-                Lookup::LargeBlob => {
-                    failed |= check_blob(&oid, None, opts, special, &mut findings);
                 }
                 _ => {}
             }
