@@ -885,11 +885,8 @@ pub fn finish(
                     Lookup::Blob(_) => {}
                 }
             }
-            match lookup {
-                Lookup::Blob(ref data) => {
-                    failed |= check_blob(&oid, Some(data), opts, special, &mut findings);
-                }
-                _ => {}
+            if let Lookup::Blob(ref data) = lookup {
+                failed |= check_blob(&oid, Some(data), opts, special, &mut findings);
             }
             out.extend(findings.into_iter().map(|finding| BlobFinding {
                 oid: oid.clone(),
