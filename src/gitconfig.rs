@@ -501,7 +501,7 @@ impl Parser<'_> {
                         key_bytes,
                         value,
                         origin: origin.to_path_buf(),
-                        line: self.linenr - 1,
+                        line: self.linenr.saturating_sub(1),
                         scope,
                     });
                 }
@@ -544,7 +544,7 @@ impl Parser<'_> {
             let mut c = self.next();
             if c == b'\n' {
                 if quote {
-                    self.linenr -= 1;
+                    self.linenr = self.linenr.saturating_sub(1);
                     return None;
                 }
                 if trim_len != 0 {
@@ -614,7 +614,7 @@ impl Parser<'_> {
     fn extended_base_var(&mut self, name: &mut Vec<u8>, mut c: u8) -> Result<(), ()> {
         loop {
             if c == b'\n' {
-                self.linenr -= 1;
+                self.linenr = self.linenr.saturating_sub(1);
                 return Err(());
             }
             c = self.next();
@@ -629,7 +629,7 @@ impl Parser<'_> {
         loop {
             let mut c = self.next();
             if c == b'\n' {
-                self.linenr -= 1;
+                self.linenr = self.linenr.saturating_sub(1);
                 return Err(());
             }
             if c == b'"' {
@@ -638,7 +638,7 @@ impl Parser<'_> {
             if c == b'\\' {
                 c = self.next();
                 if c == b'\n' {
-                    self.linenr -= 1;
+                    self.linenr = self.linenr.saturating_sub(1);
                     return Err(());
                 }
             }
@@ -1194,7 +1194,7 @@ fn dowild(p: &[u8], text: &[u8], pathname: bool, icase: bool) -> Match {
                 }
                 if pi >= p.len() {
                     if !match_slash && text[ti..].contains(&b'/') {
-                        return Match::AbortToStarStar;
+                        return Match::No;
                     }
                     return Match::Yes;
                 } else if !match_slash && p.get(pi) == Some(&b'/') {
