@@ -600,7 +600,21 @@ fn includes_are_followed_like_git() {
     fs::write(&other, "[x]\n\ty = not-this-dir\n").expect("other");
     let branch = r._tmp.path().join("branch");
     fs::write(&branch, "[x]\n\tz = on-master\n").expect("branch");
+    fs::write(
+        r._tmp.path().join("tilde"),
+        "[x]\n\tt = from-home\n[include]\n\tpath = nested\n",
+    )
+    .expect("tilde");
+    fs::write(r._tmp.path().join("nested"), "[x]\n\tn = nested\n").expect("nested");
+    fs::write(r._tmp.path().join("icase"), "[x]\n\ti = icase\n").expect("icase");
     let mut cfg = fs::read_to_string(git_dir.join("config")).expect("config");
+    cfg.push_str(&format!(
+        "[include]\n\tpath = ~/tilde\n\tpath = /nonexistent/file\n[includeIf \"gitdir/i:{}/\"]\n\tpath = {}\n[includeIf \"gitdir:{}/\"]\n\tpath = {}\n",
+        r.dir.display().to_string().to_uppercase(),
+        r._tmp.path().join("icase").display(),
+        r.dir.display().to_string().to_uppercase(),
+        other.display(),
+    ));
     cfg.push_str(&format!(
         "[include]\n\tpath = {}\n[includeIf \"gitdir:{}/\"]\n\tpath = ../../inc\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = {}\n[includeIf \"onbranch:ma*\"]\n\tpath = {}\n",
         inc.display(),
@@ -616,19 +630,34 @@ fn includes_are_followed_like_git() {
         .lines()
         .map(str::to_string)
         .collect();
-    // Only the repository's configuration: the environment of the test process is not git's.
-    let (loaded, err) = Config::load_for_repo_partial(&git_dir, &git_dir);
+    let home = r._tmp.path().to_path_buf();
+    let env = |n: &str| match n {
+        "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+        "GIT_CONFIG_GLOBAL" => Some("/dev/null".into()),
+        "HOME" => Some(home.clone().into_os_string()),
+        _ => None,
+    };
+    let (loaded, err) = Config::load_for_repo_with_env(&git_dir, &git_dir, &env);
     assert_eq!(err, None);
     let ours: Vec<String> = loaded
         .entries
         .iter()
-        .filter(|e| e.scope == flagsplit::gitconfig::Scope::Local)
         .map(|e| match &e.value {
             Some(v) => format!("{}={}", e.key, String::from_utf8_lossy(v)),
             None => e.key.clone(),
         })
         .collect();
     assert_eq!(ours, git);
+    for included in [
+        "x.y=from-include",
+        "x.t=from-home",
+        "x.n=nested",
+        "x.i=icase",
+        "x.z=on-master",
+    ] {
+        assert!(git.iter().any(|l| l == included), "{included}: {git:#?}");
+    }
+    assert!(!git.iter().any(|l| l == "x.y=not-this-dir"), "{git:#?}");
 }
 
 /// The same checks in a SHA-256 repository: 32-byte ids in trees, 64 hexadecimal digits in
