@@ -202,16 +202,8 @@ impl Repo {
 
 fn line(f: &fsck::Finding, kind: Kind, hex: &str) -> String {
     assert_eq!(f.message, String::from_utf8_lossy(&f.raw));
-    let message = String::from_utf8_lossy(&f.raw);
-    if f.plain {
-        return format!("error: {message}");
-    }
-    let word = if f.severity == Severity::Error {
-        "error"
-    } else {
-        "warning"
-    };
-    format!("{word} in {kind} {hex}: {message}")
+    assert!(f.plain || matches!(f.severity, Severity::Error | Severity::Warn));
+    String::from_utf8_lossy(&f.line(kind, hex)).into_owned()
 }
 
 fn raw(hex: &str) -> Vec<u8> {
@@ -460,6 +452,8 @@ fn bad_settings_die_like_git() {
         "[fsck]\n\tnullSha1\n",
         "[fsck]\n\tlargePathname = warn:lots\n",
         "[fsck]\n\tskipList = /nonexistent/skip\n",
+        "[fsck]\n\tskipList = \"/nonexistent/a b\"\n",
+        "[fsck]\n\tskipList = /nonexistent/a|nullSha1=warn\n",
         "[fsck \"Sub\"]\n\tx = warn\n",
     ] {
         let path = r.dir.join(".git/config");

@@ -347,6 +347,23 @@ pub struct Finding {
     pub plain: bool,
 }
 
+impl Finding {
+    /// The line `git fsck` prints on stderr for this finding about the object of `kind` whose
+    /// id is `hex` (without the newline): `error in <kind> <hex>: <message>`, `warning in ...`,
+    /// or `error: <message>` for a `plain` line.
+    pub fn line(&self, kind: Kind, hex: &str) -> Vec<u8> {
+        let mut l = if self.plain {
+            b"error: ".to_vec()
+        } else if self.severity == Severity::Error {
+            format!("error in {kind} {hex}: ").into_bytes()
+        } else {
+            format!("warning in {kind} {hex}: ").into_bytes()
+        };
+        l.extend_from_slice(&self.raw);
+        l
+    }
+}
+
 /// git's default `max_tree_entry_len`.
 const DEFAULT_MAX_TREE_ENTRY_LEN: i64 = 4096;
 
