@@ -567,12 +567,21 @@ fn config_values_match_git_config() {
         };
         assert_eq!(ours, git, "bool {v:?}");
         let out = r.git(&["config", "-f", &p, "--type=int", "s.v"], b"");
-        if !v.is_empty() && !v.starts_with('-') && out.status.success() {
+        if v.starts_with('-') {
+            continue;
+        }
+        if out.status.success() {
             let n: u64 = String::from_utf8_lossy(&out.stdout)
                 .trim()
                 .parse()
                 .expect("int");
             assert_eq!(cfg.get_ulong("s.v"), Ok(Some(n)), "ulong {v:?}");
+        } else {
+            assert_eq!(
+                cfg.get_ulong("s.v").map_err(|e| e.to_string()),
+                Err(String::from_utf8_lossy(&out.stderr).trim_end().to_string()),
+                "ulong {v:?}"
+            );
         }
     }
 }
