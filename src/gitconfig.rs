@@ -16,7 +16,7 @@
 //!
 //! [`Config::load_for_repo`] reads the system, global, repository, worktree and command-line
 //! (environment) configuration in git's order, following `include.path` and `includeIf.<cond>.path`
-//! (`gitdir:`, `gitdir/i:`, `onbranch:`; `hasconfig:` conditions are taken as false).
+//! (`gitdir:`, `gitdir/i:`, `onbranch:`, `hasconfig:remote.*.url:`; other conditions are false).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -273,6 +273,10 @@ impl Config {
             git_dir,
             config: Config::default(),
             depth: 0,
+            unconditional: false,
+            forbid_remote_url: false,
+            remote_urls: None,
+            common_dir: common_dir.to_path_buf(),
         };
         let err = loader.load_all(common_dir).err();
         (loader.config, err)
@@ -701,12 +705,29 @@ fn path_bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_bytes()
 }
 
+/// Whether the entry is `remote.<name>.url`.
+fn is_remote_url(e: &Entry) -> bool {
+    e.key_bytes
+        .strip_prefix(b"remote.")
+        .and_then(|r| r.strip_suffix(b".url"))
+        .is_some()
+}
+
 /// Reads a repository's configuration, following includes.
 struct Loader<'a> {
     env: &'a dyn Fn(&str) -> Option<std::ffi::OsString>,
     git_dir: &'a Path,
     config: Config,
     depth: usize,
+    /// Collecting `remote.<name>.url` for `hasconfig:` conditions, which then all hold (git's
+    /// `unconditional_remote_url`).
+    unconditional: bool,
+    /// Inside a file included through `hasconfig:` while collecting: its entries are not
+    /// recorded, and a remote URL among them is fatal.
+    forbid_remote_url: bool,
+    /// The remote URLs, once collected.
+    remote_urls: Option<Vec<Vec<u8>>>,
+    common_dir: PathBuf,
 }
 
 fn env_bool(
@@ -787,20 +808,60 @@ impl Loader<'_> {
     /// Records an entry, then follows it when it is an include (git passes the include entry
     /// itself on first).
     fn add(&mut self, e: Entry) -> Result<(), ConfigError> {
-        let include = if e.key == "include.path" {
-            true
-        } else if let Some(rest) = e.key_bytes.strip_prefix(b"includeif.")
-            && let Some(cond) = rest.strip_suffix(b".path")
-        {
-            self.condition(cond, &e)
+        if self.forbid_remote_url {
+            if is_remote_url(&e) {
+                return Err(ConfigError::fatal(
+                    "remote URLs cannot be configured in file directly or indirectly included by includeIf.hasconfig:remote.*.url",
+                ));
+            }
         } else {
-            false
-        };
-        self.config.entries.push(e.clone());
-        if include {
+            self.config.entries.push(e.clone());
+        }
+        if e.key == "include.path" {
             self.include(&e)?;
         }
+        if let Some(rest) = e.key_bytes.strip_prefix(b"includeif.")
+            && let Some(cond) = rest.strip_suffix(b".path")
+            && self.condition(cond, &e)?
+        {
+            let by_remote = cond.starts_with(b"hasconfig:remote.*.url:");
+            let outer = self.forbid_remote_url;
+            if self.unconditional && by_remote {
+                self.forbid_remote_url = true;
+            }
+            let r = self.include(&e);
+            self.forbid_remote_url = outer;
+            r?;
+        }
         Ok(())
+    }
+
+    /// The `remote.<name>.url` values of the whole configuration, read with every `hasconfig:`
+    /// condition taken as true (git's `populate_remote_urls`).
+    fn remote_urls(&mut self) -> Result<&[Vec<u8>], ConfigError> {
+        if self.remote_urls.is_none() {
+            let mut collect = Loader {
+                env: self.env,
+                git_dir: self.git_dir,
+                config: Config::default(),
+                depth: 0,
+                unconditional: true,
+                forbid_remote_url: false,
+                remote_urls: None,
+                common_dir: self.common_dir.clone(),
+            };
+            let common_dir = self.common_dir.clone();
+            collect.load_all(&common_dir)?;
+            let urls = collect
+                .config
+                .entries
+                .iter()
+                .filter(|e| is_remote_url(e))
+                .filter_map(|e| e.value_str().map(<[u8]>::to_vec))
+                .collect();
+            self.remote_urls = Some(urls);
+        }
+        Ok(self.remote_urls.as_deref().unwrap_or_default())
     }
 
     fn include(&mut self, e: &Entry) -> Result<(), ConfigError> {
@@ -862,16 +923,25 @@ impl Loader<'_> {
     }
 
     /// Whether an `includeIf` condition holds.
-    fn condition(&self, cond: &[u8], e: &Entry) -> bool {
-        if let Some(p) = cond.strip_prefix(b"gitdir:") {
+    fn condition(&mut self, cond: &[u8], e: &Entry) -> Result<bool, ConfigError> {
+        Ok(if let Some(p) = cond.strip_prefix(b"gitdir:") {
             self.by_gitdir(p, e, false)
         } else if let Some(p) = cond.strip_prefix(b"gitdir/i:") {
             self.by_gitdir(p, e, true)
         } else if let Some(p) = cond.strip_prefix(b"onbranch:") {
             self.by_branch(p)
+        } else if let Some(p) = cond.strip_prefix(b"hasconfig:remote.*.url:") {
+            if self.unconditional {
+                true
+            } else {
+                self.remote_urls()?
+                    .iter()
+                    .any(|url| wildmatch(p, url, true, false))
+            }
         } else {
+            // Unknown conditions are false.
             false
-        }
+        })
     }
 
     fn by_gitdir(&self, cond: &[u8], e: &Entry, icase: bool) -> bool {

@@ -1027,3 +1027,71 @@ fn links_match_git_fsck_missing_objects() {
         assert_eq!(ours, git, "{kind} {hex}");
     }
 }
+
+/// `includeIf.hasconfig:remote.*.url:` against the remote URLs of the whole configuration, and
+/// git's refusal of a remote URL in a file it includes.
+#[test]
+fn hasconfig_includes_match_git_config() {
+    if !have_git("hasconfig_includes_match_git_config") {
+        return;
+    }
+    let r = Repo::new();
+    let git_dir = r.dir.join(".git");
+    let yes = r._tmp.path().join("yes");
+    let no = r._tmp.path().join("no");
+    let bad = r._tmp.path().join("bad");
+    fs::write(&yes, "[x]\n\tv = matched\n").expect("yes");
+    fs::write(&no, "[x]\n\tv = not-matched\n").expect("no");
+    fs::write(&bad, "[remote \"sneaky\"]\n\turl = https://evil/\n").expect("bad");
+    let base = fs::read_to_string(git_dir.join("config")).expect("config");
+    let env = |n: &str| match n {
+        "GIT_CONFIG_NOSYSTEM" => Some("1".into()),
+        "GIT_CONFIG_GLOBAL" => Some("/dev/null".into()),
+        _ => None,
+    };
+    for (extra, fails) in [
+        (
+            format!(
+                "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n[includeIf \"hasconfig:remote.*.url:git@*\"]\n\tpath = {}\n[remote \"origin\"]\n\turl = https://example.com/x/y\n",
+                yes.display(),
+                no.display()
+            ),
+            false,
+        ),
+        (
+            format!(
+                "[remote \"origin\"]\n\turl = https://example.com/x\n[includeIf \"hasconfig:remote.*.url:https://**\"]\n\tpath = {}\n",
+                bad.display()
+            ),
+            true,
+        ),
+    ] {
+        fs::write(git_dir.join("config"), format!("{base}{extra}")).expect("config");
+        let out = r.git(&["config", "--list"], b"");
+        let (cfg, err) = Config::load_for_repo_with_env(&git_dir, &git_dir, &env);
+        if fails {
+            assert_eq!(out.status.code(), Some(128));
+            assert_eq!(
+                err.map(|e| e.to_string()).as_deref(),
+                Some(String::from_utf8_lossy(&out.stderr).trim_end())
+            );
+            continue;
+        }
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(err, None);
+        let git: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let ours: Vec<String> = cfg
+            .entries
+            .iter()
+            .map(|e| match &e.value {
+                Some(v) => format!("{}={}", e.key, String::from_utf8_lossy(v)),
+                None => e.key.clone(),
+            })
+            .collect();
+        assert_eq!(ours, git);
+        assert!(git.iter().any(|l| l == "x.v=matched"), "{git:#?}");
+    }
+}
