@@ -565,7 +565,11 @@ impl Options {
                 Some(k) => &line[..k],
                 None => line,
             };
-            let line = line.trim_ascii();
+            // git's strbuf_trim: its isspace is space, tab, newline and carriage return.
+            let sp = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+            let start = line.iter().position(|c| !sp(c)).unwrap_or(line.len());
+            let end = line.iter().rposition(|c| !sp(c)).map_or(start, |e| e + 1);
+            let line = line.get(start..end).unwrap_or_default();
             if line.is_empty() {
                 continue;
             }
