@@ -1005,6 +1005,13 @@ mod tests {
     }
 
     #[test]
+    fn table_is_in_declaration_order() {
+        for (i, t) in TABLE.iter().enumerate() {
+            assert_eq!(t.0 as usize, i, "{}", t.1);
+        }
+    }
+
+    #[test]
     fn ids_and_severities() {
         assert_eq!(MsgId::all().count(), 60);
         assert_eq!(MsgId::MissingTaggerEntry.camel(), "missingTaggerEntry");
