@@ -16,7 +16,7 @@
 //!
 //! [`Config::load_for_repo`] reads the system, global, repository, worktree and command-line
 //! (environment) configuration in git's order, following `include.path` and `includeIf.<cond>.path`
-//! (`gitdir:`, `gitdir/i:`, `onbranch:`; `hasconfig:` conditions are taken as false).
+//! (`gitdir:`, `gitdir/i:`, `onbranch:`, `hasconfig:remote.*.url:`; other conditions are false).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -164,9 +164,27 @@ impl Config {
             pos: 0,
             linenr: 1,
             eof: false,
+            memory: false,
         };
         let mut out = Parsed::default();
         p.run(origin, scope, &mut out);
+        out
+    }
+
+    /// Parses configuration held in memory, as git's `git_config_from_mem` does for blobs such
+    /// as `.gitmodules`. git reads such a buffer through `char`, which is signed: a byte 0xff
+    /// reads as the end of the input (the parser then stops at the next line end, and what
+    /// follows it on that line is still read), and a UTF-8 byte order mark is not recognised.
+    pub fn parse_blob(bytes: &[u8]) -> Parsed {
+        let mut p = Parser {
+            buf: bytes,
+            pos: 0,
+            linenr: 1,
+            eof: false,
+            memory: true,
+        };
+        let mut out = Parsed::default();
+        p.run(Path::new(""), Scope::Unknown, &mut out);
         out
     }
 
@@ -238,10 +256,27 @@ impl Config {
         git_dir: &Path,
         common_dir: &Path,
     ) -> (Config, Option<ConfigError>) {
+        Config::load_for_repo_with_env(git_dir, common_dir, &|name| std::env::var_os(name))
+    }
+
+    /// [`Config::load_for_repo_partial`] with the environment given by `env` (a variable's
+    /// value by name) instead of the process's: `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_SYSTEM`,
+    /// `GIT_CONFIG_GLOBAL`, `XDG_CONFIG_HOME`, `HOME`, `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`,
+    /// `GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`.
+    pub fn load_for_repo_with_env(
+        git_dir: &Path,
+        common_dir: &Path,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Config, Option<ConfigError>) {
         let mut loader = Loader {
+            env,
             git_dir,
             config: Config::default(),
             depth: 0,
+            unconditional: false,
+            forbid_remote_url: false,
+            remote_urls: None,
+            common_dir: common_dir.to_path_buf(),
         };
         let err = loader.load_all(common_dir).err();
         (loader.config, err)
@@ -278,7 +313,11 @@ fn unit_factor(end: &[u8]) -> Option<u64> {
 /// offset of the end). `None` when no digit was read.
 fn strtou(s: &[u8]) -> Option<(u64, bool, usize, bool)> {
     let mut i = 0;
-    while s.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+    // The C library's isspace, which strtoumax uses: also vertical tab and form feed.
+    while s
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+    {
         i += 1;
     }
     let mut negative = false;
@@ -364,15 +403,17 @@ struct Parser<'a> {
     pos: usize,
     linenr: usize,
     eof: bool,
+    /// Read as git reads a memory buffer (signed `char`: 0xff is EOF, no byte order mark).
+    memory: bool,
 }
 
 fn is_key_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'-'
 }
 
-/// C's `isspace` in the C locale.
+/// git's own `isspace` (its `sane_ctype`): space, tab, newline and carriage return only.
 fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 impl Parser<'_> {
@@ -384,6 +425,16 @@ impl Parser<'_> {
             return b'\n';
         };
         self.pos += 1;
+        if self.memory && c == 0xff {
+            self.eof = true;
+            self.linenr += 1;
+            return b'\n';
+        }
+        if self.memory && c == b'\r' && self.buf.get(self.pos) == Some(&0xff) {
+            // git reads the 0xff after a carriage return as EOF and does not put it back.
+            self.pos += 1;
+            return c;
+        }
         let c = if c == b'\r' && self.buf.get(self.pos) == Some(&b'\n') {
             self.pos += 1;
             b'\n'
@@ -404,7 +455,7 @@ impl Parser<'_> {
         let mut baselen = 0usize;
         loop {
             let c = self.next();
-            if bom < BOM.len() {
+            if bom < BOM.len() && !self.memory {
                 if !self.eof && c == BOM[bom] {
                     bom += 1;
                     continue;
@@ -454,7 +505,7 @@ impl Parser<'_> {
                         key_bytes,
                         value,
                         origin: origin.to_path_buf(),
-                        line: self.linenr - 1,
+                        line: self.linenr.saturating_sub(1),
                         scope,
                     });
                 }
@@ -497,7 +548,7 @@ impl Parser<'_> {
             let mut c = self.next();
             if c == b'\n' {
                 if quote {
-                    self.linenr -= 1;
+                    self.linenr = self.linenr.saturating_sub(1);
                     return None;
                 }
                 if trim_len != 0 {
@@ -567,7 +618,7 @@ impl Parser<'_> {
     fn extended_base_var(&mut self, name: &mut Vec<u8>, mut c: u8) -> Result<(), ()> {
         loop {
             if c == b'\n' {
-                self.linenr -= 1;
+                self.linenr = self.linenr.saturating_sub(1);
                 return Err(());
             }
             c = self.next();
@@ -582,7 +633,7 @@ impl Parser<'_> {
         loop {
             let mut c = self.next();
             if c == b'\n' {
-                self.linenr -= 1;
+                self.linenr = self.linenr.saturating_sub(1);
                 return Err(());
             }
             if c == b'"' {
@@ -591,7 +642,7 @@ impl Parser<'_> {
             if c == b'\\' {
                 c = self.next();
                 if c == b'\n' {
-                    self.linenr -= 1;
+                    self.linenr = self.linenr.saturating_sub(1);
                     return Err(());
                 }
             }
@@ -604,8 +655,16 @@ impl Parser<'_> {
     }
 }
 
-/// git's `interpolate_path`: `~/` and `~user/` expanded; `None` when that is impossible.
+/// git's `interpolate_path`: `~/` (from `HOME`) and `~user/` expanded; `None` when that is
+/// impossible.
 pub fn interpolate_path(path: &[u8]) -> Option<Vec<u8>> {
+    interpolate_path_env(path, &|name| std::env::var_os(name))
+}
+
+fn interpolate_path_env(
+    path: &[u8],
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Option<Vec<u8>> {
     let Some(rest) = path.strip_prefix(b"~") else {
         return Some(path.to_vec());
     };
@@ -613,7 +672,7 @@ pub fn interpolate_path(path: &[u8]) -> Option<Vec<u8>> {
     let (user, tail) = rest.split_at(slash);
     let home: Vec<u8> = if user.is_empty() {
         use std::os::unix::ffi::OsStrExt;
-        std::env::var_os("HOME")?.as_bytes().to_vec()
+        env("HOME")?.as_bytes().to_vec()
     } else {
         home_of(user)?
     };
@@ -646,16 +705,38 @@ fn path_bytes(p: &Path) -> &[u8] {
     p.as_os_str().as_bytes()
 }
 
+/// Whether the entry is `remote.<name>.url`.
+fn is_remote_url(e: &Entry) -> bool {
+    e.key_bytes
+        .strip_prefix(b"remote.")
+        .and_then(|r| r.strip_suffix(b".url"))
+        .is_some()
+}
+
 /// Reads a repository's configuration, following includes.
 struct Loader<'a> {
+    env: &'a dyn Fn(&str) -> Option<std::ffi::OsString>,
     git_dir: &'a Path,
     config: Config,
     depth: usize,
+    /// Collecting `remote.<name>.url` for `hasconfig:` conditions, which then all hold (git's
+    /// `unconditional_remote_url`).
+    unconditional: bool,
+    /// Inside a file included through `hasconfig:` while collecting: its entries are not
+    /// recorded, and a remote URL among them is fatal.
+    forbid_remote_url: bool,
+    /// The remote URLs, once collected.
+    remote_urls: Option<Vec<Vec<u8>>>,
+    common_dir: PathBuf,
 }
 
-fn env_bool(name: &str, default: bool) -> Result<bool, ConfigError> {
+fn env_bool(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    name: &str,
+    default: bool,
+) -> Result<bool, ConfigError> {
     use std::os::unix::ffi::OsStrExt;
-    let Some(v) = std::env::var_os(name) else {
+    let Some(v) = env(name) else {
         return Ok(default);
     };
     parse_maybe_bool(Some(v.as_bytes())).ok_or_else(|| {
@@ -668,23 +749,23 @@ fn env_bool(name: &str, default: bool) -> Result<bool, ConfigError> {
 
 impl Loader<'_> {
     fn load_all(&mut self, common_dir: &Path) -> Result<(), ConfigError> {
-        if !env_bool("GIT_CONFIG_NOSYSTEM", false)? {
-            let system = std::env::var_os("GIT_CONFIG_SYSTEM")
+        if !env_bool(self.env, "GIT_CONFIG_NOSYSTEM", false)? {
+            let system = (self.env)("GIT_CONFIG_SYSTEM")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("/etc/gitconfig"));
             self.file(&system, Scope::System)?;
         }
-        if let Some(global) = std::env::var_os("GIT_CONFIG_GLOBAL") {
+        if let Some(global) = (self.env)("GIT_CONFIG_GLOBAL") {
             self.file(Path::new(&global), Scope::Global)?;
         } else {
-            let xdg = match std::env::var_os("XDG_CONFIG_HOME") {
+            let xdg = match (self.env)("XDG_CONFIG_HOME") {
                 Some(x) if !x.is_empty() => Some(PathBuf::from(x).join("git/config")),
-                _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/git/config")),
+                _ => (self.env)("HOME").map(|h| PathBuf::from(h).join(".config/git/config")),
             };
             if let Some(xdg) = xdg {
                 self.file(&xdg, Scope::Global)?;
             }
-            if let Some(home) = std::env::var_os("HOME") {
+            if let Some(home) = (self.env)("HOME") {
                 self.file(&PathBuf::from(home).join(".gitconfig"), Scope::Global)?;
             }
         }
@@ -727,20 +808,60 @@ impl Loader<'_> {
     /// Records an entry, then follows it when it is an include (git passes the include entry
     /// itself on first).
     fn add(&mut self, e: Entry) -> Result<(), ConfigError> {
-        let include = if e.key == "include.path" {
-            true
-        } else if let Some(rest) = e.key_bytes.strip_prefix(b"includeif.")
-            && let Some(cond) = rest.strip_suffix(b".path")
-        {
-            self.condition(cond, &e)
+        if self.forbid_remote_url {
+            if is_remote_url(&e) {
+                return Err(ConfigError::fatal(
+                    "remote URLs cannot be configured in file directly or indirectly included by includeIf.hasconfig:remote.*.url",
+                ));
+            }
         } else {
-            false
-        };
-        self.config.entries.push(e.clone());
-        if include {
+            self.config.entries.push(e.clone());
+        }
+        if e.key == "include.path" {
             self.include(&e)?;
         }
+        if let Some(rest) = e.key_bytes.strip_prefix(b"includeif.")
+            && let Some(cond) = rest.strip_suffix(b".path")
+            && self.condition(cond, &e)?
+        {
+            let by_remote = cond.starts_with(b"hasconfig:remote.*.url:");
+            let outer = self.forbid_remote_url;
+            if self.unconditional && by_remote {
+                self.forbid_remote_url = true;
+            }
+            let r = self.include(&e);
+            self.forbid_remote_url = outer;
+            r?;
+        }
         Ok(())
+    }
+
+    /// The `remote.<name>.url` values of the whole configuration, read with every `hasconfig:`
+    /// condition taken as true (git's `populate_remote_urls`).
+    fn remote_urls(&mut self) -> Result<&[Vec<u8>], ConfigError> {
+        if self.remote_urls.is_none() {
+            let mut collect = Loader {
+                env: self.env,
+                git_dir: self.git_dir,
+                config: Config::default(),
+                depth: 0,
+                unconditional: true,
+                forbid_remote_url: false,
+                remote_urls: None,
+                common_dir: self.common_dir.clone(),
+            };
+            let common_dir = self.common_dir.clone();
+            collect.load_all(&common_dir)?;
+            let urls = collect
+                .config
+                .entries
+                .iter()
+                .filter(|e| is_remote_url(e))
+                .filter_map(|e| e.value_str().map(<[u8]>::to_vec))
+                .collect();
+            self.remote_urls = Some(urls);
+        }
+        Ok(self.remote_urls.as_deref().unwrap_or_default())
     }
 
     fn include(&mut self, e: &Entry) -> Result<(), ConfigError> {
@@ -750,7 +871,7 @@ impl Loader<'_> {
                 self.bad_line_text(e),
             ));
         };
-        let Some(expanded) = interpolate_path(value) else {
+        let Some(expanded) = interpolate_path_env(value, self.env) else {
             return Err(ConfigError::with_error(
                 format!(
                     "could not expand include path '{}'",
@@ -802,20 +923,29 @@ impl Loader<'_> {
     }
 
     /// Whether an `includeIf` condition holds.
-    fn condition(&self, cond: &[u8], e: &Entry) -> bool {
-        if let Some(p) = cond.strip_prefix(b"gitdir:") {
+    fn condition(&mut self, cond: &[u8], e: &Entry) -> Result<bool, ConfigError> {
+        Ok(if let Some(p) = cond.strip_prefix(b"gitdir:") {
             self.by_gitdir(p, e, false)
         } else if let Some(p) = cond.strip_prefix(b"gitdir/i:") {
             self.by_gitdir(p, e, true)
         } else if let Some(p) = cond.strip_prefix(b"onbranch:") {
             self.by_branch(p)
+        } else if let Some(p) = cond.strip_prefix(b"hasconfig:remote.*.url:") {
+            if self.unconditional {
+                true
+            } else {
+                self.remote_urls()?
+                    .iter()
+                    .any(|url| wildmatch(p, url, true, false))
+            }
         } else {
+            // Unknown conditions are false.
             false
-        }
+        })
     }
 
     fn by_gitdir(&self, cond: &[u8], e: &Entry, icase: bool) -> bool {
-        let mut pattern = interpolate_path(cond).unwrap_or_else(|| cond.to_vec());
+        let mut pattern = interpolate_path_env(cond, self.env).unwrap_or_else(|| cond.to_vec());
         let mut prefix = 0;
         if pattern.first() == Some(&b'.') && pattern.get(1) == Some(&b'/') {
             if e.origin.as_os_str().is_empty() {
@@ -882,7 +1012,7 @@ impl Loader<'_> {
         use std::os::unix::ffi::OsStrExt;
         let fail =
             |msg: String| ConfigError::with_error(msg, "unable to parse command-line config");
-        if let Some(count) = std::env::var_os("GIT_CONFIG_COUNT") {
+        if let Some(count) = (self.env)("GIT_CONFIG_COUNT") {
             let c = count.as_bytes();
             let digits = c.iter().take_while(|b| b.is_ascii_digit()).count();
             let n: u64 = if c.is_empty() {
@@ -899,14 +1029,14 @@ impl Loader<'_> {
                 return Err(fail("too many entries in GIT_CONFIG_COUNT".into()));
             }
             for i in 0..n {
-                let key = std::env::var_os(format!("GIT_CONFIG_KEY_{i}"))
+                let key = (self.env)(&format!("GIT_CONFIG_KEY_{i}"))
                     .ok_or_else(|| fail(format!("missing config key GIT_CONFIG_KEY_{i}")))?;
-                let value = std::env::var_os(format!("GIT_CONFIG_VALUE_{i}"))
+                let value = (self.env)(&format!("GIT_CONFIG_VALUE_{i}"))
                     .ok_or_else(|| fail(format!("missing config value GIT_CONFIG_VALUE_{i}")))?;
                 self.pair(key.as_bytes(), Some(value.as_bytes()))?;
             }
         }
-        if let Some(params) = std::env::var_os("GIT_CONFIG_PARAMETERS") {
+        if let Some(params) = (self.env)("GIT_CONFIG_PARAMETERS") {
             self.parameter_list(params.as_bytes())?;
         }
         Ok(())
@@ -1134,7 +1264,7 @@ fn dowild(p: &[u8], text: &[u8], pathname: bool, icase: bool) -> Match {
                 }
                 if pi >= p.len() {
                     if !match_slash && text[ti..].contains(&b'/') {
-                        return Match::AbortToStarStar;
+                        return Match::No;
                     }
                     return Match::Yes;
                 } else if !match_slash && p.get(pi) == Some(&b'/') {

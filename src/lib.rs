@@ -8,7 +8,9 @@
 //!   `build.rs` resolves.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
-//! - [`object`]: git object ids (`hash-object`), streaming.
+//! - [`object`]: git object ids (`hash-object`), streaming; git's fsck checks of single objects
+//!   and the links its walk follows.
+//! - [`gitconfig`]: git's configuration syntax and a repository's configuration in git's order.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions.
 //! - [`sum`]: `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils (output,

@@ -7,14 +7,18 @@ use super::MsgId;
 use super::names::{
     Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, tag_name_ok, verify_ordered,
 };
-use crate::gitconfig::{Config, Scope};
+use crate::gitconfig::Config;
 use crate::object::ObjectFormat;
 
 /// Where the checks send what they find.
 pub(crate) trait Sink {
     /// git's `report()`: `true` when it returns non-zero (an error that stops commit and tag
     /// checks where git stops them), `false` for a warning or an ignored message.
-    fn report(&mut self, id: MsgId, text: &str) -> bool;
+    fn report_bytes(&mut self, id: MsgId, text: &[u8]) -> bool;
+    /// [`Sink::report_bytes`] for a text that is all UTF-8.
+    fn report(&mut self, id: MsgId, text: &str) -> bool {
+        self.report_bytes(id, text.as_bytes())
+    }
     /// A plain `error:` line from git's tree parser (printed before the `badTree` finding).
     fn parse_error(&mut self, text: &str);
     /// `--strict` (or hash-object): `100664` is a bad mode.
@@ -511,12 +515,7 @@ pub(crate) fn tag(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
         );
     };
     let name = buf.get(i..eol).unwrap_or_default();
-    if !tag_name_ok(name)
-        && s.report(
-            MsgId::BadTagName,
-            &format!("invalid 'tag' name: {}", String::from_utf8_lossy(name)),
-        )
-    {
+    if !tag_name_ok(name) && s.report_bytes(MsgId::BadTagName, &cat("invalid 'tag' name: ", name)) {
         return true;
     }
     i = eol + 1;
@@ -543,6 +542,13 @@ pub(crate) fn tag(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
     ret
 }
 
+/// `prefix` followed by `bytes` (names and values are printed as they are, UTF-8 or not).
+fn cat(prefix: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut v = prefix.as_bytes().to_vec();
+    v.extend_from_slice(bytes);
+    v
+}
+
 /// git's `ATTR_MAX_FILE_SIZE`: larger `.gitattributes` files are not read.
 pub(crate) const ATTR_MAX_FILE_SIZE: usize = 100 * 1024 * 1024;
 /// git's `ATTR_MAX_LINE_LENGTH`.
@@ -552,7 +558,7 @@ const ATTR_MAX_LINE_LENGTH: usize = 2048;
 /// git's `fsck_gitmodules_fn` does, then `gitmodulesParse` when the blob is not valid
 /// configuration (after the entries before the bad line, as git reads them).
 pub(crate) fn gitmodules(buf: &[u8], s: &mut dyn Sink) -> bool {
-    let parsed = Config::parse_partial(buf, std::path::Path::new(".gitmodules"), Scope::Unknown);
+    let parsed = Config::parse_blob(buf);
     let mut failed = false;
     for e in &parsed.entries {
         let Some(rest) = e.key_bytes.strip_prefix(b"submodule.") else {
@@ -562,11 +568,10 @@ pub(crate) fn gitmodules(buf: &[u8], s: &mut dyn Sink) -> bool {
             continue;
         };
         let (name, key) = (&rest[..last], &rest[last + 1..]);
-        let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         if !super::gitmodules::name_ok(name) {
-            failed |= s.report(
+            failed |= s.report_bytes(
                 MsgId::GitmodulesName,
-                &format!("disallowed submodule name: {}", show(name)),
+                &cat("disallowed submodule name: ", name),
             );
         }
         let value = e.value_str();
@@ -574,27 +579,24 @@ pub(crate) fn gitmodules(buf: &[u8], s: &mut dyn Sink) -> bool {
             && let Some(v) = value
             && !super::gitmodules::url_ok(v)
         {
-            failed |= s.report(
-                MsgId::GitmodulesUrl,
-                &format!("disallowed submodule url: {}", show(v)),
-            );
+            failed |= s.report_bytes(MsgId::GitmodulesUrl, &cat("disallowed submodule url: ", v));
         }
         if key == b"path"
             && let Some(v) = value
             && v.first() == Some(&b'-')
         {
-            failed |= s.report(
+            failed |= s.report_bytes(
                 MsgId::GitmodulesPath,
-                &format!("disallowed submodule path: {}", show(v)),
+                &cat("disallowed submodule path: ", v),
             );
         }
         if key == b"update"
             && let Some(v) = value
             && v.first() == Some(&b'!')
         {
-            failed |= s.report(
+            failed |= s.report_bytes(
                 MsgId::GitmodulesUpdate,
-                &format!("disallowed submodule update setting: {}", show(v)),
+                &cat("disallowed submodule update setting: ", v),
             );
         }
     }

@@ -337,11 +337,31 @@ pub struct Finding {
     /// [`Severity::Error`] (`error in <type> <id>: <message>`) or [`Severity::Warn`]
     /// (`warning in <type> <id>: <message>`). For a `plain` line, always `Error`.
     pub severity: Severity,
-    /// `<msgId>: <text>`, or for a `plain` line git's parser message.
+    /// `<msgId>: <text>`, or for a `plain` line git's parser message (bytes that are not UTF-8,
+    /// from names and values in the object, replaced; see `raw`).
     pub message: String,
+    /// `message` exactly as git prints it.
+    pub raw: Vec<u8>,
     /// A plain `error: <message>` line of git's tree parser (e.g. `too-short tree object`),
     /// printed just before the `badTree` finding; not tied to the object in the output.
     pub plain: bool,
+}
+
+impl Finding {
+    /// The line `git fsck` prints on stderr for this finding about the object of `kind` whose
+    /// id is `hex` (without the newline): `error in <kind> <hex>: <message>`, `warning in ...`,
+    /// or `error: <message>` for a `plain` line.
+    pub fn line(&self, kind: Kind, hex: &str) -> Vec<u8> {
+        let mut l = if self.plain {
+            b"error: ".to_vec()
+        } else if self.severity == Severity::Error {
+            format!("error in {kind} {hex}: ").into_bytes()
+        } else {
+            format!("warning in {kind} {hex}: ").into_bytes()
+        };
+        l.extend_from_slice(&self.raw);
+        l
+    }
 }
 
 /// git's default `max_tree_entry_len`.
@@ -545,7 +565,11 @@ impl Options {
                 Some(k) => &line[..k],
                 None => line,
             };
-            let line = line.trim_ascii();
+            // git's strbuf_trim: its isspace is space, tab, newline and carriage return.
+            let sp = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+            let start = line.iter().position(|c| !sp(c)).unwrap_or(line.len());
+            let end = line.iter().rposition(|c| !sp(c)).map_or(start, |e| e + 1);
+            let line = line.get(start..end).unwrap_or_default();
             if line.is_empty() {
                 continue;
             }
@@ -661,11 +685,8 @@ pub enum Lookup {
     /// An object of another type (`gitmodulesBlob`/`gitattributesBlob`, reported on that
     /// object with its type).
     NotBlob(Kind),
-    /// The blob's content.
+    /// The blob's content (git reads it whole here, whatever its size).
     Blob(Vec<u8>),
-    /// A blob too large to read into memory (git's big-file streaming): the special-file checks
-    /// report it as too large.
-    LargeBlob,
 }
 
 /// A finding of [`finish`]: on the object `oid` of type `kind`.
@@ -688,16 +709,19 @@ struct FsckSink<'a> {
 }
 
 impl checks::Sink for FsckSink<'_> {
-    fn report(&mut self, id: MsgId, text: &str) -> bool {
+    fn report_bytes(&mut self, id: MsgId, text: &[u8]) -> bool {
         if self.skipped {
             return false;
         }
         let Some(severity) = self.opts.severity(id).printed() else {
             return false;
         };
+        let mut raw = format!("{}: ", id.camel()).into_bytes();
+        raw.extend_from_slice(text);
         self.out.push(Finding {
             severity,
-            message: format!("{}: {text}", id.camel()),
+            message: String::from_utf8_lossy(&raw).into_owned(),
+            raw,
             plain: false,
         });
         severity == Severity::Error
@@ -707,6 +731,7 @@ impl checks::Sink for FsckSink<'_> {
         self.out.push(Finding {
             severity: Severity::Error,
             message: text.to_string(),
+            raw: text.as_bytes().to_vec(),
             plain: true,
         });
     }
@@ -878,17 +903,11 @@ pub fn finish(
                         kind = k;
                         failed |= report(&mut sink, not_blob, format!("non-blob found at {name}"));
                     }
-                    Lookup::Blob(_) | Lookup::LargeBlob => {}
+                    Lookup::Blob(_) => {}
                 }
             }
-            match lookup {
-                Lookup::Blob(ref data) => {
-                    failed |= check_blob(&oid, Some(data), opts, special, &mut findings);
-                }
-                Lookup::LargeBlob => {
-                    failed |= check_blob(&oid, None, opts, special, &mut findings);
-                }
-                _ => {}
+            if let Lookup::Blob(ref data) = lookup {
+                failed |= check_blob(&oid, Some(data), opts, special, &mut findings);
             }
             out.extend(findings.into_iter().map(|finding| BlobFinding {
                 oid: oid.clone(),
@@ -921,13 +940,15 @@ pub struct Report {
 struct StrictSink<'a>(&'a mut Report);
 
 impl checks::Sink for StrictSink<'_> {
-    fn report(&mut self, id: MsgId, text: &str) -> bool {
+    fn report_bytes(&mut self, id: MsgId, text: &[u8]) -> bool {
         if id.default() == Severity::Ignore {
             return false;
         }
-        self.0
-            .errors
-            .push(format!("object fails fsck: {}: {text}", id.camel()));
+        self.0.errors.push(format!(
+            "object fails fsck: {}: {}",
+            id.camel(),
+            String::from_utf8_lossy(text)
+        ));
         true
     }
 
@@ -984,6 +1005,13 @@ mod tests {
     }
 
     #[test]
+    fn table_is_in_declaration_order() {
+        for (i, t) in TABLE.iter().enumerate() {
+            assert_eq!(t.0 as usize, i, "{}", t.1);
+        }
+    }
+
+    #[test]
     fn ids_and_severities() {
         assert_eq!(MsgId::all().count(), 60);
         assert_eq!(MsgId::MissingTaggerEntry.camel(), "missingTaggerEntry");
@@ -1014,5 +1042,73 @@ mod tests {
         o.set_msg_type(b"largepathname", b"error:10").unwrap();
         assert_eq!(o.max_tree_entry_len, 10);
         assert_eq!(o.severity(MsgId::LargePathname), Severity::Error);
+    }
+
+    /// Truncated and bit-flipped objects and `.gitmodules` blobs: the checks, the walk's links
+    /// and the config parser report, never panic.
+    #[test]
+    fn hostile_input_does_not_panic() {
+        let h = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        let mut t = b"100644 .gitmodules\0".to_vec();
+        t.extend_from_slice(&[0x11; 20]);
+        t.extend_from_slice(b"40000 d\\.gitattributes\0");
+        t.extend_from_slice(&[0x22; 20]);
+        let seeds: [(Kind, Vec<u8>); 4] = [
+            (Kind::Tree, t),
+            (
+                Kind::Commit,
+                format!(
+                    "tree {h}\nparent {h}\nauthor A <a> 1 +0000\ncommitter C <c> 1 +0000\n\nm\n"
+                )
+                .into_bytes(),
+            ),
+            (
+                Kind::Tag,
+                format!("object {h}\ntype tree\ntag v1\ntagger T <t> 1 +0000\n\nm\n").into_bytes(),
+            ),
+            (
+                Kind::Blob,
+                b"[submodule \"a\"]\n\turl = \"http://h:80/%0a\" ; c\n\tpath = \\\n-p\n".to_vec(),
+            ),
+        ];
+        let opts = Options::new(true);
+        for (kind, seed) in seeds {
+            let mut variants: Vec<Vec<u8>> = (0..=seed.len()).map(|n| seed[..n].to_vec()).collect();
+            for i in 0..seed.len() {
+                for bit in [0x01u8, 0x20, 0x80] {
+                    let mut v = seed.clone();
+                    v[i] ^= bit;
+                    variants.push(v);
+                }
+            }
+            for v in variants {
+                let mut special = SpecialBlobs::default();
+                special.gitmodules_found.insert(&[0x33; 20]);
+                special.gitattributes_found.insert(&[0x33; 20]);
+                let mut out = Vec::new();
+                check_object(
+                    kind,
+                    &[0x33; 20],
+                    &v,
+                    ObjectFormat::Sha1,
+                    &opts,
+                    &mut special,
+                    &mut out,
+                );
+                let _ = super::super::links::links_for(kind, &[0x33; 20], &v, ObjectFormat::Sha1);
+                let _ = tree(&v, ObjectFormat::Sha256);
+                let _ = commit(&v, ObjectFormat::Sha256);
+                let _ = tag(&v, ObjectFormat::Sha1);
+                let _ = gitconfig::Config::parse_blob(&v);
+                let _ = gitconfig::Config::parse(&v, std::path::Path::new("f"));
+                let mut fin = Vec::new();
+                finish(
+                    &mut special,
+                    &mut |_| Lookup::Blob(v.clone()),
+                    &opts,
+                    &mut fin,
+                );
+            }
+        }
     }
 }
