@@ -16,6 +16,7 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     let dirs = odb::object_dirs(&objects);
     let promisor_remote = has_promisor_remote(config);
     scan::open_packs(f, &dirs);
+    super::heads::structures_loaded(f, config, &dirs)?;
     if !promisor_remote {
         f.promisor.clear();
     }
@@ -59,7 +60,7 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     }
     super::heads::structures_before_walk(f);
     check_connectivity(f, &mut pending);
-    super::heads::structures_after_walk(f, config);
+    super::heads::structures_after_walk(f, config, &dirs);
     Ok(())
 }
 

@@ -357,9 +357,6 @@ pub fn finish_checks(f: &mut Fsck<'_>) {
         let mut read = |raw: &[u8]| -> Lookup {
             let id = oid(raw);
             match scan::read_object(fr, &id) {
-                Some((Kind::Blob, d)) if d.len() as u64 > fr.big_file_threshold => {
-                    Lookup::LargeBlob
-                }
                 Some((Kind::Blob, d)) => Lookup::Blob(d),
                 Some((k, _)) => Lookup::NotBlob(k),
                 None if fr.promisor.contains(&id) => Lookup::Promisor,
@@ -370,65 +367,203 @@ pub fn finish_checks(f: &mut Fsck<'_>) {
     };
     f.checks = checks;
     for (raw, kind, finding) in findings {
-        if finding.plain {
-            f.out.error(&finding.message);
-            continue;
-        }
-        let what = if finding.error { "error" } else { "warning" };
         let d = f.describe(&oid(&raw[..raw.len().min(format.raw_len())]));
-        f.out.err(&format!(
-            "{what} in {} {d}: {}",
-            kind.name(),
-            finding.message
-        ));
+        let line = finding.line(kind, &d);
+        f.out.err_bytes(&line);
     }
     if failed {
         f.out.bits |= bits::OBJECT;
     }
 }
 
-/// The reverse indexes and bitmaps (checked before the walk in git).
+/// A commit as the commit-graph check reads it from the object database.
+fn commit_for_graph(f: &Fsck<'_>, raw: &[u8]) -> crate::verify::commit_graph::Commit {
+    use crate::verify::commit_graph::Commit;
+    let id = oid(raw);
+    match scan::read_object(f, &id) {
+        Some((Kind::Commit, data)) => Commit::Found(data),
+        Some(_) => Commit::NotACommit,
+        None => match f.loose.get(&id) {
+            Some(path) => Commit::Corrupt {
+                lines: Vec::new(),
+                message: format!(
+                    "loose object {} (stored in {}) is corrupt",
+                    f.hex(&id),
+                    path.display()
+                ),
+            },
+            None => Commit::Missing,
+        },
+    }
+}
+
+/// `core.<key>` as a boolean, git's default when unset or unreadable.
+fn core_bool(config: &crate::gitconfig::Config, key: &str, default: bool) -> bool {
+    config.get_bool(key).ok().flatten().unwrap_or(default)
+}
+
+fn graph_settings(config: &crate::gitconfig::Config) -> crate::verify::commit_graph::Settings {
+    let mut s = crate::verify::commit_graph::Settings::default();
+    let int = |k: &str| {
+        config
+            .get(k)
+            .and_then(|e| e.value_str())
+            .and_then(|v| crate::gitconfig::parse_signed(v, i64::from(i32::MAX)).ok())
+    };
+    if let Some(v) = int("commitgraph.generationversion") {
+        s.generation_version = v;
+    }
+    if let Some(v) = int("commitgraph.changedpathsversion") {
+        s.changed_paths_version = v;
+    }
+    s
+}
+
+/// The lines git fsck prints itself when it loads the commit-graph and the multi-pack-index
+/// (it dies on a multi-pack-index it cannot read at all).
+pub fn structures_loaded(
+    f: &mut Fsck<'_>,
+    config: &crate::gitconfig::Config,
+    dirs: &[super::odb::ObjectDir],
+) -> Result<(), Fatal> {
+    use crate::verify::{commit_graph, midx};
+    let format = f.repo.format;
+    if core_bool(config, "core.multipackindex", true) {
+        for d in dirs {
+            let loaded = midx::load_lines(&d.path, &d.path, format);
+            if loaded.outcome.failed {
+                return Err(Fatal(loaded.outcome.lines.join("\n")));
+            }
+            for l in &loaded.outcome.lines {
+                f.out.err(l);
+            }
+            f.midx_bitmaps.extend(
+                loaded
+                    .bitmap
+                    .map(|name| d.path.join("pack").join(name)),
+            );
+        }
+    }
+    let shallow = f.repo.common_dir.join("shallow").exists();
+    let grafts = f.repo.common_dir.join("info/grafts").exists();
+    if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
+        let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
+        let out = commit_graph::load_lines(&odbs, format, graph_settings(config));
+        for l in &out.lines {
+            f.out.err(l);
+        }
+    }
+    Ok(())
+}
+
+/// The reverse indexes and bitmaps (checked before the walk, as git does).
 pub fn structures_before_walk(f: &mut Fsck<'_>) {
+    use crate::verify::{bitmap, rev};
     let format = f.repo.format;
     let mut lines = Vec::new();
+    let (mut rev_bad, mut bitmap_bad) = (false, false);
     for p in &f.packs {
-        let rev = p.files.pack.with_extension("rev");
-        if rev.exists() && p.index(format).is_some() {
-            lines.push(format!(
-                "notice: not checked: {} (reverse index)",
-                rev.display()
-            ));
+        let name = p.name.clone();
+        match p.index(format) {
+            None => {
+                lines.push(rev::unable_to_load(&name));
+                rev_bad = true;
+            }
+            Some(index) => {
+                let offsets: Vec<u64> = (0..index.len())
+                    .map(|n| index.offset(n).unwrap_or(0))
+                    .collect();
+                let rev_file = std::fs::read(rev::rev_path(&name)).ok();
+                let size = p.bytes().map_or(0, |b| b.len() as u64);
+                let out = rev::verify(&name, rev_file.as_deref(), format, &offsets, size);
+                lines.extend(out.lines);
+                rev_bad |= out.failed;
+            }
         }
-        let bitmap = p.files.pack.with_extension("bitmap");
-        if bitmap.exists() {
-            lines.push(format!(
-                "notice: not checked: {} (bitmap)",
-                bitmap.display()
-            ));
+        let bm = bitmap::pack_bitmap_path(&name);
+        if let Ok(bytes) = std::fs::read(&bm) {
+            let out = bitmap::verify(std::path::Path::new(&bm), &bytes, format);
+            lines.extend(out.lines);
+            bitmap_bad |= out.failed;
+        }
+    }
+    for path in f.midx_bitmaps.clone() {
+        if let Ok(bytes) = std::fs::read(&path) {
+            let out = bitmap::verify(&path, &bytes, format);
+            lines.extend(out.lines);
+            bitmap_bad |= out.failed;
         }
     }
     for l in lines {
         f.out.err(&l);
     }
+    if rev_bad {
+        f.out.bits |= bits::PACK_REV_INDEX;
+    }
+    if bitmap_bad {
+        f.out.bits |= bits::BITMAP;
+    }
 }
 
-/// The commit-graph and multi-pack-index (git runs their verifiers after the walk).
-pub fn structures_after_walk(f: &mut Fsck<'_>, _config: &crate::gitconfig::Config) {
-    let info = f.repo.common_dir.join("objects").join("info");
-    for (p, what) in [
-        (info.join("commit-graph"), "commit-graph"),
-        (info.join("commit-graphs"), "commit-graph chain"),
-    ] {
-        if p.exists() {
-            f.out
-                .err(&format!("notice: not checked: {} ({what})", p.display()));
+/// The commit-graph and multi-pack-index checks git runs as child processes after the walk
+/// (`git commit-graph verify`, `git multi-pack-index verify`, for each object directory).
+pub fn structures_after_walk(
+    f: &mut Fsck<'_>,
+    config: &crate::gitconfig::Config,
+    dirs: &[super::odb::ObjectDir],
+) {
+    use crate::verify::{commit_graph, midx};
+    let format = f.repo.format;
+    if core_bool(config, "core.commitgraph", true) {
+        let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
+        let settings = graph_settings(config);
+        for d in dirs {
+            let fr: &Fsck<'_> = f;
+            let mut read = |raw: &[u8]| commit_for_graph(fr, raw);
+            let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
+            for l in &out.lines {
+                f.out.err(l);
+            }
+            if out.failed {
+                f.out.bits |= bits::COMMIT_GRAPH;
+            }
         }
     }
-    let midx = f.repo.common_dir.join("objects/pack/multi-pack-index");
-    if midx.exists() {
-        f.out.err(&format!(
-            "notice: not checked: {} (multi-pack-index)",
-            midx.display()
-        ));
+    if core_bool(config, "core.multipackindex", true) {
+        for d in dirs {
+            let fr: &Fsck<'_> = f;
+            let mut entry = |idx_path: &std::path::Path, raw: &[u8]| -> midx::PackEntry {
+                let Some(file) = idx_path.file_name() else {
+                    return midx::PackEntry::NotInIndex;
+                };
+                let Some(p) = fr
+                    .packs
+                    .iter()
+                    .find(|p| p.files.idx.file_name() == Some(file))
+                else {
+                    return midx::PackEntry::Unusable(vec![format!(
+                        "error: packfile {} index unavailable",
+                        idx_path.with_extension("pack").display()
+                    )]);
+                };
+                let Some(index) = p.index(format) else {
+                    return midx::PackEntry::Unusable(vec![format!(
+                        "error: packfile {} index unavailable",
+                        p.name
+                    )]);
+                };
+                match index.lookup(raw).map(|n| index.offset(n)) {
+                    Some(Ok(off)) => midx::PackEntry::Offset(off),
+                    _ => midx::PackEntry::NotInIndex,
+                }
+            };
+            let out = midx::verify(&d.path, format, &mut entry);
+            for l in &out.lines {
+                f.out.err(l);
+            }
+            if out.failed {
+                f.out.bits |= bits::MULTI_PACK_INDEX;
+            }
+        }
     }
 }

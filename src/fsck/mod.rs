@@ -162,6 +162,13 @@ impl Output {
         let _ = writeln!(self.err, "{line}");
     }
 
+    /// A line of bytes on standard error (git prints names from objects as they are).
+    pub fn err_bytes(&mut self, line: &[u8]) {
+        let _ = self.out.flush();
+        let _ = self.err.write_all(line);
+        let _ = self.err.write_all(b"\n");
+    }
+
     /// `error: MESSAGE` on standard error.
     pub fn error(&mut self, message: &str) {
         self.err(&format!("error: {message}"));
@@ -250,6 +257,8 @@ pub struct Fsck<'o> {
     pub loose: std::collections::HashMap<Oid, PathBuf>,
     /// Names for `--name-objects`.
     pub names: std::collections::HashMap<Oid, String>,
+    /// The bitmaps of the multi-pack-indexes that loaded.
+    pub midx_bitmaps: Vec<PathBuf>,
     /// The refs and HEADs that count as default references.
     pub default_refs: usize,
     /// No default reference was found: `--unreachable` is then ignored, as git does.
@@ -396,19 +405,9 @@ impl<'o> Fsck<'o> {
             self.out.bits |= bits::OBJECT;
         }
         let (findings, failed) = self.checks.check(kind, id, data, format);
-        for f in findings {
-            if f.plain {
-                self.out.error(&f.message);
-                continue;
-            }
-            let what = if f.error { "error" } else { "warning" };
-            let line = format!(
-                "{what} in {} {}: {}",
-                kind.name(),
-                self.describe(id),
-                f.message
-            );
-            self.out.err(&line);
+        for finding in findings {
+            let line = finding.line(kind, &self.describe(id));
+            self.out.err_bytes(&line);
         }
         if failed {
             return true;
@@ -544,6 +543,7 @@ pub fn run_with(
         packs: Vec::new(),
         loose: Default::default(),
         names: Default::default(),
+        midx_bitmaps: Vec::new(),
         default_refs: 0,
         no_default_refs: false,
     };

@@ -7,7 +7,7 @@ use crate::object::{Kind, ObjectFormat};
 use super::table::Oid;
 use super::{Fatal, Repo};
 
-use crate::object::fsck::{self as checks, Lookup, Severity, SpecialBlobs};
+use crate::object::fsck::{self as checks, Lookup, SpecialBlobs};
 pub use crate::object::links::{Link as Target, Links};
 
 /// The links of an object of `kind` with id `id` and content `buf`, in git's walk order.
@@ -25,23 +25,7 @@ pub fn parents(links: &Links) -> usize {
 }
 
 /// One line of git's checks.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    /// `error in` (else `warning in`).
-    pub error: bool,
-    /// A plain `error: MESSAGE` line of git's tree parser.
-    pub plain: bool,
-    /// What git prints after `error in TYPE ID: `: `msgId: text`.
-    pub message: String,
-}
-
-fn finding(f: checks::Finding) -> Finding {
-    Finding {
-        error: f.severity == Severity::Error,
-        plain: f.plain,
-        message: f.message,
-    }
-}
+pub use checks::Finding;
 
 /// git's checks with the repository's `fsck.*` configuration.
 pub struct Checks {
@@ -95,7 +79,7 @@ impl Checks {
             ),
             None => checks::check_unloaded_blob(raw, &self.opts, &mut self.special, &mut out),
         };
-        (out.into_iter().map(finding).collect(), failed)
+        (out, failed)
     }
 
     /// git's `fsck_finish`: the special blobs not seen, read through `read`; the findings with
@@ -108,7 +92,7 @@ impl Checks {
         let failed = checks::finish(&mut self.special, read, &self.opts, &mut out);
         (
             out.into_iter()
-                .map(|b| (b.oid, b.kind, finding(b.finding)))
+                .map(|b| (b.oid, b.kind, b.finding))
                 .collect(),
             failed,
         )
