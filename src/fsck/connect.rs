@@ -15,9 +15,18 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     };
     let dirs = odb::object_dirs(&objects);
     let promisor_remote = has_promisor_remote(config);
+    if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
+        for line in text.split(|&b| b == b'\n') {
+            if let Some(id) = parse_oid(f, line.strip_suffix(b"\r").unwrap_or(line)) {
+                f.shallow.insert(id);
+            }
+        }
+    }
     scan::open_packs(f, &dirs);
     super::heads::structures_loaded(f, config, &dirs)?;
-    if !promisor_remote {
+    if promisor_remote {
+        promisor_referents(f);
+    } else {
         f.promisor.clear();
     }
     if f.opts.connectivity_only {
@@ -62,6 +71,19 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     check_connectivity(f, &mut pending);
     super::heads::structures_after_walk(f, config, &dirs);
     Ok(())
+}
+
+/// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.
+fn promisor_referents(f: &mut Fsck<'_>) {
+    let format = f.repo.format;
+    let ids: Vec<Oid> = f.promisor.iter().copied().collect();
+    for id in ids {
+        if let Some((k, data)) = scan::read_object(f, &id) {
+            for t in super::walk::links(k, &id, &data, format).targets {
+                f.promisor.insert(oid(&t.id));
+            }
+        }
+    }
 }
 
 fn has_promisor_remote(config: &Config) -> bool {

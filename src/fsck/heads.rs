@@ -437,11 +437,8 @@ pub fn structures_loaded(
             for l in &loaded.outcome.lines {
                 f.out.err(l);
             }
-            f.midx_bitmaps.extend(
-                loaded
-                    .bitmap
-                    .map(|name| d.path.join("pack").join(name)),
-            );
+            f.midx_bitmaps
+                .extend(loaded.bitmap.map(|name| d.path.join("pack").join(name)));
         }
     }
     let shallow = f.repo.common_dir.join("shallow").exists();

@@ -257,6 +257,9 @@ pub struct Fsck<'o> {
     pub loose: std::collections::HashMap<Oid, PathBuf>,
     /// Names for `--name-objects`.
     pub names: std::collections::HashMap<Oid, String>,
+    /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
+    /// follow.
+    pub shallow: std::collections::HashSet<Oid>,
     /// The bitmaps of the multi-pack-indexes that loaded.
     pub midx_bitmaps: Vec<PathBuf>,
     /// The refs and HEADs that count as default references.
@@ -304,10 +307,14 @@ impl<'o> Fsck<'o> {
         loose: Option<&Path>,
     ) -> bool {
         let format = self.repo.format;
-        let links = match data {
+        let mut links = match data {
             Some(d) if kind != Kind::Blob => walk::links(kind, id, d, format),
             _ => walk::Links::default(),
         };
+        if kind == Kind::Commit && self.shallow.contains(id) {
+            // A shallow commit's parents are not followed (git grafts it with no parents).
+            links.targets.retain(|t| t.kind != Kind::Commit);
+        }
         for e in &links.errors {
             self.out.error(e);
         }
@@ -543,6 +550,7 @@ pub fn run_with(
         packs: Vec::new(),
         loose: Default::default(),
         names: Default::default(),
+        shallow: Default::default(),
         midx_bitmaps: Vec::new(),
         default_refs: 0,
         no_default_refs: false,
