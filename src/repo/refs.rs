@@ -400,7 +400,7 @@ impl RefStore {
         let hexsz = self.format.hex_len();
         let line = &record.line;
         let packed_path = self.common_dir.join("packed-refs").display().to_string();
-        let invalid = || invalid_line(&packed_path, line, true);
+        let invalid = || invalid_line(&packed_path, &with_newline(line), true);
         if line.len() < hexsz + 2 {
             return Err(invalid());
         }
@@ -437,7 +437,7 @@ impl RefStore {
                 && super::parse_hex(peeled.get(1..).unwrap_or_default(), self.format.raw_len())
                     .is_some();
             if !ok {
-                return Err(invalid_line(&packed_path, peeled, true));
+                return Err(invalid_line(&packed_path, &with_newline(peeled), true));
             }
         }
         Ok(r)
@@ -817,6 +817,13 @@ fn is_per_worktree_dir(name: &[u8]) -> bool {
 fn cstr_lossy(s: &[u8]) -> String {
     let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
     String::from_utf8_lossy(s.get(..end).unwrap_or_default()).into_owned()
+}
+
+/// A record's line as git sees it in the buffer, its newline included.
+fn with_newline(line: &[u8]) -> Vec<u8> {
+    let mut l = line.to_vec();
+    l.push(b'\n');
+    l
 }
 
 /// `die_invalid_line` / `die_unterminated_line` text for the line starting at `rest`.
