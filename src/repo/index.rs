@@ -14,7 +14,9 @@
 //! `error: ...` line: [`IndexError`] carries both. A missing index is no error (`Ok(None)`).
 //!
 //! [`parse_index`] is pure (bytes in, entries out) and never allocates from a count in the file
-//! before checking it against the file's length.
+//! before checking it against the file's length. One deliberate difference from git: version 4
+//! paths whose total length exceeds 64 times the file's size (at least 64 MiB) make the file
+//! corrupt, where git would allocate them.
 
 use std::fmt;
 use std::fs;
@@ -60,6 +62,9 @@ pub struct IndexEntry {
     pub skip_worktree: bool,
     /// `CE_INTENT_TO_ADD` (`git add -N`).
     pub intent_to_add: bool,
+    /// git's in-core `ce_flags` as read: the on-disk flags without the name length, with the
+    /// extended flags in the upper half.
+    pub flags: u32,
 }
 
 impl IndexEntry {
@@ -248,15 +253,17 @@ pub fn read_index(
     Ok(Some(index))
 }
 
-/// The `link` extension: the shared index's checksum and the two EWAH bitmaps.
+/// The `link` extension: the shared index's checksum and the two EWAH bitmaps (their words;
+/// [`ewah_positions`] lists the set bits).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
     /// The shared index's checksum (null: not split).
     pub base: Vec<u8>,
-    /// Positions in the shared index this file deletes.
-    pub delete: Vec<usize>,
-    /// Positions in the shared index this file's first entries replace.
-    pub replace: Vec<usize>,
+    /// The words of the bitmap of positions in the shared index this file deletes.
+    pub delete: Vec<u64>,
+    /// The words of the bitmap of positions in the shared index this file's first entries
+    /// replace.
+    pub replace: Vec<u64>,
 }
 
 /// One index file's content, before a split index is merged with its shared index.
@@ -323,9 +330,18 @@ pub fn parse_index(
     let count = be32(data, 8).ok_or_else(IndexError::corrupt)?;
     let mut entries: Vec<IndexEntry> = Vec::new();
     let mut offset = 12usize;
+    // Version 4 paths repeat the previous one's prefix, so their total can grow quadratically
+    // with the file's size; past this bound the file is refused as corrupt (git would try to
+    // allocate it all).
+    let path_budget = data.len().saturating_mul(64).max(1 << 26);
+    let mut path_bytes = 0usize;
     for _ in 0..count {
         let previous = entries.last().map(|e| e.path.as_slice());
         let (entry, size) = parse_entry(data, offset, version, rawsz, previous)?;
+        path_bytes = path_bytes.saturating_add(entry.path.len());
+        if path_bytes > path_budget {
+            return Err(IndexError::corrupt());
+        }
         entries.push(entry);
         offset = offset.checked_add(size).ok_or_else(IndexError::corrupt)?;
         if offset > data.len() {
@@ -495,6 +511,7 @@ fn parse_entry(
             stage: ((flags & STAGE_MASK) >> 12) as u8,
             skip_worktree: ce_flags & SKIP_WORKTREE != 0,
             intent_to_add: ce_flags & INTENT_TO_ADD != 0,
+            flags: ce_flags,
         },
         size,
     ))
@@ -723,8 +740,8 @@ fn parse_link(data: &[u8], rawsz: usize) -> Result<Link, IndexError> {
     }
     Ok(Link {
         base,
-        delete: ewah_positions(&delete_words),
-        replace: ewah_positions(&replace_words),
+        delete: delete_words,
+        replace: replace_words,
     })
 }
 
@@ -752,43 +769,50 @@ fn read_ewah(data: &[u8]) -> Result<(Vec<u64>, usize), String> {
     Ok((buffer, 8 + data_len + 4))
 }
 
-/// The set bits of an EWAH bitmap, in order (`ewah_each_bit`). Runs of ones are capped at what
-/// an index can hold (git dies at the first position past the index's end anyway).
-fn ewah_positions(words: &[u64]) -> Vec<usize> {
-    const CAP: usize = 1 << 32;
+/// The set bits of an EWAH bitmap, in order (`ewah_each_bit`), as long as they are below
+/// `limit`: `Err(position)` for the first one that is not (git dies there).
+pub fn ewah_positions(words: &[u64], limit: usize) -> Result<Vec<usize>, usize> {
+    match ewah_scan(words, limit) {
+        (out, None) => Ok(out),
+        (_, Some(bad)) => Err(bad),
+    }
+}
+
+/// The set bits below `limit` up to the first one that is not, and that one.
+fn ewah_scan(words: &[u64], limit: usize) -> (Vec<usize>, Option<usize>) {
     let mut out = Vec::new();
     let mut pos: usize = 0;
     let mut i = 0;
     while let Some(&word) = words.get(i) {
         let running = ((word >> 1) & 0xffff_ffff) as usize * 64;
         let literals = (word >> 33) as usize;
-        if word & 1 != 0 {
-            for p in pos..pos.saturating_add(running).min(pos.saturating_add(CAP)) {
-                out.push(p);
-                if out.len() >= CAP {
-                    return out;
-                }
+        if word & 1 != 0 && running > 0 {
+            if pos.saturating_add(running) > limit {
+                out.extend(pos..limit.max(pos));
+                return (out, Some(pos.max(limit)));
             }
+            out.extend(pos..pos + running);
         }
         pos = pos.saturating_add(running);
         i += 1;
         for _ in 0..literals {
             let Some(&lit) = words.get(i) else {
-                return out;
+                return (out, None);
             };
             for c in 0..64 {
                 if lit & (1u64 << c) != 0 {
-                    out.push(pos + c);
+                    let p = pos.saturating_add(c);
+                    if p >= limit {
+                        return (out, Some(p));
+                    }
+                    out.push(p);
                 }
             }
             pos = pos.saturating_add(64);
             i += 1;
         }
-        if pos >= CAP {
-            break;
-        }
     }
-    out
+    (out, None)
 }
 
 /// `merge_base_index`: the shared index's entries with this file's replacements, deletions and
@@ -801,11 +825,18 @@ fn merge_split(
     let mut cache: Vec<Option<IndexEntry>> = base.into_iter().map(Some).collect();
     let mut deleted = vec![false; cache.len()];
     let mut replacements = 0usize;
-    for &pos in &link.replace {
+    let base_len = cache.len();
+    // git applies replacements one by one: an error on an earlier one comes first
+    let (replace, replace_err) = ewah_scan(&link.replace, base_len);
+    let replace_err = replace_err.map(|pos| {
+        IndexError::fatal(format!(
+            "position for replacement {pos} exceeds base index size {base_len}"
+        ))
+    });
+    for &pos in &replace {
         let Some(slot) = cache.get_mut(pos) else {
             return Err(IndexError::fatal(format!(
-                "position for replacement {pos} exceeds base index size {}",
-                deleted.len()
+                "position for replacement {pos} exceeds base index size {base_len}"
             )));
         };
         let Some(src) = saved.get(replacements) else {
@@ -828,7 +859,15 @@ fn merge_split(
         }
         replacements += 1;
     }
-    for &pos in &link.delete {
+    if let Some(e) = replace_err {
+        return Err(e);
+    }
+    let delete = ewah_positions(&link.delete, base_len).map_err(|pos| {
+        IndexError::fatal(format!(
+            "position for delete {pos} exceeds base index size {base_len}"
+        ))
+    })?;
+    for &pos in &delete {
         match deleted.get_mut(pos) {
             Some(d) => *d = true,
             None => {
@@ -930,11 +969,11 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
         if !ce.skip_worktree {
             index.messages.push(format!(
                 "warning: index entry is a directory, but not sparse ({:08x})",
-                (u32::from(ce.stage) << 12) | if ce.intent_to_add { INTENT_TO_ADD } else { 0 }
+                ce.flags
             ));
         }
         // read_tree_at: each tree's entries in order, a subdirectory's files read in place
-        let mut stack: Vec<(Vec<(u32, Vec<u8>, Vec<u8>)>, usize)> = Vec::new();
+        let mut stack: Vec<(Vec<TreeChild>, usize)> = Vec::new();
         let mut pending = Some((ce.id.clone(), ce.path.clone()));
         loop {
             if let Some((id, base)) = pending.take() {
@@ -975,6 +1014,8 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
                     stage: 0,
                     skip_worktree: true,
                     intent_to_add: false,
+                    // CE_SKIP_WORKTREE | CE_EXTENDED
+                    flags: SKIP_WORKTREE | u32::from(EXTENDED),
                 });
             }
         }
@@ -982,6 +1023,9 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
     index.entries = out;
     index.cache_tree = None;
 }
+
+/// A tree entry being expanded: mode, full path, id.
+type TreeChild = (u32, Vec<u8>, Vec<u8>);
 
 /// `create_ce_mode`: the mode git records for a tree entry's mode.
 fn ce_mode(mode: u32) -> u32 {
@@ -1182,6 +1226,9 @@ mod tests {
         assert_eq!(decode_varint(&[0x80, 0x00], &mut at), Some(128));
         // one RLW: no run, one literal word with bits 0 and 2
         let words = [1u64 << 33, 0b101];
-        assert_eq!(ewah_positions(&words), vec![0, 2]);
+        assert_eq!(ewah_positions(&words, 3), Ok(vec![0, 2]));
+        assert_eq!(ewah_positions(&words, 2), Err(2));
+        // a run of ones far past any index: refused without expanding it
+        assert_eq!(ewah_positions(&[1 | (0xffff_ffffu64 << 1)], 10), Err(10));
     }
 }

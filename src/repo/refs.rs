@@ -774,7 +774,7 @@ impl HeadLink {
         let target = self
             .points_at
             .as_deref()
-            .map(|t| cstr_lossy(t))
+            .map(cstr_lossy)
             .unwrap_or_default();
         match self.state {
             HeadState::Invalid => Some(format!("error: invalid {}", self.name)),

@@ -575,3 +575,43 @@ fn broken_indexes_die_with_gits_lines() {
     assert!(stderr.contains(&"ignoring ZZZZ extension".to_string()));
     let _ = parse_hex(b"00", 1);
 }
+
+/// The store of a linked worktree: its own `refs/bisect/`, `refs/worktree/` and
+/// `refs/rewritten/`, the shared refs of the repository; root refs (`ORIG_HEAD`) are not
+/// visited, and a directory where `HEAD`'s branch should be makes it unborn.
+#[test]
+fn per_worktree_refs_and_root_refs() {
+    let r = base_repo();
+    r.git(&["worktree", "add", "-q", "../wt1", "-b", "wtb"]);
+    let wt1 = r.tmp.path().join("wt1");
+    r.git_in(&wt1, &["update-ref", "refs/bisect/wt1-bad", "HEAD"]);
+    r.git_in(&wt1, &["update-ref", "refs/worktree/mine", "HEAD"]);
+    r.git(&["update-ref", "refs/bisect/main-bad", "HEAD"]);
+    r.git(&["update-ref", "refs/rewritten/main", "HEAD"]);
+    fs::write(r.git_dir().join("ORIG_HEAD"), "1".repeat(40) + "\n").unwrap();
+    let common = r.git_dir();
+    let wt1_git = common.join("worktrees/wt1");
+    for (git_dir, cwd) in [(common.clone(), r.dir()), (wt1_git, wt1.clone())] {
+        let store = RefStore::open(&git_dir, &common, ObjectFormat::Sha1).unwrap();
+        let listing = store.for_each_rawref();
+        let ours: BTreeSet<String> = listing
+            .refs
+            .iter()
+            .map(|x| format!("{} {}", x.name_lossy(), hex(&x.id)))
+            .collect();
+        let theirs = lines(&r.git_in(&cwd, &["for-each-ref", "--format=%(refname) %(objectname)"]));
+        assert_eq!(ours, theirs, "{}", git_dir.display());
+    }
+    let (stderr, _) = r.fsck();
+    assert!(
+        !stderr.iter().any(|l| l.contains("ORIG_HEAD")),
+        "{stderr:?}"
+    );
+
+    fs::create_dir_all(r.git_dir().join("refs/heads/dirref/sub")).unwrap();
+    fs::write(r.git_dir().join("HEAD"), "ref: refs/heads/dirref\n").unwrap();
+    let head = r.store().head_link("HEAD");
+    let (stderr, _) = r.fsck();
+    assert!(stderr.contains(&head.message().unwrap()), "{stderr:?}");
+    assert_eq!(head.state, HeadState::Unborn);
+}
