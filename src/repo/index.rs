@@ -190,17 +190,38 @@ impl fmt::Display for IndexError {
 
 impl std::error::Error for IndexError {}
 
-/// Reads a tree object's content by id, for expanding a sparse index (`None`: unreadable).
-pub type ReadTree<'a> = &'a mut dyn FnMut(&[u8]) -> Option<Vec<u8>>;
+/// What reading a sparse index needs from the object database: `ensure_full_index` reads the
+/// trees of its directory entries and recomputes the cache tree (`cache_tree_update`), which
+/// checks that the entries' objects exist. Unused for an index that is not sparse.
+pub trait Objects {
+    /// A tree object's content by id (`None`: it cannot be read).
+    fn read_tree(&mut self, id: &[u8]) -> Option<Vec<u8>>;
+    /// Whether an object exists (git counts the empty tree and the empty blob as existing
+    /// even when they are not stored).
+    fn has_object(&mut self, id: &[u8]) -> bool;
+}
+
+/// [`Objects`] for an index that is known not to be sparse, or when the objects are not at hand:
+/// no tree can be read, no object exists.
+pub struct NoObjects;
+
+impl Objects for NoObjects {
+    fn read_tree(&mut self, _id: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
+    fn has_object(&mut self, _id: &[u8]) -> bool {
+        false
+    }
+}
 
 /// Reads the index at `path` as `git fsck` does: `Ok(None)` when it does not exist. `git_dir` is
 /// the worktree's git directory, where a split index's `sharedindex.<hex>` is looked for first
-/// (then beside `path`). `read_tree` gives tree objects for expanding a sparse index.
+/// (then beside `path`). `objects` serves a sparse index's expansion.
 pub fn read_index(
     path: &Path,
     git_dir: &Path,
     format: ObjectFormat,
-    read_tree: ReadTree<'_>,
+    objects: &mut dyn Objects,
 ) -> Result<Option<Index>, IndexError> {
     let display = path.display().to_string();
     let data = match fs::read(path) {
@@ -247,7 +268,7 @@ pub fn read_index(
     }
     let mut index = index.index;
     if index.sparse {
-        expand_sparse(&mut index, format, read_tree);
+        expand_sparse(&mut index, format, objects);
     }
     check_order(&index.entries)?;
     Ok(Some(index))
@@ -957,8 +978,11 @@ pub fn check_order(entries: &[IndexEntry]) -> Result<(), IndexError> {
 /// `ensure_full_index`: every sparse directory entry replaced by the files of its tree, read
 /// recursively (`read_tree_at`), marked skip-worktree. A tree that cannot be read adds nothing
 /// (git: `error: Could not read <id>`). The stored cache tree is dropped (git recomputes it).
-fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_>) {
+fn expand_sparse(index: &mut Index, format: ObjectFormat, objects: &mut dyn Objects) {
     let rawsz = format.raw_len();
+    // cache_tree_update on the sparse entries first (its messages only: the result is replaced)
+    let (_, mut messages) = compute_cache_tree(&index.entries, format, objects);
+    index.messages.append(&mut messages);
     let old = std::mem::take(&mut index.entries);
     let mut out = Vec::with_capacity(old.len());
     for ce in old {
@@ -977,7 +1001,7 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
         let mut pending = Some((ce.id.clone(), ce.path.clone()));
         loop {
             if let Some((id, base)) = pending.take() {
-                match read_tree(&id) {
+                match objects.read_tree(&id) {
                     Some(content) => {
                         let children = tree_entries(&content, rawsz)
                             .into_iter()
@@ -1021,7 +1045,261 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
         }
     }
     index.entries = out;
-    index.cache_tree = None;
+    let (tree, mut messages) = compute_cache_tree(&index.entries, format, objects);
+    index.messages.append(&mut messages);
+    index.cache_tree = tree;
+}
+
+/// `cache_tree_update(istate, 0)` on `entries`: the cache tree git computes, with the lines it
+/// prints (`<path>: unmerged (<id>)`, `You have both <a> and <b>`, `error: invalid object …`).
+/// `None` when the entries are not merged or have a path and a path below it (git leaves no
+/// cache tree). The tree ids are those of the objects git would write for them; on a missing
+/// object git stops, keeping the subtrees computed before it (the node that failed and its
+/// ancestors have no id).
+pub fn compute_cache_tree(
+    entries: &[IndexEntry],
+    format: ObjectFormat,
+    objects: &mut dyn Objects,
+) -> (Option<CacheTree>, Vec<String>) {
+    let mut messages = Vec::new();
+    // verify_cache: merged, and no path/file conflicts
+    let mut funny = 0;
+    for e in entries.iter().filter(|e| e.stage != 0) {
+        funny += 1;
+        if funny > 10 {
+            messages.push("...".to_string());
+            break;
+        }
+        messages.push(format!(
+            "{}: unmerged ({})",
+            String::from_utf8_lossy(name_key(&e.path)),
+            hex(&e.id)
+        ));
+    }
+    if funny > 0 {
+        return (None, messages);
+    }
+    for pair in entries.windows(2) {
+        let [a, b] = pair else { continue };
+        let (a, b) = (name_key(&a.path), name_key(&b.path));
+        if a.len() < b.len() && b.get(a.len()) == Some(&b'/') && b.starts_with(a) {
+            funny += 1;
+            if funny > 10 {
+                messages.push("...".to_string());
+                break;
+            }
+            messages.push(format!(
+                "You have both {} and {}",
+                String::from_utf8_lossy(a),
+                String::from_utf8_lossy(b)
+            ));
+        }
+    }
+    if funny > 0 {
+        return (None, messages);
+    }
+    let mut state = TreeBuild {
+        format,
+        objects,
+        written: std::collections::HashSet::new(),
+        messages: &mut messages,
+    };
+    let mut root = CacheTree {
+        entry_count: -1,
+        ..CacheTree::default()
+    };
+    let _ = update_one(&mut state, &mut root, entries, b"", 0);
+    // an invalidated node has an id in git too, but fsck skips it: as read from a file, it has
+    // none here
+    let mut stack = vec![&mut root];
+    while let Some(node) = stack.pop() {
+        if node.entry_count < 0 {
+            node.id = None;
+        }
+        stack.extend(node.subtrees.iter_mut());
+    }
+    (Some(root), messages)
+}
+
+struct TreeBuild<'a> {
+    format: ObjectFormat,
+    objects: &'a mut dyn Objects,
+    /// Trees computed so far (git has written them, so they exist).
+    written: std::collections::HashSet<Vec<u8>>,
+    messages: &'a mut Vec<String>,
+}
+
+/// Deeper than this, a path is refused (git would recurse; this reader keeps its stack bounded).
+const MAX_TREE_DEPTH: usize = 4096;
+
+/// `update_one`: fills `it` for the entries under `base`; the number of entries it covers and
+/// how many it skipped, or `Err` after git's error.
+fn update_one(
+    st: &mut TreeBuild<'_>,
+    it: &mut CacheTree,
+    entries: &[IndexEntry],
+    base: &[u8],
+    depth: usize,
+) -> Result<(usize, usize), ()> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(());
+    }
+    if let Some(first) = entries.first()
+        && first.is_sparse_dir()
+        && name_key(&first.path) == base
+    {
+        it.entry_count = 1;
+        it.id = Some(first.id.clone());
+        return Ok((1, 0));
+    }
+    let in_level = |e: &IndexEntry| {
+        let p = name_key(&e.path);
+        p.len() > base.len() && p.starts_with(base)
+    };
+    // the subtrees, with how many entries each covers
+    let mut subs: Vec<(CacheTree, usize)> = Vec::new();
+    let mut skip = 0usize;
+    let mut i = 0;
+    let mut failed = false;
+    while let Some(ce) = entries.get(i) {
+        if !in_level(ce) {
+            break;
+        }
+        let path = name_key(&ce.path);
+        let rest = path.get(base.len()..).unwrap_or_default();
+        let Some(slash) = rest.iter().position(|&b| b == b'/') else {
+            i += 1;
+            continue;
+        };
+        let mut sub = CacheTree {
+            name: rest.get(..slash).unwrap_or_default().to_vec(),
+            entry_count: -1,
+            ..CacheTree::default()
+        };
+        let sub_base = path.get(..base.len() + slash + 1).unwrap_or_default();
+        let result = update_one(
+            st,
+            &mut sub,
+            entries.get(i..).unwrap_or_default(),
+            sub_base,
+            depth + 1,
+        );
+        match result {
+            Ok((count, sub_skip)) => {
+                subs.push((sub, count.max(1)));
+                i += count.max(1);
+                skip += sub_skip;
+            }
+            Err(()) => {
+                subs.push((sub, 0));
+                failed = true;
+                break;
+            }
+        }
+    }
+    let attach = |it: &mut CacheTree, subs: &[(CacheTree, usize)]| {
+        let mut nodes: Vec<CacheTree> = subs.iter().map(|(t, _)| t.clone()).collect();
+        nodes.sort_by(|a, b| {
+            a.name
+                .len()
+                .cmp(&b.name.len())
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        it.subtrees = nodes;
+    };
+    if failed {
+        attach(it, &subs);
+        return Err(());
+    }
+    // the tree object of this level
+    let rawsz = st.format.raw_len();
+    let empty_tree = tree_id(st.format, b"");
+    let mut buffer = Vec::new();
+    let mut to_invalidate = false;
+    let mut sub_iter = subs.iter();
+    i = 0;
+    while let Some(ce) = entries.get(i) {
+        if !in_level(ce) {
+            break;
+        }
+        let path = name_key(&ce.path);
+        let rest = path.get(base.len()..).unwrap_or_default();
+        let (id, mode, name, is_sub, contains_ita) = match rest.iter().position(|&b| b == b'/') {
+            Some(slash) => {
+                let Some((sub, count)) = sub_iter.next() else {
+                    break;
+                };
+                i += count;
+                let contains_ita = sub.entry_count < 0;
+                if contains_ita {
+                    to_invalidate = true;
+                }
+                let id = sub.id.clone().unwrap_or_else(|| vec![0; rawsz]);
+                (
+                    id,
+                    MODE_DIR,
+                    rest.get(..slash).unwrap_or_default(),
+                    true,
+                    contains_ita,
+                )
+            }
+            None => {
+                i += 1;
+                (ce.id.clone(), ce.mode, rest, false, false)
+            }
+        };
+        let exists = mode == MODE_GITLINK
+            || (is_sub && st.written.contains(&id))
+            || st.objects.has_object(&id);
+        if id.iter().all(|&b| b == 0) || !exists {
+            if !contains_ita {
+                st.messages.push(format!(
+                    "error: invalid object {mode:06o} {} for '{}'",
+                    hex(&id),
+                    String::from_utf8_lossy(
+                        path.get(..base.len() + name.len()).unwrap_or_default()
+                    )
+                ));
+            }
+            attach(it, &subs);
+            return Err(());
+        }
+        if !is_sub && ce.intent_to_add {
+            to_invalidate = true;
+            continue;
+        }
+        if contains_ita && id == empty_tree {
+            continue;
+        }
+        buffer.extend_from_slice(format!("{mode:o} ").as_bytes());
+        buffer.extend_from_slice(name);
+        buffer.push(0);
+        buffer.extend_from_slice(&id);
+    }
+    let id = tree_id(st.format, &buffer);
+    st.written.insert(id.clone());
+    it.id = Some(id);
+    attach(it, &subs);
+    it.entry_count = if to_invalidate {
+        -1
+    } else {
+        i32::try_from(i - skip).unwrap_or(i32::MAX)
+    };
+    Ok((i, skip))
+}
+
+/// The id of a tree object with this content.
+fn tree_id(format: ObjectFormat, content: &[u8]) -> Vec<u8> {
+    let mut h = crate::object::ObjectHasher::new(
+        format,
+        crate::object::Kind::Tree,
+        content.len() as u64,
+        true,
+    );
+    h.update(content);
+    h.finalize()
+        .map(|id| id.as_bytes().to_vec())
+        .unwrap_or_else(|_| vec![0; format.raw_len()])
 }
 
 /// A tree entry being expanded: mode, full path, id.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use flagsplit::object::ObjectFormat;
-use flagsplit::repo::index::{IndexError, read_index};
+use flagsplit::repo::index::{IndexError, Objects, compute_cache_tree, read_index};
 use flagsplit::repo::reflog::worktree_reflogs;
 use flagsplit::repo::refs::{HeadState, RefStore};
 use flagsplit::repo::worktrees::{common_dir, get_worktrees};
@@ -102,22 +102,29 @@ impl Repo {
         RefStore::open(&self.git_dir(), &self.git_dir(), ObjectFormat::Sha1).unwrap()
     }
 
-    /// A tree reader for sparse indexes: `git cat-file tree <id>`.
-    fn tree_reader(&self) -> impl FnMut(&[u8]) -> Option<Vec<u8>> + '_ {
-        move |id: &[u8]| {
-            let out = self.run_in(&self.dir(), &["cat-file", "tree", &hex(id)]);
-            out.status.success().then_some(out.stdout)
-        }
-    }
-
     fn index(&self) -> Result<Option<flagsplit::repo::index::Index>, IndexError> {
-        let mut reader = self.tree_reader();
         read_index(
             &self.git_dir().join("index"),
             &self.git_dir(),
             ObjectFormat::Sha1,
-            &mut reader,
+            &mut GitObjects(self),
         )
+    }
+}
+
+/// The objects of a repository through `git cat-file`.
+struct GitObjects<'a>(&'a Repo);
+
+impl Objects for GitObjects<'_> {
+    fn read_tree(&mut self, id: &[u8]) -> Option<Vec<u8>> {
+        let out = self
+            .0
+            .run_in(&self.0.dir(), &["cat-file", "tree", &hex(id)]);
+        out.status.success().then_some(out.stdout)
+    }
+    fn has_object(&mut self, id: &[u8]) -> bool {
+        let out = self.0.run_in(&self.0.dir(), &["cat-file", "-e", &hex(id)]);
+        out.status.success()
     }
 }
 
@@ -283,12 +290,15 @@ fn head_links_of_worktrees() {
     r.git(&["worktree", "add", "-q", "../wt3", "-b", "gone"]);
     r.git(&["worktree", "add", "-q", "../wt4", "-b", "wt4b"]);
     r.git(&["worktree", "add", "-q", "../wt5", "-b", "wt5b"]);
+    r.git(&["worktree", "add", "-q", "../wt6", "-b", "wt6b"]);
     // wt3: unborn (branch deleted); wt4: HEAD garbage; wt5: gitdir file removed
     let gone = tmp.join("wt3");
     r.git_in(&gone, &["checkout", "-q", "--orphan", "unborn"]);
     let wts = r.git_dir().join("worktrees");
     fs::write(wts.join("wt4/HEAD"), "garbage\n").unwrap();
     fs::remove_file(wts.join("wt5/gitdir")).unwrap();
+    // wt6: no HEAD at all
+    fs::remove_file(wts.join("wt6/HEAD")).unwrap();
     fs::write(r.git_dir().join("HEAD"), "ref: refs/tags/t1\n").unwrap();
 
     let git_dir = r.git_dir();
@@ -302,7 +312,8 @@ fn head_links_of_worktrees() {
             Some("wt1".to_string()),
             Some("wt2".to_string()),
             Some("wt3".to_string()),
-            Some("wt4".to_string())
+            Some("wt4".to_string()),
+            Some("wt6".to_string())
         ]
     );
     assert!(worktrees[0].is_current && !worktrees[1].is_current);
@@ -318,7 +329,8 @@ fn head_links_of_worktrees() {
             HeadState::Branch,
             HeadState::Detached,
             HeadState::Unborn,
-            HeadState::Invalid
+            HeadState::Invalid,
+            HeadState::DetachedNull
         ]
     );
     assert_eq!(links[1].name, "worktrees/wt1/HEAD");
@@ -419,12 +431,32 @@ fn index_versions_match_ls_files() {
     );
     assert_eq!(ct.walk().len(), 3);
 
+    // the cache tree git would compute for staged changes: write-tree's trees
+    r.write("dir/sub/c", "changed\n");
+    r.write("dir/e", "e\n");
+    r.git(&["add", "dir"]);
+    let idx = r.index().unwrap().unwrap();
+    let (ct, messages) = compute_cache_tree(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
+    assert!(messages.is_empty(), "{messages:?}");
+    let ct = ct.unwrap();
+    assert_eq!(hex(ct.id.as_ref().unwrap()), r.git(&["write-tree"]).trim());
+    let sub = &ct.subtrees[0].subtrees[0];
+    assert_eq!(sub.name, b"sub");
+    let theirs = r.git(&[
+        "rev-parse",
+        &format!("{}:dir/sub", r.git(&["write-tree"]).trim()),
+    ]);
+    assert_eq!(hex(sub.id.as_ref().unwrap()), theirs.trim());
+
     // version 3 (an intent-to-add entry needs the extended flags) and version 4
     r.write("new", "n\n");
     r.git(&["add", "-N", "new"]);
     let idx = r.index().unwrap().unwrap();
     assert_eq!(idx.version, 3);
     assert!(idx.entries.iter().any(|e| e.intent_to_add));
+    // an intent-to-add entry invalidates the root of a computed cache tree
+    let (ct, _) = compute_cache_tree(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
+    assert_eq!(ct.map(|t| (t.entry_count, t.id)), Some((-1, None)));
     assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
     r.git(&["update-index", "--index-version", "4"]);
     let idx = r.index().unwrap().unwrap();
@@ -510,6 +542,18 @@ fn sparse_index_is_expanded() {
     let idx = r.index().unwrap().unwrap();
     assert!(idx.entries.iter().all(|e| !e.is_sparse_dir()));
     assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
+    // the cache tree git recomputes: HEAD's trees
+    let ct = idx.cache_tree.clone().unwrap();
+    assert_eq!(
+        hex(ct.id.as_ref().unwrap()),
+        r.git(&["rev-parse", "HEAD^{tree}"]).trim()
+    );
+    for node in &ct.subtrees {
+        let name = String::from_utf8_lossy(&node.name).into_owned();
+        let theirs = r.git(&["rev-parse", &format!("HEAD:{name}")]);
+        assert_eq!(hex(node.id.as_ref().unwrap()), theirs.trim(), "{name}");
+    }
+    assert!(idx.messages.is_empty(), "{:?}", idx.messages);
 }
 
 /// Rewrites the index's checksum after `edit` (or nulls it: git then skips the check).
