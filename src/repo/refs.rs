@@ -153,7 +153,6 @@ pub fn check_refname_format(name: &[u8], allow_onelevel: bool) -> bool {
         return false;
     }
     let mut components = 0;
-    let mut last_len;
     let mut rest = name;
     loop {
         // one component
@@ -175,13 +174,11 @@ pub fn check_refname_format(name: &[u8], allow_onelevel: bool) -> bool {
             return false;
         }
         components += 1;
-        last_len = len;
         match rest.get(len) {
             None => break,
             Some(_) => rest = rest.get(len + 1..).unwrap_or_default(),
         }
     }
-    let _ = last_len;
     if name.last() == Some(&b'.') {
         return false;
     }
@@ -221,15 +218,15 @@ fn normalize_path(path: &[u8]) -> Option<Vec<u8>> {
     Some(s)
 }
 
-/// One `packed-refs` record: byte offset of its line, and what parsing it gives.
+/// One `packed-refs` record: its line (without the newline) and the `^` line after it.
 #[derive(Clone, Debug)]
 struct PackedRecord {
     line: Vec<u8>,
     peeled: Option<Vec<u8>>,
 }
 
-/// The `packed-refs` snapshot: records in iteration order (sorted unless the header says
-/// `sorted`), or git's fatal message when loading it dies.
+/// The `packed-refs` snapshot: records in iteration order (sorted, unless the header says
+/// `sorted`: then in the file's order).
 #[derive(Clone, Debug, Default)]
 struct Packed {
     records: Vec<PackedRecord>,
