@@ -409,7 +409,12 @@ pub fn parse_index(
                 }
                 link = Some(parse_link(ext, rawsz)?);
             }
-            b"UNTR" | b"FSMN" | b"EOIE" | b"IEOT" => {}
+            b"FSMN" => {
+                if let Err(mut lines) = check_fsmonitor(ext) {
+                    index.messages.append(&mut lines);
+                }
+            }
+            b"UNTR" | b"EOIE" | b"IEOT" => {}
             b"sdir" => index.sparse = true,
             _ => {
                 let shown = ext_name(name);
@@ -425,6 +430,41 @@ pub fn parse_index(
         offset = start + size;
     }
     Ok(ParsedIndex { index, link })
+}
+
+/// `read_fsmonitor_extension`'s checks: git prints its error and goes on without the
+/// extension. (git's check that the bitmap is no larger than the index, a `BUG`, is not made.)
+fn check_fsmonitor(data: &[u8]) -> Result<(), Vec<String>> {
+    if data.len() < 9 {
+        return Err(vec![
+            "error: corrupt fsmonitor extension (too short)".into(),
+        ]);
+    }
+    let version = be32(data, 0).unwrap_or(0);
+    let mut at = 4;
+    match version {
+        1 => at += 8,
+        2 => {
+            let rest = data.get(at..).unwrap_or_default();
+            at += rest.iter().position(|&b| b == 0).unwrap_or(rest.len()) + 1;
+        }
+        v => return Err(vec![format!("error: bad fsmonitor version {}", v as i32)]),
+    }
+    let failed = "error: failed to parse ewah bitmap reading fsmonitor index extension";
+    let Some(size) = be32(data, at) else {
+        return Err(vec![failed.into()]);
+    };
+    at += 4;
+    let size = size as usize;
+    let bitmap = data
+        .get(at..)
+        .map(|rest| rest.get(..size).unwrap_or(rest))
+        .unwrap_or_default();
+    match read_ewah(bitmap) {
+        Ok((_, used)) if used == size => Ok(()),
+        Ok(_) => Err(vec![failed.into()]),
+        Err(e) => Err(vec![format!("error: {e}"), failed.into()]),
+    }
 }
 
 /// An extension's name as `%.4s` prints it (up to a NUL).

@@ -659,3 +659,50 @@ fn per_worktree_refs_and_root_refs() {
     assert!(stderr.contains(&head.message().unwrap()), "{stderr:?}");
     assert_eq!(head.state, HeadState::Unborn);
 }
+
+/// Extensions git reads without dying: an invalid `REUC` (an error line, no records), an
+/// unreadable `TREE` (dropped silently), a bad `FSMN` (an error line).
+#[test]
+fn bad_optional_extensions_as_git_reports_them() {
+    let r = base_repo();
+    r.git(&["write-tree"]);
+    let path = r.git_dir().join("index");
+    let good = fs::read(&path).unwrap();
+    let entries_end = {
+        let idx = flagsplit::repo::index::parse_index(&good, ObjectFormat::Sha1, "i").unwrap();
+        assert!(idx.index.cache_tree.is_some());
+        // the TREE extension is the first one: find it
+        good.windows(4).position(|w| w == b"TREE").unwrap()
+    };
+    let cases: [(&str, &[u8]); 4] = [
+        ("REUC", b"path\0100644\0"),
+        ("TREE", b"\0garbage"),
+        ("FSMN", b"\0\0"),
+        ("FSMN", b"\0\0\0\x07\0\0\0\0\0\0\0\0"),
+    ];
+    for (name, content) in cases {
+        edit_index(&r, false, |d| {
+            d.truncate(entries_end);
+            d.extend_from_slice(name.as_bytes());
+            d.extend_from_slice(&(content.len() as u32).to_be_bytes());
+            d.extend_from_slice(content);
+        });
+        let idx = r.index().unwrap().unwrap();
+        let (stderr, code) = r.fsck();
+        assert_eq!(code, 0, "{name}: {stderr:?}");
+        let theirs: Vec<String> = stderr
+            .iter()
+            .filter(|l| l.starts_with("error: "))
+            .cloned()
+            .collect();
+        assert_eq!(idx.messages, theirs, "{name}");
+        assert_eq!(theirs.is_empty(), name == "TREE", "{name}: {theirs:?}");
+        if name == "TREE" {
+            assert_eq!(idx.cache_tree, None);
+        }
+        if name == "REUC" {
+            assert_eq!(idx.resolve_undo, None);
+        }
+        fs::write(&path, &good).unwrap();
+    }
+}
