@@ -675,7 +675,7 @@ fn bad_optional_extensions_as_git_reports_them() {
         good.windows(4).position(|w| w == b"TREE").unwrap()
     };
     let cases: [(&str, &[u8]); 4] = [
-        ("REUC", b"path\0100644\0"),
+        ("REUC", b"path\x00100644\x00"),
         ("TREE", b"\0garbage"),
         ("FSMN", b"\0\0"),
         ("FSMN", b"\0\0\0\x07\0\0\0\0\0\0\0\0"),
