@@ -706,3 +706,51 @@ fn bad_optional_extensions_as_git_reports_them() {
         fs::write(&path, &good).unwrap();
     }
 }
+
+/// A SHA-256 repository: 32-byte ids in refs, packed refs, reflogs and the index.
+#[test]
+fn sha256_repository() {
+    let tmp = TempDir::new().unwrap();
+    let r = Repo { tmp };
+    r.git_in(
+        r.tmp.path(),
+        &["init", "-q", "-b", "main", "--object-format=sha256", "r"],
+    );
+    r.commit("a", "a\n", "one");
+    r.commit("d/b", "b\n", "two");
+    r.git(&["tag", "-a", "-m", "t", "t1"]);
+    r.git(&["pack-refs", "--all"]);
+    r.git(&["branch", "loose"]);
+    let git_dir = r.git_dir();
+    assert_eq!(
+        flagsplit::object::repository::format_of(&git_dir),
+        Ok(ObjectFormat::Sha256)
+    );
+    let store = RefStore::open(&git_dir, &git_dir, ObjectFormat::Sha256).unwrap();
+    let listing = store.for_each_rawref();
+    let ours: BTreeSet<String> = listing
+        .refs
+        .iter()
+        .map(|x| format!("{} {}", x.name_lossy(), hex(&x.id)))
+        .collect();
+    assert_eq!(
+        ours,
+        lines(&r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]))
+    );
+    let head = store.head_link("HEAD");
+    assert_eq!(hex(&head.id), r.git(&["rev-parse", "HEAD"]).trim());
+    let worktrees = get_worktrees(&git_dir, &git_dir);
+    let logs = worktree_reflogs(&store, &worktrees[0], &git_dir);
+    let head_log = logs.iter().find(|l| l.name == "HEAD").unwrap();
+    assert_eq!(head_log.entries.len(), 2);
+    assert_eq!(head_log.entries[0].old, vec![0; 32]);
+    let idx = read_index(
+        &git_dir.join("index"),
+        &git_dir,
+        ObjectFormat::Sha256,
+        &mut GitObjects(&r),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
+}
