@@ -11,6 +11,7 @@
 //! Object ids are raw bytes of the repository's length ([`crate::object::ObjectFormat`]).
 
 pub mod index;
+mod packed;
 pub mod reflog;
 pub mod refs;
 pub mod worktrees;

@@ -237,7 +237,8 @@ fn broken_refs_are_visited_with_the_null_id_as_git_fsck_reports_them() {
     assert!(listing.refs.iter().all(|x| x.name != b"refs/heads/.hidden"));
 }
 
-/// Each bad `packed-refs` file: git fsck dies with our fatal line.
+/// Each bad `packed-refs` file: git fsck dies with our fatal line, or goes on with the refs we
+/// list (broken ones with the null id).
 #[test]
 fn bad_packed_refs_die_as_git_does() {
     let r = base_repo();
@@ -255,6 +256,16 @@ fn bad_packed_refs_die_as_git_does() {
         format!("# pack-refs with: peeled sorted \n{id} refs/heads/p1\n^{id}x\n"),
         format!("{id} refs/heads/{}\n", "x".repeat(100)).replace('\n', ""),
         "\n".to_string(),
+        // sorted files are checked while iterating: an empty name, an id line without a name
+        // (the next line becomes its name), a short line, a bad peeled line, a long bad line
+        format!("# pack-refs with: sorted \n{id} refs/heads/a\n{id} \n{id} refs/heads/z\n"),
+        format!("# pack-refs with: sorted \n{id}\nrefs/heads/a\n{id} refs/heads/z\n"),
+        format!("# pack-refs with: sorted \n{id} refs/heads/a\n^{id}\n^{id}\n"),
+        format!("# pack-refs with: sorted \n{id}x{}\n", "y".repeat(100)),
+        format!(
+            "# pack-refs with: peeled\n{id} refs/heads/a\n^{}\n",
+            "z".repeat(40)
+        ),
     ];
     for case in cases {
         fs::write(r.git_dir().join("packed-refs"), &case).unwrap();
@@ -263,10 +274,66 @@ fn bad_packed_refs_die_as_git_does() {
             .iter()
             .find_map(|l| l.strip_prefix("fatal: "))
             .map(str::to_string);
-        assert_eq!(code, 128, "{case:?}: {stderr:?}");
+        assert_eq!(code == 128, fatal.is_some(), "{case:?}: {stderr:?}");
         let listing = r.store().for_each_rawref();
         assert_eq!(listing.fatal, fatal, "{case:?}");
+        let theirs: BTreeSet<String> = stderr
+            .iter()
+            .filter(|l| l.contains(": invalid sha1 pointer "))
+            .cloned()
+            .collect();
+        let ours: BTreeSet<String> = listing
+            .refs
+            .iter()
+            .filter(|x| x.id == vec![0; 20])
+            .map(|x| {
+                format!(
+                    "error: {}: invalid sha1 pointer {}",
+                    x.name_lossy(),
+                    hex(&x.id)
+                )
+            })
+            .collect();
+        assert_eq!(ours, theirs, "{case:?}");
     }
+    // symbolic refs to the records of a file wrongly claiming `sorted`: git's binary search
+    // finds some and misses others
+    let mut text = "# pack-refs with: sorted \n".to_string();
+    for name in ["m", "z", "b", "y", "a", "c"] {
+        text.push_str(&format!("{id} refs/heads/p{name}\n"));
+        fs::write(
+            r.git_dir().join(format!("refs/heads/s{name}")),
+            format!("ref: refs/heads/p{name}\n"),
+        )
+        .unwrap();
+    }
+    fs::write(r.git_dir().join("packed-refs"), &text).unwrap();
+    let (stderr, _) = r.fsck();
+    let theirs: BTreeSet<String> = stderr
+        .iter()
+        .filter(|l| l.contains(": invalid sha1 pointer "))
+        .cloned()
+        .collect();
+    assert!(!theirs.is_empty());
+    let ours: BTreeSet<String> = r
+        .store()
+        .for_each_rawref()
+        .refs
+        .iter()
+        .filter(|x| x.id == vec![0; 20])
+        .map(|x| {
+            format!(
+                "error: {}: invalid sha1 pointer {}",
+                x.name_lossy(),
+                hex(&x.id)
+            )
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+    for name in ["m", "z", "b", "y", "a", "c"] {
+        fs::remove_file(r.git_dir().join(format!("refs/heads/s{name}"))).unwrap();
+    }
+
     // a name git refuses without dying: visited with the null id
     fs::write(
         r.git_dir().join("packed-refs"),
@@ -320,7 +387,7 @@ fn head_links_of_worktrees() {
     let store = r.store();
     let links: Vec<_> = worktrees
         .iter()
-        .map(|w| store.head_link(&w.ref_name("HEAD")))
+        .map(|w| store.head_link(&w.ref_name("HEAD")).unwrap())
         .collect();
     assert_eq!(
         links.iter().map(|l| l.state).collect::<Vec<_>>(),
@@ -360,7 +427,7 @@ fn head_links_of_worktrees() {
     assert!(from_wt1[1].is_current && !from_wt1[0].is_current);
     assert_eq!(from_wt1[0].ref_name("HEAD"), "main-worktree/HEAD");
     let wt1_store = RefStore::open(&wt1_git, &common, ObjectFormat::Sha1).unwrap();
-    let head = wt1_store.head_link("HEAD");
+    let head = wt1_store.head_link("HEAD").unwrap();
     assert_eq!(head.points_at.as_deref(), Some(&b"refs/heads/wtb"[..]));
 }
 
@@ -654,7 +721,7 @@ fn per_worktree_refs_and_root_refs() {
 
     fs::create_dir_all(r.git_dir().join("refs/heads/dirref/sub")).unwrap();
     fs::write(r.git_dir().join("HEAD"), "ref: refs/heads/dirref\n").unwrap();
-    let head = r.store().head_link("HEAD");
+    let head = r.store().head_link("HEAD").unwrap();
     let (stderr, _) = r.fsck();
     assert!(stderr.contains(&head.message().unwrap()), "{stderr:?}");
     assert_eq!(head.state, HeadState::Unborn);
@@ -737,7 +804,7 @@ fn sha256_repository() {
         ours,
         lines(&r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]))
     );
-    let head = store.head_link("HEAD");
+    let head = store.head_link("HEAD").unwrap();
     assert_eq!(hex(&head.id), r.git(&["rev-parse", "HEAD"]).trim());
     let worktrees = get_worktrees(&git_dir, &git_dir);
     let logs = worktree_reflogs(&store, &worktrees[0], &git_dir);
