@@ -578,11 +578,7 @@ impl RefStore {
     /// and its id, following symbolic refs (at most 5). Without `reading`, a name that does
     /// not exist resolves to itself with the null id (an unborn branch); `Ok(None)` when git's
     /// function returns NULL, `Err` with git's fatal message when reading `packed-refs` dies.
-    pub fn resolve(
-        &self,
-        name: &[u8],
-        reading: bool,
-    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, String> {
+    pub fn resolve(&self, name: &[u8], reading: bool) -> Result<Option<Resolution>, String> {
         Ok(self.resolve_inner(name, reading)?.map(|r| (r.name, r.id)))
     }
 
@@ -623,6 +619,9 @@ impl RefStore {
         })
     }
 }
+
+/// What a name resolves to: the ref name it ends at and the id.
+pub type Resolution = (Vec<u8>, Vec<u8>);
 
 struct Resolved {
     name: Vec<u8>,
