@@ -260,9 +260,9 @@ pub fn read_index(
                 hex(&base.index.checksum)
             )));
         }
-        let mut messages = base.index.messages;
-        messages.append(&mut index.index.messages);
-        index.index.messages = messages;
+        // this file's lines were printed first, then the shared index's
+        let mut base_messages = base.index.messages;
+        index.index.messages.append(&mut base_messages);
         index.index.entries = merge_split(base.index.entries, index.index.entries, &base_id)?;
         index.index.shared_index = Some(base_id.base);
     }

@@ -476,6 +476,25 @@ fn reflogs_of_worktrees() {
         assert_eq!(ours, theirs, "{}", log.name);
         assert!(log.entries.iter().all(|e| e.timestamp == 1_700_000_000));
     }
+
+    // from inside wt1: its HEAD is `HEAD`, the main worktree's `main-worktree/HEAD`
+    let wt1_git = git_dir.join("worktrees/wt1");
+    let store = RefStore::open(&wt1_git, &git_dir, ObjectFormat::Sha1).unwrap();
+    let mut all = Vec::new();
+    for wt in &get_worktrees(&wt1_git, &git_dir) {
+        all.extend(worktree_reflogs(&store, wt, &git_dir));
+    }
+    let names: BTreeSet<String> = all.iter().map(|l| l.name.clone()).collect();
+    assert!(names.contains("main-worktree/HEAD") && names.contains("HEAD"));
+    for log in &all {
+        let theirs: Vec<String> = r
+            .git_in(&wt1, &["reflog", "show", "--format=%H", &log.name])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let ours: Vec<String> = log.entries.iter().rev().map(|e| hex(&e.new)).collect();
+        assert_eq!(ours, theirs, "{}", log.name);
+    }
 }
 
 #[test]
