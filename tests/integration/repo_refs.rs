@@ -840,3 +840,35 @@ fn sha256_repository() {
     .unwrap();
     assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
 }
+
+/// Each worktree's index is its own; a reftable repository is refused with a clear error.
+#[test]
+fn worktree_indexes_and_reftable() {
+    let r = base_repo();
+    r.git(&["worktree", "add", "-q", "../wt1", "-b", "wtb"]);
+    let wt1 = r.tmp.path().join("wt1");
+    fs::write(wt1.join("only-in-wt1"), "x\n").unwrap();
+    r.git_in(&wt1, &["add", "only-in-wt1"]);
+    let git_dir = r.git_dir();
+    for wt in get_worktrees(&git_dir, &git_dir) {
+        let idx = read_index(
+            &wt.index_path(),
+            &wt.git_dir,
+            ObjectFormat::Sha1,
+            &mut GitObjects(&r),
+        )
+        .unwrap()
+        .unwrap();
+        let cwd = if wt.is_main() { r.dir() } else { wt1.clone() };
+        assert_eq!(ls_files(&idx), lines(&r.git_in(&cwd, &["ls-files", "-s"])));
+    }
+
+    r.git_in(r.tmp.path(), &["init", "-q", "--ref-format=reftable", "rt"]);
+    let rt = r.tmp.path().join("rt/.git");
+    let err = RefStore::open(&rt, &rt, ObjectFormat::Sha1).unwrap_err();
+    assert_eq!(err, flagsplit::repo::refs::RefsError::Reftable);
+    assert_eq!(
+        err.to_string(),
+        "the reftable ref storage format is not supported"
+    );
+}
