@@ -549,6 +549,25 @@ fn index_versions_match_ls_files() {
     assert_eq!(idx.version, 4);
     assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
 
+    // a path of 4095 bytes or more: its length is not in the flags
+    let long: Vec<String> = (0..20)
+        .map(|i| format!("{i:02}{}", "d".repeat(240)))
+        .collect();
+    let long = format!("{}/f", long.join("/"));
+    let blob = r.git(&["hash-object", "-w", "a"]);
+    let info = format!("100644,{},{long}", blob.trim());
+    r.git(&["update-index", "--add", "--cacheinfo", &info]);
+    for version in ["2", "4"] {
+        r.git(&["update-index", "--index-version", version]);
+        let idx = r.index().unwrap().unwrap();
+        assert!(idx.entries.iter().any(|e| e.path.len() > 4095));
+        assert_eq!(
+            ls_files(&idx),
+            lines(&r.git(&["ls-files", "-s"])),
+            "v{version}"
+        );
+    }
+
     // no index: not an error
     fs::remove_file(r.git_dir().join("index")).unwrap();
     assert_eq!(r.index(), Ok(None));
