@@ -224,15 +224,8 @@ pub fn read_index(
     objects: &mut dyn Objects,
 ) -> Result<Option<Index>, IndexError> {
     let display = path.display().to_string();
-    let data = match fs::read(path) {
-        Ok(d) => d,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(IndexError::fatal(format!(
-                "{display}: index file open failed: {}",
-                crate::os_error::strerror(&e)
-            )));
-        }
+    let Some(data) = read_file(path, &display, false, format)? else {
+        return Ok(None);
     };
     let mut index = parse_index(&data, format, &display)?;
     if let Some(base_id) = index.link.take().filter(|l| l.base.iter().any(|&b| b != 0)) {
@@ -246,12 +239,7 @@ pub fn read_index(
                 .join(format!("sharedindex.{hex_id}"))
         };
         let base_display = base_path.display().to_string();
-        let base_data = fs::read(&base_path).map_err(|e| {
-            IndexError::fatal(format!(
-                "{base_display}: index file open failed: {}",
-                crate::os_error::strerror(&e)
-            ))
-        })?;
+        let base_data = read_file(&base_path, &base_display, true, format)?.unwrap_or_default();
         let base = parse_index(&base_data, format, &base_display)?;
         if base.index.checksum != base_id.base {
             return Err(IndexError::fatal(format!(
@@ -272,6 +260,39 @@ pub fn read_index(
     }
     check_order(&index.entries)?;
     Ok(Some(index))
+}
+
+/// An index file's bytes as `do_read_index` gets them (`open`, `fstat`, `mmap`), with git's
+/// fatal messages; `None` when it does not exist and need not.
+fn read_file(
+    path: &Path,
+    display: &str,
+    must_exist: bool,
+    format: ObjectFormat,
+) -> Result<Option<Vec<u8>>, IndexError> {
+    let open_failed = |e: &io::Error| {
+        IndexError::fatal(format!(
+            "{display}: index file open failed: {}",
+            crate::os_error::strerror(e)
+        ))
+    };
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !must_exist => return Ok(None),
+        Err(e) => return Err(open_failed(&e)),
+    };
+    if meta.is_dir() {
+        // open(2) succeeds on a directory; mmap(2) then fails
+        if meta.len() < (12 + format.raw_len()) as u64 {
+            return Err(IndexError::fatal(format!(
+                "{display}: index file smaller than expected"
+            )));
+        }
+        return Err(IndexError::fatal(format!(
+            "{display}: unable to map index file: No such device"
+        )));
+    }
+    fs::read(path).map(Some).map_err(|e| open_failed(&e))
 }
 
 /// The `link` extension: the shared index's checksum and the two EWAH bitmaps (their words;

@@ -701,6 +701,14 @@ fn broken_indexes_die_with_gits_lines() {
     check("truncated");
     fs::write(&path, &good[..20]).unwrap();
     check("too small");
+    fs::remove_file(&path).unwrap();
+    fs::create_dir(&path).unwrap();
+    fs::write(path.join("x"), "x").unwrap();
+    let (stderr, code) = r.fsck();
+    assert_eq!(code, 128);
+    assert_eq!(r.index().unwrap_err().lines().last(), stderr.last());
+    fs::remove_dir_all(&path).unwrap();
+    fs::write(&path, &good).unwrap();
     edit_index(&r, false, |d| d[0] = b'X');
     check("signature");
     edit_index(&r, false, |d| d[7] = 9);
