@@ -1116,7 +1116,8 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, objects: &mut dyn Obje
 /// `None` when the entries are not merged or have a path and a path below it (git leaves no
 /// cache tree). The tree ids are those of the objects git would write for them; on a missing
 /// object git stops, keeping the subtrees computed before it (the node that failed and its
-/// ancestors have no id).
+/// ancestors have no id). One difference: a path more than 256 directories deep stops the
+/// computation here as a missing object would (without a message), where git recurses on.
 pub fn compute_cache_tree(
     entries: &[IndexEntry],
     format: ObjectFormat,
@@ -1190,8 +1191,9 @@ struct TreeBuild<'a> {
     messages: &'a mut Vec<String>,
 }
 
-/// Deeper than this, a path is refused (git would recurse; this reader keeps its stack bounded).
-const MAX_TREE_DEPTH: usize = 4096;
+/// Deeper than this, a path fails the computation as a missing object would (git recurses
+/// without a bound; this keeps the stack bounded, within a 2 MiB thread stack).
+const MAX_TREE_DEPTH: usize = 256;
 
 /// `update_one`: fills `it` for the entries under `base`; the number of entries it covers and
 /// how many it skipped, or `Err` after git's error.
@@ -1557,6 +1559,39 @@ mod tests {
         assert_eq!(ru[0].modes, [0o100644, 0, 0o100644]);
         assert_eq!(ru[0].ids[2], Some(vec![3; 20]));
         assert_eq!(parse_resolve_undo(&r[..r.len() - 1], 20), None);
+    }
+
+    struct AllExist;
+
+    impl Objects for AllExist {
+        fn read_tree(&mut self, _id: &[u8]) -> Option<Vec<u8>> {
+            None
+        }
+        fn has_object(&mut self, _id: &[u8]) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn deep_paths_keep_the_stack_bounded() {
+        let entry = |path: Vec<u8>| IndexEntry {
+            mode: 0o100644,
+            id: vec![1; 20],
+            path,
+            stage: 0,
+            skip_worktree: false,
+            intent_to_add: false,
+            flags: 0,
+        };
+        let deep = |n: usize| {
+            let mut p = b"a/".repeat(n);
+            p.push(b'f');
+            p
+        };
+        let (t, _) = compute_cache_tree(&[entry(deep(255))], ObjectFormat::Sha1, &mut AllExist);
+        assert!(t.is_some_and(|t| t.id.is_some()));
+        let (t, _) = compute_cache_tree(&[entry(deep(100_000))], ObjectFormat::Sha1, &mut AllExist);
+        assert!(t.is_some_and(|t| t.id.is_none()));
     }
 
     #[test]
