@@ -633,6 +633,10 @@ fn strtol_int(data: &[u8]) -> (i32, usize) {
     (value as i32, i)
 }
 
+/// Nesting beyond this drops a `TREE` extension as unreadable: no real path is that deep, and the
+/// nested value's (recursive) drop stays within a small stack. git recurses without a bound.
+const MAX_CACHE_TREE_DEPTH: usize = 2048;
+
 /// The `TREE` extension (`cache_tree_read`): `None` when git drops it, an error when git dies.
 /// Iterative: a hostile extension cannot exhaust the stack.
 fn parse_cache_tree(data: &[u8], rawsz: usize) -> Result<Option<CacheTree>, IndexError> {
@@ -680,6 +684,9 @@ fn parse_cache_tree(data: &[u8], rawsz: usize) -> Result<Option<CacheTree>, Inde
             id,
             subtrees: Vec::new(),
         };
+        if stack.len() >= MAX_CACHE_TREE_DEPTH {
+            return Ok(None);
+        }
         stack.push((node, subtree_nr));
         // close every finished node
         while let Some((_, remaining)) = stack.last() {
@@ -1541,12 +1548,26 @@ mod tests {
         assert_eq!(ct.subtrees[0].id, None);
         // truncated: dropped
         assert_eq!(parse_cache_tree(&t[..10], 20), Ok(None));
-        // deep nesting does not recurse
+        // deep nesting does not recurse, and is bounded
         let mut deep = Vec::new();
         for _ in 0..100_000 {
             deep.extend_from_slice(b"\0-1 1\n");
         }
         assert_eq!(parse_cache_tree(&deep, 20), Ok(None));
+        let nested = |n: usize| {
+            let mut d = b"\0-1 1\n".to_vec();
+            for _ in 1..n {
+                d.extend_from_slice(b"x\0-1 1\n");
+            }
+            d.extend_from_slice(b"x\0-1 0\n");
+            d
+        };
+        assert_eq!(parse_cache_tree(&nested(100_000), 20), Ok(None));
+        let t = parse_cache_tree(&nested(MAX_CACHE_TREE_DEPTH - 1), 20);
+        assert_eq!(
+            t.map(|t| t.map(|t| t.walk().len())),
+            Ok(Some(MAX_CACHE_TREE_DEPTH))
+        );
     }
 
     #[test]
