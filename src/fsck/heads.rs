@@ -45,12 +45,25 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
                 path.display()
             )));
         }
+        // git marks a packed copy it could not read as bad, and no longer finds it.
+        if let Some(i) = f.table.get(id) {
+            f.table.obj_mut(i).flags |= super::table::BAD;
+        }
         return Ok(None);
     };
     match (f.hash)(f.repo.format, k, &data) {
         Ok(real) if real == *id => {}
         _ => {
             f.out.error(&format!("hash mismatch {}", f.hex(id)));
+            return Ok(None);
+        }
+    }
+    if k != Kind::Blob {
+        let links = super::walk::links(k, id, &data, f.repo.format);
+        for e in &links.errors {
+            f.out.error(e);
+        }
+        if links.parse_failed {
             return Ok(None);
         }
     }
@@ -158,7 +171,8 @@ fn handle_ref(
         );
         return Ok(());
     };
-    if f.table.obj(i).kind != Some(Kind::Commit) && refs::is_branch(name) {
+    // builtin/fsck.c's own is_branch: HEAD counts as a branch.
+    if f.table.obj(i).kind != Some(Kind::Commit) && (name == "HEAD" || refs::is_branch(name)) {
         f.out
             .error_bit(&format!("{name}: not a commit"), bits::REFS);
     }

@@ -168,6 +168,11 @@ pub enum LooseRead {
         /// Its id, or the collision-detecting hash's message.
         id: Result<Oid, String>,
     },
+    /// The stream ended before the size its header gives: what git computes as its id.
+    Short {
+        /// The id of the content padded to its size, or the hash's refusal.
+        id: Result<Oid, String>,
+    },
     /// git's `error:` lines (without the prefix).
     Bad(Vec<String>),
 }
@@ -193,6 +198,15 @@ pub fn read_loose(
     };
     let input = map.bytes();
     let mut lines = Vec::new();
+    if input.is_empty() {
+        // git's map_fd refuses an empty file, then reports the mapping with a stale errno.
+        lines.push(format!("object file {} is empty", path.display()));
+        lines.push(format!(
+            "unable to mmap {}: No such file or directory",
+            path.display()
+        ));
+        return LooseRead::Bad(lines);
+    }
     // git inflates at most 32 bytes to find the header.
     z.reset();
     let mut hdr = [0u8; loose::MAX_HEADER_LEN];
@@ -231,9 +245,14 @@ pub fn read_loose(
     };
     let size = header.size;
     let type_name = header.type_name.to_vec();
+    let streaming =
+        matches!(stream, Some((threshold, _)) if type_name == b"blob" && size > threshold);
+    // git's streaming check (`check_stream_oid`) says only what is wrong with the stream.
     let corrupt = |lines: &mut Vec<String>, what: &str| {
         lines.push(format!("{what} loose object '{hexid}'"));
-        lines.push(format!("unable to unpack contents of {}", path.display()));
+        if !streaming {
+            lines.push(format!("unable to unpack contents of {}", path.display()));
+        }
     };
     if size > MAX_OBJECT {
         corrupt(&mut lines, "corrupt");
@@ -245,9 +264,12 @@ pub fn read_loose(
         return LooseRead::Bad(lines);
     }
     let mut hasher = match stream {
-        Some((threshold, format)) if type_name == b"blob" && size > threshold => Some(
-            crate::object::ObjectHasher::new(format, Kind::Blob, size, true),
-        ),
+        Some((_, format)) if streaming => Some(crate::object::ObjectHasher::new(
+            format,
+            Kind::Blob,
+            size,
+            true,
+        )),
         _ => None,
     };
     let mut data = if hasher.is_some() {
@@ -289,10 +311,6 @@ pub fn read_loose(
             }
         }
     }
-    if total as u64 != size {
-        corrupt(&mut lines, "corrupt");
-        return LooseRead::Bad(lines);
-    }
     if used < input.len() {
         corrupt(&mut lines, "garbage at end of");
         return LooseRead::Bad(lines);
@@ -304,6 +322,27 @@ pub fn read_loose(
                 .map(|i| oid(i.as_bytes()))
                 .map_err(|e| e.to_string()),
         },
+        None if (total as u64) < size => {
+            // A stream shorter than its header says: git hashes its buffer of the declared size
+            // (the rest zero), so the object does not match its name. The zeros are hashed, not
+            // allocated.
+            let format = stream.map_or(ObjectFormat::Sha1, |(_, f)| f);
+            let mut h = crate::object::ObjectHasher::with_type_name(format, &type_name, size, true);
+            h.update(&data);
+            let zeros = [0u8; 8192];
+            let mut left = size - total as u64;
+            while left > 0 {
+                let n = left.min(zeros.len() as u64) as usize;
+                h.update(&zeros[..n]);
+                left -= n as u64;
+            }
+            LooseRead::Short {
+                id: h
+                    .finalize()
+                    .map(|i| oid(i.as_bytes()))
+                    .map_err(|e| e.to_string()),
+            }
+        }
         None => LooseRead::Ok { type_name, data },
     }
 }
@@ -314,6 +353,20 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let stream = Some((f.big_file_threshold, format));
     let (type_name, data) = match read_loose(z, path, &hexid, stream) {
         LooseRead::Ok { type_name, data } => (type_name, data),
+        LooseRead::Short { id: real } => {
+            match real {
+                Ok(real) => {
+                    let rh = f.hex(&real);
+                    f.out.error(&format!(
+                        "{rh}: hash-path mismatch, found at: {}",
+                        path.display()
+                    ));
+                }
+                Err(collision) => f.out.error(&collision),
+            }
+            f.out.bits |= bits::OBJECT;
+            return;
+        }
         LooseRead::Streamed { id: real } => {
             match real {
                 Ok(real) if real == *id => {
@@ -321,10 +374,13 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
                         f.out.bits |= bits::OBJECT;
                     }
                 }
-                Ok(real) => {
-                    let rh = f.hex(&real);
+                Ok(_) => {
+                    f.out.error(&format!(
+                        "hash mismatch for {} (expected {hexid})",
+                        path.display()
+                    ));
                     f.out.error_bit(
-                        &format!("{rh}: hash-path mismatch, found at: {}", path.display()),
+                        &format!("{hexid}: object corrupt or missing: {}", path.display()),
                         bits::OBJECT,
                     );
                 }
@@ -451,8 +507,17 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             {
                 st.idx_ok = true;
             }
-            if let Some(index) = st.index(format) {
+            st.pack = Mapped::open(&st.files.pack).ok();
+            // git finds an object in a pack by a binary search of its index, and only in a pack
+            // that opens (its header and trailer agree with the index).
+            if let Some(index) = st.index(format)
+                && pack_open_errors(&st, &index, format).is_none()
+            {
+                let sorted = (1..index.len()).all(|n| index.id(n - 1) < index.id(n));
                 for n in 0..index.len() {
+                    if !sorted && index.lookup(index.id(n)) != Some(n) {
+                        continue;
+                    }
                     let id = oid(index.id(n));
                     let i = f.table.unknown(&id);
                     f.table.obj_mut(i).flags |= super::table::PRESENT | super::table::IN_PACK;
@@ -461,7 +526,6 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                     }
                 }
             }
-            st.pack = Mapped::open(&st.files.pack).ok();
             f.packs.push(st);
         }
     }

@@ -77,7 +77,41 @@ fn read_git_file(file: &Path, dir: &Path) -> Result<PathBuf, String> {
 /// What git requires of a git directory: `HEAD`, and `objects` (or a `commondir` file, in a
 /// linked worktree's directory).
 fn is_git_directory(dir: &Path) -> bool {
-    dir.join("HEAD").is_file() && (dir.join("objects").is_dir() || dir.join("commondir").is_file())
+    if !valid_head(&dir.join("HEAD")) {
+        return false;
+    }
+    let common = match fs::read_to_string(dir.join("commondir")) {
+        Ok(text) => dir.join(text.trim_end()),
+        Err(_) => dir.to_path_buf(),
+    };
+    let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY") {
+        Some(o) => PathBuf::from(o),
+        None => common.join("objects"),
+    };
+    objects.is_dir() && common.join("refs").is_dir()
+}
+
+/// git's `validate_headref`: HEAD is a symbolic link into `refs/`, a `ref: refs/...` file, or
+/// a detached id (hex of either length).
+fn valid_head(path: &Path) -> bool {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return false;
+    };
+    if meta.file_type().is_symlink() {
+        return fs::read_link(path).is_ok_and(|t| t.starts_with("refs/"));
+    }
+    let Ok(bytes) = fs::read(path) else {
+        return false;
+    };
+    let bytes = &bytes[..bytes.len().min(255)];
+    if let Some(rest) = bytes.strip_prefix(b"ref:") {
+        let rest = rest.trim_ascii_start();
+        if rest.starts_with(b"refs/") {
+            return true;
+        }
+    }
+    let hex = bytes.iter().take_while(|c| c.is_ascii_hexdigit()).count();
+    (hex == 40 || hex == 64) && bytes.get(hex).is_none_or(|c| c.is_ascii_whitespace())
 }
 
 /// The object format a git directory's configuration declares.
