@@ -90,10 +90,12 @@ fn has_promisor_remote(config: &Config) -> bool {
     if config.get("extensions.partialclone").is_some() {
         return true;
     }
+    // git's promisor_remote_config: `remote.<name>.promisor` true, or a partial clone filter.
     config.entries.iter().any(|e| {
         e.key.starts_with("remote.")
-            && e.key.ends_with(".promisor")
-            && crate::gitconfig::parse_maybe_bool(e.value.as_deref()) == Some(true)
+            && ((e.key.ends_with(".promisor")
+                && crate::gitconfig::parse_maybe_bool(e.value.as_deref()) == Some(true))
+                || e.key.ends_with(".partialclonefilter"))
     })
 }
 

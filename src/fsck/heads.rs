@@ -499,6 +499,8 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
                 lines.push(rev::unable_to_load(&name));
                 rev_bad = true;
             }
+            // git does not get to the reverse index of a pack that does not open.
+            Some(_) if !p.usable => {}
             Some(index) => {
                 let offsets: Vec<u64> = (0..index.len())
                     .map(|n| index.offset(n).unwrap_or(0))

@@ -740,14 +740,6 @@ fn verify_one(
                 ));
             }
         }
-        if ents[i].is_delta && !ents[i].header_err.is_empty() {
-            // git then names the delta itself as the base it could not read.
-            let line = format!(
-                "failed to read delta base object {} at offset {off} from {name}",
-                hex(index.id(n))
-            );
-            ents[i].header_err.push(line);
-        }
     }
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); count];
     for (i, e) in ents.iter().enumerate() {
