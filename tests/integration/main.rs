@@ -10,6 +10,7 @@ mod collisions;
 mod config_corpus;
 mod coreutils;
 mod docs;
+mod fsck;
 mod hash_object;
 mod imap_exec_path;
 mod imap_send;
