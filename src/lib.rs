@@ -8,11 +8,15 @@
 //!   `build.rs` resolves.
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
-//! - [`object`]: git object ids (`hash-object`), streaming.
+//! - [`object`]: git object ids (`hash-object`), streaming; git's fsck checks of single objects
+//!   and the links its walk follows.
+//! - [`gitconfig`]: git's configuration syntax and a repository's configuration in git's order.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions.
 //! - [`sum`]: `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils (output,
 //!   `--check`, messages).
+//! - [`verify`]: the checks `git fsck` runs on reverse indexes, bitmaps, the commit-graph and
+//!   the multi-pack-index.
 //! - [`inherited`]: the standard descriptors and `SIGPIPE` disposition the process was started
 //!   with, as seen before Rust's runtime changes them.
 //!
@@ -25,13 +29,17 @@ pub mod build_options;
 pub mod cli;
 pub mod cpu;
 pub mod exec_path;
+pub mod fsck;
+pub mod gitconfig;
 pub mod hash;
 pub mod inherited;
 pub mod json;
 pub mod object;
 pub mod os_error;
+pub mod repo;
 pub mod spec;
 pub mod sum;
+pub mod verify;
 pub mod zlib;
 
 pub use flagsplit_config as config;

@@ -4,8 +4,11 @@
 //!
 //! Blobs are any bytes. Commits, trees and tags go through the checks `git hash-object` runs
 //! (git's fsck checks in strict mode, [`fsck`]): what git refuses is refused, with git's messages.
+//! The same checks serve `git fsck` ([`fsck::check_object`]), with the links its walk follows
+//! ([`links`]).
 
 pub mod fsck;
+pub mod links;
 pub mod repository;
 
 use std::fmt;

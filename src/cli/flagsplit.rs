@@ -207,6 +207,62 @@ pub const HASH_OBJECT: Command = Command {
     conventions: Conventions::Git,
 };
 
+/// `flagsplit fsck`.
+pub const FSCK: Command = Command {
+    name: "fsck",
+    about: "Verify a git repository as `git fsck --full` does (it never writes to it).",
+    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [<object>...]",
+    preamble: "Gives git 2.47's verdict on the repository it runs in (found as git finds it: the current\n\
+               directory upwards, or GIT_DIR): the same exit status (git's bits: 1 objects, 2\n\
+               reachability, 4 packs, 8 refs, 16 commit-graph, 32 multi-pack-index, 64 reverse\n\
+               indexes, 128 bitmaps) and the same lines. Every loose and packed object is inflated\n\
+               with the zlib facility's provider, its deltas applied, hashed with the sha1 facility's\n\
+               (collision-detecting) provider and checked as git checks it (fsck.<msg-id> and\n\
+               fsck.skipList from the configuration apply); pack trailers and idx CRCs are verified,\n\
+               the idx trailer with the sha1-unsafe provider; then refs, reflogs, every worktree's\n\
+               HEAD and index, and the connectivity between them.",
+    options: &[
+        Opt::flag(Some('v'), "verbose", "be verbose"),
+        Opt::flag(None, "unreachable", "show unreachable objects"),
+        Opt::flag(None, "dangling", "show dangling objects (default)"),
+        Opt::flag(None, "tags", "report tags"),
+        Opt::flag(None, "root", "report root nodes"),
+        Opt::flag(None, "cache", "make index objects head nodes"),
+        Opt::flag(None, "reflogs", "make reflogs head nodes (default)"),
+        Opt::flag(
+            None,
+            "full",
+            "also consider packs and alternate objects (default)",
+        ),
+        Opt::flag(None, "connectivity-only", "check only connectivity"),
+        Opt::flag(None, "strict", "enable more strict checking"),
+        Opt::flag(
+            None,
+            "lost-found",
+            "refused: it writes dangling objects into .git/lost-found\n(flagsplit fsck never writes; use git fsck --lost-found)",
+        ),
+        Opt::flag(
+            None,
+            "progress",
+            "show progress (default: when standard error is a terminal)",
+        ),
+        Opt::flag(
+            None,
+            "name-objects",
+            "show verbose names for reachable objects",
+        ),
+    ],
+    epilogue: "Options follow git's rules (unique prefixes, --no-OPTION, git's messages, status 129).\n\n\
+               Structures flagsplit does not verify are named on standard error, one line each:\n\
+               `notice: not checked: PATH (WHAT)`. A damaged pack is reported as git reports it and\n\
+               the other objects are still checked; where git would die or never finish (a delta that\n\
+               declares a result of 2^62 bytes, a cycle of REF_DELTA bases) the entry is named with its\n\
+               pack and offset instead. No object larger than 4 GiB is held in memory.",
+    operands: Some(Operands::files("OBJECT")),
+    hidden: false,
+    conventions: Conventions::Git,
+};
+
 /// `flagsplit bench`.
 pub const BENCH: Command = Command {
     name: "bench",
@@ -256,6 +312,7 @@ pub static PROGRAM: Program = Program {
         MD5SUM,
         SHA256SUM,
         HASH_OBJECT,
+        FSCK,
         super::imap_send::IMAP_SEND,
         BENCH,
         VERSION,

@@ -3,6 +3,7 @@
 //! is selected. `flagsplit imap-send` runs the separate `flagsplit-imap-send`.
 
 mod bench;
+mod fsck;
 mod hash_object;
 mod sum;
 
@@ -58,6 +59,9 @@ fn main() -> ExitCode {
         eprintln!("flagsplit: '{name}' is not a flagsplit command. See 'flagsplit --help'.");
         return ExitCode::from(1);
     };
+    if command.name == "fsck" {
+        return fsck::main(command, args);
+    }
     if command.name == "hash-object" {
         // git's conventions: usage errors and `-h` exit 129.
         return hash_object::main(command, args);

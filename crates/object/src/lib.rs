@@ -1,0 +1,52 @@
+//! git's object storage formats, parsed as untrusted bytes: the pack index ([`idx`], versions 1
+//! and 2), pack entries ([`pack`]: the pack header, each entry's type and size, OFS and REF
+//! delta bases), deltas ([`delta`]) and loose object headers ([`loose`]).
+//!
+//! Every parser works over a byte slice that the caller read or mapped, checks every length and
+//! count against that slice before using it, and never allocates from a size the data claims
+//! (callers bound what they inflate by the input's own size). None panics on any input; the
+//! fuzz targets `idx`, `pack_entry`, `delta` and `loose` hold that.
+//!
+//! The crate hashes and inflates nothing: the caller brings the providers its build selected.
+#![deny(missing_docs)]
+
+pub mod delta;
+pub mod idx;
+pub mod loose;
+pub mod pack;
+
+/// The kinds of object git stores, with their pack type numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// 1
+    Commit,
+    /// 2
+    Tree,
+    /// 3
+    Blob,
+    /// 4
+    Tag,
+}
+
+impl Kind {
+    /// git's name of the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Commit => "commit",
+            Kind::Tree => "tree",
+            Kind::Blob => "blob",
+            Kind::Tag => "tag",
+        }
+    }
+
+    /// The kind git names `name`.
+    pub fn from_name(name: &[u8]) -> Option<Kind> {
+        match name {
+            b"commit" => Some(Kind::Commit),
+            b"tree" => Some(Kind::Tree),
+            b"blob" => Some(Kind::Blob),
+            b"tag" => Some(Kind::Tag),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! `flagsplit fsck`: git's `git fsck --full` verdict (see `flagsplit::fsck`), with git's options.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use flagsplit::cli::{Command, Matches};
+use flagsplit::fsck::{self, Options};
+
+/// The last `--X` / `--no-X` given for `name`, else `default`.
+fn setting(m: &Matches, name: &str, default: bool) -> bool {
+    m.events()
+        .filter(|(n, _)| *n == name)
+        .last()
+        .map_or(default, |(_, on)| on)
+}
+
+pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitCode {
+    let m = match command.parse(args) {
+        Ok(m) => m,
+        Err(e) => return ExitCode::from(e.report("flagsplit")),
+    };
+    if m.flag("help") {
+        return match io::stdout().write_all(command.help("flagsplit").as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(1),
+        };
+    }
+    if m.flag("lost-found") {
+        eprintln!(
+            "fatal: --lost-found writes dangling objects into the repository; flagsplit fsck never writes (use git fsck --lost-found)"
+        );
+        return ExitCode::from(129);
+    }
+    let progress = m
+        .events()
+        .filter(|(n, _)| *n == "progress")
+        .last()
+        .map(|(_, on)| on);
+    let opts = Options {
+        full: setting(&m, "full", true),
+        connectivity_only: setting(&m, "connectivity-only", false),
+        strict: setting(&m, "strict", false),
+        unreachable: setting(&m, "unreachable", false),
+        dangling: setting(&m, "dangling", true),
+        root: setting(&m, "root", false),
+        tags: setting(&m, "tags", false),
+        cache: setting(&m, "cache", false),
+        reflogs: setting(&m, "reflogs", true),
+        name_objects: setting(&m, "name-objects", false),
+        verbose: m.count("verbose") > 0,
+        progress,
+        heads: m.operands.clone(),
+    };
+    ExitCode::from(fsck::run(&opts))
+}

@@ -1,0 +1,383 @@
+//! The order of a run, the heads, and the connectivity walk (git's `cmd_fsck`,
+//! `get_default_heads`, `fsck_index`, `check_connectivity`).
+
+use crate::gitconfig::Config;
+use crate::object::Kind;
+
+use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
+use super::{Fatal, Fsck, bits, odb, scan};
+
+/// The whole run.
+pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
+    let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|d| !d.is_empty()) {
+        Some(d) => std::path::PathBuf::from(d),
+        None => f.repo.common_dir.join("objects"),
+    };
+    let dirs = odb::object_dirs(&objects);
+    let promisor_remote = has_promisor_remote(config);
+    if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
+        for line in text.split(|&b| b == b'\n') {
+            if let Some(id) = parse_oid(f, line.strip_suffix(b"\r").unwrap_or(line)) {
+                f.shallow.insert(id);
+            }
+        }
+    }
+    scan::open_packs(f, &dirs);
+    super::heads::structures_loaded(f, config, &dirs)?;
+    if promisor_remote {
+        promisor_referents(f);
+    } else {
+        f.promisor.clear();
+    }
+    if f.opts.connectivity_only {
+        scan::loose_objects(f, &dirs, false)?;
+        for id in scan::packed_ids(f) {
+            let i = f.table.unknown(&id);
+            f.table.obj_mut(i).flags |= HAS_OBJ;
+        }
+    } else {
+        scan::loose_objects(f, &dirs, true)?;
+        if f.opts.full {
+            let total = scan::total_objects(f);
+            let mut count = 0;
+            for pi in 0..f.packs.len() {
+                if scan::verify_pack(f, pi, count, total)? {
+                    f.out.bits |= bits::PACK;
+                }
+                if let Some(i) = f.packs[pi].index(f.repo.format) {
+                    count += u64::from(i.len());
+                }
+            }
+            if total > 0 {
+                f.out.progress("Checking objects", total, total, true);
+            }
+        }
+        super::heads::finish_checks(f);
+    }
+    let mut pending: Vec<u32> = Vec::new();
+    let given = !f.opts.heads.is_empty();
+    for arg in f.opts.heads.clone() {
+        super::heads::named_head(f, &arg, &mut pending);
+    }
+    let mut keep_cache = f.opts.cache;
+    if !given {
+        super::heads::default_heads(f, &mut pending)?;
+        keep_cache = true;
+    }
+    if keep_cache {
+        super::heads::index_heads(f, &mut pending)?;
+    }
+    super::heads::structures_before_walk(f);
+    check_connectivity(f, &mut pending);
+    super::heads::structures_after_walk(f, config, &dirs);
+    Ok(())
+}
+
+/// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.
+fn promisor_referents(f: &mut Fsck<'_>) {
+    let format = f.repo.format;
+    let ids: Vec<Oid> = f.promisor.iter().copied().collect();
+    for id in ids {
+        if let Some((k, data)) = scan::read_object(f, &id) {
+            for t in super::walk::links(k, &id, &data, format).targets {
+                f.promisor.insert(oid(&t.id));
+            }
+        }
+    }
+}
+
+fn has_promisor_remote(config: &Config) -> bool {
+    if config.get("extensions.partialclone").is_some() {
+        return true;
+    }
+    config.entries.iter().any(|e| {
+        e.key.starts_with("remote.")
+            && e.key.ends_with(".promisor")
+            && crate::gitconfig::parse_maybe_bool(e.value.as_deref()) == Some(true)
+    })
+}
+
+/// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
+/// when it is present, and prints git's broken-link lines.
+pub fn mark(
+    f: &mut Fsck<'_>,
+    target: Option<u32>,
+    kind: Option<Kind>,
+    parent: Option<u32>,
+    pending: &mut Vec<u32>,
+) {
+    let Some(t) = target else {
+        if let Some(p) = parent {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            f.out.out(&format!("broken link from {pt:>7} {pid}"));
+            let k = kind.map_or("unknown", Kind::name);
+            f.out.out(&format!("broken link from {k:>7} unknown"));
+        }
+        f.out.bits |= bits::REACHABLE;
+        return;
+    };
+    if let (Some(k), Some(p)) = (kind, parent) {
+        let tk = f.table.obj(t).kind;
+        if tk.is_some() && tk != Some(k) {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            f.out
+                .err(&format!("error in {pt} {pid}: wrong object type in link"));
+            f.out.bits |= bits::OBJECT;
+        }
+    }
+    if f.table.obj(t).flags & REACHABLE != 0 {
+        return;
+    }
+    f.table.obj_mut(t).flags |= REACHABLE;
+    let id = f.table.obj(t).id;
+    if f.promisor.contains(&id) {
+        return;
+    }
+    if f.table.obj(t).flags & HAS_OBJ == 0 {
+        if let Some(p) = parent
+            && !scan::has_object(f, &id)
+        {
+            let pt = f.printable_type(p);
+            let pid = f.describe(&f.table.obj(p).id);
+            let tt = f.printable_type(t);
+            let tid = f.describe(&id);
+            f.out.out(&format!("broken link from {pt:>7} {pid}"));
+            f.out.out(&format!("              to {tt:>7} {tid}"));
+            f.out.bits |= bits::REACHABLE;
+        }
+        return;
+    }
+    pending.push(t);
+}
+
+/// A head: git's `mark_object_reachable` after `obj->flags |= USED`.
+pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut Vec<u32>) {
+    f.table.obj_mut(i).flags |= USED;
+    if let Some(n) = name {
+        let id = f.table.obj(i).id;
+        f.names.entry(id).or_insert(n);
+    }
+    mark(f, Some(i), None, None, pending);
+}
+
+/// git's `traverse_reachable` and the final pass over every object.
+///
+/// The walk follows the links kept by the object checks: a commit's and a tag's, and a tree's
+/// links to trees and to blobs that are not stored. Links from trees to stored blobs are only
+/// counted (`Obj::refs`): such a blob is reachable when a reachable tree links to it, so once the
+/// walk is done the trees it did not reach (few, usually none) are read again and their links
+/// uncounted. The order in which trees are walked is git's, so a missing object is reported from
+/// the parent git names. With `--connectivity-only` nothing was read before the walk, and with
+/// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
+/// does.
+fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
+    let read_walk = f.opts.connectivity_only || f.opts.name_objects;
+    let mut nr = 0u64;
+    while let Some(i) = pending.pop() {
+        if read_walk {
+            traverse_read(f, i, pending);
+        } else {
+            traverse_one(f, i, pending);
+        }
+        nr += 1;
+        if nr.is_multiple_of(1024) {
+            f.out.progress("Checking connectivity", nr, 0, false);
+        }
+    }
+    if !read_walk {
+        uncount_unreachable_trees(f);
+    }
+    if f.opts.connectivity_only && f.opts.dangling {
+        // git marks what unreachable objects point to, reading them now.
+        let n = f.table.len() as u32;
+        for i in 0..n {
+            let o = f.table.obj(i);
+            if o.flags & HAS_OBJ == 0 || o.flags & REACHABLE != 0 {
+                continue;
+            }
+            let id = o.id;
+            if let Some((k, data)) = scan::read_object(f, &id) {
+                let _ = f.table.lookup(&id, k);
+                let links = super::walk::links(k, &id, &data, f.repo.format);
+                for t in links.targets {
+                    if let Ok(ti) = f.table.lookup(&oid(&t.id), t.kind) {
+                        f.table.obj_mut(ti).flags |= USED;
+                    }
+                }
+            }
+        }
+    }
+    let max = f.table.len();
+    if f.opts.verbose {
+        f.out.err(&format!("Checking connectivity ({max} objects)"));
+    }
+    for i in 0..max as u32 {
+        let o = f.table.obj(i).clone();
+        if f.opts.verbose {
+            f.out.err(&format!("Checking {}", f.describe(&o.id)));
+        }
+        let reachable = o.flags & REACHABLE != 0 || (!read_walk && o.refs > 0);
+        if reachable {
+            if o.flags & HAS_OBJ == 0 {
+                if f.promisor.contains(&o.id) || scan::has_object_pack(f, &o.id) {
+                    continue;
+                }
+                let t = f.printable_type(i);
+                let d = f.describe(&o.id);
+                f.out.out(&format!("missing {t} {d}"));
+                f.out.bits |= bits::REACHABLE;
+            }
+            continue;
+        }
+        if o.flags & HAS_OBJ == 0 {
+            continue;
+        }
+        if f.unreachable_shown() {
+            let t = f.printable_type(i);
+            let d = f.describe(&o.id);
+            f.out.out(&format!("unreachable {t} {d}"));
+            continue;
+        }
+        if o.flags & USED == 0 && f.opts.dangling {
+            let t = f.printable_type(i);
+            let d = f.describe(&o.id);
+            f.out.out(&format!("dangling {t} {d}"));
+        }
+    }
+}
+
+/// Uncounts the blob links of the checked trees the walk did not reach.
+fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
+    use super::table::{BAD, PRESENT};
+    let format = f.repo.format;
+    let n = f.table.len() as u32;
+    for i in 0..n {
+        let o = f.table.obj(i);
+        if o.kind != Some(Kind::Tree) || o.flags & (HAS_OBJ | REACHABLE) != HAS_OBJ {
+            continue;
+        }
+        let id = o.id;
+        let Some((Kind::Tree, data)) = scan::read_object(f, &id) else {
+            continue;
+        };
+        let links = super::walk::links(Kind::Tree, &id, &data, format);
+        for t in links.targets.iter().filter(|t| t.kind == Kind::Blob) {
+            if let Some(ti) = f.table.get(&oid(&t.id)) {
+                let o = f.table.obj_mut(ti);
+                if o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT {
+                    o.refs = o.refs.saturating_sub(1);
+                }
+            }
+        }
+    }
+}
+
+/// git's `traverse_one_object` over the kept links.
+fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+    let from_tag = f.table.obj(i).kind == Some(Kind::Tag);
+    let edges: Vec<u32> = f.table.edges_of(i).to_vec();
+    for e in edges {
+        let kind = (!from_tag).then(|| table::edge_kind(e));
+        mark(f, table::edge_target(e), kind, Some(i), pending);
+    }
+}
+
+/// git's `traverse_one_object`, reading the object (for `--connectivity-only` and
+/// `--name-objects`), with git's names for what it links to.
+fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+    let id = f.table.obj(i).id;
+    let kind = f.table.obj(i).kind;
+    if kind == Some(Kind::Blob) {
+        return;
+    }
+    let Some((k, data)) = scan::read_object(f, &id) else {
+        return;
+    };
+    if kind.is_none() {
+        let _ = f.table.lookup(&id, k);
+    }
+    if k == Kind::Blob {
+        return;
+    }
+    let links = super::walk::links(k, &id, &data, f.repo.format);
+    for e in &links.errors {
+        f.out.error(e);
+    }
+    let name = f.names.get(&id).cloned();
+    let parents: Vec<usize> = links
+        .targets
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| k == Kind::Commit && t.kind == Kind::Commit)
+        .map(|(n, _)| n)
+        .collect();
+    for (n, t) in links.targets.iter().enumerate() {
+        let tid = oid(&t.id);
+        let target = f.table.lookup(&tid, t.kind).ok();
+        if let (Some(name), Some(_)) = (&name, target)
+            && f.opts.name_objects
+        {
+            let child = match k {
+                Kind::Tree if t.kind == Kind::Tree => {
+                    format!("{name}{}/", String::from_utf8_lossy(&t.name))
+                }
+                Kind::Tree => format!("{name}{}", String::from_utf8_lossy(&t.name)),
+                Kind::Commit if t.kind == Kind::Tree => format!("{name}:"),
+                Kind::Commit => {
+                    let nth = parents.iter().position(|&p| p == n).unwrap_or(0);
+                    parent_name(name, nth)
+                }
+                _ => name.clone(),
+            };
+            f.names.entry(tid).or_insert(child);
+        }
+        let kind = (k != Kind::Tag).then_some(t.kind);
+        mark(f, target, kind, Some(i), pending);
+    }
+}
+
+/// git's name for the `nth` parent (from 0) of a commit named `name` (`fsck_walk_commit`).
+fn parent_name(name: &str, nth: usize) -> String {
+    let b = name.as_bytes();
+    let (generation, prefix_len) = if b.last() == Some(&b'^') {
+        (1, b.len() - 1)
+    } else {
+        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        let len = b.len() - digits;
+        if digits > 0 && len > 0 && b[len - 1] == b'~' {
+            (name[len..].parse::<u64>().unwrap_or(0), len - 1)
+        } else {
+            (0, b.len())
+        }
+    };
+    if nth > 0 {
+        format!("{name}^{}", nth + 1)
+    } else if generation > 0 {
+        format!("{}~{}", &name[..prefix_len], generation + 1)
+    } else {
+        format!("{name}^")
+    }
+}
+
+impl Fsck<'_> {
+    /// `--unreachable`, unless no default references were found (git then clears it).
+    pub fn unreachable_shown(&self) -> bool {
+        self.opts.unreachable && !self.no_default_refs
+    }
+}
+
+/// Parses a hex id of the repository's length.
+pub fn parse_oid(f: &Fsck<'_>, text: &[u8]) -> Option<Oid> {
+    let hex = f.repo.format.hex_len();
+    if text.len() != hex {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in text.chunks(2).enumerate() {
+        let d = |c: u8| (c as char).to_digit(16);
+        out[i] = (d(pair[0])? * 16 + d(pair[1])?) as u8;
+    }
+    Some(out)
+}

@@ -1,0 +1,566 @@
+//! The heads of the connectivity walk, as `git fsck` finds them: objects named on the command
+//! line, every ref (`refs_for_each_rawref`), each worktree's HEAD and reflogs, each worktree's
+//! index (entries, cache-tree, resolve-undo); and the structures checked around the walk.
+
+use std::ffi::OsString;
+
+use crate::object::Kind;
+use crate::repo::refs::{self, RefStore};
+use crate::repo::{index, reflog, worktrees};
+
+use super::connect::{mark_head, parse_oid};
+use super::table::{HAS_OBJ, Oid, oid};
+use super::{Fatal, Fsck, bits, scan};
+
+/// git's `parse_object`: the object when it was checked and found valid, or when it can be read
+/// from the store and hashes to its id (`error: hash mismatch` otherwise). git dies when the
+/// object's stored copy cannot be read at all.
+pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
+    if let Some(i) = f.table.get(id)
+        && f.table.obj(i).flags & HAS_OBJ != 0
+        && f.table.obj(i).kind.is_some()
+    {
+        return Ok(Some(i));
+    }
+    if !scan::has_object(f, id) {
+        if f.loose.contains_key(id) || f.in_pack_bad(id) {
+            return Err(Fatal::msg(format!(
+                "{} object {} (stored in {}) is corrupt",
+                if f.loose.contains_key(id) {
+                    "loose"
+                } else {
+                    "packed"
+                },
+                f.hex(id),
+                f.stored_in(id)
+            )));
+        }
+        return Ok(None);
+    }
+    let Some((k, data)) = scan::read_object(f, id) else {
+        if let Some(path) = f.loose.get(id) {
+            return Err(Fatal::msg(format!(
+                "loose object {} (stored in {}) is corrupt",
+                f.hex(id),
+                path.display()
+            )));
+        }
+        return Ok(None);
+    };
+    match (f.hash)(f.repo.format, k, &data) {
+        Ok(real) if real == *id => {}
+        _ => {
+            f.out.error(&format!("hash mismatch {}", f.hex(id)));
+            return Ok(None);
+        }
+    }
+    match f.table.lookup(id, k) {
+        Ok(i) => {
+            if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only {
+                f.table.obj_mut(i).flags |= HAS_OBJ;
+            }
+            Ok(Some(i))
+        }
+        Err(c) => {
+            f.out.error(&format!(
+                "object {} is a {}, not a {}",
+                f.hex(id),
+                c.is.name(),
+                k.name()
+            ));
+            Ok(None)
+        }
+    }
+}
+
+impl Fsck<'_> {
+    fn in_pack_bad(&self, id: &Oid) -> bool {
+        self.table
+            .get(id)
+            .is_some_and(|i| self.table.obj(i).flags & super::table::BAD != 0)
+    }
+
+    fn stored_in(&self, id: &Oid) -> String {
+        let format = self.repo.format;
+        self.packs
+            .iter()
+            .find(|p| {
+                p.index(format)
+                    .is_some_and(|i| i.lookup(&id[..format.raw_len()]).is_some())
+            })
+            .map(|p| p.name.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// An object named on the command line (a full hex id, or a ref name).
+pub fn named_head(f: &mut Fsck<'_>, arg: &OsString, pending: &mut Vec<u32>) {
+    let text = arg.to_string_lossy().into_owned();
+    let id = parse_oid(f, text.as_bytes()).or_else(|| resolve_name(f, &text));
+    let Some(id) = id else {
+        f.out.error_bit(
+            &format!("invalid parameter: expected sha1, got '{text}'"),
+            bits::OBJECT,
+        );
+        return;
+    };
+    match f.table.get(&id) {
+        Some(i) if f.table.obj(i).flags & HAS_OBJ != 0 => {
+            mark_head(f, i, Some(text), pending);
+        }
+        _ => {
+            if f.promisor.contains(&id) {
+                return;
+            }
+            let h = f.hex(&id);
+            f.out
+                .error_bit(&format!("{h}: object missing"), bits::OBJECT);
+        }
+    }
+}
+
+fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
+    let store = RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
+    for candidate in [
+        name.to_string(),
+        format!("refs/{name}"),
+        format!("refs/tags/{name}"),
+        format!("refs/heads/{name}"),
+        format!("refs/remotes/{name}"),
+        format!("refs/remotes/{name}/HEAD"),
+    ] {
+        if let Some((_, id)) = store.resolve(candidate.as_bytes(), true)
+            && id.iter().any(|&b| b != 0)
+        {
+            return Some(oid(&id));
+        }
+    }
+    None
+}
+
+/// git's `fsck_handle_ref`.
+fn handle_ref(
+    f: &mut Fsck<'_>,
+    name: &str,
+    id: &[u8],
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
+    let id = oid(id);
+    let Some(i) = parse_object(f, &id)? else {
+        if f.promisor.contains(&id) {
+            f.default_refs += 1;
+            return Ok(());
+        }
+        let h = f.hex(&id);
+        f.out.error_bit(
+            &format!("{name}: invalid sha1 pointer {h}"),
+            bits::REACHABLE,
+        );
+        return Ok(());
+    };
+    if f.table.obj(i).kind != Some(Kind::Commit) && refs::is_branch(name) {
+        f.out
+            .error_bit(&format!("{name}: not a commit"), bits::REFS);
+    }
+    f.default_refs += 1;
+    mark_head(f, i, Some(name.to_string()), pending);
+    Ok(())
+}
+
+/// git's `fsck_handle_reflog_oid`.
+fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pending: &mut Vec<u32>) {
+    if id.iter().all(|&b| b == 0) {
+        return;
+    }
+    let id = oid(id);
+    match f.table.get(&id) {
+        Some(i) if f.table.obj(i).flags & HAS_OBJ != 0 => {
+            let name = (timestamp != 0).then(|| format!("{refname}@{{{timestamp}}}"));
+            mark_head(f, i, name, pending);
+        }
+        _ => {
+            if !f.promisor.contains(&id) {
+                let h = f.hex(&id);
+                f.out.error_bit(
+                    &format!("{refname}: invalid reflog entry {h}"),
+                    bits::REACHABLE,
+                );
+            }
+        }
+    }
+}
+
+/// git's `get_default_heads`.
+pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+    let store = match RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format) {
+        Ok(s) => s,
+        Err(refs::RefsError::Reftable) => {
+            return Err(Fatal::msg(
+                "flagsplit fsck does not read the reftable ref format (extensions.refStorage = reftable): use git fsck",
+            ));
+        }
+        Err(e) => return Err(Fatal::msg(e)),
+    };
+    let listing = store.for_each_rawref();
+    for r in &listing.refs {
+        handle_ref(f, &r.name_lossy(), &r.id, pending)?;
+    }
+    if let Some(fatal) = listing.fatal {
+        return Err(Fatal::msg(fatal));
+    }
+    let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
+    for wt in &wts {
+        let head_name = wt.ref_name("HEAD");
+        if f.opts.verbose {
+            f.out.err(&format!("Checking {head_name} link"));
+        }
+        let link = store.head_link(&head_name);
+        if let Some(m) = link.message() {
+            f.out.err(&m);
+        }
+        if link.is_error() {
+            f.out.bits |= bits::REFS;
+        }
+        if link.handled_as_ref() {
+            let id = link.id.clone();
+            handle_ref(f, &head_name, &id, pending)?;
+        }
+        if f.opts.reflogs {
+            for log in reflog::worktree_reflogs(&store, wt, &f.repo.common_dir) {
+                for e in &log.entries {
+                    if f.opts.verbose {
+                        let (o, n) = (super::hex(&e.old), super::hex(&e.new));
+                        f.out.err(&format!("Checking reflog {o}->{n}"));
+                    }
+                    reflog_oid(f, &log.name, &e.old, 0, pending);
+                    reflog_oid(f, &log.name, &e.new, e.timestamp, pending);
+                }
+            }
+        }
+    }
+    if f.default_refs == 0 {
+        f.out.err("notice: No default references");
+        f.no_default_refs = true;
+    }
+    Ok(())
+}
+
+/// git's `fsck_index` for every worktree's index.
+pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+    let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
+    for wt in &wts {
+        let path = wt.index_path();
+        let shown = path.display().to_string();
+        let format = f.repo.format;
+        let result = {
+            let mut read_tree = |id: &[u8]| -> Option<Vec<u8>> {
+                scan::read_object(f, &oid(id))
+                    .filter(|(k, _)| *k == Kind::Tree)
+                    .map(|(_, d)| d)
+            };
+            index::read_index(&path, &wt.git_dir, format, &mut read_tree)
+        };
+        let idx = match result {
+            Ok(Some(i)) => i,
+            Ok(None) => continue,
+            Err(e) => {
+                let lines = e.lines();
+                return Err(Fatal(lines.join("\n")));
+            }
+        };
+        for m in &idx.messages {
+            f.out.err(m);
+        }
+        for e in &idx.entries {
+            if e.is_gitlink() {
+                continue;
+            }
+            let id = oid(&e.id);
+            let Ok(i) = f.table.lookup(&id, Kind::Blob) else {
+                continue;
+            };
+            let name = format!(
+                "{}:{}",
+                if wt.is_current { "" } else { &shown },
+                String::from_utf8_lossy(&e.path)
+            );
+            mark_head(f, i, Some(name), pending);
+        }
+        if let Some(ct) = &idx.cache_tree {
+            if f.opts.verbose {
+                f.out.err(&format!("Checking cache tree of {shown}"));
+            }
+            for node in ct.walk() {
+                let Some(tid) = &node.id else { continue };
+                if node.entry_count < 0 {
+                    continue;
+                }
+                let tid = oid(tid);
+                match parse_object(f, &tid)? {
+                    None => {
+                        let h = f.hex(&tid);
+                        f.out.error_bit(
+                            &format!("{h}: invalid sha1 pointer in cache-tree of {shown}"),
+                            bits::REFS,
+                        );
+                        break;
+                    }
+                    Some(i) => {
+                        mark_head(f, i, Some(":".to_string()), pending);
+                        if f.table.obj(i).kind != Some(Kind::Tree) {
+                            let t = f.printable_type(i);
+                            let d = f.describe(&tid);
+                            f.out
+                                .err(&format!("error in {t} {d}: non-tree in cache-tree"));
+                            f.out.bits |= bits::OBJECT;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(ru) = &idx.resolve_undo {
+            for r in ru {
+                for stage in 0..3 {
+                    let mode = r.modes[stage];
+                    if mode == 0 || mode & 0o170000 != 0o100000 {
+                        continue;
+                    }
+                    let Some(rid) = &r.ids[stage] else { continue };
+                    let rid = oid(rid);
+                    match parse_object(f, &rid)? {
+                        None => {
+                            let h = f.hex(&rid);
+                            f.out.error_bit(
+                                &format!("{h}: invalid sha1 pointer in resolve-undo of {shown}"),
+                                bits::REFS,
+                            );
+                        }
+                        Some(i) => {
+                            let name = format!(":({stage}):{}", String::from_utf8_lossy(&r.path));
+                            mark_head(f, i, Some(name), pending);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// git's `fsck_finish`: the `.gitmodules` and `.gitattributes` blobs not yet checked.
+pub fn finish_checks(f: &mut Fsck<'_>) {
+    use crate::object::fsck::Lookup;
+    let format = f.repo.format;
+    let mut checks = std::mem::replace(&mut f.checks, super::walk::Checks::placeholder());
+    let (findings, failed) = {
+        let fr: &Fsck<'_> = f;
+        let mut read = |raw: &[u8]| -> Lookup {
+            let id = oid(raw);
+            match scan::read_object(fr, &id) {
+                Some((Kind::Blob, d)) => Lookup::Blob(d),
+                Some((k, _)) => Lookup::NotBlob(k),
+                None if fr.promisor.contains(&id) => Lookup::Promisor,
+                None => Lookup::Missing,
+            }
+        };
+        checks.finish(&mut read)
+    };
+    f.checks = checks;
+    for (raw, kind, finding) in findings {
+        let d = f.describe(&oid(&raw[..raw.len().min(format.raw_len())]));
+        let line = finding.line(kind, &d);
+        f.out.err_bytes(&line);
+    }
+    if failed {
+        f.out.bits |= bits::OBJECT;
+    }
+}
+
+/// A commit as the commit-graph check reads it from the object database.
+fn commit_for_graph(f: &Fsck<'_>, raw: &[u8]) -> crate::verify::commit_graph::Commit {
+    use crate::verify::commit_graph::Commit;
+    let id = oid(raw);
+    match scan::read_object(f, &id) {
+        Some((Kind::Commit, data)) => Commit::Found(data),
+        Some(_) => Commit::NotACommit,
+        None => match f.loose.get(&id) {
+            Some(path) => Commit::Corrupt {
+                lines: Vec::new(),
+                message: format!(
+                    "loose object {} (stored in {}) is corrupt",
+                    f.hex(&id),
+                    path.display()
+                ),
+            },
+            None => Commit::Missing,
+        },
+    }
+}
+
+/// `core.<key>` as a boolean, git's default when unset or unreadable.
+fn core_bool(config: &crate::gitconfig::Config, key: &str, default: bool) -> bool {
+    config.get_bool(key).ok().flatten().unwrap_or(default)
+}
+
+fn graph_settings(config: &crate::gitconfig::Config) -> crate::verify::commit_graph::Settings {
+    let mut s = crate::verify::commit_graph::Settings::default();
+    let int = |k: &str| {
+        config
+            .get(k)
+            .and_then(|e| e.value_str())
+            .and_then(|v| crate::gitconfig::parse_signed(v, i64::from(i32::MAX)).ok())
+    };
+    if let Some(v) = int("commitgraph.generationversion") {
+        s.generation_version = v;
+    }
+    if let Some(v) = int("commitgraph.changedpathsversion") {
+        s.changed_paths_version = v;
+    }
+    s
+}
+
+/// The lines git fsck prints itself when it loads the commit-graph and the multi-pack-index
+/// (it dies on a multi-pack-index it cannot read at all).
+pub fn structures_loaded(
+    f: &mut Fsck<'_>,
+    config: &crate::gitconfig::Config,
+    dirs: &[super::odb::ObjectDir],
+) -> Result<(), Fatal> {
+    use crate::verify::{commit_graph, midx};
+    let format = f.repo.format;
+    if core_bool(config, "core.multipackindex", true) {
+        for d in dirs {
+            let loaded = midx::load_lines(&d.path, &d.path, format);
+            if loaded.outcome.failed {
+                return Err(Fatal(loaded.outcome.lines.join("\n")));
+            }
+            for l in &loaded.outcome.lines {
+                f.out.err(l);
+            }
+            f.midx_bitmaps
+                .extend(loaded.bitmap.map(|name| d.path.join("pack").join(name)));
+        }
+    }
+    let shallow = f.repo.common_dir.join("shallow").exists();
+    let grafts = f.repo.common_dir.join("info/grafts").exists();
+    if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
+        let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
+        let out = commit_graph::load_lines(&odbs, format, graph_settings(config));
+        for l in &out.lines {
+            f.out.err(l);
+        }
+    }
+    Ok(())
+}
+
+/// The reverse indexes and bitmaps (checked before the walk, as git does).
+pub fn structures_before_walk(f: &mut Fsck<'_>) {
+    use crate::verify::{bitmap, rev};
+    let format = f.repo.format;
+    let mut lines = Vec::new();
+    let (mut rev_bad, mut bitmap_bad) = (false, false);
+    for p in &f.packs {
+        let name = p.name.clone();
+        match p.index(format) {
+            None => {
+                lines.push(rev::unable_to_load(&name));
+                rev_bad = true;
+            }
+            Some(index) => {
+                let offsets: Vec<u64> = (0..index.len())
+                    .map(|n| index.offset(n).unwrap_or(0))
+                    .collect();
+                let rev_file = std::fs::read(rev::rev_path(&name)).ok();
+                let size = p.bytes().map_or(0, |b| b.len() as u64);
+                let out = rev::verify(&name, rev_file.as_deref(), format, &offsets, size);
+                lines.extend(out.lines);
+                rev_bad |= out.failed;
+            }
+        }
+        let bm = bitmap::pack_bitmap_path(&name);
+        if let Ok(bytes) = std::fs::read(&bm) {
+            let out = bitmap::verify(std::path::Path::new(&bm), &bytes, format);
+            lines.extend(out.lines);
+            bitmap_bad |= out.failed;
+        }
+    }
+    for path in f.midx_bitmaps.clone() {
+        if let Ok(bytes) = std::fs::read(&path) {
+            let out = bitmap::verify(&path, &bytes, format);
+            lines.extend(out.lines);
+            bitmap_bad |= out.failed;
+        }
+    }
+    for l in lines {
+        f.out.err(&l);
+    }
+    if rev_bad {
+        f.out.bits |= bits::PACK_REV_INDEX;
+    }
+    if bitmap_bad {
+        f.out.bits |= bits::BITMAP;
+    }
+}
+
+/// The commit-graph and multi-pack-index checks git runs as child processes after the walk
+/// (`git commit-graph verify`, `git multi-pack-index verify`, for each object directory).
+pub fn structures_after_walk(
+    f: &mut Fsck<'_>,
+    config: &crate::gitconfig::Config,
+    dirs: &[super::odb::ObjectDir],
+) {
+    use crate::verify::{commit_graph, midx};
+    let format = f.repo.format;
+    if core_bool(config, "core.commitgraph", true) {
+        let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
+        let settings = graph_settings(config);
+        for d in dirs {
+            let fr: &Fsck<'_> = f;
+            let mut read = |raw: &[u8]| commit_for_graph(fr, raw);
+            let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
+            for l in &out.lines {
+                f.out.err(l);
+            }
+            if out.failed {
+                f.out.bits |= bits::COMMIT_GRAPH;
+            }
+        }
+    }
+    if core_bool(config, "core.multipackindex", true) {
+        for d in dirs {
+            let fr: &Fsck<'_> = f;
+            let mut entry = |idx_path: &std::path::Path, raw: &[u8]| -> midx::PackEntry {
+                let Some(file) = idx_path.file_name() else {
+                    return midx::PackEntry::NotInIndex;
+                };
+                let Some(p) = fr
+                    .packs
+                    .iter()
+                    .find(|p| p.files.idx.file_name() == Some(file))
+                else {
+                    return midx::PackEntry::Unusable(vec![format!(
+                        "error: packfile {} index unavailable",
+                        idx_path.with_extension("pack").display()
+                    )]);
+                };
+                let Some(index) = p.index(format) else {
+                    return midx::PackEntry::Unusable(vec![format!(
+                        "error: packfile {} index unavailable",
+                        p.name
+                    )]);
+                };
+                match index.lookup(raw).map(|n| index.offset(n)) {
+                    Some(Ok(off)) => midx::PackEntry::Offset(off),
+                    _ => midx::PackEntry::NotInIndex,
+                }
+            };
+            let out = midx::verify(&d.path, format, &mut entry);
+            for l in &out.lines {
+                f.out.err(l);
+            }
+            if out.failed {
+                f.out.bits |= bits::MULTI_PACK_INDEX;
+            }
+        }
+    }
+}

@@ -1,0 +1,568 @@
+//! `flagsplit fsck`: git's `git fsck --full` verdict (its exit bits and its set of output lines),
+//! read-only.
+//!
+//! The order of work is git's (`builtin/fsck.c` in git 2.47): loose objects of every object
+//! directory, then every pack (trailers, CRCs, each object inflated, its deltas applied, hashed
+//! and checked), then the heads (refs, each worktree's HEAD and reflogs, the indexes), the
+//! reverse indexes, and the connectivity walk from the heads, which names what is missing,
+//! broken, dangling or unreachable.
+//!
+//! - [`odb`]: object directories, alternates, loose files, packs.
+//! - [`table`]: the objects known, their types, flags and links.
+//! - [`scan`]: checking each stored object (loose and packed; packs through a delta tree, each
+//!   base and delta decoded once).
+//! - [`walk`]: what an object links to, and git's per-object checks.
+//! - [`connect`]: heads and the connectivity walk.
+
+pub mod connect;
+pub mod heads;
+pub mod odb;
+pub mod scan;
+pub mod table;
+pub mod walk;
+
+use std::ffi::OsString;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use crate::object::{Kind, ObjectFormat};
+use table::{HAS_OBJ, Oid, SEEN, Table, USED};
+
+/// git's exit bits.
+pub mod bits {
+    /// An object is corrupt or fails its checks.
+    pub const OBJECT: u8 = 0o1;
+    /// Something reachable is missing.
+    pub const REACHABLE: u8 = 0o2;
+    /// A pack is damaged.
+    pub const PACK: u8 = 0o4;
+    /// A ref, HEAD or index entry is bad.
+    pub const REFS: u8 = 0o10;
+    /// The commit-graph fails verification.
+    pub const COMMIT_GRAPH: u8 = 0o20;
+    /// The multi-pack-index fails verification.
+    pub const MULTI_PACK_INDEX: u8 = 0o40;
+    /// A reverse index is bad.
+    pub const PACK_REV_INDEX: u8 = 0o100;
+    /// A bitmap is bad.
+    pub const BITMAP: u8 = 0o200;
+}
+
+/// git fsck's status when it dies.
+pub const FATAL: u8 = 128;
+
+/// The options, as `git fsck` takes them.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `--[no-]full`: check packs too (default on).
+    pub full: bool,
+    /// `--connectivity-only`.
+    pub connectivity_only: bool,
+    /// `--strict`.
+    pub strict: bool,
+    /// `--unreachable`.
+    pub unreachable: bool,
+    /// `--[no-]dangling` (default on).
+    pub dangling: bool,
+    /// `--root`.
+    pub root: bool,
+    /// `--tags`.
+    pub tags: bool,
+    /// `--cache`.
+    pub cache: bool,
+    /// `--[no-]reflogs` (default on).
+    pub reflogs: bool,
+    /// `--name-objects`.
+    pub name_objects: bool,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `--[no-]progress`; `None`: when standard error is a terminal.
+    pub progress: Option<bool>,
+    /// The heads given as arguments.
+    pub heads: Vec<OsString>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            full: true,
+            connectivity_only: false,
+            strict: false,
+            unreachable: false,
+            dangling: true,
+            root: false,
+            tags: false,
+            cache: false,
+            reflogs: true,
+            name_objects: false,
+            verbose: false,
+            progress: None,
+            heads: Vec::new(),
+        }
+    }
+}
+
+/// How fsck stops early: the lines git prints then (the last is its `fatal:` line).
+#[derive(Debug)]
+pub struct Fatal(pub String);
+
+impl Fatal {
+    /// `fatal: MESSAGE`.
+    pub fn msg(message: impl std::fmt::Display) -> Fatal {
+        Fatal(format!("fatal: {message}"))
+    }
+}
+
+/// Where lines go: standard output (git's `printf`) and standard error (`error:`, `warning:`,
+/// notices). Tests capture them.
+pub struct Output {
+    out: Box<dyn Write>,
+    err: Box<dyn Write>,
+    /// The exit bits so far.
+    pub bits: u8,
+    progress: bool,
+    /// When progress was last shown (git shows it at most once a second, and when done).
+    shown: Option<std::time::Instant>,
+    started: std::time::Instant,
+}
+
+impl Output {
+    /// Writes to the process's standard output and error.
+    pub fn stdio(progress: bool) -> Output {
+        Output {
+            out: Box::new(io::BufWriter::new(io::stdout())),
+            err: Box::new(io::stderr()),
+            bits: 0,
+            progress,
+            shown: None,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Writes to the given sinks.
+    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Output {
+        Output {
+            out,
+            err,
+            bits: 0,
+            progress: false,
+            shown: None,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// A line on standard output.
+    pub fn out(&mut self, line: &str) {
+        let _ = writeln!(self.out, "{line}");
+    }
+
+    /// A line on standard error, as it is.
+    pub fn err(&mut self, line: &str) {
+        let _ = self.out.flush();
+        let _ = writeln!(self.err, "{line}");
+    }
+
+    /// A line of bytes on standard error (git prints names from objects as they are).
+    pub fn err_bytes(&mut self, line: &[u8]) {
+        let _ = self.out.flush();
+        let _ = self.err.write_all(line);
+        let _ = self.err.write_all(b"\n");
+    }
+
+    /// `error: MESSAGE` on standard error.
+    pub fn error(&mut self, message: &str) {
+        self.err(&format!("error: {message}"));
+    }
+
+    /// `error: MESSAGE`, and the exit bit.
+    pub fn error_bit(&mut self, message: &str, bit: u8) {
+        self.error(message);
+        self.bits |= bit;
+    }
+
+    /// Flushes both.
+    pub fn flush(&mut self) {
+        let _ = self.out.flush();
+        let _ = self.err.flush();
+    }
+
+    /// Progress, when shown: `TITLE: NN% (n/total)` (or `TITLE: n` without a total) on one
+    /// terminal line, updated at most once a second as git's is, and `, done.` at the end.
+    pub fn progress(&mut self, title: &str, n: u64, total: u64, done: bool) {
+        if !self.progress {
+            return;
+        }
+        let now = std::time::Instant::now();
+        let last = self.shown.unwrap_or(self.started);
+        if !done && now.duration_since(last) < std::time::Duration::from_secs(1) {
+            return;
+        }
+        self.shown = Some(now);
+        let end = if done { ", done.\n" } else { "\r" };
+        let _ = match (n * 100).checked_div(total) {
+            Some(pct) => write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}"),
+            None => write!(self.err, "{title}: {n}{end}"),
+        };
+        let _ = self.err.flush();
+    }
+}
+
+/// The repository as found: its git directory (as git names it in messages), its common
+/// directory, whether it is bare.
+#[derive(Clone, Debug)]
+pub struct Repo {
+    /// The git directory of the worktree fsck runs in.
+    pub git_dir: PathBuf,
+    /// The common directory (`commondir`), where objects and shared refs live.
+    pub common_dir: PathBuf,
+    /// The object format.
+    pub format: ObjectFormat,
+}
+
+/// Hashes one object: its id, or git's message when the collision-detecting hash refuses it.
+pub type HashFn = fn(ObjectFormat, Kind, &[u8]) -> Result<Oid, String>;
+
+/// The object id with the `sha1` (or `sha256`) facility's provider, collision detection on.
+pub fn object_id(format: ObjectFormat, kind: Kind, data: &[u8]) -> Result<Oid, String> {
+    let mut h = crate::object::ObjectHasher::new(format, kind, data.len() as u64, true);
+    h.update(data);
+    match h.finalize() {
+        Ok(id) => Ok(table::oid(id.as_bytes())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// One run's state.
+pub struct Fsck<'o> {
+    /// The options.
+    pub opts: &'o Options,
+    /// The repository.
+    pub repo: Repo,
+    /// The objects known.
+    pub table: Table,
+    /// Lines and exit bits.
+    pub out: Output,
+    /// How objects are hashed.
+    pub hash: HashFn,
+    /// git's per-object checks, configured.
+    pub checks: walk::Checks,
+    /// Blobs at least this large are streamed (`core.bigFileThreshold`).
+    pub big_file_threshold: u64,
+    /// Objects of promisor packs and what they link to (git's `is_promisor_object`), when the
+    /// repository has a promisor remote.
+    pub promisor: std::collections::HashSet<Oid>,
+    /// The packs, once scanned (their maps, for reading objects again).
+    pub packs: Vec<scan::PackState>,
+    /// The loose objects, by id.
+    pub loose: std::collections::HashMap<Oid, PathBuf>,
+    /// Names for `--name-objects`.
+    pub names: std::collections::HashMap<Oid, String>,
+    /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
+    /// follow.
+    pub shallow: std::collections::HashSet<Oid>,
+    /// The bitmaps of the multi-pack-indexes that loaded.
+    pub midx_bitmaps: Vec<PathBuf>,
+    /// The refs and HEADs that count as default references.
+    pub default_refs: usize,
+    /// No default reference was found: `--unreachable` is then ignored, as git does.
+    pub no_default_refs: bool,
+}
+
+impl<'o> Fsck<'o> {
+    /// The hex of an id.
+    pub fn hex(&self, id: &Oid) -> String {
+        hex(&id[..self.repo.format.raw_len()])
+    }
+
+    /// How git describes an object (`describe_object`): its hex, and with `--name-objects` the
+    /// name it was reached by.
+    pub fn describe(&self, id: &Oid) -> String {
+        let h = self.hex(id);
+        match self.names.get(id) {
+            Some(n) if self.opts.name_objects => format!("{h} ({n})"),
+            _ => h,
+        }
+    }
+
+    /// git's `printable_type`: the type the object has, or what the store says, or `unknown`.
+    pub fn printable_type(&self, i: u32) -> &'static str {
+        let o = self.table.obj(i);
+        match o.kind {
+            Some(k) => k.name(),
+            None => match scan::stored_kind(self, &o.id) {
+                Some(k) => k.name(),
+                None => "unknown",
+            },
+        }
+    }
+
+    /// git's `fsck_obj_buffer` and `fsck_obj`: an object that was read and hashed correctly.
+    /// `data` is `None` for a blob that was streamed. Returns whether git's callback reported an
+    /// error (which a pack turns into its exit bit).
+    pub fn object_checked(
+        &mut self,
+        id: &Oid,
+        kind: Kind,
+        data: Option<&[u8]>,
+        loose: Option<&Path>,
+    ) -> bool {
+        let format = self.repo.format;
+        let mut links = match data {
+            Some(d) if kind != Kind::Blob => walk::links(kind, id, d, format),
+            _ => walk::Links::default(),
+        };
+        if kind == Kind::Commit && self.shallow.contains(id) {
+            // A shallow commit's parents are not followed (git grafts it with no parents).
+            links.targets.retain(|t| t.kind != Kind::Commit);
+        }
+        for e in &links.errors {
+            self.out.error(e);
+        }
+        let unparsed = |f: &mut Fsck<'_>| {
+            let h = f.hex(id);
+            let line = match loose {
+                Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
+                None => format!("{h}: object corrupt or missing"),
+            };
+            f.out.error_bit(&line, bits::OBJECT);
+        };
+        let i = match self.table.lookup(id, kind) {
+            Ok(i) => i,
+            Err(c) => {
+                self.out.error(&format!(
+                    "object {} is a {}, not a {}",
+                    self.hex(id),
+                    c.is.name(),
+                    kind.name()
+                ));
+                unparsed(self);
+                return true;
+            }
+        };
+        if links.parse_failed {
+            // git's parser looked these up (with their types) before it failed.
+            for t in &links.targets {
+                let tid = table::oid(&t.id);
+                if let Err(c) = self.table.lookup(&tid, t.kind) {
+                    self.out.error(&format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&tid),
+                        c.is.name(),
+                        t.kind.name()
+                    ));
+                }
+            }
+            unparsed(self);
+            return true;
+        }
+        {
+            let o = self.table.obj_mut(i);
+            o.flags &= !(table::REACHABLE | SEEN);
+            o.flags |= HAS_OBJ;
+        }
+        if self.table.obj(i).flags & SEEN != 0 {
+            return false;
+        }
+        self.table.obj_mut(i).flags |= SEEN;
+        if self.opts.verbose {
+            self.out
+                .err(&format!("Checking {} {}", kind.name(), self.describe(id)));
+        }
+        // The walk with `mark_used`: every target becomes known with the type the link names.
+        // A tree's links to stored blobs are only counted (see `connect`); the others are kept
+        // for the connectivity walk.
+        let mut edges = Vec::with_capacity(links.targets.len());
+        let mut broken = links.walk_failed;
+        for t in &links.targets {
+            let tid = table::oid(&t.id);
+            match self.table.lookup(&tid, t.kind) {
+                Ok(ti) => {
+                    let o = self.table.obj_mut(ti);
+                    o.flags |= USED;
+                    if kind == Kind::Tree
+                        && t.kind == Kind::Blob
+                        && o.flags & table::PRESENT != 0
+                        && o.flags & table::BAD == 0
+                    {
+                        o.refs = o.refs.saturating_add(1);
+                    } else {
+                        edges.push(table::edge(Some(ti), t.kind));
+                    }
+                }
+                Err(c) => {
+                    self.out.error(&format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&tid),
+                        c.is.name(),
+                        t.kind.name()
+                    ));
+                    broken = true;
+                    edges.push(table::edge(None, t.kind));
+                }
+            }
+        }
+        self.table.set_edges(i, &edges);
+        if broken {
+            let line = format!(
+                "error in {} {}: broken links",
+                kind.name(),
+                self.describe(id)
+            );
+            self.out.err(&line);
+            self.out.bits |= bits::OBJECT;
+        }
+        let (findings, failed) = self.checks.check(kind, id, data, format);
+        for finding in findings {
+            let line = finding.line(kind, &self.describe(id));
+            self.out.err_bytes(&line);
+        }
+        if failed {
+            return true;
+        }
+        if kind == Kind::Commit && self.opts.root && walk::parents(&links) == 0 {
+            let line = format!("root {}", self.describe(id));
+            self.out.out(&line);
+        }
+        if kind == Kind::Tag
+            && self.opts.tags
+            && let Some(t) = links.targets.first()
+        {
+            let tid = table::oid(&t.id);
+            let line = format!(
+                "tagged {} {} ({}) in {}",
+                t.kind.name(),
+                self.describe(&tid),
+                String::from_utf8_lossy(links.tag_name.as_deref().unwrap_or(b"")),
+                self.describe(id)
+            );
+            self.out.out(&line);
+        }
+        false
+    }
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
+/// names its git directory as git prints it.
+pub fn find_repo() -> Result<Repo, Fatal> {
+    use crate::object::repository;
+    let found = repository::find_git_dir().map_err(Fatal::msg)?;
+    let Some(git_dir) = found else {
+        return Err(Fatal::msg(
+            "not a git repository (or any of the parent directories): .git",
+        ));
+    };
+    let display = if std::env::var_os("GIT_DIR").is_some_and(|d| !d.is_empty()) {
+        git_dir.clone()
+    } else {
+        display_git_dir(&git_dir)
+    };
+    let common_dir = match std::fs::read_to_string(display.join("commondir")) {
+        Ok(text) => {
+            let c = Path::new(text.trim_end());
+            if c.is_absolute() {
+                c.to_path_buf()
+            } else {
+                display.join(c)
+            }
+        }
+        Err(_) => display.clone(),
+    };
+    let format = repository::format_of(&git_dir).map_err(Fatal::msg)?;
+    Ok(Repo {
+        git_dir: display,
+        common_dir,
+        format,
+    })
+}
+
+/// git works from the top of the worktree (or inside a bare repository), so it names a
+/// discovered `.git` directory `.git`, and a bare repository `.`: fsck changes to that directory
+/// so that the relative names are right.
+fn display_git_dir(git_dir: &Path) -> PathBuf {
+    if git_dir.file_name().is_some_and(|n| n == ".git") && git_dir.is_dir() {
+        if let Some(top) = git_dir.parent()
+            && std::env::set_current_dir(top).is_ok()
+        {
+            return PathBuf::from(".git");
+        }
+    } else if git_dir.is_dir() && std::env::set_current_dir(git_dir).is_ok() {
+        return PathBuf::from(".");
+    }
+    git_dir.to_path_buf()
+}
+
+/// Runs fsck and returns its exit status (git's bits, or 128 when it dies).
+pub fn run(opts: &Options) -> u8 {
+    let progress = opts.progress.unwrap_or_else(|| io::stderr().is_terminal()) && !opts.verbose;
+    let mut out = Output::stdio(progress);
+    let repo = match find_repo() {
+        Ok(r) => r,
+        Err(Fatal(m)) => {
+            out.err(&m);
+            out.flush();
+            return FATAL;
+        }
+    };
+    match run_with(opts, repo, out, object_id) {
+        Ok(b) => b,
+        Err((mut out, Fatal(m))) => {
+            out.err(&m);
+            out.flush();
+            FATAL
+        }
+    }
+}
+
+/// Runs fsck on `repo`, writing to `out`, hashing with `hash`.
+pub fn run_with(
+    opts: &Options,
+    repo: Repo,
+    out: Output,
+    hash: HashFn,
+) -> Result<u8, (Output, Fatal)> {
+    let config = match walk::load_config(&repo) {
+        Ok(c) => c,
+        Err(e) => return Err((out, e)),
+    };
+    let checks = match walk::Checks::new(&config, opts.strict, repo.format) {
+        Ok(c) => c,
+        Err(e) => return Err((out, e)),
+    };
+    let big_file_threshold = walk::big_file_threshold(&config);
+    let mut f = Fsck {
+        opts,
+        repo,
+        table: Table::default(),
+        out,
+        hash,
+        checks,
+        big_file_threshold,
+        promisor: Default::default(),
+        packs: Vec::new(),
+        loose: Default::default(),
+        names: Default::default(),
+        shallow: Default::default(),
+        midx_bitmaps: Vec::new(),
+        default_refs: 0,
+        no_default_refs: false,
+    };
+    for w in f.checks.config_warnings().to_vec() {
+        f.out.err(&w);
+    }
+    match connect::fsck(&mut f, &config) {
+        Ok(()) => {
+            f.out.flush();
+            Ok(f.out.bits)
+        }
+        Err(e) => Err((f.out, e)),
+    }
+}

@@ -1,0 +1,1085 @@
+//! Checking every stored object, as `git fsck --full` does: loose objects (git's `fsck_loose`)
+//! and packs (git's `verify_pack`), with git's messages.
+//!
+//! A pack is read through its delta tree: entries sorted by offset, each delta a child of its base
+//! (OFS_DELTA by offset, REF_DELTA by the base's id in the same pack), resolved from the roots
+//! depth-first so that each base and each delta is inflated once and a base is kept only while
+//! its children are applied. git reaches the same verdict one entry at a time through a
+//! delta-base cache; the messages it prints for a broken chain (the base it could not read, each
+//! entry it could not unpack) are derived from the tree. Entries no root reaches (a cycle of
+//! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
+
+use std::path::Path;
+
+use flagsplit_object::{delta, idx, loose, pack};
+use flagsplit_zlib::{Error as ZError, Inflater as _};
+
+use super::odb::{self, Mapped, PackFiles};
+use super::table::{Oid, oid};
+use super::{Fatal, Fsck, bits, hex};
+use crate::hash::{Algorithm, Hasher};
+use crate::object::{Kind, ObjectFormat};
+use crate::zlib::Inflater;
+
+/// The largest object fsck holds in memory: a delta that declares a larger result is refused
+/// before anything is allocated (git's malloc would fail or exhaust memory), and so is an entry
+/// whose header claims more.
+pub const MAX_OBJECT: u64 = 4 << 30;
+
+/// A pack, once opened.
+pub struct PackState {
+    /// Its files.
+    pub files: PackFiles,
+    /// The `.pack` path as git prints it.
+    pub name: String,
+    /// The `.idx`, mapped.
+    pub idx: Option<Mapped>,
+    /// The `.pack`, mapped, when it opened as git opens it.
+    pub pack: Option<Mapped>,
+    /// Whether its index parsed.
+    pub idx_ok: bool,
+}
+
+impl PackState {
+    /// Its index.
+    pub fn index(&self, format: ObjectFormat) -> Option<idx::Index<'_>> {
+        if !self.idx_ok {
+            return None;
+        }
+        idx::Index::parse(self.idx.as_ref()?.bytes(), format.raw_len(), &self.name).ok()
+    }
+
+    /// Its bytes, when usable.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.pack.as_ref().map(Mapped::bytes)
+    }
+}
+
+fn kind_of(k: flagsplit_object::Kind) -> Kind {
+    match k {
+        flagsplit_object::Kind::Commit => Kind::Commit,
+        flagsplit_object::Kind::Tree => Kind::Tree,
+        flagsplit_object::Kind::Blob => Kind::Blob,
+        flagsplit_object::Kind::Tag => Kind::Tag,
+    }
+}
+
+fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
+    let mut h = Hasher::new(algorithm);
+    h.update(data);
+    match h.finalize() {
+        Ok(d) => d.as_bytes().to_vec(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn safe_algorithm(format: ObjectFormat) -> Algorithm {
+    match format {
+        ObjectFormat::Sha1 => Algorithm::Sha1,
+        ObjectFormat::Sha256 => Algorithm::Sha256,
+    }
+}
+
+fn unsafe_algorithm(format: ObjectFormat) -> Algorithm {
+    match format {
+        ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
+        ObjectFormat::Sha256 => Algorithm::Sha256,
+    }
+}
+
+/// git's `git_inflate` message for a zlib error (`inflate: data stream error (MSG)`), when the
+/// error is one git prints.
+fn inflate_message(e: &ZError) -> Option<String> {
+    match e {
+        ZError::Corrupt { detail, .. } => Some(format!("inflate: data stream error ({detail})")),
+        _ => None,
+    }
+}
+
+/// Inflates exactly `size` bytes from `input`; on failure, git's zlib line if it prints one.
+fn inflate_exact(
+    z: &mut Inflater,
+    input: &[u8],
+    size: u64,
+    out: &mut Vec<u8>,
+) -> Result<usize, Option<String>> {
+    if size > MAX_OBJECT {
+        return Err(None);
+    }
+    z.inflate_to_vec(input, size as usize, out)
+        .map_err(|e| inflate_message(&e))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loose objects
+
+/// git's `fsck_object_dir` for every object directory (with `check` off, as for
+/// `--connectivity-only`, the objects are only recorded as present).
+pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> Result<(), Fatal> {
+    let format = f.repo.format;
+    let mut z = Inflater::new().map_err(Fatal::msg)?;
+    for dir in dirs {
+        if check && f.opts.verbose {
+            f.out.err("Checking object directory");
+        }
+        let files = odb::loose_files(&dir.path, format.hex_len());
+        if check {
+            for c in &files.cruft {
+                f.out.err(&format!("bad sha1 file: {}", c.display()));
+            }
+        }
+        for (hexid, path) in &files.objects {
+            let Some(raw) = crate::repo::parse_hex(hexid.as_bytes(), format.raw_len()) else {
+                continue;
+            };
+            let id = oid(&raw);
+            let i = f.table.unknown(&id);
+            f.table.obj_mut(i).flags |= super::table::PRESENT;
+            f.loose.entry(id).or_insert_with(|| path.clone());
+            if check {
+                check_loose(f, &mut z, &id, path);
+                let sub = u64::from(raw[0]);
+                f.out
+                    .progress("Checking object directories", sub + 1, 256, false);
+            } else {
+                let i = f.table.unknown(&id);
+                f.table.obj_mut(i).flags |= super::table::HAS_OBJ;
+            }
+        }
+        if check {
+            f.out
+                .progress("Checking object directories", 256, 256, true);
+        }
+    }
+    Ok(())
+}
+
+/// What reading a loose object found.
+pub enum LooseRead {
+    /// The header named this type and the content inflated in full.
+    Ok {
+        /// The type's name as written.
+        type_name: Vec<u8>,
+        /// The content.
+        data: Vec<u8>,
+    },
+    /// A blob larger than the threshold, hashed as it was inflated (git streams these).
+    Streamed {
+        /// Its id, or the collision-detecting hash's message.
+        id: Result<Oid, String>,
+    },
+    /// git's `error:` lines (without the prefix).
+    Bad(Vec<String>),
+}
+
+/// Reads a loose object file as git's `read_loose_object` does.
+/// With `stream` (the big-file threshold and the object format), a blob larger than the
+/// threshold is hashed as it is inflated instead of being held.
+pub fn read_loose(
+    z: &mut Inflater,
+    path: &Path,
+    hexid: &str,
+    stream: Option<(u64, ObjectFormat)>,
+) -> LooseRead {
+    let map = match Mapped::open(path) {
+        Ok(m) => m,
+        Err(e) => {
+            return LooseRead::Bad(vec![format!(
+                "unable to mmap {}: {}",
+                path.display(),
+                crate::os_error::strerror(&e)
+            )]);
+        }
+    };
+    let input = map.bytes();
+    let mut lines = Vec::new();
+    // git inflates at most 32 bytes to find the header.
+    z.reset();
+    let mut hdr = [0u8; loose::MAX_HEADER_LEN];
+    let mut got = 0;
+    let mut used = 0;
+    let mut ended = false;
+    while got < hdr.len() && !ended {
+        match z.inflate(&input[used..], &mut hdr[got..]) {
+            Ok(step) => {
+                used += step.consumed;
+                got += step.written;
+                ended = step.end;
+                if step.consumed == 0 && step.written == 0 {
+                    break;
+                }
+            }
+            Err(e) => {
+                if let Some(m) = inflate_message(&e) {
+                    lines.push(m);
+                }
+                lines.push(format!("unable to unpack header of {}", path.display()));
+                return LooseRead::Bad(lines);
+            }
+        }
+    }
+    let header = match loose::parse_header(&hdr[..got]) {
+        Ok(h) => h,
+        Err(loose::HeaderError::NoNul) => {
+            lines.push(format!("unable to unpack header of {}", path.display()));
+            return LooseRead::Bad(lines);
+        }
+        Err(loose::HeaderError::Malformed) => {
+            lines.push(format!("unable to parse header of {}", path.display()));
+            return LooseRead::Bad(lines);
+        }
+    };
+    let size = header.size;
+    let type_name = header.type_name.to_vec();
+    let corrupt = |lines: &mut Vec<String>, what: &str| {
+        lines.push(format!("{what} loose object '{hexid}'"));
+        lines.push(format!("unable to unpack contents of {}", path.display()));
+    };
+    if size > MAX_OBJECT {
+        corrupt(&mut lines, "corrupt");
+        return LooseRead::Bad(lines);
+    }
+    let already = &hdr[header.len..got];
+    if already.len() as u64 > size {
+        corrupt(&mut lines, "corrupt");
+        return LooseRead::Bad(lines);
+    }
+    let mut hasher = match stream {
+        Some((threshold, format)) if type_name == b"blob" && size > threshold => Some(
+            crate::object::ObjectHasher::new(format, Kind::Blob, size, true),
+        ),
+        _ => None,
+    };
+    let mut data = if hasher.is_some() {
+        Vec::new()
+    } else {
+        Vec::with_capacity((size as usize).min(input.len().saturating_mul(1032) + 64))
+    };
+    let mut total = already.len();
+    match hasher.as_mut() {
+        Some(h) => h.update(already),
+        None => data.extend_from_slice(already),
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    while !ended {
+        match z.inflate(&input[used..], &mut buf) {
+            Ok(step) => {
+                used += step.consumed;
+                if total + step.written > size as usize {
+                    corrupt(&mut lines, "corrupt");
+                    return LooseRead::Bad(lines);
+                }
+                total += step.written;
+                match hasher.as_mut() {
+                    Some(h) => h.update(&buf[..step.written]),
+                    None => data.extend_from_slice(&buf[..step.written]),
+                }
+                ended = step.end;
+                if step.consumed == 0 && step.written == 0 && !ended {
+                    corrupt(&mut lines, "corrupt");
+                    return LooseRead::Bad(lines);
+                }
+            }
+            Err(e) => {
+                if let Some(m) = inflate_message(&e) {
+                    lines.push(m);
+                }
+                corrupt(&mut lines, "corrupt");
+                return LooseRead::Bad(lines);
+            }
+        }
+    }
+    if total as u64 != size {
+        corrupt(&mut lines, "corrupt");
+        return LooseRead::Bad(lines);
+    }
+    if used < input.len() {
+        corrupt(&mut lines, "garbage at end of");
+        return LooseRead::Bad(lines);
+    }
+    match hasher {
+        Some(h) => LooseRead::Streamed {
+            id: h
+                .finalize()
+                .map(|i| oid(i.as_bytes()))
+                .map_err(|e| e.to_string()),
+        },
+        None => LooseRead::Ok { type_name, data },
+    }
+}
+
+fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
+    let format = f.repo.format;
+    let hexid = f.hex(id);
+    let stream = Some((f.big_file_threshold, format));
+    let (type_name, data) = match read_loose(z, path, &hexid, stream) {
+        LooseRead::Ok { type_name, data } => (type_name, data),
+        LooseRead::Streamed { id: real } => {
+            match real {
+                Ok(real) if real == *id => {
+                    if f.object_checked(id, Kind::Blob, None, Some(path)) {
+                        f.out.bits |= bits::OBJECT;
+                    }
+                }
+                Ok(real) => {
+                    let rh = f.hex(&real);
+                    f.out.error_bit(
+                        &format!("{rh}: hash-path mismatch, found at: {}", path.display()),
+                        bits::OBJECT,
+                    );
+                }
+                Err(collision) => {
+                    f.out.error(&collision);
+                    f.out.error_bit(
+                        &format!("{hexid}: object corrupt or missing: {}", path.display()),
+                        bits::OBJECT,
+                    );
+                }
+            }
+            return;
+        }
+        LooseRead::Bad(lines) => {
+            for l in lines {
+                f.out.error(&l);
+            }
+            f.out.error_bit(
+                &format!("{hexid}: object corrupt or missing: {}", path.display()),
+                bits::OBJECT,
+            );
+            return;
+        }
+    };
+    let kind = Kind::from_bytes(&type_name);
+    let real = match kind {
+        Some(k) => (f.hash)(format, k, &data),
+        None => {
+            let mut h = crate::object::ObjectHasher::with_type_name(
+                format,
+                &type_name,
+                data.len() as u64,
+                true,
+            );
+            h.update(&data);
+            h.finalize()
+                .map(|i| oid(i.as_bytes()))
+                .map_err(|e| e.to_string())
+        }
+    };
+    let mut failed = false;
+    match real {
+        Err(collision) => {
+            f.out.error(&collision);
+            f.out.error(&format!(
+                "{hexid}: object corrupt or missing: {}",
+                path.display()
+            ));
+            failed = true;
+        }
+        Ok(real) if real != *id => {
+            let rh = f.hex(&real);
+            f.out.error(&format!(
+                "{rh}: hash-path mismatch, found at: {}",
+                path.display()
+            ));
+            failed = true;
+        }
+        Ok(_) => {}
+    }
+    if kind.is_none() {
+        let rh = match (f.hash)(format, Kind::Blob, &[]) {
+            _ if !failed => hexid.clone(),
+            _ => {
+                let mut h = crate::object::ObjectHasher::with_type_name(
+                    format,
+                    &type_name,
+                    data.len() as u64,
+                    true,
+                );
+                h.update(&data);
+                h.finalize().map(|i| i.to_hex()).unwrap_or(hexid.clone())
+            }
+        };
+        f.out.error(&format!(
+            "{rh}: object is of unknown type '{}': {}",
+            String::from_utf8_lossy(&type_name),
+            path.display()
+        ));
+        failed = true;
+    }
+    if failed {
+        f.out.bits |= bits::OBJECT;
+        return;
+    }
+    let Some(kind) = kind else { return };
+    let stream = kind == Kind::Blob && data.len() as u64 > f.big_file_threshold;
+    let err = f.object_checked(
+        id,
+        kind,
+        if stream { None } else { Some(&data) },
+        Some(path),
+    );
+    if err {
+        f.out.bits |= bits::OBJECT;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packs
+
+/// Opens every pack of every object directory and records what each holds; git prints an
+/// index's load error each time it tries to use it.
+pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
+    let format = f.repo.format;
+    for dir in dirs {
+        for files in odb::packs(&dir.path) {
+            let name = files.pack.display().to_string();
+            let idx_map = Mapped::open(&files.idx).ok();
+            let mut st = PackState {
+                name,
+                idx: idx_map,
+                pack: None,
+                idx_ok: false,
+                files,
+            };
+            if let Some(m) = &st.idx
+                && idx::Index::parse(
+                    m.bytes(),
+                    format.raw_len(),
+                    &st.files.idx.display().to_string(),
+                )
+                .is_ok()
+            {
+                st.idx_ok = true;
+            }
+            if let Some(index) = st.index(format) {
+                for n in 0..index.len() {
+                    let id = oid(index.id(n));
+                    let i = f.table.unknown(&id);
+                    f.table.obj_mut(i).flags |= super::table::PRESENT | super::table::IN_PACK;
+                    if st.files.promisor {
+                        f.promisor.insert(id);
+                    }
+                }
+            }
+            st.pack = Mapped::open(&st.files.pack).ok();
+            f.packs.push(st);
+        }
+    }
+}
+
+/// git's `is_pack_valid`: the pack's header and trailer against its index. `None` when valid,
+/// else git's lines.
+fn pack_open_errors(
+    p: &PackState,
+    index: &idx::Index<'_>,
+    format: ObjectFormat,
+) -> Option<Vec<String>> {
+    let name = &p.name;
+    let Some(bytes) = p.bytes() else {
+        return Some(vec![]);
+    };
+    let count = match pack::header(bytes, name) {
+        Ok(c) => c,
+        Err(e) => return Some(vec![e.to_string()]),
+    };
+    if count != index.len() {
+        return Some(vec![format!(
+            "packfile {name} claims to have {count} objects while index indicates {} objects",
+            index.len()
+        )]);
+    }
+    let raw = format.raw_len();
+    if bytes.len() < raw {
+        return Some(vec![format!("packfile {name} signature is unavailable")]);
+    }
+    if bytes[bytes.len() - raw..] != *index.pack_checksum() {
+        return Some(vec![format!("packfile {name} does not match index")]);
+    }
+    None
+}
+
+/// One entry of a pack being verified.
+struct Ent {
+    off: u64,
+    n: u32,
+    /// The base entry (for a resolved delta).
+    base: Option<usize>,
+    /// The root's type, once known.
+    kind: Option<Kind>,
+    /// What is wrong with the header, git's lines; then the entry cannot be unpacked.
+    header_err: Vec<String>,
+    size: u64,
+    data: u64,
+    is_delta: bool,
+    done: bool,
+}
+
+/// git's `verify_pack` for pack `pi`. Returns whether it found an error.
+pub fn verify_pack(
+    f: &mut Fsck<'_>,
+    pi: usize,
+    base_count: u64,
+    total: u64,
+) -> Result<bool, Fatal> {
+    let format = f.repo.format;
+    let raw = format.raw_len();
+    let packs = std::mem::take(&mut f.packs);
+    let result = verify_one(f, &packs[pi], format, raw, base_count, total);
+    f.packs = packs;
+    result
+}
+
+fn verify_one(
+    f: &mut Fsck<'_>,
+    p: &PackState,
+    format: ObjectFormat,
+    raw: usize,
+    base_count: u64,
+    total: u64,
+) -> Result<bool, Fatal> {
+    let name = p.name.clone();
+    // verify_pack_index
+    let Some(idx_map) = &p.idx else {
+        f.out.error(&format!("packfile {name} index not opened"));
+        return Ok(true);
+    };
+    let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
+        Ok(i) => i,
+        Err(e) => {
+            f.out.error(&e.to_string());
+            f.out.error(&format!("packfile {name} index not opened"));
+            return Ok(true);
+        }
+    };
+    let mut err = false;
+    let (covered, sum) = index.checksummed();
+    if digest(unsafe_algorithm(format), covered) != sum {
+        f.out
+            .error(&format!("Packfile index for {name} hash mismatch"));
+        err = true;
+    }
+    if let Some(lines) = pack_open_errors(p, &index, format) {
+        for l in lines {
+            f.out.error(&l);
+        }
+        f.out.error(&format!("packfile {name} cannot be accessed"));
+        return Ok(true);
+    }
+    let Some(bytes) = p.bytes() else {
+        return Ok(true);
+    };
+    let sig_ofs = bytes.len() - raw;
+    if digest(safe_algorithm(format), &bytes[..sig_ofs]) != bytes[sig_ofs..] {
+        f.out.error(&format!("{name} pack checksum mismatch"));
+        err = true;
+    }
+    if bytes[sig_ofs..] != *index.pack_checksum() {
+        f.out
+            .error(&format!("{name} pack checksum does not match its index"));
+        err = true;
+    }
+    // Entries by offset.
+    let mut ents: Vec<Ent> = Vec::with_capacity(index.len() as usize);
+    for n in 0..index.len() {
+        let off = index.offset(n).map_err(|_| {
+            Fatal::msg(format!(
+                "offset beyond end of pack index for {name} (truncated index?)"
+            ))
+        })?;
+        ents.push(Ent {
+            off,
+            n,
+            base: None,
+            kind: None,
+            header_err: Vec::new(),
+            size: 0,
+            data: 0,
+            is_delta: false,
+            done: false,
+        });
+    }
+    ents.sort_by_key(|e| e.off);
+    let count = ents.len();
+    // CRCs, headers, bases.
+    for i in 0..count {
+        let off = ents[i].off;
+        if off > sig_ofs as u64 {
+            return Err(Fatal::msg(
+                "offset beyond end of packfile (truncated pack?)",
+            ));
+        }
+        let next = if i + 1 < count {
+            ents[i + 1].off
+        } else {
+            sig_ofs as u64
+        };
+        let n = ents[i].n;
+        if index.version() > 1 {
+            let end = (next as usize).min(sig_ofs);
+            let crc = crc32fast::hash(&bytes[off as usize..end.max(off as usize)]);
+            if Some(crc) != index.crc32(n) {
+                f.out.error(&format!(
+                    "index CRC mismatch for object {} from {name} at offset {off}",
+                    hex(index.id(n))
+                ));
+                err = true;
+            }
+        }
+        let limited = &bytes[..sig_ofs];
+        match pack::entry(limited, off, raw) {
+            Ok(e) => {
+                ents[i].size = e.size;
+                ents[i].data = e.data;
+                match e.kind {
+                    pack::EntryKind::Object(k) => ents[i].kind = Some(kind_of(k)),
+                    pack::EntryKind::OfsDelta(base) => {
+                        ents[i].is_delta = true;
+                        match ents.binary_search_by_key(&base, |e| e.off) {
+                            Ok(b) => ents[i].base = Some(b),
+                            Err(_) => ents[i].header_err.push(format!(
+                                "failed to validate delta base reference at offset {} from {name}",
+                                e.data
+                            )),
+                        }
+                    }
+                    pack::EntryKind::RefDelta(id) => {
+                        ents[i].is_delta = true;
+                        let found = index
+                            .lookup(id)
+                            .and_then(|bn| index.offset(bn).ok())
+                            .and_then(|bo| ents.binary_search_by_key(&bo, |e| e.off).ok());
+                        match found {
+                            Some(b) => ents[i].base = Some(b),
+                            None => ents[i].header_err.push(format!(
+                                "failed to validate delta base reference at offset {} from {name}",
+                                e.data
+                            )),
+                        }
+                    }
+                }
+            }
+            Err(pack::EntryError::BadHeader) => {
+                ents[i].header_err.push("bad object header".to_string());
+                ents[i]
+                    .header_err
+                    .push(format!("unknown object type -1 at offset {off} in {name}"));
+            }
+            Err(pack::EntryError::UnknownType { type_code, offset }) => {
+                ents[i].header_err.push(format!(
+                    "unknown object type {type_code} at offset {offset} in {name}"
+                ));
+            }
+            Err(pack::EntryError::BadBase { at }) => {
+                ents[i].is_delta = true;
+                ents[i].header_err.push(format!(
+                    "failed to validate delta base reference at offset {at} from {name}"
+                ));
+            }
+        }
+        if ents[i].is_delta && !ents[i].header_err.is_empty() {
+            // git then names the delta itself as the base it could not read.
+            let line = format!(
+                "failed to read delta base object {} at offset {off} from {name}",
+                hex(index.id(n))
+            );
+            ents[i].header_err.push(line);
+        }
+    }
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for (i, e) in ents.iter().enumerate() {
+        if let Some(b) = e.base {
+            children[b].push(i as u32);
+        }
+    }
+    let mut z = Inflater::new().map_err(Fatal::msg)?;
+    let mut ctx = Ctx {
+        bytes,
+        sig_ofs,
+        name: &name,
+        index: &index,
+        err,
+        done: 0,
+        base_count,
+        total,
+    };
+    for root in 0..count {
+        if ents[root].is_delta && ents[root].base.is_some() {
+            continue;
+        }
+        resolve(f, &mut ctx, &mut z, &mut ents, &children, root)?;
+    }
+    // What no root reached: a cycle of REF_DELTA bases.
+    for e in ents.iter().filter(|e| !e.done) {
+        let id = hex(index.id(e.n));
+        f.out.error(&format!(
+            "delta base cycle: the delta at offset {} in {name} never reaches a base object",
+            e.off
+        ));
+        f.out.error(&format!(
+            "cannot unpack {id} from {name} at offset {}",
+            e.off
+        ));
+        ctx.err = true;
+    }
+    f.out
+        .progress("Checking objects", base_count + count as u64, total, false);
+    Ok(ctx.err)
+}
+
+struct Ctx<'a> {
+    bytes: &'a [u8],
+    sig_ofs: usize,
+    name: &'a str,
+    index: &'a idx::Index<'a>,
+    err: bool,
+    done: u64,
+    base_count: u64,
+    total: u64,
+}
+
+/// Resolves the delta tree under `root`, depth-first with an explicit stack.
+fn resolve(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    z: &mut Inflater,
+    ents: &mut [Ent],
+    children: &[Vec<u32>],
+    root: usize,
+) -> Result<(), Fatal> {
+    let kind = ents[root].kind;
+    if kind == Some(Kind::Blob)
+        && ents[root].size >= f.big_file_threshold
+        && children[root].is_empty()
+        && ents[root].header_err.is_empty()
+    {
+        stream_root(f, ctx, z, &mut ents[root]);
+        return Ok(());
+    }
+    let data = unpack_root(f, ctx, z, &ents[root]);
+    visit(f, ctx, z, &mut ents[root], kind, &data);
+    if children[root].is_empty() {
+        return Ok(());
+    }
+    let mut stack: Vec<(usize, Result<Vec<u8>, ()>, usize)> = vec![(root, data, 0)];
+    let mut delta_buf = Vec::new();
+    while let Some(top) = stack.last_mut() {
+        let e = top.0;
+        if top.2 >= children[e].len() {
+            stack.pop();
+            continue;
+        }
+        let c = children[e][top.2] as usize;
+        top.2 += 1;
+        let cdata = match &top.1 {
+            Ok(base) => apply_child(f, ctx, z, &ents[c], base, &mut delta_buf),
+            Err(()) => {
+                if top.2 == 1 {
+                    let line = format!(
+                        "failed to read delta base object {} at offset {} from {}",
+                        hex(ctx.index.id(ents[e].n)),
+                        ents[e].off,
+                        ctx.name
+                    );
+                    f.out.error(&line);
+                    let bad = oid(ctx.index.id(ents[e].n));
+                    if let Some(i) = f.table.get(&bad) {
+                        f.table.obj_mut(i).flags |= super::table::BAD;
+                    }
+                }
+                Err(())
+            }
+        };
+        ents[c].kind = kind;
+        visit(f, ctx, z, &mut ents[c], kind, &cdata);
+        if !children[c].is_empty() {
+            stack.push((c, cdata, 0));
+        }
+    }
+    Ok(())
+}
+
+/// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,
+/// as git streams it, and checked without its content.
+fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut Ent) {
+    e.done = true;
+    ctx.done += 1;
+    let id_raw = ctx.index.id(e.n);
+    let id = oid(id_raw);
+    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    let mut h = crate::object::ObjectHasher::new(f.repo.format, Kind::Blob, e.size, true);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut used = 0;
+    let mut total = 0u64;
+    z.reset();
+    let ok = loop {
+        match z.inflate(&input[used..], &mut buf) {
+            Ok(step) => {
+                used += step.consumed;
+                total += step.written as u64;
+                if total > e.size {
+                    break false;
+                }
+                h.update(&buf[..step.written]);
+                if step.end {
+                    break total == e.size;
+                }
+                if step.consumed == 0 && step.written == 0 {
+                    break false;
+                }
+            }
+            Err(err) => {
+                if let Some(l) = inflate_message(&err) {
+                    f.out.error(&l);
+                }
+                break false;
+            }
+        }
+    };
+    let name = ctx.name;
+    let corrupt = format!("packed {} from {name} is corrupt", hex(id_raw));
+    if !ok {
+        f.out.error(&corrupt);
+        ctx.err = true;
+        return;
+    }
+    match h.finalize() {
+        Ok(real) if oid(real.as_bytes()) == id => {
+            if f.object_checked(&id, Kind::Blob, None, None) {
+                ctx.err = true;
+            }
+        }
+        Ok(_) => {
+            f.out.error(&corrupt);
+            ctx.err = true;
+        }
+        Err(c) => {
+            f.out.error(&c.to_string());
+            f.out.error(&corrupt);
+            ctx.err = true;
+        }
+    }
+}
+
+fn unpack_root(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    z: &mut Inflater,
+    e: &Ent,
+) -> Result<Vec<u8>, ()> {
+    if !e.header_err.is_empty() {
+        for l in &e.header_err {
+            f.out.error(l);
+        }
+        return Err(());
+    }
+    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    let mut out = Vec::new();
+    match inflate_exact(z, input, e.size, &mut out) {
+        Ok(_) => Ok(out),
+        Err(line) => {
+            if let Some(l) = line {
+                f.out.error(&l);
+            }
+            if e.size > MAX_OBJECT {
+                f.out.error(&format!(
+                    "the entry at offset {} in {} claims {} bytes, more than the {} bytes fsck holds in memory",
+                    e.off, ctx.name, e.size, MAX_OBJECT
+                ));
+            }
+            Err(())
+        }
+    }
+}
+
+fn apply_child(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    z: &mut Inflater,
+    e: &Ent,
+    base: &[u8],
+    delta_buf: &mut Vec<u8>,
+) -> Result<Vec<u8>, ()> {
+    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    if let Err(line) = inflate_exact(z, input, e.size, delta_buf) {
+        if let Some(l) = line {
+            f.out.error(&l);
+        }
+        f.out.error(&format!(
+            "failed to unpack compressed delta at offset {} from {}",
+            e.data, ctx.name
+        ));
+        return Err(());
+    }
+    let mut out = Vec::new();
+    match delta::apply(base, delta_buf, &mut out, MAX_OBJECT) {
+        Ok(()) => Ok(out),
+        Err(d) => {
+            match d {
+                delta::DeltaError::Opcode0 | delta::DeltaError::Wild => f.out.error(&d.to_string()),
+                delta::DeltaError::TooLarge { size, limit } => f.out.error(&format!(
+                    "the delta at offset {} in {} declares a result of {size} bytes, more than the {limit} bytes fsck holds in memory",
+                    e.off, ctx.name
+                )),
+                _ => {}
+            }
+            f.out.error("failed to apply delta");
+            Err(())
+        }
+    }
+}
+
+/// The object at `e` is unpacked (or not): hash it, check it, or say why not.
+fn visit(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    _z: &mut Inflater,
+    e: &mut Ent,
+    kind: Option<Kind>,
+    data: &Result<Vec<u8>, ()>,
+) {
+    e.done = true;
+    ctx.done += 1;
+    let id_raw = ctx.index.id(e.n);
+    let id = oid(id_raw);
+    let name = ctx.name;
+    match (data, kind) {
+        (Ok(d), Some(k)) => match (f.hash)(f.repo.format, k, d) {
+            Ok(real) if real == id => {
+                let stream = k == Kind::Blob && d.len() as u64 >= f.big_file_threshold;
+                if f.object_checked(&id, k, if stream { None } else { Some(d) }, None) {
+                    ctx.err = true;
+                }
+            }
+            Ok(_) => {
+                f.out
+                    .error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                ctx.err = true;
+            }
+            Err(collision) => {
+                f.out.error(&collision);
+                f.out
+                    .error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                ctx.err = true;
+            }
+        },
+        _ => {
+            f.out.error(&format!(
+                "cannot unpack {} from {name} at offset {}",
+                hex(id_raw),
+                e.off
+            ));
+            ctx.err = true;
+        }
+    }
+    if ctx.done & 1023 == 0 {
+        f.out.progress(
+            "Checking objects",
+            ctx.base_count + ctx.done,
+            ctx.total,
+            false,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading one object again
+
+/// Reads object `id` from the store (loose first, then packs), as git's `read_object` would for
+/// a valid object: `None` when it is missing or cannot be read.
+pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
+    let mut z = Inflater::new().ok()?;
+    if let Some(path) = f.loose.get(id)
+        && let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None)
+        && let Some(k) = Kind::from_bytes(&type_name)
+    {
+        return Some((k, data));
+    }
+    let format = f.repo.format;
+    for p in &f.packs {
+        let Some(index) = p.index(format) else {
+            continue;
+        };
+        let Some(bytes) = p.bytes() else { continue };
+        let Some(n) = index.lookup(&id[..format.raw_len()]) else {
+            continue;
+        };
+        let Ok(off) = index.offset(n) else { continue };
+        if let Some(r) = unpack_at(&mut z, bytes, &index, off, format, 0) {
+            return Some(r);
+        }
+    }
+    None
+}
+
+/// The type git's `oid_object_info` gives `id`, without inflating more than needed.
+pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
+    read_object(f, id).map(|(k, _)| k)
+}
+
+fn unpack_at(
+    z: &mut Inflater,
+    bytes: &[u8],
+    index: &idx::Index<'_>,
+    off: u64,
+    format: ObjectFormat,
+    depth: usize,
+) -> Option<(Kind, Vec<u8>)> {
+    // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
+    if depth > 10_000 {
+        return None;
+    }
+    let raw = format.raw_len();
+    let end = bytes.len().checked_sub(raw)?;
+    let e = pack::entry(&bytes[..end], off, raw).ok()?;
+    let input = bytes.get(e.data as usize..end)?;
+    let mut data = Vec::new();
+    inflate_exact(z, input, e.size, &mut data).ok()?;
+    let base_off = match e.kind {
+        pack::EntryKind::Object(k) => return Some((kind_of(k), data)),
+        pack::EntryKind::OfsDelta(b) => b,
+        pack::EntryKind::RefDelta(id) => index.offset(index.lookup(id)?).ok()?,
+    };
+    let (k, base) = unpack_at(z, bytes, index, base_off, format, depth + 1)?;
+    let mut out = Vec::new();
+    delta::apply(&base, &data, &mut out, MAX_OBJECT).ok()?;
+    Some((k, out))
+}
+
+/// The ids in every usable pack (for `--connectivity-only`).
+pub fn packed_ids(f: &Fsck<'_>) -> Vec<Oid> {
+    let format = f.repo.format;
+    let mut out = Vec::new();
+    for p in &f.packs {
+        if let Some(index) = p.index(format) {
+            out.extend((0..index.len()).map(|n| oid(index.id(n))));
+        }
+    }
+    out
+}
+
+/// Every id in the packs git would check (for the progress total).
+pub fn total_objects(f: &Fsck<'_>) -> u64 {
+    let format = f.repo.format;
+    f.packs
+        .iter()
+        .filter_map(|p| p.index(format))
+        .map(|i| u64::from(i.len()))
+        .sum()
+}
+
+/// git's `has_object`: stored loose, or in a pack that git has not marked bad for it.
+pub fn has_object(f: &Fsck<'_>, id: &Oid) -> bool {
+    use super::table::{BAD, PRESENT};
+    match f.table.get(id).map(|i| f.table.obj(i).flags) {
+        Some(fl) if fl & PRESENT != 0 => fl & BAD == 0 || f.loose.contains_key(id),
+        _ => false,
+    }
+}
+
+/// git's `has_object_pack`.
+pub fn has_object_pack(f: &Fsck<'_>, id: &Oid) -> bool {
+    use super::table::{BAD, IN_PACK};
+    f.table
+        .get(id)
+        .is_some_and(|i| f.table.obj(i).flags & (IN_PACK | BAD) == IN_PACK)
+}

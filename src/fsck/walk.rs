@@ -1,0 +1,114 @@
+//! What fsck needs to know of each object's content: what it links to (git's `fsck_walk`), and
+//! git's per-object checks at their configured severities; and the configuration they read.
+
+use crate::gitconfig::Config;
+use crate::object::{Kind, ObjectFormat};
+
+use super::table::Oid;
+use super::{Fatal, Repo};
+
+use crate::object::fsck::{self as checks, Lookup, SpecialBlobs};
+pub use crate::object::links::{Link as Target, Links};
+
+/// The links of an object of `kind` with id `id` and content `buf`, in git's walk order.
+pub fn links(kind: Kind, id: &Oid, buf: &[u8], format: ObjectFormat) -> Links {
+    crate::object::links::links_for(kind, &id[..format.raw_len()], buf, format)
+}
+
+/// A commit's number of parents, from its links.
+pub fn parents(links: &Links) -> usize {
+    links
+        .targets
+        .iter()
+        .filter(|t| t.kind == Kind::Commit)
+        .count()
+}
+
+/// One line of git's checks.
+pub use checks::Finding;
+
+/// git's checks with the repository's `fsck.*` configuration.
+pub struct Checks {
+    opts: checks::Options,
+    special: SpecialBlobs,
+}
+
+impl Checks {
+    /// Configured from `config`; git's lines when it dies reading it.
+    pub fn new(config: &Config, strict: bool, format: ObjectFormat) -> Result<Checks, Fatal> {
+        let opts = checks::Options::from_config(config, strict, format).map_err(Fatal)?;
+        Ok(Checks {
+            opts,
+            special: SpecialBlobs::default(),
+        })
+    }
+
+    /// Checks with no configuration, to stand in while the real ones are borrowed.
+    pub fn placeholder() -> Checks {
+        Checks {
+            opts: checks::Options::new(false),
+            special: SpecialBlobs::default(),
+        }
+    }
+
+    /// What git printed while reading the configuration and went on.
+    pub fn config_warnings(&self) -> &[String] {
+        &self.opts.warnings
+    }
+
+    /// The findings for one object (`data` is `None` for a streamed blob), and whether git's
+    /// `fsck_object` failed.
+    pub fn check(
+        &mut self,
+        kind: Kind,
+        id: &Oid,
+        data: Option<&[u8]>,
+        format: ObjectFormat,
+    ) -> (Vec<Finding>, bool) {
+        let raw = &id[..format.raw_len()];
+        let mut out = Vec::new();
+        let failed = match data {
+            Some(d) => checks::check_object(
+                kind,
+                raw,
+                d,
+                format,
+                &self.opts,
+                &mut self.special,
+                &mut out,
+            ),
+            None => checks::check_unloaded_blob(raw, &self.opts, &mut self.special, &mut out),
+        };
+        (out, failed)
+    }
+
+    /// git's `fsck_finish`: the special blobs not seen, read through `read`; the findings with
+    /// the object (raw id, type) each is about, and whether it failed.
+    pub fn finish(
+        &mut self,
+        read: &mut dyn FnMut(&[u8]) -> Lookup,
+    ) -> (Vec<(Vec<u8>, Kind, Finding)>, bool) {
+        let mut out = Vec::new();
+        let failed = checks::finish(&mut self.special, read, &self.opts, &mut out);
+        (
+            out.into_iter()
+                .map(|b| (b.oid, b.kind, b.finding))
+                .collect(),
+            failed,
+        )
+    }
+}
+
+/// The repository's configuration, as git reads it for fsck.
+pub fn load_config(repo: &Repo) -> Result<Config, Fatal> {
+    Config::load_for_repo(&repo.git_dir, &repo.common_dir).map_err(|e| Fatal(e.lines.join("\n")))
+}
+
+/// `core.bigFileThreshold` (git's default: 512 MiB).
+pub fn big_file_threshold(config: &Config) -> u64 {
+    config
+        .get_ulong("core.bigfilethreshold")
+        .ok()
+        .flatten()
+        .unwrap_or(512 << 20)
+}

@@ -1,0 +1,43 @@
+//! A repository's refs, reflogs, worktrees and index files, read as `git fsck` reads them (git's
+//! files ref backend; the reftable backend is refused with an error the caller can print).
+//!
+//! - [`refs`]: every ref of the main ref store (`refs_for_each_rawref`), each worktree's `HEAD`
+//!   (`refs_resolve_ref_unsafe`), [`refs::is_branch`].
+//! - [`reflog`]: the reflogs of each worktree's ref store and their entries.
+//! - [`worktrees`]: the main worktree and the linked ones (`get_worktrees`).
+//! - [`index`]: index files (versions 2 to 4, split and sparse indexes, cache tree,
+//!   resolve-undo).
+//!
+//! Object ids are raw bytes of the repository's length ([`crate::object::ObjectFormat`]).
+
+pub mod index;
+pub mod reflog;
+pub mod refs;
+pub mod worktrees;
+
+/// Lowercase hexadecimal of raw bytes (an object id as git prints it).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
+/// Parses exactly `2 * len` hexadecimal digits (either case, as git's `get_oid_hex`).
+pub fn parse_hex(text: &[u8], len: usize) -> Option<Vec<u8>> {
+    if text.len() != 2 * len {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    text.chunks_exact(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
+}

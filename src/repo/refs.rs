@@ -1,0 +1,1070 @@
+//! Refs as git's files backend gives them to `git fsck`: every ref of a ref store
+//! (`refs_for_each_rawref`, broken ones included) and the resolution of one name
+//! (`refs_resolve_ref_unsafe`), with git's messages when it dies on a bad `packed-refs` file.
+//!
+//! A ref store is a worktree's git directory and the repository's common directory: the
+//! per-worktree refs (`refs/bisect/`, `refs/worktree/`, `refs/rewritten/`, `HEAD` and other
+//! all-uppercase names) live in the former, the rest in the latter; `worktrees/<id>/<ref>` and
+//! `main-worktree/<ref>` name another worktree's per-worktree refs.
+//!
+//! What git does with broken refs (checked against git 2.47): a loose ref whose content is not
+//! an id or `ref: <name>`, a symbolic ref whose target does not resolve, a ref holding the null
+//! id, and a ref whose name fails `check_refname_format` are all visited with the null id
+//! (`fsck` then says `error: <name>: invalid sha1 pointer 0000…`). A name that is not even safe
+//! (`refname_is_safe`) makes git die. Files and directories starting with `.` or ending in
+//! `.lock` are not refs.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::object::ObjectFormat;
+
+/// `SYMREF_MAXDEPTH`: symbolic refs followed at most this many times.
+const SYMREF_MAXDEPTH: usize = 5;
+
+/// Why a ref store cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RefsError {
+    /// The repository uses the reftable backend (`extensions.refStorage = reftable`), which this
+    /// reader does not implement.
+    #[error("the reftable ref storage format is not supported")]
+    Reftable,
+    /// `extensions.refStorage` names a format git does not know.
+    #[error("invalid value for 'extensions.refstorage': '{0}'")]
+    UnknownFormat(String),
+}
+
+/// One ref as `refs_for_each_rawref` visits it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ref {
+    /// The full name (`refs/heads/main`; a `packed-refs` line may give any name, even `HEAD`).
+    pub name: Vec<u8>,
+    /// The id it resolves to: the null id (all zeros) when broken.
+    pub id: Vec<u8>,
+    /// `REF_ISBROKEN`: unreadable content, a dangling symbolic ref, the null id, or a bad name.
+    pub broken: bool,
+    /// `REF_BAD_NAME`: the name fails `check_refname_format`.
+    pub bad_name: bool,
+    /// The target of a loose symbolic ref (`ref: <target>`).
+    pub symref_target: Option<Vec<u8>>,
+    /// It came from `packed-refs` (no loose ref of that name).
+    pub packed: bool,
+}
+
+impl Ref {
+    /// The name for messages (invalid UTF-8 replaced).
+    pub fn name_lossy(&self) -> String {
+        String::from_utf8_lossy(&self.name).into_owned()
+    }
+}
+
+/// Every ref of a store in git's order, and the fatal message when git dies part-way (a bad
+/// `packed-refs` line, a dangerous name): the refs before it were already visited by git.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RefListing {
+    /// The refs git visits before stopping (all of them when `fatal` is `None`).
+    pub refs: Vec<Ref>,
+    /// git's `fatal:` line without the prefix (exit status 128).
+    pub fatal: Option<String>,
+}
+
+/// How git classifies a ref name's worktree (`parse_worktree_ref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorktreeRefType {
+    /// Shared by all worktrees (`refs/heads/…`, `refs/tags/…`).
+    Shared,
+    /// The current worktree's own (`HEAD`, `refs/bisect/…`).
+    Current,
+    /// `main-worktree/<ref>`.
+    Main,
+    /// `worktrees/<id>/<ref>`.
+    Other,
+}
+
+/// `parse_worktree_ref`: the type, and for `Main`/`Other` the worktree id and the bare name.
+pub fn parse_worktree_ref(name: &[u8]) -> (WorktreeRefType, &[u8], &[u8]) {
+    if let Some(rest) = name.strip_prefix(b"worktrees/") {
+        return match rest.iter().position(|&b| b == b'/') {
+            None => (WorktreeRefType::Other, rest, b""),
+            Some(slash) => {
+                let id = rest.get(..slash).unwrap_or_default();
+                let bare = rest.get(slash + 1..).unwrap_or_default();
+                if is_current_worktree_ref(bare) {
+                    (WorktreeRefType::Other, id, bare)
+                } else {
+                    (WorktreeRefType::Shared, b"", name)
+                }
+            }
+        };
+    }
+    if let Some(bare) = name.strip_prefix(b"main-worktree/")
+        && is_current_worktree_ref(bare)
+    {
+        return (WorktreeRefType::Main, b"", bare);
+    }
+    if is_current_worktree_ref(name) {
+        (WorktreeRefType::Current, b"", name)
+    } else {
+        (WorktreeRefType::Shared, b"", name)
+    }
+}
+
+/// `is_per_worktree_ref`.
+pub fn is_per_worktree_ref(name: &[u8]) -> bool {
+    name.starts_with(b"refs/worktree/")
+        || name.starts_with(b"refs/bisect/")
+        || name.starts_with(b"refs/rewritten/")
+}
+
+/// `is_root_ref_syntax`: only uppercase letters, `-` and `_` (an empty name too).
+fn is_root_ref_syntax(name: &[u8]) -> bool {
+    name.iter()
+        .all(|&c| c.is_ascii_uppercase() || c == b'-' || c == b'_')
+}
+
+fn is_current_worktree_ref(name: &[u8]) -> bool {
+    is_root_ref_syntax(name) || is_per_worktree_ref(name)
+}
+
+/// git's `is_branch`: the name is under `refs/heads/` (fsck requires those to point at commits).
+pub fn is_branch(name: &str) -> bool {
+    name.starts_with("refs/heads/")
+}
+
+/// What `check_refname_format` makes of each byte.
+fn disposition(c: u8) -> u8 {
+    match c {
+        0 | b'/' => 1,
+        b'.' => 2,
+        b'{' => 3,
+        1..=0x1f | 0x7f | b' ' | b':' | b'?' | b'[' | b'\\' | b'^' | b'~' => 4,
+        b'*' => 5,
+        _ => 0,
+    }
+}
+
+/// `check_refname_format(name, REFNAME_ALLOW_ONELEVEL or 0)`: whether the name is valid (a name
+/// with a NUL byte is checked up to it, as C sees it).
+pub fn check_refname_format(name: &[u8], allow_onelevel: bool) -> bool {
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    let name = name.get(..end).unwrap_or_default();
+    if name == b"@" {
+        return false;
+    }
+    let mut components = 0;
+    let mut last_len;
+    let mut rest = name;
+    loop {
+        // one component
+        let mut last = 0u8;
+        let mut len = 0;
+        for &c in rest {
+            match disposition(c) {
+                1 => break,
+                2 if last == b'.' => return false,
+                3 if last == b'@' => return false,
+                4 | 5 => return false,
+                _ => {}
+            }
+            last = c;
+            len += 1;
+        }
+        let component = rest.get(..len).unwrap_or_default();
+        if len == 0 || component.first() == Some(&b'.') || component.ends_with(b".lock") {
+            return false;
+        }
+        components += 1;
+        last_len = len;
+        match rest.get(len) {
+            None => break,
+            Some(_) => rest = rest.get(len + 1..).unwrap_or_default(),
+        }
+    }
+    let _ = last_len;
+    if name.last() == Some(&b'.') {
+        return false;
+    }
+    allow_onelevel || components >= 2
+}
+
+/// `refname_is_safe`: under `refs/` without escaping it, or all uppercase and `_`.
+pub fn refname_is_safe(name: &[u8]) -> bool {
+    if let Some(rest) = name.strip_prefix(b"refs/") {
+        if rest.is_empty() || rest.first() == Some(&b'/') || rest.last() == Some(&b'/') {
+            return false;
+        }
+        return normalize_path(rest).is_some_and(|n| n == rest);
+    }
+    !name.is_empty() && name.iter().all(|&c| c.is_ascii_uppercase() || c == b'_')
+}
+
+/// git's `normalize_path_copy` on a relative path: `None` when `..` climbs out.
+fn normalize_path(path: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Vec<&[u8]> = Vec::new();
+    let mut trailing = false;
+    for comp in path.split(|&b| b == b'/') {
+        trailing = false;
+        match comp {
+            b"" | b"." => trailing = true,
+            b".." => {
+                out.pop()?;
+                trailing = true;
+            }
+            c => out.push(c),
+        }
+    }
+    let mut s = out.join(&b'/');
+    if trailing && !s.is_empty() {
+        s.push(b'/');
+    }
+    Some(s)
+}
+
+/// One `packed-refs` record: byte offset of its line, and what parsing it gives.
+#[derive(Clone, Debug)]
+struct PackedRecord {
+    line: Vec<u8>,
+    peeled: Option<Vec<u8>>,
+}
+
+/// The `packed-refs` snapshot: records in iteration order (sorted unless the header says
+/// `sorted`), or git's fatal message when loading it dies.
+#[derive(Clone, Debug, Default)]
+struct Packed {
+    records: Vec<PackedRecord>,
+}
+
+/// A repository's ref store (files backend) for one worktree.
+#[derive(Clone, Debug)]
+pub struct RefStore {
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+    format: ObjectFormat,
+    packed: Result<Packed, String>,
+}
+
+impl RefStore {
+    /// Opens the store of the worktree whose git directory is `git_dir` (the common directory
+    /// for the main worktree). Fails for a reftable repository. The `packed-refs` file is read
+    /// now; if git would die on it, every later call behaves as git does (listing: the fatal
+    /// message, before any ref).
+    pub fn open(
+        git_dir: &Path,
+        common_dir: &Path,
+        format: ObjectFormat,
+    ) -> Result<RefStore, RefsError> {
+        if let Ok(config) = fs::read(common_dir.join("config"))
+            && let Some(v) = extension_value(&config, "refstorage")
+        {
+            if v.eq_ignore_ascii_case("reftable") {
+                return Err(RefsError::Reftable);
+            }
+            if !v.eq_ignore_ascii_case("files") {
+                return Err(RefsError::UnknownFormat(v));
+            }
+        }
+        let packed_path = common_dir.join("packed-refs");
+        let packed = match fs::read(&packed_path) {
+            Ok(data) => load_packed(&data, format, &packed_path.display().to_string()),
+            Err(_) => Ok(Packed::default()),
+        };
+        Ok(RefStore {
+            git_dir: git_dir.to_path_buf(),
+            common_dir: common_dir.to_path_buf(),
+            format,
+            packed,
+        })
+    }
+
+    /// The object format ids are read in.
+    pub fn format(&self) -> ObjectFormat {
+        self.format
+    }
+
+    fn null(&self) -> Vec<u8> {
+        vec![0; self.format.raw_len()]
+    }
+
+    /// Where a loose ref lives (`files_ref_path`).
+    pub fn ref_path(&self, name: &[u8]) -> PathBuf {
+        let (kind, id, bare) = parse_worktree_ref(name);
+        match kind {
+            WorktreeRefType::Current => self.git_dir.join(bytes_path(name)),
+            WorktreeRefType::Other => self
+                .common_dir
+                .join("worktrees")
+                .join(bytes_path(id))
+                .join(bytes_path(bare)),
+            WorktreeRefType::Shared | WorktreeRefType::Main => {
+                self.common_dir.join(bytes_path(bare))
+            }
+        }
+    }
+
+    /// Where a reflog lives (`files_reflog_path`).
+    pub fn reflog_path(&self, name: &[u8]) -> PathBuf {
+        let (kind, id, bare) = parse_worktree_ref(name);
+        match kind {
+            WorktreeRefType::Current => self.git_dir.join("logs").join(bytes_path(name)),
+            WorktreeRefType::Other => self
+                .common_dir
+                .join("worktrees")
+                .join(bytes_path(id))
+                .join("logs")
+                .join(bytes_path(bare)),
+            WorktreeRefType::Shared | WorktreeRefType::Main => {
+                self.common_dir.join("logs").join(bytes_path(bare))
+            }
+        }
+    }
+
+    /// Every ref as `refs_for_each_rawref` visits it: the loose refs under `refs/` overlaid on
+    /// the `packed-refs` records (a loose ref hides the packed one of the same name), merged in
+    /// name order as git merges them (a `packed-refs` file that claims `sorted` but is not gives
+    /// git's order, duplicates included).
+    pub fn for_each_rawref(&self) -> RefListing {
+        let packed = match &self.packed {
+            Ok(p) => p,
+            Err(fatal) => {
+                return RefListing {
+                    refs: Vec::new(),
+                    fatal: Some(fatal.clone()),
+                };
+            }
+        };
+        let mut listing = RefListing::default();
+        let loose = match self.loose_refs() {
+            Ok(l) => l,
+            Err(fatal) => {
+                listing.fatal = Some(fatal);
+                return listing;
+            }
+        };
+        let mut loose = loose.into_iter().peekable();
+        let mut records = packed.records.iter();
+        let mut next_packed = || -> Result<Option<Ref>, String> {
+            match records.next() {
+                None => Ok(None),
+                Some(r) => self.packed_ref(r).map(Some),
+            }
+        };
+        let mut current_packed = match next_packed() {
+            Ok(p) => p,
+            Err(fatal) => {
+                listing.fatal = Some(fatal);
+                return listing;
+            }
+        };
+        loop {
+            let take_loose = match (loose.peek(), &current_packed) {
+                (None, None) => break,
+                (Some(_), None) => Some(false),
+                (None, Some(_)) => None,
+                (Some(l), Some(p)) => match l.name.cmp(&p.name) {
+                    std::cmp::Ordering::Less => Some(false),
+                    std::cmp::Ordering::Equal => Some(true),
+                    std::cmp::Ordering::Greater => None,
+                },
+            };
+            let advance_packed = match take_loose {
+                Some(skip_packed) => {
+                    if let Some(l) = loose.next() {
+                        listing.refs.push(l);
+                    }
+                    skip_packed
+                }
+                None => {
+                    if let Some(p) = current_packed.take() {
+                        listing.refs.push(p);
+                    }
+                    true
+                }
+            };
+            if advance_packed {
+                match next_packed() {
+                    Ok(p) => current_packed = p,
+                    Err(fatal) => {
+                        listing.fatal = Some(fatal);
+                        return listing;
+                    }
+                }
+            }
+        }
+        listing
+    }
+
+    /// A `packed-refs` record as the packed iterator yields it (`next_record`), or git's fatal
+    /// message.
+    fn packed_ref(&self, record: &PackedRecord) -> Result<Ref, String> {
+        let hexsz = self.format.hex_len();
+        let line = &record.line;
+        let packed_path = self.common_dir.join("packed-refs").display().to_string();
+        let invalid = || invalid_line(&packed_path, line, true);
+        if line.len() < hexsz + 2 {
+            return Err(invalid());
+        }
+        let id = line
+            .get(..hexsz)
+            .and_then(|h| super::parse_hex(h, self.format.raw_len()))
+            .ok_or_else(invalid)?;
+        if !line.get(hexsz).is_some_and(|&c| is_space(c)) {
+            return Err(invalid());
+        }
+        let name = line.get(hexsz + 1..).unwrap_or_default().to_vec();
+        let mut r = Ref {
+            name,
+            id,
+            broken: false,
+            bad_name: false,
+            symref_target: None,
+            packed: true,
+        };
+        if !check_refname_format(&r.name, true) {
+            if !refname_is_safe(&r.name) {
+                return Err(format!(
+                    "packed refname is dangerous: {}",
+                    cstr_lossy(&r.name)
+                ));
+            }
+            r.id = self.null();
+            r.bad_name = true;
+            r.broken = true;
+        }
+        if let Some(peeled) = &record.peeled {
+            let ok = peeled.len() == hexsz + 1
+                && peeled.first() == Some(&b'^')
+                && super::parse_hex(peeled.get(1..).unwrap_or_default(), self.format.raw_len())
+                    .is_some();
+            if !ok {
+                return Err(invalid_line(&packed_path, peeled, true));
+            }
+        }
+        Ok(r)
+    }
+
+    /// The loose refs under `refs/`, sorted by name (`loose_fill_ref_dir`, recursively), each
+    /// resolved as git does.
+    fn loose_refs(&self) -> Result<Vec<Ref>, String> {
+        let mut names = Vec::new();
+        let mut dirs: Vec<Vec<u8>> = vec![b"refs/".to_vec()];
+        while let Some(dir) = dirs.pop() {
+            // `refs/bisect/` and the other per-worktree directories map to the git directory
+            let path = self.ref_path(&dir);
+            if let Ok(read) = fs::read_dir(&path) {
+                for entry in read.flatten() {
+                    let file_name = os_bytes(&entry.file_name());
+                    if file_name.first() == Some(&b'.') || file_name.ends_with(b".lock") {
+                        continue;
+                    }
+                    let mut name = dir.clone();
+                    name.extend_from_slice(&file_name);
+                    // get_dtype follows symbolic links
+                    match fs::metadata(entry.path()) {
+                        Ok(m) if m.is_dir() => {
+                            name.push(b'/');
+                            if dir == b"refs/" && is_per_worktree_dir(&name) {
+                                continue;
+                            }
+                            dirs.push(name);
+                        }
+                        Ok(m) if m.is_file() => names.push(name),
+                        _ => {}
+                    }
+                }
+            }
+            if dir == b"refs/" {
+                for p in [&b"refs/bisect/"[..], b"refs/worktree/", b"refs/rewritten/"] {
+                    dirs.push(p.to_vec());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        let mut refs = Vec::with_capacity(names.len());
+        for name in names {
+            refs.push(self.loose_ref(name)?);
+        }
+        Ok(refs)
+    }
+
+    /// `loose_fill_ref_dir_regular_file`.
+    fn loose_ref(&self, name: Vec<u8>) -> Result<Ref, String> {
+        let mut broken = false;
+        let mut bad_name = false;
+        let mut symref_target = None;
+        let mut id = match self.resolve_inner(&name, true) {
+            None => {
+                broken = true;
+                self.null()
+            }
+            Some(r) => {
+                if r.id.iter().all(|&b| b == 0) {
+                    broken = true;
+                }
+                symref_target = r.first_target;
+                r.id
+            }
+        };
+        if !check_refname_format(&name, true) {
+            if !refname_is_safe(&name) {
+                return Err(format!("loose refname is dangerous: {}", cstr_lossy(&name)));
+            }
+            id = self.null();
+            bad_name = true;
+            broken = true;
+        }
+        Ok(Ref {
+            name,
+            id,
+            broken,
+            bad_name,
+            symref_target,
+            packed: false,
+        })
+    }
+
+    /// Reads one ref without following symbolic refs (`files_read_raw_ref`).
+    pub fn read_raw(&self, name: &[u8]) -> Result<RawRef, RawRefError> {
+        let path = self.ref_path(name);
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                if e.kind() == io::ErrorKind::NotFound {
+                    return match self.packed_lookup(name) {
+                        Some(id) => Ok(RawRef::Id(id)),
+                        None => Err(RawRefError::NotFound),
+                    };
+                }
+                return Err(if e.raw_os_error() == Some(libc::ENOTDIR) {
+                    RawRefError::NotDir
+                } else {
+                    RawRefError::Other
+                });
+            }
+        };
+        if meta.file_type().is_symlink()
+            && let Ok(target) = fs::read_link(&path)
+        {
+            let target = os_bytes(target.as_os_str());
+            if target.starts_with(b"refs/") && check_refname_format(&target, false) {
+                return Ok(RawRef::Symbolic(target));
+            }
+        }
+        let is_dir = fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false);
+        if is_dir {
+            return match self.packed_lookup(name) {
+                Some(id) => Ok(RawRef::Id(id)),
+                None => Err(RawRefError::IsDir),
+            };
+        }
+        let content = match fs::read(&path) {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(RawRefError::NotFound),
+            Err(_) => return Err(RawRefError::Other),
+        };
+        parse_loose_content(&content, self.format)
+    }
+
+    /// A `packed-refs` record's id by name (first match).
+    fn packed_lookup(&self, name: &[u8]) -> Option<Vec<u8>> {
+        let packed = self.packed.as_ref().ok()?;
+        let hexsz = self.format.hex_len();
+        packed
+            .records
+            .iter()
+            .find(|r| r.line.get(hexsz + 1..) == Some(name))
+            .and_then(|r| super::parse_hex(r.line.get(..hexsz)?, self.format.raw_len()))
+    }
+
+    fn resolve_inner(&self, name: &[u8], reading: bool) -> Option<Resolved> {
+        if !check_refname_format(name, true) {
+            return None;
+        }
+        let mut name = name.to_vec();
+        let mut first_target = None;
+        for _ in 0..SYMREF_MAXDEPTH {
+            match self.read_raw(&name) {
+                Err(e) => {
+                    if reading {
+                        return None;
+                    }
+                    if e == RawRefError::Other || e == RawRefError::Invalid {
+                        return None;
+                    }
+                    return Some(Resolved {
+                        name,
+                        id: self.null(),
+                        first_target,
+                    });
+                }
+                Ok(RawRef::Id(id)) => {
+                    return Some(Resolved {
+                        name,
+                        id,
+                        first_target,
+                    });
+                }
+                Ok(RawRef::Symbolic(target)) => {
+                    if first_target.is_none() {
+                        first_target = Some(target.clone());
+                    }
+                    if !check_refname_format(&target, true) {
+                        return None;
+                    }
+                    name = target;
+                }
+            }
+        }
+        None
+    }
+
+    /// `refs_resolve_ref_unsafe(name, reading ? RESOLVE_REF_READING : 0)`: the name it ends at
+    /// and its id, following symbolic refs (at most 5). Without `reading`, a name that does
+    /// not exist resolves to itself with the null id (an unborn branch); `None` when git's
+    /// function returns NULL.
+    pub fn resolve(&self, name: &[u8], reading: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+        self.resolve_inner(name, reading).map(|r| (r.name, r.id))
+    }
+
+    /// `fsck_head_link` for the `HEAD` named `head_ref_name` in this (the main) store: `HEAD`,
+    /// `worktrees/<id>/HEAD` or `main-worktree/HEAD`.
+    pub fn head_link(&self, head_ref_name: &str) -> HeadLink {
+        let resolved = self.resolve(head_ref_name.as_bytes(), false);
+        let null = self.null();
+        let name = head_ref_name.to_string();
+        let Some((points_at, id)) = resolved else {
+            return HeadLink {
+                name,
+                points_at: None,
+                id: null,
+                state: HeadState::Invalid,
+            };
+        };
+        let is_null = id.iter().all(|&b| b == 0);
+        let state = if points_at == head_ref_name.as_bytes() {
+            if is_null {
+                HeadState::DetachedNull
+            } else {
+                HeadState::Detached
+            }
+        } else if !points_at.starts_with(b"refs/heads/") {
+            HeadState::Strange
+        } else if is_null {
+            HeadState::Unborn
+        } else {
+            HeadState::Branch
+        };
+        HeadLink {
+            name,
+            points_at: Some(points_at),
+            id,
+            state,
+        }
+    }
+}
+
+struct Resolved {
+    name: Vec<u8>,
+    id: Vec<u8>,
+    first_target: Option<Vec<u8>>,
+}
+
+/// A ref read without following it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawRef {
+    /// An id.
+    Id(Vec<u8>),
+    /// `ref: <target>` (or a symbolic link to `refs/…`).
+    Symbolic(Vec<u8>),
+}
+
+/// Why a ref could not be read (git's `failure_errno`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawRefError {
+    /// `ENOENT`: neither loose nor packed.
+    NotFound,
+    /// `EISDIR`: a directory where the ref should be (and no packed ref).
+    IsDir,
+    /// `ENOTDIR`: a leading path component is a file.
+    NotDir,
+    /// `EINVAL`: the content is neither an id nor `ref: <name>`.
+    Invalid,
+    /// Another read error.
+    Other,
+}
+
+/// `parse_loose_ref_contents` after git's `strbuf_rtrim`.
+pub fn parse_loose_content(content: &[u8], format: ObjectFormat) -> Result<RawRef, RawRefError> {
+    // strbuf_read keeps NULs, but the parsing below is C-string based
+    let end = content
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(content.len());
+    let mut text = content.get(..end).unwrap_or_default();
+    if end == content.len() {
+        while let Some((&last, rest)) = text.split_last() {
+            if is_space(last) {
+                text = rest;
+            } else {
+                break;
+            }
+        }
+    }
+    if let Some(rest) = text.strip_prefix(b"ref:") {
+        let start = rest
+            .iter()
+            .position(|&c| !is_space(c))
+            .unwrap_or(rest.len());
+        return Ok(RawRef::Symbolic(
+            rest.get(start..).unwrap_or_default().to_vec(),
+        ));
+    }
+    let hexsz = format.hex_len();
+    let id = text
+        .get(..hexsz)
+        .and_then(|h| super::parse_hex(h, format.raw_len()))
+        .ok_or(RawRefError::Invalid)?;
+    match text.get(hexsz) {
+        None => Ok(RawRef::Id(id)),
+        Some(&c) if is_space(c) => Ok(RawRef::Id(id)),
+        Some(_) => Err(RawRefError::Invalid),
+    }
+}
+
+/// git's `isspace` (its own ctype table: space, `\t`, `\n`, `\r`).
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// How `fsck_head_link` classifies a worktree's `HEAD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadState {
+    /// Unreadable: `error: invalid HEAD`.
+    Invalid,
+    /// Detached at an id.
+    Detached,
+    /// Detached at the null id: `error: HEAD: detached HEAD points at nothing`.
+    DetachedNull,
+    /// A symbolic ref to something outside `refs/heads/`:
+    /// `error: HEAD points to something strange (<target>)`.
+    Strange,
+    /// A branch that does not exist: `notice: HEAD points to an unborn branch (<branch>)`.
+    Unborn,
+    /// A branch with an id.
+    Branch,
+}
+
+/// A worktree's `HEAD` as `fsck_head_link` sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadLink {
+    /// The name git prints (`HEAD`, `worktrees/<id>/HEAD`, `main-worktree/HEAD`).
+    pub name: String,
+    /// What it resolves to (`head_points_at`): the ref name it ends at, `None` when invalid.
+    pub points_at: Option<Vec<u8>>,
+    /// The id (null when none).
+    pub id: Vec<u8>,
+    /// The classification.
+    pub state: HeadState,
+}
+
+impl HeadLink {
+    /// The line `fsck_head_link` prints on stderr, if any (with its `error:`/`notice:` prefix).
+    pub fn message(&self) -> Option<String> {
+        let target = self
+            .points_at
+            .as_deref()
+            .map(|t| cstr_lossy(t))
+            .unwrap_or_default();
+        match self.state {
+            HeadState::Invalid => Some(format!("error: invalid {}", self.name)),
+            HeadState::DetachedNull => Some(format!(
+                "error: {}: detached HEAD points at nothing",
+                self.name
+            )),
+            HeadState::Strange => Some(format!(
+                "error: {} points to something strange ({target})",
+                self.name
+            )),
+            HeadState::Unborn => Some(format!(
+                "notice: {} points to an unborn branch ({})",
+                self.name,
+                target.strip_prefix("refs/heads/").unwrap_or(&target)
+            )),
+            HeadState::Detached | HeadState::Branch => None,
+        }
+    }
+
+    /// Whether `fsck_head_link` reports an error (`errors_found |= ERROR_REFS`).
+    pub fn is_error(&self) -> bool {
+        matches!(
+            self.state,
+            HeadState::Invalid | HeadState::DetachedNull | HeadState::Strange
+        )
+    }
+
+    /// Whether fsck then treats it as a ref (`fsck_handle_ref`): it resolved, to a non-null id.
+    pub fn handled_as_ref(&self) -> bool {
+        self.points_at.is_some() && self.id.iter().any(|&b| b != 0)
+    }
+}
+
+fn is_per_worktree_dir(name: &[u8]) -> bool {
+    name == b"refs/bisect/" || name == b"refs/worktree/" || name == b"refs/rewritten/"
+}
+
+/// A byte string as C's `%s` prints it: up to a NUL.
+fn cstr_lossy(s: &[u8]) -> String {
+    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+    String::from_utf8_lossy(s.get(..end).unwrap_or_default()).into_owned()
+}
+
+/// `die_invalid_line` / `die_unterminated_line` text for the line starting at `rest`.
+fn invalid_line(path: &str, rest: &[u8], invalid: bool) -> String {
+    match rest.iter().position(|&b| b == b'\n').filter(|_| invalid) {
+        None => {
+            if rest.len() < 80 {
+                format!("unterminated line in {path}: {}", cstr_lossy(rest))
+            } else {
+                format!(
+                    "unterminated line in {path}: {}...",
+                    cstr_lossy(rest.get(..75).unwrap_or_default())
+                )
+            }
+        }
+        Some(eol) => {
+            if eol < 80 {
+                format!(
+                    "unexpected line in {path}: {}",
+                    cstr_lossy(rest.get(..eol).unwrap_or_default())
+                )
+            } else {
+                format!(
+                    "unexpected line in {path}: {}...",
+                    cstr_lossy(rest.get(..75).unwrap_or_default())
+                )
+            }
+        }
+    }
+}
+
+/// `create_snapshot`: the header, the safety checks, the sort; records keep their peeled line.
+fn load_packed(data: &[u8], format: ObjectFormat, path: &str) -> Result<Packed, String> {
+    let hexsz = format.hex_len();
+    let mut start = 0usize;
+    let mut sorted = false;
+    if data.first() == Some(&b'#') {
+        let Some(eol) = data.iter().position(|&b| b == b'\n') else {
+            return Err(invalid_line(path, data, false));
+        };
+        let header = data.get(..eol).unwrap_or_default();
+        let Some(traits) = header.strip_prefix(b"# pack-refs with:") else {
+            return Err(invalid_line(path, data, true));
+        };
+        // the header is a C string: traits end at a NUL
+        let traits = traits.split(|&b| b == 0).next().unwrap_or_default();
+        sorted = traits.split(|&b| b == b' ').any(|t| t == b"sorted");
+        start = eol + 1;
+    }
+    let body = data.get(start..).unwrap_or_default();
+    verify_buffer_safe(body, hexsz, path)?;
+    // split into records (a `^` line stays with the record before it)
+    let mut records = Vec::new();
+    let mut pos = 0usize;
+    while pos < body.len() {
+        let rest = body.get(pos..).unwrap_or_default();
+        let eol = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        if !sorted && eol < hexsz + 2 {
+            return Err(invalid_line(path, rest, true));
+        }
+        let line = rest.get(..eol).unwrap_or_default().to_vec();
+        let mut next = pos + eol + 1;
+        let mut peeled = None;
+        if body.get(next) == Some(&b'^') {
+            let prest = body.get(next..).unwrap_or_default();
+            let peol = prest
+                .iter()
+                .position(|&b| b == b'\n')
+                .unwrap_or(prest.len());
+            peeled = Some(prest.get(..peol).unwrap_or_default().to_vec());
+            next += peol + 1;
+        }
+        records.push(PackedRecord { line, peeled });
+        pos = next;
+    }
+    if !sorted {
+        // cmp_packed_ref_records: by the name after the id
+        records.sort_by(|a, b| {
+            a.line
+                .get(hexsz + 1..)
+                .unwrap_or_default()
+                .cmp(b.line.get(hexsz + 1..).unwrap_or_default())
+        });
+        // the safety check again, on the sorted order's last line
+        if let Some(last) = records.last() {
+            let last_line = last.peeled.as_ref().unwrap_or(&last.line);
+            if last_line.len() + 1 < hexsz + 2 {
+                let mut l = last_line.clone();
+                l.push(b'\n');
+                return Err(invalid_line(path, &l, true));
+            }
+        }
+    }
+    Ok(Packed { records })
+}
+
+/// `verify_buffer_safe`: the last line ends with a newline and is long enough for an id.
+fn verify_buffer_safe(body: &[u8], hexsz: usize, path: &str) -> Result<(), String> {
+    if body.is_empty() {
+        return Ok(());
+    }
+    let before_last = body.get(..body.len() - 1).unwrap_or_default();
+    let last_start = before_last
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let last_line = body.get(last_start..).unwrap_or_default();
+    if body.last() != Some(&b'\n') || last_line.len() < hexsz + 2 {
+        return Err(invalid_line(path, last_line, true));
+    }
+    Ok(())
+}
+
+/// The value of `extensions.<key>` in a configuration file (last one wins).
+fn extension_value(config: &[u8], key: &str) -> Option<String> {
+    let text = String::from_utf8_lossy(config);
+    let mut in_section = false;
+    let mut found = None;
+    for line in text.lines() {
+        let mut line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let (name, rest) = header.split_once(']').unwrap_or((header, ""));
+            in_section = name.trim().eq_ignore_ascii_case("extensions");
+            line = rest.trim();
+        }
+        if !in_section || line.is_empty() {
+            continue;
+        }
+        let (k, v) = line.split_once('=').unwrap_or((line, "true"));
+        if k.trim().eq_ignore_ascii_case(key) {
+            let v = v.split(['#', ';']).next().unwrap_or("");
+            found = Some(v.trim().trim_matches('"').to_string());
+        }
+    }
+    found
+}
+
+#[cfg(unix)]
+fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    s.as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    s.to_string_lossy().into_owned().into_bytes()
+}
+
+#[cfg(unix)]
+fn bytes_path(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn bytes_path(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refname_format() {
+        assert!(check_refname_format(b"refs/heads/main", false));
+        assert!(check_refname_format(b"HEAD", true));
+        assert!(!check_refname_format(b"HEAD", false));
+        assert!(!check_refname_format(b"refs/heads/a..b", true));
+        assert!(!check_refname_format(b"refs/heads/a.lock", true));
+        assert!(!check_refname_format(b"refs/heads/.a", true));
+        assert!(!check_refname_format(b"refs/heads/a.", true));
+        assert!(!check_refname_format(b"refs/heads/a@{b", true));
+        assert!(!check_refname_format(b"refs/heads//a", true));
+        assert!(!check_refname_format(b"refs/heads/a b", true));
+        assert!(!check_refname_format(b"@", true));
+        assert!(check_refname_format("refs/heads/café".as_bytes(), true));
+        assert!(refname_is_safe(b"refs/heads/a..b"));
+        assert!(!refname_is_safe(b"refs/foo/../bar"));
+        assert!(!refname_is_safe(b"refs/foo/../../bar"));
+        assert!(!refname_is_safe(b" refs/heads/x"));
+        assert!(refname_is_safe(b"FOO_BAR"));
+    }
+
+    #[test]
+    fn loose_content() {
+        let f = ObjectFormat::Sha1;
+        let id = "9dbbace5f52438716f05d6c4e25b0f70b43989bd";
+        assert!(matches!(
+            parse_loose_content(format!("{id}\n").as_bytes(), f),
+            Ok(RawRef::Id(_))
+        ));
+        assert!(matches!(
+            parse_loose_content(format!("{id} extra").as_bytes(), f),
+            Ok(RawRef::Id(_))
+        ));
+        assert_eq!(
+            parse_loose_content(format!("{id}x").as_bytes(), f),
+            Err(RawRefError::Invalid)
+        );
+        assert_eq!(
+            parse_loose_content(b"ref:  refs/heads/x \n", f),
+            Ok(RawRef::Symbolic(b"refs/heads/x".to_vec()))
+        );
+        assert_eq!(
+            parse_loose_content(b"garbage", f),
+            Err(RawRefError::Invalid)
+        );
+    }
+
+    #[test]
+    fn worktree_refs() {
+        assert_eq!(parse_worktree_ref(b"HEAD").0, WorktreeRefType::Current);
+        assert_eq!(
+            parse_worktree_ref(b"refs/bisect/bad").0,
+            WorktreeRefType::Current
+        );
+        assert_eq!(
+            parse_worktree_ref(b"refs/heads/x").0,
+            WorktreeRefType::Shared
+        );
+        let (t, id, bare) = parse_worktree_ref(b"worktrees/w1/HEAD");
+        assert_eq!(
+            (t, id, bare),
+            (WorktreeRefType::Other, &b"w1"[..], &b"HEAD"[..])
+        );
+        assert_eq!(
+            parse_worktree_ref(b"main-worktree/HEAD").0,
+            WorktreeRefType::Main
+        );
+    }
+
+    #[test]
+    fn packed_messages() {
+        let e = load_packed(b"garbage line\n", ObjectFormat::Sha1, ".git/packed-refs");
+        assert_eq!(
+            e.map(|_| ()),
+            Err("unexpected line in .git/packed-refs: garbage line".into())
+        );
+        let id = "9dbbace5f52438716f05d6c4e25b0f70b43989bd";
+        let e = load_packed(
+            format!("{id} refs/heads/a\n{id} refs/heads/b").as_bytes(),
+            ObjectFormat::Sha1,
+            "p",
+        );
+        assert_eq!(
+            e.map(|_| ()),
+            Err(format!("unterminated line in p: {id} refs/heads/b"))
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Pack reverse indexes (`pack-*.rev`), checked as `git fsck` does in `check_pack_rev_indexes`
+//! (git's pack-revindex.c: `load_pack_revindex_from_disk`, then `verify_pack_revindex`).
+//!
+//! A pack without a `.rev` file is fine, whatever `pack.readReverseIndex` says: `git fsck` loads
+//! the file directly, and a missing file is not an error. The loaded file is checked for its
+//! size, signature, version and hash id (any of git's ids, 1 or 2, whatever the repository's
+//! format), then its trailing checksum and every position against the order of the pack's
+//! objects by offset. The pack checksum the file carries is not compared with the pack's.
+
+use super::{Outcome, be32, checksum_valid};
+use crate::object::ObjectFormat;
+
+/// `RIDX`.
+const SIGNATURE: u32 = 0x5249_4458;
+const HEADER: usize = 12;
+
+/// The line `git fsck` prints when it cannot load a pack's index at all (`open_pack_index`
+/// failed), before looking at the `.rev` file; it counts as a reverse-index failure (0100).
+pub fn unable_to_load(pack_name: &str) -> String {
+    format!("error: unable to load rev-index for pack '{pack_name}'")
+}
+
+/// The `.rev` path git names in its messages: `pack_name` with `.pack` replaced by `.rev`.
+pub fn rev_path(pack_name: &str) -> String {
+    let stem = pack_name.strip_suffix(".pack").unwrap_or(pack_name);
+    format!("{stem}.rev")
+}
+
+/// Checks one pack's reverse index.
+///
+/// - `pack_name`: the pack's path as git prints it (`.git/objects/pack/pack-….pack`, as the
+///   caller's git would name it); the `.rev` path in messages is derived from it.
+/// - `rev`: the `.rev` file's content, `None` when there is no such file (silent, no failure).
+/// - `offsets_by_index_position`: every object's offset in the pack, in the order of the `.idx`
+///   (by object id); its length is the pack's object count.
+/// - `pack_size`: the `.pack` file's length (git's in-memory reverse index ends with the offset of
+///   the pack's trailing checksum, which orders after every object of a sound index).
+pub fn verify(
+    pack_name: &str,
+    rev: Option<&[u8]>,
+    format: ObjectFormat,
+    offsets_by_index_position: &[u64],
+    pack_size: u64,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let Some(data) = rev else {
+        return out;
+    };
+    let rev_name = rev_path(pack_name);
+    let num = offsets_by_index_position.len();
+    if let Err(msg) = load(data, &rev_name, num, format) {
+        out.error(msg);
+        out.lines.push(unable_to_load(pack_name));
+        out.failed = true;
+        return out;
+    }
+    let mut bad = false;
+    if !checksum_valid(data, format) {
+        out.error("invalid checksum");
+        bad = true;
+    }
+    let expected = in_memory_order(offsets_by_index_position, pack_size, format);
+    for (i, &nr) in expected.iter().take(num).enumerate() {
+        let Some(on_disk) = be32(data, HEADER + 4 * i) else {
+            break;
+        };
+        if nr != on_disk {
+            out.error(format!(
+                "invalid rev-index position at {i}: {nr} != {on_disk}"
+            ));
+            bad = true;
+        }
+    }
+    if bad {
+        out.error(format!("invalid rev-index for pack '{pack_name}'"));
+        out.failed = true;
+    }
+    out
+}
+
+/// git's `load_revindex_from_disk` checks, with its messages (without the prefix).
+pub(crate) fn load(
+    data: &[u8],
+    rev_name: &str,
+    num_objects: usize,
+    format: ObjectFormat,
+) -> Result<(), String> {
+    let min = HEADER + 2 * format.raw_len();
+    if data.len() < min {
+        return Err(format!("reverse-index file {rev_name} is too small"));
+    }
+    if Some(data.len() - min) != num_objects.checked_mul(4) {
+        return Err(format!("reverse-index file {rev_name} is corrupt"));
+    }
+    if be32(data, 0) != Some(SIGNATURE) {
+        return Err(format!(
+            "reverse-index file {rev_name} has unknown signature"
+        ));
+    }
+    let version = be32(data, 4).unwrap_or(0);
+    if version != 1 {
+        return Err(format!(
+            "reverse-index file {rev_name} has unsupported version {version}"
+        ));
+    }
+    let hash_id = be32(data, 8).unwrap_or(0);
+    if hash_id != 1 && hash_id != 2 {
+        return Err(format!(
+            "reverse-index file {rev_name} has unsupported hash id {hash_id}"
+        ));
+    }
+    Ok(())
+}
+
+/// The index positions in pack order as git computes them in memory (`create_pack_revindex`):
+/// the objects' offsets and, last, the offset of the pack's trailer (position `u32::MAX`), sorted
+/// stably by a radix sort on 16-bit digits that stops after the digits of `pack_size` — so bits
+/// of an offset above the pack's size do not take part in the order.
+pub(crate) fn in_memory_order(offsets: &[u64], pack_size: u64, format: ObjectFormat) -> Vec<u32> {
+    let mut digits = 0u32;
+    while digits < 4 && (pack_size >> (16 * digits)) != 0 {
+        digits += 1;
+    }
+    let mask = if digits >= 4 {
+        u64::MAX
+    } else {
+        (1u64 << (16 * digits)) - 1
+    };
+    let trailer = pack_size.wrapping_sub(format.raw_len() as u64);
+    let mut entries: Vec<(u64, u32)> = offsets
+        .iter()
+        .enumerate()
+        .map(|(i, &o)| (o, i as u32))
+        .chain(std::iter::once((trailer, u32::MAX)))
+        .collect();
+    entries.sort_by_key(|&(o, _)| o & mask);
+    entries.into_iter().map(|(_, nr)| nr).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_by_offset_with_trailer_last() {
+        assert_eq!(
+            in_memory_order(&[30, 12, 50], 100, ObjectFormat::Sha1),
+            [1, 0, 2, u32::MAX]
+        );
+        // An offset past the trailer sorts after it.
+        assert_eq!(
+            in_memory_order(&[90, 12], 100, ObjectFormat::Sha1),
+            [1, u32::MAX, 0]
+        );
+    }
+
+    #[test]
+    fn missing_file_is_fine() {
+        let o = verify("p.pack", None, ObjectFormat::Sha1, &[1, 2], 100);
+        assert_eq!(o, Outcome::default());
+    }
+
+    #[test]
+    fn too_small_and_corrupt() {
+        let o = verify("x/p.pack", Some(&[0; 10]), ObjectFormat::Sha1, &[], 32);
+        assert_eq!(
+            o.lines,
+            [
+                "error: reverse-index file x/p.rev is too small",
+                "error: unable to load rev-index for pack 'x/p.pack'"
+            ]
+        );
+        assert!(o.failed);
+        let o = verify("p.pack", Some(&[0; 56]), ObjectFormat::Sha1, &[], 32);
+        assert_eq!(o.lines[0], "error: reverse-index file p.rev is corrupt");
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut seed = 7u32;
+        for len in 0..200usize {
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            let offs: Vec<u64> = (0..(len / 4) as u64).collect();
+            let _ = verify(
+                "p.pack",
+                Some(&data),
+                ObjectFormat::Sha256,
+                &offs,
+                len as u64,
+            );
+        }
+    }
+}
