@@ -82,6 +82,8 @@ pub(crate) struct PackEntry {
     pub offset: usize,
     pub end: usize,
     pub kind: u8,
+    /// The size in the header (a delta's own size for deltas).
+    pub size: u64,
     pub data: usize,
 }
 
@@ -98,9 +100,13 @@ pub(crate) fn pack_entries(pack: &[u8], idx: &[IdxEntry], len: usize) -> Vec<Pac
             let mut at = offset;
             let mut c = pack[at];
             let kind = (c >> 4) & 7;
+            let mut size = u64::from(c & 15);
+            let mut shift = 4;
             at += 1;
             while c & 0x80 != 0 {
                 c = pack[at];
+                size |= u64::from(c & 0x7f) << shift;
+                shift += 7;
                 at += 1;
             }
             match kind {
@@ -117,10 +123,26 @@ pub(crate) fn pack_entries(pack: &[u8], idx: &[IdxEntry], len: usize) -> Vec<Pac
                 offset,
                 end,
                 kind,
+                size,
                 data: at,
             }
         })
         .collect()
+}
+
+/// Checks that the entries were read right: each one's zlib data ends exactly where the next
+/// entry starts and inflates to the size in its header.
+fn check_entries(pack: &[u8], pe: &[PackEntry]) {
+    use miniz_oxide::inflate::stream::{InflateState, inflate};
+    use miniz_oxide::{DataFormat, MZFlush, MZStatus};
+    for e in pe {
+        let mut state = InflateState::new_boxed(DataFormat::Zlib);
+        let mut out = vec![0u8; e.size as usize + 1];
+        let r = inflate(&mut state, &pack[e.data..e.end], &mut out, MZFlush::Finish);
+        assert_eq!(r.status, Ok(MZStatus::StreamEnd), "entry at {}", e.offset);
+        assert_eq!(r.bytes_consumed, e.end - e.data, "entry at {}", e.offset);
+        assert_eq!(r.bytes_written as u64, e.size, "entry at {}", e.offset);
+    }
 }
 
 /// The one `.pack` under `dir/objects/pack` (or `dir/.git/objects/pack`), as a root-relative path
@@ -182,6 +204,7 @@ fn edit_pack(
     let mut idx = fs::read(b.path(&idx_rel)).expect("idx");
     let entries = idx_v2(&idx, len);
     let pe = pack_entries(&pack, &entries, len);
+    check_entries(&pack, &pe);
     f(&mut pack, &mut idx, &entries, &pe);
     edit(b, &pack_rel, |p| *p = pack);
     edit(b, &idx_rel, |i| *i = idx);

@@ -217,7 +217,15 @@ pub(crate) fn hostile_packs(b: &mut Builder) {
             id: blob_id(target),
         };
         let third = ref_delta(&base_id, &delta, blob_id(target));
-        install(b, &dir, &[first, second], true);
+        let entries = [first, second];
+        let (pack_rel, offsets) = install(b, &dir, &entries, true);
+        // This module's idx is byte for byte the one git wrote.
+        let pack_bytes = fs::read(b.path(&pack_rel)).expect("pack");
+        let by_git = fs::read(b.path(&pack_rel.replace(".pack", ".idx"))).expect("idx");
+        assert!(
+            idx(&pack_bytes, &entries, &offsets) == by_git,
+            "the idx written here differs from git index-pack's"
+        );
         let dir2 = fresh(b, "good-ref");
         install(b, &dir2, &[blob(&base), third], false);
         b.cases(
