@@ -253,6 +253,7 @@ pub(crate) fn corruptions(b: &mut Builder) {
     pack_corruptions(b, "ref", "ref-", 20);
     pack_corruptions(b, "sha256-gc", "sha256-", 32);
     side_file_corruptions(b);
+    storage_corruptions(b);
     loose_corruptions(b);
     object_corruptions(b);
     ref_corruptions(b);
@@ -614,6 +615,124 @@ fn side_file_corruptions(b: &mut Builder) {
 /// Path of the loose object `id` in `dir`.
 fn loose_path(dir: &str, id: &str) -> String {
     format!("{dir}/.git/objects/{}/{}", &id[..2], &id[2..])
+}
+
+/// idx v1 (a fan-out table, then a 4-byte offset and an id per object, the two checksums),
+/// several packs, alternates, shallow and partial clones.
+fn storage_corruptions(b: &mut Builder) {
+    let packs: &[(&str, &[&str])] = &[("default", &[]), ("no-full", &["--no-full"])];
+    corrupt(b, "idx1-trailer", "idx1", packs, |b, dir| {
+        let stem = the_pack(b, dir);
+        edit(b, &format!("{stem}.idx"), |i| {
+            let n = i.len();
+            i[n - 1] ^= 0x01;
+        });
+    });
+    corrupt(b, "idx1-truncated", "idx1", packs, |b, dir| {
+        let stem = the_pack(b, dir);
+        edit(b, &format!("{stem}.idx"), |i| i.truncate(2000));
+    });
+    corrupt(b, "idx1-offset-past-end", "idx1", packs, |b, dir| {
+        let stem = the_pack(b, dir);
+        let pack_len = fs::metadata(b.path(&format!("{stem}.pack")))
+            .expect("pack")
+            .len() as u32;
+        edit(b, &format!("{stem}.idx"), |i| {
+            assert_ne!(&i[..4], b"\xfftOc", "idx v1");
+            let at = 256 * 4;
+            i[at..at + 4].copy_from_slice(&(pack_len + 1000).to_be_bytes());
+            retrail(i, 20);
+        });
+    });
+    corrupt(b, "idx1-fanout", "idx1", packs, |b, dir| {
+        let stem = the_pack(b, dir);
+        edit(b, &format!("{stem}.idx"), |i| {
+            let at = 0x7f * 4;
+            let next = be32(i, at + 4);
+            i[at..at + 4].copy_from_slice(&(next + 1).to_be_bytes());
+            retrail(i, 20);
+        });
+    });
+    corrupt(b, "packs-one-trailer", "packs", packs, |b, dir| {
+        // The smaller of the two packs.
+        let list = b.sh(dir, "ls -S .git/objects/pack/*.pack | tail -n 1");
+        edit(b, &format!("{dir}/{}", list.trim()), |p| {
+            let n = p.len();
+            p[n - 1] ^= 0x01;
+        });
+    });
+    corrupt(
+        b,
+        "packs-one-missing",
+        "packs",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            let list = b.sh(dir, "ls -S .git/objects/pack/*.pack | tail -n 1");
+            let pack = list.trim().to_string();
+            fs::remove_file(b.path(&format!("{dir}/{pack}"))).expect("rm pack");
+        },
+    );
+    corrupt(
+        b,
+        "alternates-missing",
+        "alternates",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            let p = b.path(&format!("{dir}/.git/objects/info/alternates"));
+            fs::write(p, "../../../nowhere/objects\n").expect("write");
+        },
+    );
+    corrupt(
+        b,
+        "alternates-garbage",
+        "alternates",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            let p = b.path(&format!("{dir}/.git/objects/info/alternates"));
+            let mut text = fs::read_to_string(&p).expect("alternates");
+            text.push_str("# a comment\n\nrelative/not/there\n");
+            fs::write(p, text).expect("write");
+        },
+    );
+    corrupt(
+        b,
+        "shallow-garbage",
+        "shallow",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            let p = b.path(&format!("{dir}/.git/shallow"));
+            let mut text = fs::read_to_string(&p).expect("shallow");
+            text.push_str("1111111111111111111111111111111111111111\n");
+            fs::write(p, text).expect("write");
+        },
+    );
+    corrupt(
+        b,
+        "shallow-removed",
+        "shallow",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            fs::remove_file(b.path(&format!("{dir}/.git/shallow"))).expect("rm shallow");
+        },
+    );
+    corrupt(
+        b,
+        "partial-no-promisor",
+        "partial",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            b.sh(dir, "rm .git/objects/pack/*.promisor");
+        },
+    );
+    corrupt(
+        b,
+        "partial-not-partial",
+        "partial",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            b.sh(dir, "git config --unset remote.origin.promisor");
+        },
+    );
 }
 
 fn loose_corruptions(b: &mut Builder) {
