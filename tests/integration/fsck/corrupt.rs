@@ -787,6 +787,46 @@ fn loose_corruptions(b: &mut Builder) {
     );
     corrupt(
         b,
+        "sha256-missing-blob",
+        "sha256",
+        MISSING_OPTIONS,
+        |b, dir| {
+            let id = rev(b, dir, "HEAD:d/b");
+            fs::remove_file(b.path(&loose_path(dir, &id))).expect("rm");
+        },
+    );
+    corrupt(
+        b,
+        "sha256-loose-hash-path",
+        "sha256",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            let id = rev(b, dir, "HEAD:a");
+            let mut other = id.clone().into_bytes();
+            other[63] = if other[63] == b'0' { b'1' } else { b'0' };
+            let other = String::from_utf8(other).expect("hex");
+            fs::rename(
+                b.path(&loose_path(dir, &id)),
+                b.path(&loose_path(dir, &other)),
+            )
+            .expect("rename");
+        },
+    );
+    corrupt(b, "pack-dir-garbage", "ofs", CORRUPT_OPTIONS, |b, dir| {
+        // Files git does not expect beside the packs: garbage, a lone .keep, a temporary pack.
+        let stem = the_pack(b, dir);
+        let packs = b.path(&format!("{dir}/.git/objects/pack"));
+        fs::write(packs.join("garbage"), b"x").expect("write");
+        fs::write(
+            packs.join("pack-0000000000000000000000000000000000000000.keep"),
+            b"",
+        )
+        .expect("write");
+        fs::write(packs.join("tmp_pack_abcdef"), b"PACK").expect("write");
+        fs::write(b.path(&format!("{stem}.keep")), b"").expect("write");
+    });
+    corrupt(
+        b,
         "loose-unknown-type",
         "base",
         CORRUPT_OPTIONS,
