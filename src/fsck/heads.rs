@@ -129,7 +129,7 @@ fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
         format!("refs/remotes/{name}"),
         format!("refs/remotes/{name}/HEAD"),
     ] {
-        if let Some((_, id)) = store.resolve(candidate.as_bytes(), true)
+        if let Ok(Some((_, id))) = store.resolve(candidate.as_bytes(), true)
             && id.iter().any(|&b| b != 0)
         {
             return Some(oid(&id));
@@ -214,7 +214,7 @@ pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fat
         if f.opts.verbose {
             f.out.err(&format!("Checking {head_name} link"));
         }
-        let link = store.head_link(&head_name);
+        let link = store.head_link(&head_name).map_err(Fatal::msg)?;
         if let Some(m) = link.message() {
             f.out.err(&m);
         }
@@ -245,6 +245,29 @@ pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fat
     Ok(())
 }
 
+/// The object store as the index reader needs it (to expand a sparse index).
+struct StoreObjects<'a, 'o>(&'a Fsck<'o>);
+
+impl index::Objects for StoreObjects<'_, '_> {
+    fn read_tree(&mut self, id: &[u8]) -> Option<Vec<u8>> {
+        scan::read_object(self.0, &oid(id))
+            .filter(|(k, _)| *k == Kind::Tree)
+            .map(|(_, d)| d)
+    }
+
+    fn has_object(&mut self, id: &[u8]) -> bool {
+        let format = self.0.repo.format;
+        let empty_tree = crate::object::id_of_bytes(format, Kind::Tree, b"", false)
+            .map(|(i, _)| oid(i.as_bytes()));
+        let empty_blob = crate::object::id_of_bytes(format, Kind::Blob, b"", false)
+            .map(|(i, _)| oid(i.as_bytes()));
+        let id = oid(id);
+        empty_tree.is_ok_and(|t| t == id)
+            || empty_blob.is_ok_and(|b| b == id)
+            || scan::has_object(self.0, &id)
+    }
+}
+
 /// git's `fsck_index` for every worktree's index.
 pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
@@ -253,12 +276,8 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
         let shown = path.display().to_string();
         let format = f.repo.format;
         let result = {
-            let mut read_tree = |id: &[u8]| -> Option<Vec<u8>> {
-                scan::read_object(f, &oid(id))
-                    .filter(|(k, _)| *k == Kind::Tree)
-                    .map(|(_, d)| d)
-            };
-            index::read_index(&path, &wt.git_dir, format, &mut read_tree)
+            let mut objects = StoreObjects(f);
+            index::read_index(&path, &wt.git_dir, format, &mut objects)
         };
         let idx = match result {
             Ok(Some(i)) => i,

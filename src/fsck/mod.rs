@@ -307,8 +307,15 @@ impl<'o> Fsck<'o> {
         loose: Option<&Path>,
     ) -> bool {
         let format = self.repo.format;
+        // Well-formed trees (nearly all) are walked without building their links.
+        let simple_tree = match data {
+            Some(d) if kind == Kind::Tree && walk::is_simple_tree(d, format.raw_len()) => Some(d),
+            _ => None,
+        };
         let mut links = match data {
-            Some(d) if kind != Kind::Blob => walk::links(kind, id, d, format),
+            Some(d) if kind != Kind::Blob && simple_tree.is_none() => {
+                walk::links(kind, id, d, format)
+            }
             _ => walk::Links::default(),
         };
         if kind == Kind::Commit && self.shallow.contains(id) {
@@ -373,33 +380,13 @@ impl<'o> Fsck<'o> {
         // for the connectivity walk.
         let mut edges = Vec::with_capacity(links.targets.len());
         let mut broken = links.walk_failed;
+        if let Some(d) = simple_tree {
+            walk::for_each_simple_entry(d, format.raw_len(), |tkind, tid| {
+                broken |= self.link(kind, &table::oid(tid), tkind, &mut edges);
+            });
+        }
         for t in &links.targets {
-            let tid = table::oid(&t.id);
-            match self.table.lookup(&tid, t.kind) {
-                Ok(ti) => {
-                    let o = self.table.obj_mut(ti);
-                    o.flags |= USED;
-                    if kind == Kind::Tree
-                        && t.kind == Kind::Blob
-                        && o.flags & table::PRESENT != 0
-                        && o.flags & table::BAD == 0
-                    {
-                        o.refs = o.refs.saturating_add(1);
-                    } else {
-                        edges.push(table::edge(Some(ti), t.kind));
-                    }
-                }
-                Err(c) => {
-                    self.out.error(&format!(
-                        "object {} is a {}, not a {}",
-                        self.hex(&tid),
-                        c.is.name(),
-                        t.kind.name()
-                    ));
-                    broken = true;
-                    edges.push(table::edge(None, t.kind));
-                }
-            }
+            broken |= self.link(kind, &table::oid(&t.id), t.kind, &mut edges);
         }
         self.table.set_edges(i, &edges);
         if broken {
@@ -438,6 +425,39 @@ impl<'o> Fsck<'o> {
             self.out.out(&line);
         }
         false
+    }
+}
+
+impl Fsck<'_> {
+    /// One link of a checked object (git's `mark_used`): the target becomes known with the type
+    /// the link names, and is kept as an edge or, for a tree's link to a stored blob, counted.
+    /// Returns whether the lookup failed (git's walk then reports `broken links`).
+    fn link(&mut self, from: Kind, tid: &Oid, tkind: Kind, edges: &mut Vec<u32>) -> bool {
+        match self.table.lookup(tid, tkind) {
+            Ok(ti) => {
+                let o = self.table.obj_mut(ti);
+                o.flags |= USED;
+                if from == Kind::Tree
+                    && tkind == Kind::Blob
+                    && o.flags & (table::PRESENT | table::BAD) == table::PRESENT
+                {
+                    o.refs = o.refs.saturating_add(1);
+                } else {
+                    edges.push(table::edge(Some(ti), tkind));
+                }
+                false
+            }
+            Err(c) => {
+                self.out.error(&format!(
+                    "object {} is a {}, not a {}",
+                    self.hex(tid),
+                    c.is.name(),
+                    tkind.name()
+                ));
+                edges.push(table::edge(None, tkind));
+                true
+            }
+        }
     }
 }
 

@@ -56,10 +56,74 @@ pub struct Obj {
     pub refs: u32,
 }
 
+/// A fast hash of object ids. Stored objects' ids are uniformly distributed, but a tree can name
+/// any id, so the whole id is mixed with a per-process random key: an attacker who writes ids into
+/// a tree cannot aim them at one bucket.
+#[derive(Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let h = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+/// Builds [`IdHasher`]s with this process's key.
+#[derive(Clone, Copy)]
+pub struct IdHash(u64);
+
+impl Default for IdHash {
+    fn default() -> IdHash {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(0x5eed);
+        IdHash(h.finish() | 1)
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(self.0)
+    }
+}
+
+/// An [`Oid`] as a map key: its four words go to the hasher.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key(Oid);
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for w in self.0.chunks_exact(8) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            state.write_u64(u64::from_le_bytes(b));
+        }
+    }
+}
+
+type IdMap = HashMap<Key, u32, IdHash>;
+
 /// The table.
-#[derive(Default)]
 pub struct Table {
-    map: HashMap<Oid, u32>,
+    map: IdMap,
+    /// The index last found for ids of each hash slot (`u32::MAX`: none). Trees next to each other
+    /// in a delta chain name mostly the same objects, so most lookups end here, in a quarter of a
+    /// megabyte, instead of in the map.
+    recent: Vec<u32>,
     /// The objects, in the order they became known.
     pub objs: Vec<Obj>,
     /// All links (see the module's documentation).
@@ -103,15 +167,29 @@ pub fn edge(target: Option<u32>, kind: Kind) -> u32 {
     (kind_bits(kind) << 30) | target.unwrap_or(BROKEN)
 }
 
+/// The number of [`Table::recent`] slots.
+const RECENT: usize = 1 << 16;
+
+impl Default for Table {
+    fn default() -> Table {
+        Table {
+            map: IdMap::default(),
+            recent: vec![u32::MAX; RECENT],
+            objs: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+}
+
 impl Table {
     /// The index of `id`, if known.
     pub fn get(&self, id: &Oid) -> Option<u32> {
-        self.map.get(id).copied()
+        self.map.get(&Key(*id)).copied()
     }
 
     /// git's `lookup_unknown_object`: the object, created without a type if new.
     pub fn unknown(&mut self, id: &Oid) -> u32 {
-        if let Some(&i) = self.map.get(id) {
+        if let Some(&i) = self.map.get(&Key(*id)) {
             return i;
         }
         let i = self.objs.len() as u32;
@@ -122,14 +200,25 @@ impl Table {
             edges: (0, 0),
             refs: 0,
         });
-        self.map.insert(*id, i);
+        self.map.insert(Key(*id), i);
         i
     }
 
     /// git's `lookup_<type>`: the object as `kind`, created if new; a conflict when it already
     /// has another type.
     pub fn lookup(&mut self, id: &Oid, kind: Kind) -> Result<u32, Conflict> {
-        let i = self.unknown(id);
+        let slot = (u64::from_le_bytes([id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]])
+            ^ u64::from(id[8]) << 3) as usize
+            & (RECENT - 1);
+        let cached = self.recent[slot];
+        let i = match self.objs.get(cached as usize) {
+            Some(o) if o.id == *id => cached,
+            _ => {
+                let i = self.unknown(id);
+                self.recent[slot] = i;
+                i
+            }
+        };
         let o = &mut self.objs[i as usize];
         match o.kind {
             None => {

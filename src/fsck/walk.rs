@@ -15,6 +15,61 @@ pub fn links(kind: Kind, id: &Oid, buf: &[u8], format: ObjectFormat) -> Links {
     crate::object::links::links_for(kind, &id[..format.raw_len()], buf, format)
 }
 
+/// The modes of a well-formed tree: a directory, a file, an executable, a symbolic link, a
+/// gitlink.
+fn simple_mode(m: &[u8]) -> Option<Option<Kind>> {
+    match m {
+        b"40000" => Some(Some(Kind::Tree)),
+        b"100644" | b"100755" | b"120000" => Some(Some(Kind::Blob)),
+        b"160000" => Some(None),
+        _ => None,
+    }
+}
+
+/// Calls `each` for the entries of `tree` as long as they are well-formed (a standard mode, a
+/// non-empty name, a whole id); returns whether every entry was.
+fn walk_simple(tree: &[u8], raw: usize, mut each: impl FnMut(Option<Kind>, &[u8])) -> bool {
+    let mut at = 0;
+    while at < tree.len() {
+        let rest = &tree[at..];
+        let Some(sp) = rest.iter().take(7).position(|&b| b == b' ') else {
+            return false;
+        };
+        let Some(kind) = simple_mode(&rest[..sp]) else {
+            return false;
+        };
+        let Some(nul) = rest[sp + 1..].iter().position(|&b| b == 0) else {
+            return false;
+        };
+        if nul == 0 {
+            return false;
+        }
+        let id_at = sp + 1 + nul + 1;
+        let Some(id) = rest.get(id_at..id_at + raw) else {
+            return false;
+        };
+        each(kind, id);
+        at += id_at + raw;
+    }
+    true
+}
+
+/// Whether `tree` is well-formed enough that git's walk visits exactly its entries in order
+/// (trees as trees, files and symbolic links as blobs, gitlinks skipped) and prints nothing:
+/// then [`for_each_simple_entry`] gives its links without building [`Links`].
+pub fn is_simple_tree(tree: &[u8], raw: usize) -> bool {
+    walk_simple(tree, raw, |_, _| {})
+}
+
+/// The links of a tree [`is_simple_tree`] accepted, in order: `each(kind, raw id)`.
+pub fn for_each_simple_entry(tree: &[u8], raw: usize, mut each: impl FnMut(Kind, &[u8])) {
+    walk_simple(tree, raw, |k, id| {
+        if let Some(k) = k {
+            each(k, id);
+        }
+    });
+}
+
 /// A commit's number of parents, from its links.
 pub fn parents(links: &Links) -> usize {
     links

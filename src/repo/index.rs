@@ -14,7 +14,9 @@
 //! `error: ...` line: [`IndexError`] carries both. A missing index is no error (`Ok(None)`).
 //!
 //! [`parse_index`] is pure (bytes in, entries out) and never allocates from a count in the file
-//! before checking it against the file's length.
+//! before checking it against the file's length. One deliberate difference from git: version 4
+//! paths whose total length exceeds 64 times the file's size (at least 64 MiB) make the file
+//! corrupt, where git would allocate them.
 
 use std::fmt;
 use std::fs;
@@ -60,6 +62,9 @@ pub struct IndexEntry {
     pub skip_worktree: bool,
     /// `CE_INTENT_TO_ADD` (`git add -N`).
     pub intent_to_add: bool,
+    /// git's in-core `ce_flags` as read: the on-disk flags without the name length, with the
+    /// extended flags in the upper half.
+    pub flags: u32,
 }
 
 impl IndexEntry {
@@ -185,28 +190,42 @@ impl fmt::Display for IndexError {
 
 impl std::error::Error for IndexError {}
 
-/// Reads a tree object's content by id, for expanding a sparse index (`None`: unreadable).
-pub type ReadTree<'a> = &'a mut dyn FnMut(&[u8]) -> Option<Vec<u8>>;
+/// What reading a sparse index needs from the object database: `ensure_full_index` reads the
+/// trees of its directory entries and recomputes the cache tree (`cache_tree_update`), which
+/// checks that the entries' objects exist. Unused for an index that is not sparse.
+pub trait Objects {
+    /// A tree object's content by id (`None`: it cannot be read).
+    fn read_tree(&mut self, id: &[u8]) -> Option<Vec<u8>>;
+    /// Whether an object exists (git counts the empty tree and the empty blob as existing
+    /// even when they are not stored).
+    fn has_object(&mut self, id: &[u8]) -> bool;
+}
+
+/// [`Objects`] for an index that is known not to be sparse, or when the objects are not at hand:
+/// no tree can be read, no object exists.
+pub struct NoObjects;
+
+impl Objects for NoObjects {
+    fn read_tree(&mut self, _id: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
+    fn has_object(&mut self, _id: &[u8]) -> bool {
+        false
+    }
+}
 
 /// Reads the index at `path` as `git fsck` does: `Ok(None)` when it does not exist. `git_dir` is
 /// the worktree's git directory, where a split index's `sharedindex.<hex>` is looked for first
-/// (then beside `path`). `read_tree` gives tree objects for expanding a sparse index.
+/// (then beside `path`). `objects` serves a sparse index's expansion.
 pub fn read_index(
     path: &Path,
     git_dir: &Path,
     format: ObjectFormat,
-    read_tree: ReadTree<'_>,
+    objects: &mut dyn Objects,
 ) -> Result<Option<Index>, IndexError> {
     let display = path.display().to_string();
-    let data = match fs::read(path) {
-        Ok(d) => d,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(IndexError::fatal(format!(
-                "{display}: index file open failed: {}",
-                crate::os_error::strerror(&e)
-            )));
-        }
+    let Some(data) = read_file(path, &display, false, format)? else {
+        return Ok(None);
     };
     let mut index = parse_index(&data, format, &display)?;
     if let Some(base_id) = index.link.take().filter(|l| l.base.iter().any(|&b| b != 0)) {
@@ -220,12 +239,7 @@ pub fn read_index(
                 .join(format!("sharedindex.{hex_id}"))
         };
         let base_display = base_path.display().to_string();
-        let base_data = fs::read(&base_path).map_err(|e| {
-            IndexError::fatal(format!(
-                "{base_display}: index file open failed: {}",
-                crate::os_error::strerror(&e)
-            ))
-        })?;
+        let base_data = read_file(&base_path, &base_display, true, format)?.unwrap_or_default();
         let base = parse_index(&base_data, format, &base_display)?;
         if base.index.checksum != base_id.base {
             return Err(IndexError::fatal(format!(
@@ -234,29 +248,64 @@ pub fn read_index(
                 hex(&base.index.checksum)
             )));
         }
-        let mut messages = base.index.messages;
-        messages.append(&mut index.index.messages);
-        index.index.messages = messages;
+        // this file's lines were printed first, then the shared index's
+        let mut base_messages = base.index.messages;
+        index.index.messages.append(&mut base_messages);
         index.index.entries = merge_split(base.index.entries, index.index.entries, &base_id)?;
         index.index.shared_index = Some(base_id.base);
     }
     let mut index = index.index;
     if index.sparse {
-        expand_sparse(&mut index, format, read_tree);
+        expand_sparse(&mut index, format, objects);
     }
     check_order(&index.entries)?;
     Ok(Some(index))
 }
 
-/// The `link` extension: the shared index's checksum and the two EWAH bitmaps.
+/// An index file's bytes as `do_read_index` gets them (`open`, `fstat`, `mmap`), with git's
+/// fatal messages; `None` when it does not exist and need not.
+fn read_file(
+    path: &Path,
+    display: &str,
+    must_exist: bool,
+    format: ObjectFormat,
+) -> Result<Option<Vec<u8>>, IndexError> {
+    let open_failed = |e: &io::Error| {
+        IndexError::fatal(format!(
+            "{display}: index file open failed: {}",
+            crate::os_error::strerror(e)
+        ))
+    };
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !must_exist => return Ok(None),
+        Err(e) => return Err(open_failed(&e)),
+    };
+    if meta.is_dir() {
+        // open(2) succeeds on a directory; mmap(2) then fails
+        if meta.len() < (12 + format.raw_len()) as u64 {
+            return Err(IndexError::fatal(format!(
+                "{display}: index file smaller than expected"
+            )));
+        }
+        return Err(IndexError::fatal(format!(
+            "{display}: unable to map index file: No such device"
+        )));
+    }
+    fs::read(path).map(Some).map_err(|e| open_failed(&e))
+}
+
+/// The `link` extension: the shared index's checksum and the two EWAH bitmaps (their words;
+/// [`ewah_positions`] lists the set bits).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
     /// The shared index's checksum (null: not split).
     pub base: Vec<u8>,
-    /// Positions in the shared index this file deletes.
-    pub delete: Vec<usize>,
-    /// Positions in the shared index this file's first entries replace.
-    pub replace: Vec<usize>,
+    /// The words of the bitmap of positions in the shared index this file deletes.
+    pub delete: Vec<u64>,
+    /// The words of the bitmap of positions in the shared index this file's first entries
+    /// replace.
+    pub replace: Vec<u64>,
 }
 
 /// One index file's content, before a split index is merged with its shared index.
@@ -323,9 +372,18 @@ pub fn parse_index(
     let count = be32(data, 8).ok_or_else(IndexError::corrupt)?;
     let mut entries: Vec<IndexEntry> = Vec::new();
     let mut offset = 12usize;
+    // Version 4 paths repeat the previous one's prefix, so their total can grow quadratically
+    // with the file's size; past this bound the file is refused as corrupt (git would try to
+    // allocate it all).
+    let path_budget = data.len().saturating_mul(64).max(1 << 26);
+    let mut path_bytes = 0usize;
     for _ in 0..count {
         let previous = entries.last().map(|e| e.path.as_slice());
         let (entry, size) = parse_entry(data, offset, version, rawsz, previous)?;
+        path_bytes = path_bytes.saturating_add(entry.path.len());
+        if path_bytes > path_budget {
+            return Err(IndexError::corrupt());
+        }
         entries.push(entry);
         offset = offset.checked_add(size).ok_or_else(IndexError::corrupt)?;
         if offset > data.len() {
@@ -372,7 +430,12 @@ pub fn parse_index(
                 }
                 link = Some(parse_link(ext, rawsz)?);
             }
-            b"UNTR" | b"FSMN" | b"EOIE" | b"IEOT" => {}
+            b"FSMN" => {
+                if let Err(mut lines) = check_fsmonitor(ext) {
+                    index.messages.append(&mut lines);
+                }
+            }
+            b"UNTR" | b"EOIE" | b"IEOT" => {}
             b"sdir" => index.sparse = true,
             _ => {
                 let shown = ext_name(name);
@@ -388,6 +451,41 @@ pub fn parse_index(
         offset = start + size;
     }
     Ok(ParsedIndex { index, link })
+}
+
+/// `read_fsmonitor_extension`'s checks: git prints its error and goes on without the
+/// extension. (git's check that the bitmap is no larger than the index, a `BUG`, is not made.)
+fn check_fsmonitor(data: &[u8]) -> Result<(), Vec<String>> {
+    if data.len() < 9 {
+        return Err(vec![
+            "error: corrupt fsmonitor extension (too short)".into(),
+        ]);
+    }
+    let version = be32(data, 0).unwrap_or(0);
+    let mut at = 4;
+    match version {
+        1 => at += 8,
+        2 => {
+            let rest = data.get(at..).unwrap_or_default();
+            at += rest.iter().position(|&b| b == 0).unwrap_or(rest.len()) + 1;
+        }
+        v => return Err(vec![format!("error: bad fsmonitor version {}", v as i32)]),
+    }
+    let failed = "error: failed to parse ewah bitmap reading fsmonitor index extension";
+    let Some(size) = be32(data, at) else {
+        return Err(vec![failed.into()]);
+    };
+    at += 4;
+    let size = size as usize;
+    let bitmap = data
+        .get(at..)
+        .map(|rest| rest.get(..size).unwrap_or(rest))
+        .unwrap_or_default();
+    match read_ewah(bitmap) {
+        Ok((_, used)) if used == size => Ok(()),
+        Ok(_) => Err(vec![failed.into()]),
+        Err(e) => Err(vec![format!("error: {e}"), failed.into()]),
+    }
 }
 
 /// An extension's name as `%.4s` prints it (up to a NUL).
@@ -495,6 +593,7 @@ fn parse_entry(
             stage: ((flags & STAGE_MASK) >> 12) as u8,
             skip_worktree: ce_flags & SKIP_WORKTREE != 0,
             intent_to_add: ce_flags & INTENT_TO_ADD != 0,
+            flags: ce_flags,
         },
         size,
     ))
@@ -533,6 +632,10 @@ fn strtol_int(data: &[u8]) -> (i32, usize) {
     }
     (value as i32, i)
 }
+
+/// Nesting beyond this drops a `TREE` extension as unreadable: no real path is that deep, and the
+/// nested value's (recursive) drop stays within a small stack. git recurses without a bound.
+const MAX_CACHE_TREE_DEPTH: usize = 2048;
 
 /// The `TREE` extension (`cache_tree_read`): `None` when git drops it, an error when git dies.
 /// Iterative: a hostile extension cannot exhaust the stack.
@@ -581,6 +684,9 @@ fn parse_cache_tree(data: &[u8], rawsz: usize) -> Result<Option<CacheTree>, Inde
             id,
             subtrees: Vec::new(),
         };
+        if stack.len() >= MAX_CACHE_TREE_DEPTH {
+            return Ok(None);
+        }
         stack.push((node, subtree_nr));
         // close every finished node
         while let Some((_, remaining)) = stack.last() {
@@ -723,8 +829,8 @@ fn parse_link(data: &[u8], rawsz: usize) -> Result<Link, IndexError> {
     }
     Ok(Link {
         base,
-        delete: ewah_positions(&delete_words),
-        replace: ewah_positions(&replace_words),
+        delete: delete_words,
+        replace: replace_words,
     })
 }
 
@@ -752,43 +858,50 @@ fn read_ewah(data: &[u8]) -> Result<(Vec<u64>, usize), String> {
     Ok((buffer, 8 + data_len + 4))
 }
 
-/// The set bits of an EWAH bitmap, in order (`ewah_each_bit`). Runs of ones are capped at what
-/// an index can hold (git dies at the first position past the index's end anyway).
-fn ewah_positions(words: &[u64]) -> Vec<usize> {
-    const CAP: usize = 1 << 32;
+/// The set bits of an EWAH bitmap, in order (`ewah_each_bit`), as long as they are below
+/// `limit`: `Err(position)` for the first one that is not (git dies there).
+pub fn ewah_positions(words: &[u64], limit: usize) -> Result<Vec<usize>, usize> {
+    match ewah_scan(words, limit) {
+        (out, None) => Ok(out),
+        (_, Some(bad)) => Err(bad),
+    }
+}
+
+/// The set bits below `limit` up to the first one that is not, and that one.
+fn ewah_scan(words: &[u64], limit: usize) -> (Vec<usize>, Option<usize>) {
     let mut out = Vec::new();
     let mut pos: usize = 0;
     let mut i = 0;
     while let Some(&word) = words.get(i) {
         let running = ((word >> 1) & 0xffff_ffff) as usize * 64;
         let literals = (word >> 33) as usize;
-        if word & 1 != 0 {
-            for p in pos..pos.saturating_add(running).min(pos.saturating_add(CAP)) {
-                out.push(p);
-                if out.len() >= CAP {
-                    return out;
-                }
+        if word & 1 != 0 && running > 0 {
+            if pos.saturating_add(running) > limit {
+                out.extend(pos..limit.max(pos));
+                return (out, Some(pos.max(limit)));
             }
+            out.extend(pos..pos + running);
         }
         pos = pos.saturating_add(running);
         i += 1;
         for _ in 0..literals {
             let Some(&lit) = words.get(i) else {
-                return out;
+                return (out, None);
             };
             for c in 0..64 {
                 if lit & (1u64 << c) != 0 {
-                    out.push(pos + c);
+                    let p = pos.saturating_add(c);
+                    if p >= limit {
+                        return (out, Some(p));
+                    }
+                    out.push(p);
                 }
             }
             pos = pos.saturating_add(64);
             i += 1;
         }
-        if pos >= CAP {
-            break;
-        }
     }
-    out
+    (out, None)
 }
 
 /// `merge_base_index`: the shared index's entries with this file's replacements, deletions and
@@ -801,11 +914,18 @@ fn merge_split(
     let mut cache: Vec<Option<IndexEntry>> = base.into_iter().map(Some).collect();
     let mut deleted = vec![false; cache.len()];
     let mut replacements = 0usize;
-    for &pos in &link.replace {
+    let base_len = cache.len();
+    // git applies replacements one by one: an error on an earlier one comes first
+    let (replace, replace_err) = ewah_scan(&link.replace, base_len);
+    let replace_err = replace_err.map(|pos| {
+        IndexError::fatal(format!(
+            "position for replacement {pos} exceeds base index size {base_len}"
+        ))
+    });
+    for &pos in &replace {
         let Some(slot) = cache.get_mut(pos) else {
             return Err(IndexError::fatal(format!(
-                "position for replacement {pos} exceeds base index size {}",
-                deleted.len()
+                "position for replacement {pos} exceeds base index size {base_len}"
             )));
         };
         let Some(src) = saved.get(replacements) else {
@@ -828,7 +948,15 @@ fn merge_split(
         }
         replacements += 1;
     }
-    for &pos in &link.delete {
+    if let Some(e) = replace_err {
+        return Err(e);
+    }
+    let delete = ewah_positions(&link.delete, base_len).map_err(|pos| {
+        IndexError::fatal(format!(
+            "position for delete {pos} exceeds base index size {base_len}"
+        ))
+    })?;
+    for &pos in &delete {
         match deleted.get_mut(pos) {
             Some(d) => *d = true,
             None => {
@@ -918,8 +1046,11 @@ pub fn check_order(entries: &[IndexEntry]) -> Result<(), IndexError> {
 /// `ensure_full_index`: every sparse directory entry replaced by the files of its tree, read
 /// recursively (`read_tree_at`), marked skip-worktree. A tree that cannot be read adds nothing
 /// (git: `error: Could not read <id>`). The stored cache tree is dropped (git recomputes it).
-fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_>) {
+fn expand_sparse(index: &mut Index, format: ObjectFormat, objects: &mut dyn Objects) {
     let rawsz = format.raw_len();
+    // cache_tree_update on the sparse entries first (its messages only: the result is replaced)
+    let (_, mut messages) = compute_cache_tree(&index.entries, format, objects);
+    index.messages.append(&mut messages);
     let old = std::mem::take(&mut index.entries);
     let mut out = Vec::with_capacity(old.len());
     for ce in old {
@@ -930,15 +1061,15 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
         if !ce.skip_worktree {
             index.messages.push(format!(
                 "warning: index entry is a directory, but not sparse ({:08x})",
-                (u32::from(ce.stage) << 12) | if ce.intent_to_add { INTENT_TO_ADD } else { 0 }
+                ce.flags
             ));
         }
         // read_tree_at: each tree's entries in order, a subdirectory's files read in place
-        let mut stack: Vec<(Vec<(u32, Vec<u8>, Vec<u8>)>, usize)> = Vec::new();
+        let mut stack: Vec<(Vec<TreeChild>, usize)> = Vec::new();
         let mut pending = Some((ce.id.clone(), ce.path.clone()));
         loop {
             if let Some((id, base)) = pending.take() {
-                match read_tree(&id) {
+                match objects.read_tree(&id) {
                     Some(content) => {
                         let children = tree_entries(&content, rawsz)
                             .into_iter()
@@ -975,13 +1106,274 @@ fn expand_sparse(index: &mut Index, format: ObjectFormat, read_tree: ReadTree<'_
                     stage: 0,
                     skip_worktree: true,
                     intent_to_add: false,
+                    // CE_SKIP_WORKTREE | CE_EXTENDED
+                    flags: SKIP_WORKTREE | u32::from(EXTENDED),
                 });
             }
         }
     }
     index.entries = out;
-    index.cache_tree = None;
+    let (tree, mut messages) = compute_cache_tree(&index.entries, format, objects);
+    index.messages.append(&mut messages);
+    index.cache_tree = tree;
 }
+
+/// `cache_tree_update(istate, 0)` on `entries`: the cache tree git computes, with the lines it
+/// prints (`<path>: unmerged (<id>)`, `You have both <a> and <b>`, `error: invalid object …`).
+/// `None` when the entries are not merged or have a path and a path below it (git leaves no
+/// cache tree). The tree ids are those of the objects git would write for them; on a missing
+/// object git stops, keeping the subtrees computed before it (the node that failed and its
+/// ancestors have no id). One difference: a path more than 256 directories deep stops the
+/// computation here as a missing object would (without a message), where git recurses on.
+pub fn compute_cache_tree(
+    entries: &[IndexEntry],
+    format: ObjectFormat,
+    objects: &mut dyn Objects,
+) -> (Option<CacheTree>, Vec<String>) {
+    let mut messages = Vec::new();
+    // verify_cache: merged, and no path/file conflicts
+    let mut funny = 0;
+    for e in entries.iter().filter(|e| e.stage != 0) {
+        funny += 1;
+        if funny > 10 {
+            messages.push("...".to_string());
+            break;
+        }
+        messages.push(format!(
+            "{}: unmerged ({})",
+            String::from_utf8_lossy(name_key(&e.path)),
+            hex(&e.id)
+        ));
+    }
+    if funny > 0 {
+        return (None, messages);
+    }
+    for pair in entries.windows(2) {
+        let [a, b] = pair else { continue };
+        let (a, b) = (name_key(&a.path), name_key(&b.path));
+        if a.len() < b.len() && b.get(a.len()) == Some(&b'/') && b.starts_with(a) {
+            funny += 1;
+            if funny > 10 {
+                messages.push("...".to_string());
+                break;
+            }
+            messages.push(format!(
+                "You have both {} and {}",
+                String::from_utf8_lossy(a),
+                String::from_utf8_lossy(b)
+            ));
+        }
+    }
+    if funny > 0 {
+        return (None, messages);
+    }
+    let mut state = TreeBuild {
+        format,
+        objects,
+        written: std::collections::HashSet::new(),
+        messages: &mut messages,
+    };
+    let mut root = CacheTree {
+        entry_count: -1,
+        ..CacheTree::default()
+    };
+    let _ = update_one(&mut state, &mut root, entries, b"", 0);
+    // an invalidated node has an id in git too, but fsck skips it: as read from a file, it has
+    // none here
+    let mut stack = vec![&mut root];
+    while let Some(node) = stack.pop() {
+        if node.entry_count < 0 {
+            node.id = None;
+        }
+        stack.extend(node.subtrees.iter_mut());
+    }
+    (Some(root), messages)
+}
+
+struct TreeBuild<'a> {
+    format: ObjectFormat,
+    objects: &'a mut dyn Objects,
+    /// Trees computed so far (git has written them, so they exist).
+    written: std::collections::HashSet<Vec<u8>>,
+    messages: &'a mut Vec<String>,
+}
+
+/// Deeper than this, a path fails the computation as a missing object would (git recurses
+/// without a bound; this keeps the stack bounded, within a 2 MiB thread stack).
+const MAX_TREE_DEPTH: usize = 256;
+
+/// `update_one`: fills `it` for the entries under `base`; the number of entries it covers and
+/// how many it skipped, or `Err` after git's error.
+fn update_one(
+    st: &mut TreeBuild<'_>,
+    it: &mut CacheTree,
+    entries: &[IndexEntry],
+    base: &[u8],
+    depth: usize,
+) -> Result<(usize, usize), ()> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(());
+    }
+    if let Some(first) = entries.first()
+        && first.is_sparse_dir()
+        && name_key(&first.path) == base
+    {
+        it.entry_count = 1;
+        it.id = Some(first.id.clone());
+        return Ok((1, 0));
+    }
+    let in_level = |e: &IndexEntry| {
+        let p = name_key(&e.path);
+        p.len() > base.len() && p.starts_with(base)
+    };
+    // the subtrees, with how many entries each covers
+    let mut subs: Vec<(CacheTree, usize)> = Vec::new();
+    let mut skip = 0usize;
+    let mut i = 0;
+    let mut failed = false;
+    while let Some(ce) = entries.get(i) {
+        if !in_level(ce) {
+            break;
+        }
+        let path = name_key(&ce.path);
+        let rest = path.get(base.len()..).unwrap_or_default();
+        let Some(slash) = rest.iter().position(|&b| b == b'/') else {
+            i += 1;
+            continue;
+        };
+        let mut sub = CacheTree {
+            name: rest.get(..slash).unwrap_or_default().to_vec(),
+            entry_count: -1,
+            ..CacheTree::default()
+        };
+        let sub_base = path.get(..base.len() + slash + 1).unwrap_or_default();
+        let result = update_one(
+            st,
+            &mut sub,
+            entries.get(i..).unwrap_or_default(),
+            sub_base,
+            depth + 1,
+        );
+        match result {
+            Ok((count, sub_skip)) => {
+                subs.push((sub, count.max(1)));
+                i += count.max(1);
+                skip += sub_skip;
+            }
+            Err(()) => {
+                subs.push((sub, 0));
+                failed = true;
+                break;
+            }
+        }
+    }
+    let attach = |it: &mut CacheTree, subs: &[(CacheTree, usize)]| {
+        let mut nodes: Vec<CacheTree> = subs.iter().map(|(t, _)| t.clone()).collect();
+        nodes.sort_by(|a, b| {
+            a.name
+                .len()
+                .cmp(&b.name.len())
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        it.subtrees = nodes;
+    };
+    if failed {
+        attach(it, &subs);
+        return Err(());
+    }
+    // the tree object of this level
+    let rawsz = st.format.raw_len();
+    let empty_tree = tree_id(st.format, b"");
+    let mut buffer = Vec::new();
+    let mut to_invalidate = false;
+    let mut sub_iter = subs.iter();
+    i = 0;
+    while let Some(ce) = entries.get(i) {
+        if !in_level(ce) {
+            break;
+        }
+        let path = name_key(&ce.path);
+        let rest = path.get(base.len()..).unwrap_or_default();
+        let (id, mode, name, is_sub, contains_ita) = match rest.iter().position(|&b| b == b'/') {
+            Some(slash) => {
+                let Some((sub, count)) = sub_iter.next() else {
+                    break;
+                };
+                i += count;
+                let contains_ita = sub.entry_count < 0;
+                if contains_ita {
+                    to_invalidate = true;
+                }
+                let id = sub.id.clone().unwrap_or_else(|| vec![0; rawsz]);
+                (
+                    id,
+                    MODE_DIR,
+                    rest.get(..slash).unwrap_or_default(),
+                    true,
+                    contains_ita,
+                )
+            }
+            None => {
+                i += 1;
+                (ce.id.clone(), ce.mode, rest, false, false)
+            }
+        };
+        let exists = mode == MODE_GITLINK
+            || (is_sub && st.written.contains(&id))
+            || st.objects.has_object(&id);
+        if id.iter().all(|&b| b == 0) || !exists {
+            if !contains_ita {
+                st.messages.push(format!(
+                    "error: invalid object {mode:06o} {} for '{}'",
+                    hex(&id),
+                    String::from_utf8_lossy(
+                        path.get(..base.len() + name.len()).unwrap_or_default()
+                    )
+                ));
+            }
+            attach(it, &subs);
+            return Err(());
+        }
+        if !is_sub && ce.intent_to_add {
+            to_invalidate = true;
+            continue;
+        }
+        if contains_ita && id == empty_tree {
+            continue;
+        }
+        buffer.extend_from_slice(format!("{mode:o} ").as_bytes());
+        buffer.extend_from_slice(name);
+        buffer.push(0);
+        buffer.extend_from_slice(&id);
+    }
+    let id = tree_id(st.format, &buffer);
+    st.written.insert(id.clone());
+    it.id = Some(id);
+    attach(it, &subs);
+    it.entry_count = if to_invalidate {
+        -1
+    } else {
+        i32::try_from(i - skip).unwrap_or(i32::MAX)
+    };
+    Ok((i, skip))
+}
+
+/// The id of a tree object with this content.
+fn tree_id(format: ObjectFormat, content: &[u8]) -> Vec<u8> {
+    let mut h = crate::object::ObjectHasher::new(
+        format,
+        crate::object::Kind::Tree,
+        content.len() as u64,
+        true,
+    );
+    h.update(content);
+    h.finalize()
+        .map(|id| id.as_bytes().to_vec())
+        .unwrap_or_else(|_| vec![0; format.raw_len()])
+}
+
+/// A tree entry being expanded: mode, full path, id.
+type TreeChild = (u32, Vec<u8>, Vec<u8>);
 
 /// `create_ce_mode`: the mode git records for a tree entry's mode.
 fn ce_mode(mode: u32) -> u32 {
@@ -1156,12 +1548,26 @@ mod tests {
         assert_eq!(ct.subtrees[0].id, None);
         // truncated: dropped
         assert_eq!(parse_cache_tree(&t[..10], 20), Ok(None));
-        // deep nesting does not recurse
+        // deep nesting does not recurse, and is bounded
         let mut deep = Vec::new();
         for _ in 0..100_000 {
             deep.extend_from_slice(b"\0-1 1\n");
         }
         assert_eq!(parse_cache_tree(&deep, 20), Ok(None));
+        let nested = |n: usize| {
+            let mut d = b"\0-1 1\n".to_vec();
+            for _ in 1..n {
+                d.extend_from_slice(b"x\0-1 1\n");
+            }
+            d.extend_from_slice(b"x\0-1 0\n");
+            d
+        };
+        assert_eq!(parse_cache_tree(&nested(100_000), 20), Ok(None));
+        let t = parse_cache_tree(&nested(MAX_CACHE_TREE_DEPTH - 1), 20);
+        assert_eq!(
+            t.map(|t| t.map(|t| t.walk().len())),
+            Ok(Some(MAX_CACHE_TREE_DEPTH))
+        );
     }
 
     #[test]
@@ -1176,12 +1582,48 @@ mod tests {
         assert_eq!(parse_resolve_undo(&r[..r.len() - 1], 20), None);
     }
 
+    struct AllExist;
+
+    impl Objects for AllExist {
+        fn read_tree(&mut self, _id: &[u8]) -> Option<Vec<u8>> {
+            None
+        }
+        fn has_object(&mut self, _id: &[u8]) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn deep_paths_keep_the_stack_bounded() {
+        let entry = |path: Vec<u8>| IndexEntry {
+            mode: 0o100644,
+            id: vec![1; 20],
+            path,
+            stage: 0,
+            skip_worktree: false,
+            intent_to_add: false,
+            flags: 0,
+        };
+        let deep = |n: usize| {
+            let mut p = b"a/".repeat(n);
+            p.push(b'f');
+            p
+        };
+        let (t, _) = compute_cache_tree(&[entry(deep(255))], ObjectFormat::Sha1, &mut AllExist);
+        assert!(t.is_some_and(|t| t.id.is_some()));
+        let (t, _) = compute_cache_tree(&[entry(deep(100_000))], ObjectFormat::Sha1, &mut AllExist);
+        assert!(t.is_some_and(|t| t.id.is_none()));
+    }
+
     #[test]
     fn varint_and_ewah() {
         let mut at = 0;
         assert_eq!(decode_varint(&[0x80, 0x00], &mut at), Some(128));
         // one RLW: no run, one literal word with bits 0 and 2
         let words = [1u64 << 33, 0b101];
-        assert_eq!(ewah_positions(&words), vec![0, 2]);
+        assert_eq!(ewah_positions(&words, 3), Ok(vec![0, 2]));
+        assert_eq!(ewah_positions(&words, 2), Err(2));
+        // a run of ones far past any index: refused without expanding it
+        assert_eq!(ewah_positions(&[1 | (0xffff_ffffu64 << 1)], 10), Err(10));
     }
 }

@@ -9,8 +9,44 @@
 //!   resolve-undo).
 //!
 //! Object ids are raw bytes of the repository's length ([`crate::object::ObjectFormat`]).
+//!
+//! What `git fsck` (no arguments) reads, in its order, with these types:
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use flagsplit::object::ObjectFormat;
+//! use flagsplit::repo::{index, reflog, refs::RefStore, worktrees};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let git_dir = Path::new(".git");
+//! let common = worktrees::common_dir(git_dir);
+//! let format = ObjectFormat::Sha1;
+//! // get_default_heads: every ref, then each worktree's HEAD and reflogs
+//! let store = RefStore::open(git_dir, &common, format)?;
+//! let listing = store.for_each_rawref();
+//! for r in &listing.refs { /* fsck_handle_ref(r.name, r.id) */ }
+//! if let Some(fatal) = &listing.fatal { /* git dies here: `fatal: {fatal}`, 128 */ }
+//! let all = worktrees::get_worktrees(git_dir, &common);
+//! for wt in &all {
+//!     let head = store.head_link(&wt.ref_name("HEAD"))?;
+//!     if let Some(line) = head.message() { eprintln!("{line}"); }
+//!     if head.handled_as_ref() { /* fsck_handle_ref(head.name, head.id) */ }
+//!     for log in reflog::worktree_reflogs(&store, wt, &common) { /* entries */ }
+//! }
+//! // then each worktree's index (keep_cache_objects)
+//! for wt in &all {
+//!     match index::read_index(&wt.index_path(), &wt.git_dir, format, &mut index::NoObjects) {
+//!         Ok(Some(idx)) => { /* entries, cache_tree, resolve_undo; idx.messages on stderr */ }
+//!         Ok(None) => {}
+//!         Err(e) => { /* e.lines() on stderr, exit 128 */ }
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod index;
+mod packed;
 pub mod reflog;
 pub mod refs;
 pub mod worktrees;

@@ -18,6 +18,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::packed::{PackedEntry, Snapshot};
 use crate::object::ObjectFormat;
 
 /// `SYMREF_MAXDEPTH`: symbolic refs followed at most this many times.
@@ -153,7 +154,6 @@ pub fn check_refname_format(name: &[u8], allow_onelevel: bool) -> bool {
         return false;
     }
     let mut components = 0;
-    let mut last_len;
     let mut rest = name;
     loop {
         // one component
@@ -175,13 +175,11 @@ pub fn check_refname_format(name: &[u8], allow_onelevel: bool) -> bool {
             return false;
         }
         components += 1;
-        last_len = len;
         match rest.get(len) {
             None => break,
             Some(_) => rest = rest.get(len + 1..).unwrap_or_default(),
         }
     }
-    let _ = last_len;
     if name.last() == Some(&b'.') {
         return false;
     }
@@ -221,27 +219,13 @@ fn normalize_path(path: &[u8]) -> Option<Vec<u8>> {
     Some(s)
 }
 
-/// One `packed-refs` record: byte offset of its line, and what parsing it gives.
-#[derive(Clone, Debug)]
-struct PackedRecord {
-    line: Vec<u8>,
-    peeled: Option<Vec<u8>>,
-}
-
-/// The `packed-refs` snapshot: records in iteration order (sorted unless the header says
-/// `sorted`), or git's fatal message when loading it dies.
-#[derive(Clone, Debug, Default)]
-struct Packed {
-    records: Vec<PackedRecord>,
-}
-
 /// A repository's ref store (files backend) for one worktree.
 #[derive(Clone, Debug)]
 pub struct RefStore {
     git_dir: PathBuf,
     common_dir: PathBuf,
     format: ObjectFormat,
-    packed: Result<Packed, String>,
+    packed: Result<Snapshot, String>,
 }
 
 impl RefStore {
@@ -266,8 +250,8 @@ impl RefStore {
         }
         let packed_path = common_dir.join("packed-refs");
         let packed = match fs::read(&packed_path) {
-            Ok(data) => load_packed(&data, format, &packed_path.display().to_string()),
-            Err(_) => Ok(Packed::default()),
+            Ok(data) => Snapshot::load(&data, format, &packed_path.display().to_string()),
+            Err(_) => Ok(Snapshot::default()),
         };
         Ok(RefStore {
             git_dir: git_dir.to_path_buf(),
@@ -342,11 +326,11 @@ impl RefStore {
             }
         };
         let mut loose = loose.into_iter().peekable();
-        let mut records = packed.records.iter();
+        let mut pos = 0usize;
         let mut next_packed = || -> Result<Option<Ref>, String> {
-            match records.next() {
+            match packed.next_record(&mut pos)? {
                 None => Ok(None),
-                Some(r) => self.packed_ref(r).map(Some),
+                Some(entry) => self.packed_ref(entry).map(Some),
             }
         };
         let mut current_packed = match next_packed() {
@@ -394,27 +378,12 @@ impl RefStore {
         listing
     }
 
-    /// A `packed-refs` record as the packed iterator yields it (`next_record`), or git's fatal
-    /// message.
-    fn packed_ref(&self, record: &PackedRecord) -> Result<Ref, String> {
-        let hexsz = self.format.hex_len();
-        let line = &record.line;
-        let packed_path = self.common_dir.join("packed-refs").display().to_string();
-        let invalid = || invalid_line(&packed_path, line, true);
-        if line.len() < hexsz + 2 {
-            return Err(invalid());
-        }
-        let id = line
-            .get(..hexsz)
-            .and_then(|h| super::parse_hex(h, self.format.raw_len()))
-            .ok_or_else(invalid)?;
-        if !line.get(hexsz).is_some_and(|&c| is_space(c)) {
-            return Err(invalid());
-        }
-        let name = line.get(hexsz + 1..).unwrap_or_default().to_vec();
+    /// A `packed-refs` record as the packed iterator yields it (`next_record`): a bad name
+    /// gives the null id, a dangerous one git's fatal message.
+    fn packed_ref(&self, entry: PackedEntry) -> Result<Ref, String> {
         let mut r = Ref {
-            name,
-            id,
+            name: entry.name,
+            id: entry.id,
             broken: false,
             bad_name: false,
             symref_target: None,
@@ -430,15 +399,6 @@ impl RefStore {
             r.id = self.null();
             r.bad_name = true;
             r.broken = true;
-        }
-        if let Some(peeled) = &record.peeled {
-            let ok = peeled.len() == hexsz + 1
-                && peeled.first() == Some(&b'^')
-                && super::parse_hex(peeled.get(1..).unwrap_or_default(), self.format.raw_len())
-                    .is_some();
-            if !ok {
-                return Err(invalid_line(&packed_path, peeled, true));
-            }
         }
         Ok(r)
     }
@@ -493,7 +453,7 @@ impl RefStore {
         let mut broken = false;
         let mut bad_name = false;
         let mut symref_target = None;
-        let mut id = match self.resolve_inner(&name, true) {
+        let mut id = match self.resolve_inner(&name, true)? {
             None => {
                 broken = true;
                 self.null()
@@ -531,7 +491,7 @@ impl RefStore {
             Ok(m) => m,
             Err(e) => {
                 if e.kind() == io::ErrorKind::NotFound {
-                    return match self.packed_lookup(name) {
+                    return match self.packed_lookup(name)? {
                         Some(id) => Ok(RawRef::Id(id)),
                         None => Err(RawRefError::NotFound),
                     };
@@ -553,7 +513,7 @@ impl RefStore {
         }
         let is_dir = fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false);
         if is_dir {
-            return match self.packed_lookup(name) {
+            return match self.packed_lookup(name)? {
                 Some(id) => Ok(RawRef::Id(id)),
                 None => Err(RawRefError::IsDir),
             };
@@ -566,80 +526,76 @@ impl RefStore {
         parse_loose_content(&content, self.format)
     }
 
-    /// A `packed-refs` record's id by name (first match).
-    fn packed_lookup(&self, name: &[u8]) -> Option<Vec<u8>> {
-        let packed = self.packed.as_ref().ok()?;
-        let hexsz = self.format.hex_len();
-        packed
-            .records
-            .iter()
-            .find(|r| r.line.get(hexsz + 1..) == Some(name))
-            .and_then(|r| super::parse_hex(r.line.get(..hexsz)?, self.format.raw_len()))
+    /// A `packed-refs` record's id by name, as git's binary search finds it.
+    fn packed_lookup(&self, name: &[u8]) -> Result<Option<Vec<u8>>, RawRefError> {
+        match &self.packed {
+            Ok(p) => p.lookup(name).map_err(RawRefError::Fatal),
+            Err(fatal) => Err(RawRefError::Fatal(fatal.clone())),
+        }
     }
 
-    fn resolve_inner(&self, name: &[u8], reading: bool) -> Option<Resolved> {
+    fn resolve_inner(&self, name: &[u8], reading: bool) -> Result<Option<Resolved>, String> {
         if !check_refname_format(name, true) {
-            return None;
+            return Ok(None);
         }
         let mut name = name.to_vec();
         let mut first_target = None;
         for _ in 0..SYMREF_MAXDEPTH {
             match self.read_raw(&name) {
+                Err(RawRefError::Fatal(fatal)) => return Err(fatal),
                 Err(e) => {
-                    if reading {
-                        return None;
+                    if reading || e == RawRefError::Other || e == RawRefError::Invalid {
+                        return Ok(None);
                     }
-                    if e == RawRefError::Other || e == RawRefError::Invalid {
-                        return None;
-                    }
-                    return Some(Resolved {
+                    return Ok(Some(Resolved {
                         name,
                         id: self.null(),
                         first_target,
-                    });
+                    }));
                 }
                 Ok(RawRef::Id(id)) => {
-                    return Some(Resolved {
+                    return Ok(Some(Resolved {
                         name,
                         id,
                         first_target,
-                    });
+                    }));
                 }
                 Ok(RawRef::Symbolic(target)) => {
                     if first_target.is_none() {
                         first_target = Some(target.clone());
                     }
                     if !check_refname_format(&target, true) {
-                        return None;
+                        return Ok(None);
                     }
                     name = target;
                 }
             }
         }
-        None
+        Ok(None)
     }
 
     /// `refs_resolve_ref_unsafe(name, reading ? RESOLVE_REF_READING : 0)`: the name it ends at
     /// and its id, following symbolic refs (at most 5). Without `reading`, a name that does
-    /// not exist resolves to itself with the null id (an unborn branch); `None` when git's
-    /// function returns NULL.
-    pub fn resolve(&self, name: &[u8], reading: bool) -> Option<(Vec<u8>, Vec<u8>)> {
-        self.resolve_inner(name, reading).map(|r| (r.name, r.id))
+    /// not exist resolves to itself with the null id (an unborn branch); `Ok(None)` when git's
+    /// function returns NULL, `Err` with git's fatal message when reading `packed-refs` dies.
+    pub fn resolve(&self, name: &[u8], reading: bool) -> Result<Option<Resolution>, String> {
+        Ok(self.resolve_inner(name, reading)?.map(|r| (r.name, r.id)))
     }
 
     /// `fsck_head_link` for the `HEAD` named `head_ref_name` in this (the main) store: `HEAD`,
-    /// `worktrees/<id>/HEAD` or `main-worktree/HEAD`.
-    pub fn head_link(&self, head_ref_name: &str) -> HeadLink {
-        let resolved = self.resolve(head_ref_name.as_bytes(), false);
+    /// `worktrees/<id>/HEAD` or `main-worktree/HEAD`; `Err` with git's fatal message when
+    /// reading `packed-refs` dies.
+    pub fn head_link(&self, head_ref_name: &str) -> Result<HeadLink, String> {
+        let resolved = self.resolve(head_ref_name.as_bytes(), false)?;
         let null = self.null();
         let name = head_ref_name.to_string();
         let Some((points_at, id)) = resolved else {
-            return HeadLink {
+            return Ok(HeadLink {
                 name,
                 points_at: None,
                 id: null,
                 state: HeadState::Invalid,
-            };
+            });
         };
         let is_null = id.iter().all(|&b| b == 0);
         let state = if points_at == head_ref_name.as_bytes() {
@@ -655,14 +611,17 @@ impl RefStore {
         } else {
             HeadState::Branch
         };
-        HeadLink {
+        Ok(HeadLink {
             name,
             points_at: Some(points_at),
             id,
             state,
-        }
+        })
     }
 }
+
+/// What a name resolves to: the ref name it ends at and the id.
+pub type Resolution = (Vec<u8>, Vec<u8>);
 
 struct Resolved {
     name: Vec<u8>,
@@ -680,8 +639,10 @@ pub enum RawRef {
 }
 
 /// Why a ref could not be read (git's `failure_errno`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RawRefError {
+    /// git dies reading `packed-refs`: its fatal message.
+    Fatal(String),
     /// `ENOENT`: neither loose nor packed.
     NotFound,
     /// `EISDIR`: a directory where the ref should be (and no packed ref).
@@ -774,7 +735,7 @@ impl HeadLink {
         let target = self
             .points_at
             .as_deref()
-            .map(|t| cstr_lossy(t))
+            .map(cstr_lossy)
             .unwrap_or_default();
         match self.state {
             HeadState::Invalid => Some(format!("error: invalid {}", self.name)),
@@ -817,117 +778,6 @@ fn is_per_worktree_dir(name: &[u8]) -> bool {
 fn cstr_lossy(s: &[u8]) -> String {
     let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
     String::from_utf8_lossy(s.get(..end).unwrap_or_default()).into_owned()
-}
-
-/// `die_invalid_line` / `die_unterminated_line` text for the line starting at `rest`.
-fn invalid_line(path: &str, rest: &[u8], invalid: bool) -> String {
-    match rest.iter().position(|&b| b == b'\n').filter(|_| invalid) {
-        None => {
-            if rest.len() < 80 {
-                format!("unterminated line in {path}: {}", cstr_lossy(rest))
-            } else {
-                format!(
-                    "unterminated line in {path}: {}...",
-                    cstr_lossy(rest.get(..75).unwrap_or_default())
-                )
-            }
-        }
-        Some(eol) => {
-            if eol < 80 {
-                format!(
-                    "unexpected line in {path}: {}",
-                    cstr_lossy(rest.get(..eol).unwrap_or_default())
-                )
-            } else {
-                format!(
-                    "unexpected line in {path}: {}...",
-                    cstr_lossy(rest.get(..75).unwrap_or_default())
-                )
-            }
-        }
-    }
-}
-
-/// `create_snapshot`: the header, the safety checks, the sort; records keep their peeled line.
-fn load_packed(data: &[u8], format: ObjectFormat, path: &str) -> Result<Packed, String> {
-    let hexsz = format.hex_len();
-    let mut start = 0usize;
-    let mut sorted = false;
-    if data.first() == Some(&b'#') {
-        let Some(eol) = data.iter().position(|&b| b == b'\n') else {
-            return Err(invalid_line(path, data, false));
-        };
-        let header = data.get(..eol).unwrap_or_default();
-        let Some(traits) = header.strip_prefix(b"# pack-refs with:") else {
-            return Err(invalid_line(path, data, true));
-        };
-        // the header is a C string: traits end at a NUL
-        let traits = traits.split(|&b| b == 0).next().unwrap_or_default();
-        sorted = traits.split(|&b| b == b' ').any(|t| t == b"sorted");
-        start = eol + 1;
-    }
-    let body = data.get(start..).unwrap_or_default();
-    verify_buffer_safe(body, hexsz, path)?;
-    // split into records (a `^` line stays with the record before it)
-    let mut records = Vec::new();
-    let mut pos = 0usize;
-    while pos < body.len() {
-        let rest = body.get(pos..).unwrap_or_default();
-        let eol = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-        if !sorted && eol < hexsz + 2 {
-            return Err(invalid_line(path, rest, true));
-        }
-        let line = rest.get(..eol).unwrap_or_default().to_vec();
-        let mut next = pos + eol + 1;
-        let mut peeled = None;
-        if body.get(next) == Some(&b'^') {
-            let prest = body.get(next..).unwrap_or_default();
-            let peol = prest
-                .iter()
-                .position(|&b| b == b'\n')
-                .unwrap_or(prest.len());
-            peeled = Some(prest.get(..peol).unwrap_or_default().to_vec());
-            next += peol + 1;
-        }
-        records.push(PackedRecord { line, peeled });
-        pos = next;
-    }
-    if !sorted {
-        // cmp_packed_ref_records: by the name after the id
-        records.sort_by(|a, b| {
-            a.line
-                .get(hexsz + 1..)
-                .unwrap_or_default()
-                .cmp(b.line.get(hexsz + 1..).unwrap_or_default())
-        });
-        // the safety check again, on the sorted order's last line
-        if let Some(last) = records.last() {
-            let last_line = last.peeled.as_ref().unwrap_or(&last.line);
-            if last_line.len() + 1 < hexsz + 2 {
-                let mut l = last_line.clone();
-                l.push(b'\n');
-                return Err(invalid_line(path, &l, true));
-            }
-        }
-    }
-    Ok(Packed { records })
-}
-
-/// `verify_buffer_safe`: the last line ends with a newline and is long enough for an id.
-fn verify_buffer_safe(body: &[u8], hexsz: usize, path: &str) -> Result<(), String> {
-    if body.is_empty() {
-        return Ok(());
-    }
-    let before_last = body.get(..body.len() - 1).unwrap_or_default();
-    let last_start = before_last
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let last_line = body.get(last_start..).unwrap_or_default();
-    if body.last() != Some(&b'\n') || last_line.len() < hexsz + 2 {
-        return Err(invalid_line(path, last_line, true));
-    }
-    Ok(())
 }
 
 /// The value of `extensions.<key>` in a configuration file (last one wins).
@@ -1046,25 +896,6 @@ mod tests {
         assert_eq!(
             parse_worktree_ref(b"main-worktree/HEAD").0,
             WorktreeRefType::Main
-        );
-    }
-
-    #[test]
-    fn packed_messages() {
-        let e = load_packed(b"garbage line\n", ObjectFormat::Sha1, ".git/packed-refs");
-        assert_eq!(
-            e.map(|_| ()),
-            Err("unexpected line in .git/packed-refs: garbage line".into())
-        );
-        let id = "9dbbace5f52438716f05d6c4e25b0f70b43989bd";
-        let e = load_packed(
-            format!("{id} refs/heads/a\n{id} refs/heads/b").as_bytes(),
-            ObjectFormat::Sha1,
-            "p",
-        );
-        assert_eq!(
-            e.map(|_| ()),
-            Err(format!("unterminated line in p: {id} refs/heads/b"))
         );
     }
 }

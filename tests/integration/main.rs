@@ -17,5 +17,6 @@ mod hash_object;
 mod imap_exec_path;
 mod imap_send;
 mod providers;
+mod repo_refs;
 mod spec;
 mod verify_files;
