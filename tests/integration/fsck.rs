@@ -324,13 +324,41 @@ fn diff(what: &str, a: &[String], b: &[String], exact: bool) -> String {
     s
 }
 
+/// A status with the bits git's fsck ORs into it named (builtin/fsck.c's `ERROR_*`), for
+/// reports: `14 (reachable pack refs)`.
+fn status_bits(status: &str) -> String {
+    const BITS: [&str; 8] = [
+        "object",
+        "reachable",
+        "pack",
+        "refs",
+        "commit-graph",
+        "multi-pack-index",
+        "pack-rev-index",
+        "bitmap",
+    ];
+    match status.parse::<u32>() {
+        Ok(n) if n > 0 && n < 256 && n != 128 => {
+            let names: Vec<&str> = BITS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| n & (1 << i) != 0)
+                .map(|(_, name)| *name)
+                .collect();
+            format!("{status} ({})", names.join(" "))
+        }
+        _ => status.to_string(),
+    }
+}
+
 fn explain(expected: &Outcome, got: &Outcome, exact: bool) -> String {
     let mut s = String::new();
     if expected.status != got.status {
         let _ = writeln!(
             s,
             "  status - {}\n  status + {}",
-            expected.status, got.status
+            status_bits(&expected.status),
+            status_bits(&got.status)
         );
     }
     s.push_str(&diff("stdout", &expected.stdout, &got.stdout, exact));
