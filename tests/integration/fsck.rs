@@ -693,7 +693,7 @@ fn fsck_progress_on_a_terminal() {
         return;
     };
     let w = world();
-    let on_terminal = |program: &str, repo: &Path| -> String {
+    let on_terminal = |program: &str, repo: &Path, args: &[&str]| -> String {
         use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
         use std::io::Read;
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
@@ -707,6 +707,7 @@ fn fsck_progress_on_a_terminal() {
             .expect("slave");
         let mut c = command(&w.root, program);
         c.arg("fsck")
+            .args(args)
             .current_dir(repo)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -767,8 +768,8 @@ fn fsck_progress_on_a_terminal() {
     let mut problems = Vec::new();
     // Loose only, one pack, and one pack with a commit-graph (whose verification git shows too).
     for (repo, packed) in [("r/base", false), ("r/ofs", true), ("r/gc", true)] {
-        let git = on_terminal("git", &w.root.join(repo));
-        let mine = on_terminal(&subject, &w.root.join(repo));
+        let git = on_terminal("git", &w.root.join(repo), &[]);
+        let mine = on_terminal(&subject, &w.root.join(repo), &[]);
         if packed {
             assert!(
                 shows_objects(&git),
@@ -788,21 +789,41 @@ fn fsck_progress_on_a_terminal() {
             ));
         }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    // Off a terminal: no progress.
-    let case = Case {
+    // On a terminal with --no-progress: none.
+    for program in ["git", subject.as_str()] {
+        let shown = on_terminal(program, &w.root.join("r/ofs"), &["--no-progress"]);
+        if shown.contains("% (") {
+            problems.push(format!("{program}: progress with --no-progress: {shown:?}"));
+        }
+    }
+    // Off a terminal: none, unless --progress asks.
+    let case = |args: &[&str]| Case {
         name: "progress".into(),
-        cwd: "r/gc".into(),
+        cwd: "r/ofs".into(),
         env: Vec::new(),
-        args: Vec::new(),
+        args: args.iter().map(|a| a.to_string()).collect(),
         expect: Expect::Git,
     };
+    let limit = Duration::from_secs(60);
     for program in ["git", subject.as_str()] {
-        let ran = run_fsck(&w.root, program, &case, Duration::from_secs(60), None);
-        assert!(
-            !ran.stderr.contains("Checking"),
-            "{program} shows progress off a terminal: {}",
-            ran.stderr
-        );
+        let ran = run_fsck(&w.root, program, &case(&[]), limit, None);
+        if ran.stderr.contains("Checking") {
+            problems.push(format!(
+                "{program} shows progress off a terminal: {:?}",
+                ran.stderr
+            ));
+        }
     }
+    let git = run_fsck(&w.root, "git", &case(&["--progress"]), limit, None).stderr;
+    let mine = run_fsck(&w.root, &subject, &case(&["--progress"]), limit, None).stderr;
+    assert!(
+        shows_objects(&git),
+        "git --progress off a terminal: {git:?}"
+    );
+    if !shows_objects(&mine) || names(&mine) != names(&git) {
+        problems.push(format!(
+            "--progress off a terminal: flagsplit {mine:?}, git {git:?}"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
