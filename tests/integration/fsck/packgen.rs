@@ -314,6 +314,16 @@ pub(crate) fn hostile_packs(b: &mut Builder) {
         b.cases(&format!("h-{name}"), &dir, options);
     }
 
+    // A blob whose header declares 1 TiB (its data is 19 bytes): above core.bigFileThreshold,
+    // so git streams it rather than allocating what the header says.
+    {
+        let dir = fresh(b, "blob-huge-size");
+        let mut e = blob(&base);
+        e.prefix = entry_header(BLOB, 1 << 40);
+        install(b, &dir, &[e], false);
+        b.cases("h-blob-huge-size", &dir, options);
+    }
+
     // A zlib bomb: 64 MiB of zeros in about 64 KiB, under a header of 16 bytes.
     {
         let dir = fresh(b, "zlib-bomb");
