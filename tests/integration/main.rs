@@ -10,6 +10,7 @@ mod collisions;
 mod config_corpus;
 mod coreutils;
 mod docs;
+mod fsck;
 mod fsck_checks;
 mod fsck_engine;
 mod hash_object;

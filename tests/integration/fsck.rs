@@ -1,0 +1,829 @@
+//! `flagsplit fsck` against `git fsck` as the oracle, on a corpus of repositories made with git
+//! (every storage shape: loose, packed with OFS and REF deltas, idx v1, several packs, a
+//! multi-pack-index, bitmaps, commit-graphs, worktrees, clones that are shallow, partial, shared
+//! or bare, SHA-256) and of corruptions made from them by editing their files (bit flips and
+//! truncations at offsets computed from the pack, idx, `.rev`, commit-graph and midx formats,
+//! malformed objects, missing objects, broken refs and reflogs), plus packs written byte by byte
+//! (hostile deltas, cycles, zlib bombs).
+//!
+//! For each case both programs run with the same options in the same directory, and their exit
+//! status and the *sets* of their stdout and stderr lines are compared (flagsplit's own
+//! `notice: not checked: PATH (WHAT)` lines are left out and listed in the report). git's results
+//! are recorded in `tests/fsck-corpus/` (one file per case): `FLAGSPLIT_BLESS=1 cargo test --test
+//! integration fsck::` rewrites them. With git 2.47 installed, a normal run also checks that git
+//! still gives the recorded result; with another git, flagsplit is compared with the recorded
+//! results only (and the report says so).
+//!
+//! A few cases are too hostile for git itself (it runs out of memory or loops): for those the
+//! record says only that flagsplit must fail within bounded time and memory, with an `error:` or
+//! `fatal:` line naming the pack and the offset of the entry, and without a panic.
+//!
+//! Variables: `FLAGSPLIT_FSCK_CASES=SUBSTRING` runs the cases whose names contain it;
+//! `FLAGSPLIT_FSCK_SUBJECT=git` compares git with itself (to check the harness);
+//! `FLAGSPLIT_FSCK_KEEP=1` keeps the built repositories and prints where they are.
+
+mod build;
+mod corrupt;
+mod packgen;
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::support;
+
+const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
+
+/// The prefix of flagsplit's own lines, which git never prints and which are not compared.
+const NOT_CHECKED: &str = "notice: not checked: ";
+
+/// What a case expects.
+#[derive(Clone, Debug)]
+pub(crate) enum Expect {
+    /// git's result, recorded.
+    Git,
+    /// git cannot be run on it: flagsplit must fail in bounded time with an `error:` or `fatal:`
+    /// line naming `pack` (relative to the root, written `$ROOT/...`) and one of `offsets`.
+    Bounded { pack: String, offsets: Vec<u64> },
+}
+
+/// One run of `fsck` to compare.
+#[derive(Clone, Debug)]
+pub(crate) struct Case {
+    /// The recorded file's name, without `.expected`.
+    pub name: String,
+    /// The working directory, relative to the root.
+    pub cwd: String,
+    /// Extra environment; `$ROOT` in a value is the root.
+    pub env: Vec<(String, String)>,
+    /// `fsck`'s arguments.
+    pub args: Vec<String>,
+    pub expect: Expect,
+}
+
+/// The built repositories and the cases run on them.
+pub(crate) struct World {
+    pub root: PathBuf,
+    pub cases: Vec<Case>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+static WORLD: OnceLock<World> = OnceLock::new();
+
+/// The repositories, built once per test binary run (git must run).
+fn world() -> &'static World {
+    WORLD.get_or_init(|| {
+        let tmp = tempfile::Builder::new()
+            .prefix("fsck-corpus")
+            .tempdir()
+            .expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonicalize");
+        let started = Instant::now();
+        let mut b = build::Builder::new(&root);
+        build::repositories(&mut b);
+        corrupt::corruptions(&mut b);
+        packgen::hostile_packs(&mut b);
+        let cases = b.into_cases();
+        let keep = std::env::var_os("FLAGSPLIT_FSCK_KEEP").is_some();
+        let _ = writeln_stderr(&format!(
+            "fsck corpus: {} cases on repositories built in {:.1}s{}",
+            cases.len(),
+            started.elapsed().as_secs_f64(),
+            if keep {
+                format!(", kept in {}", root.display())
+            } else {
+                String::new()
+            }
+        ));
+        World {
+            root,
+            cases,
+            _tmp: if keep {
+                let _ = tmp.keep();
+                None
+            } else {
+                Some(tmp)
+            },
+        }
+    })
+}
+
+fn writeln_stderr(s: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(std::io::stderr(), "{s}")
+}
+
+/// The environment every program runs in: nothing inherited but `PATH`, `HOME` in the root, no
+/// system config, the C locale, fixed identities and dates, no repository above the root.
+pub(crate) fn command(root: &Path, program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", root.join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .env("LANG", "C")
+        .env("TZ", "UTC")
+        .env("GIT_CEILING_DIRECTORIES", root)
+        .env("GIT_AUTHOR_NAME", "A U Thor")
+        .env("GIT_AUTHOR_EMAIL", "author@example.com")
+        .env("GIT_COMMITTER_NAME", "C O Mitter")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+        .env("GIT_AUTHOR_DATE", "1700000000 +0000")
+        .env("GIT_COMMITTER_DATE", "1700000000 +0000");
+    c
+}
+
+/// What one run gave, in the recorded form: lines sorted, the root written `$ROOT`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Outcome {
+    status: String,
+    stdout: Vec<String>,
+    stderr: Vec<String>,
+}
+
+/// A run's raw result.
+struct Ran {
+    status: String,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+/// Runs `program fsck ARGS` for `case`, killed after `limit`; with `memory_kib`, under
+/// `ulimit -v`.
+fn run_fsck(
+    root: &Path,
+    program: &str,
+    case: &Case,
+    limit: Duration,
+    memory_kib: Option<u64>,
+) -> Ran {
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let (out_path, err_path) = (out_dir.path().join("out"), out_dir.path().join("err"));
+    let mut c = match memory_kib {
+        Some(kib) => {
+            let mut c = command(root, "sh");
+            c.arg("-c")
+                .arg(format!("ulimit -v {kib} && exec \"$@\""))
+                .arg("sh")
+                .arg(program);
+            c
+        }
+        None => command(root, program),
+    };
+    c.arg("fsck")
+        .args(&case.args)
+        .current_dir(root.join(&case.cwd));
+    for (k, v) in &case.env {
+        c.env(k, v.replace("$ROOT", &root.to_string_lossy()));
+    }
+    c.stdin(Stdio::null())
+        .stdout(fs::File::create(&out_path).expect("out"))
+        .stderr(fs::File::create(&err_path).expect("err"));
+    let started = Instant::now();
+    let mut child = c.spawn().unwrap_or_else(|e| panic!("{program}: {e}"));
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+                (Some(code), _) => code.to_string(),
+                (None, Some(sig)) => format!("signal {sig}"),
+                (None, None) => "unknown".to_string(),
+            };
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break format!("timeout after {}s", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = started.elapsed();
+    let read = |p: &Path| String::from_utf8_lossy(&fs::read(p).unwrap_or_default()).into_owned();
+    Ran {
+        status,
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+        elapsed,
+    }
+}
+
+fn lines(text: &str, root: &Path) -> Vec<String> {
+    let root = root.to_string_lossy();
+    let mut v: Vec<String> = text.lines().map(|l| l.replace(&*root, "$ROOT")).collect();
+    v.sort();
+    v
+}
+
+/// The outcome to compare, and flagsplit's own `notice: not checked:` lines.
+fn outcome(ran: &Ran, root: &Path) -> (Outcome, Vec<String>) {
+    let (notices, stderr): (Vec<String>, Vec<String>) = lines(&ran.stderr, root)
+        .into_iter()
+        .partition(|l| l.starts_with(NOT_CHECKED));
+    (
+        Outcome {
+            status: ran.status.clone(),
+            stdout: lines(&ran.stdout, root),
+            stderr,
+        },
+        notices,
+    )
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fsck-corpus")
+}
+
+/// The command line of a case, for reports.
+fn shown(case: &Case, program: &str) -> String {
+    let env: String = case.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+    format!(
+        "cd $ROOT/{} && {env}{program} fsck {}",
+        case.cwd,
+        case.args.join(" ")
+    )
+}
+
+/// The header every record starts with.
+fn header(case: &Case) -> String {
+    let mut s = format!("cwd {}\n", case.cwd);
+    for (k, v) in &case.env {
+        let _ = writeln!(s, "env {k}={v}");
+    }
+    let _ = writeln!(s, "args {}", case.args.join(" "));
+    s
+}
+
+fn record(case: &Case, o: &Outcome) -> String {
+    let mut s = header(case);
+    let _ = writeln!(s, "status {}", o.status);
+    let _ = writeln!(s, "stdout {}", o.stdout.len());
+    for l in &o.stdout {
+        let _ = writeln!(s, "{l}");
+    }
+    let _ = writeln!(s, "stderr {}", o.stderr.len());
+    for l in &o.stderr {
+        let _ = writeln!(s, "{l}");
+    }
+    s
+}
+
+fn bounded_record(case: &Case, pack: &str, offsets: &[u64]) -> String {
+    let mut s = header(case);
+    let offsets: Vec<String> = offsets.iter().map(u64::to_string).collect();
+    let _ = writeln!(
+        s,
+        "bounded: git is not run; fsck must fail in bounded time, naming the pack and an offset"
+    );
+    let _ = writeln!(s, "pack $ROOT/{pack}");
+    let _ = writeln!(s, "offsets {}", offsets.join(" "));
+    s
+}
+
+/// Parses a record written by [`record`] (after its header).
+fn parse_record(text: &str) -> Option<Outcome> {
+    let mut it = text.lines();
+    let mut status = None;
+    for l in it.by_ref() {
+        if let Some(s) = l.strip_prefix("status ") {
+            status = Some(s.to_string());
+            break;
+        }
+    }
+    let mut take = |what: &str| -> Option<Vec<String>> {
+        let n: usize = it.next()?.strip_prefix(what)?.parse().ok()?;
+        (0..n).map(|_| it.next().map(str::to_string)).collect()
+    };
+    let stdout = take("stdout ")?;
+    let stderr = take("stderr ")?;
+    Some(Outcome {
+        status: status?,
+        stdout,
+        stderr,
+    })
+}
+
+/// Lines only in `a` (`-`) and only in `b` (`+`); with `exact`, also a difference in how many
+/// times a line comes (git prints some lines twice; only the sets are compared with flagsplit).
+fn diff(what: &str, a: &[String], b: &[String], exact: bool) -> String {
+    let (sa, sb): (BTreeSet<&String>, BTreeSet<&String>) = (a.iter().collect(), b.iter().collect());
+    let mut s = String::new();
+    for l in sa.difference(&sb) {
+        let _ = writeln!(s, "  {what} - {l}");
+    }
+    for l in sb.difference(&sa) {
+        let _ = writeln!(s, "  {what} + {l}");
+    }
+    if exact && s.is_empty() && a != b {
+        let _ = writeln!(s, "  {what}: same lines, different counts");
+    }
+    s
+}
+
+/// A status with the bits git's fsck ORs into it named (builtin/fsck.c's `ERROR_*`), for
+/// reports: `14 (reachable pack refs)`.
+fn status_bits(status: &str) -> String {
+    const BITS: [&str; 8] = [
+        "object",
+        "reachable",
+        "pack",
+        "refs",
+        "commit-graph",
+        "multi-pack-index",
+        "pack-rev-index",
+        "bitmap",
+    ];
+    match status.parse::<u32>() {
+        Ok(n) if n > 0 && n < 256 && n != 128 => {
+            let names: Vec<&str> = BITS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| n & (1 << i) != 0)
+                .map(|(_, name)| *name)
+                .collect();
+            format!("{status} ({})", names.join(" "))
+        }
+        _ => status.to_string(),
+    }
+}
+
+fn explain(expected: &Outcome, got: &Outcome, exact: bool) -> String {
+    let mut s = String::new();
+    if expected.status != got.status {
+        let _ = writeln!(
+            s,
+            "  status - {}\n  status + {}",
+            status_bits(&expected.status),
+            status_bits(&got.status)
+        );
+    }
+    s.push_str(&diff("stdout", &expected.stdout, &got.stdout, exact));
+    s.push_str(&diff("stderr", &expected.stderr, &got.stderr, exact));
+    s
+}
+
+/// git's version, when git runs.
+fn git_version() -> Option<String> {
+    let out = Command::new("git").arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.trim().strip_prefix("git version ")?.to_string())
+}
+
+/// Whether `program` has an `fsck` command.
+fn has_fsck(program: &str) -> bool {
+    let root = Path::new("/");
+    let out = command(root, program)
+        .args(["fsck", "-h"])
+        .current_dir(root)
+        .output();
+    out.is_ok_and(|o| !String::from_utf8_lossy(&o.stderr).contains("is not a flagsplit command"))
+}
+
+/// The program under test: flagsplit when it has `fsck`, git with `FLAGSPLIT_FSCK_SUBJECT=git`.
+fn subject() -> Option<String> {
+    match std::env::var("FLAGSPLIT_FSCK_SUBJECT").ok().as_deref() {
+        Some("git") => Some("git".to_string()),
+        _ if has_fsck(FLAGSPLIT) => Some(FLAGSPLIT.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks a bounded case's run: non-zero, in time, an `error:`/`fatal:` line with the pack's
+/// path and an offset, no panic.
+fn check_bounded(
+    root: &Path,
+    ran: &Ran,
+    case: &Case,
+    pack: &str,
+    offsets: &[u64],
+) -> Result<(), String> {
+    let stderr = lines(&ran.stderr, root);
+    // Absolute, or relative to the working directory (as git names packs).
+    let relative = pack
+        .strip_prefix(&format!("{}/", case.cwd))
+        .unwrap_or(pack)
+        .to_string();
+    let pack = format!("$ROOT/{pack}");
+    let mut problems = Vec::new();
+    if ran.status == "0" || ran.status.starts_with("timeout") || ran.status.starts_with("signal") {
+        problems.push(format!("status {} (must be a non-zero exit)", ran.status));
+    }
+    if stderr.iter().any(|l| l.contains("panicked")) {
+        problems.push("a panic".to_string());
+    }
+    let names = |l: &String| {
+        (l.starts_with("error: ") || l.starts_with("fatal: "))
+            && (l.contains(&pack) || l.contains(&relative))
+            && offsets.iter().any(|o| {
+                l.split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| w == o.to_string() || w == format!("0x{o:x}") || w == format!("{o:x}"))
+            })
+    };
+    if !stderr.iter().any(names) {
+        problems.push(format!(
+            "no error:/fatal: line naming {pack} (or {relative}) and one of the offsets {offsets:?}"
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "  {} ({:.1}s)\n  stderr:\n{}",
+            problems.join("; "),
+            ran.elapsed.as_secs_f64(),
+            stderr
+                .iter()
+                .map(|l| format!("    {l}\n"))
+                .collect::<String>()
+        ))
+    }
+}
+
+/// How a case went.
+enum Verdict {
+    Pass,
+    Fail(String),
+    /// The recorded result is no longer git's (only this, flagsplit aside).
+    Stale(String),
+}
+
+struct Settings {
+    bless: bool,
+    live: bool,
+    subject: Option<String>,
+}
+
+fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>) -> Verdict {
+    let path = corpus_dir().join(format!("{}.expected", case.name));
+    match &case.expect {
+        Expect::Bounded { pack, offsets } => {
+            let want = bounded_record(case, pack, offsets);
+            if s.bless {
+                fs::write(&path, &want).expect("write record");
+            } else if fs::read_to_string(&path).ok().as_deref() != Some(&want) {
+                return Verdict::Stale(format!(
+                    "{}: the record differs from the case (run with FLAGSPLIT_BLESS=1)",
+                    case.name
+                ));
+            }
+            let Some(subject) = &s.subject else {
+                return Verdict::Pass;
+            };
+            if subject == "git" {
+                return Verdict::Pass;
+            }
+            let ran = run_fsck(
+                root,
+                subject,
+                case,
+                Duration::from_secs(20),
+                Some(4 * 1024 * 1024),
+            );
+            match check_bounded(root, &ran, case, pack, offsets) {
+                Ok(()) => Verdict::Pass,
+                Err(why) => Verdict::Fail(format!(
+                    "{}: {}\n{why}",
+                    case.name,
+                    shown(case, "flagsplit")
+                )),
+            }
+        }
+        Expect::Git => {
+            let limit = Duration::from_secs(60);
+            let recorded = fs::read_to_string(&path).ok();
+            let git_now = (s.live || s.bless).then(|| {
+                let ran = run_fsck(root, "git", case, limit, Some(4 * 1024 * 1024));
+                outcome(&ran, root).0
+            });
+            if s.bless {
+                let text = record(case, git_now.as_ref().expect("git ran"));
+                fs::write(&path, text).expect("write record");
+            }
+            let reference = match (&git_now, &recorded) {
+                (Some(g), _) if s.bless => g.clone(),
+                (Some(g), Some(r)) => {
+                    let parsed = parse_record(r);
+                    let head_ok = r.starts_with(&header(case));
+                    if parsed.as_ref() != Some(g) || !head_ok {
+                        return Verdict::Stale(format!(
+                            "{}: git now differs from the record ({}; FLAGSPLIT_BLESS=1 rewrites it)\n{}",
+                            case.name,
+                            shown(case, "git"),
+                            parsed.map_or_else(
+                                || "  (no readable record)\n".to_string(),
+                                |p| explain(&p, g, true)
+                            )
+                        ));
+                    }
+                    g.clone()
+                }
+                (_, Some(r)) => match parse_record(r) {
+                    Some(p) => p,
+                    None => return Verdict::Stale(format!("{}: unreadable record", case.name)),
+                },
+                (_, None) => {
+                    return Verdict::Stale(format!(
+                        "{}: no record {} (run with FLAGSPLIT_BLESS=1)",
+                        case.name,
+                        path.display()
+                    ));
+                }
+            };
+            let Some(subject) = &s.subject else {
+                return Verdict::Pass;
+            };
+            let ran = run_fsck(root, subject, case, limit, Some(4 * 1024 * 1024));
+            let (got, mine) = outcome(&ran, root);
+            if !mine.is_empty() {
+                let mut n = notices.lock().expect("notices");
+                n.extend(mine.into_iter().map(|l| format!("{}: {l}", case.name)));
+            }
+            let mut problems = explain(&reference, &got, false);
+            if ran.stderr.contains("panicked") {
+                problems.push_str("  a panic\n");
+            }
+            if problems.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail(format!(
+                    "{}: {}\n{problems}",
+                    case.name,
+                    shown(case, subject)
+                ))
+            }
+        }
+    }
+}
+
+/// Every case: git's result (recorded, and live when git is 2.47) is flagsplit's.
+#[test]
+fn fsck_corpus_matches_git() {
+    const TEST: &str = "fsck_corpus_matches_git";
+    if !support::runs("git", &["--version"]) {
+        support::skip(TEST, "git not found; the corpus is made with git");
+        return;
+    }
+    let version = git_version().unwrap_or_default();
+    let live = version.starts_with("2.47.");
+    let bless = std::env::var_os("FLAGSPLIT_BLESS").is_some();
+    if bless && !live {
+        panic!("FLAGSPLIT_BLESS=1 needs git 2.47.x (found {version})");
+    }
+    let subject = subject();
+    let w = world();
+    let filter = std::env::var("FLAGSPLIT_FSCK_CASES").unwrap_or_default();
+    let cases: Vec<&Case> = w
+        .cases
+        .iter()
+        .filter(|c| c.name.contains(&filter))
+        .collect();
+    if bless && filter.is_empty() {
+        // Records of cases that no longer exist go.
+        let names: BTreeSet<String> = cases
+            .iter()
+            .map(|c| format!("{}.expected", c.name))
+            .collect();
+        if let Ok(dir) = fs::read_dir(corpus_dir()) {
+            for e in dir.flatten() {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if n.ends_with(".expected") && !names.contains(&n) {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+    fs::create_dir_all(corpus_dir()).expect("corpus dir");
+    let settings = Settings {
+        bless,
+        live,
+        subject: subject.clone(),
+    };
+    let notices = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, Verdict)>> = Mutex::new(Vec::new());
+    let next = Mutex::new(0usize);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().expect("next");
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(case) = cases.get(i) else { break };
+                    let v = run_case(&w.root, case, &settings, &notices);
+                    results.lock().expect("results").push((i, v));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().expect("results");
+    results.sort_by_key(|(i, _)| *i);
+    let (mut passed, mut failed, mut stale) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, v) in results {
+        match v {
+            Verdict::Pass => passed.push(i),
+            Verdict::Fail(s) => failed.push(s),
+            Verdict::Stale(s) => stale.push(s),
+        }
+    }
+    let mut report = format!(
+        "fsck corpus: {} cases in {:.1}s; git {version} ({}); subject {}: {} passed, {} failed; {} records not git's",
+        cases.len(),
+        started.elapsed().as_secs_f64(),
+        if bless {
+            "recording"
+        } else if live {
+            "live, checked against the records"
+        } else {
+            "not 2.47: compared with the records only"
+        },
+        subject
+            .as_deref()
+            .unwrap_or("none (flagsplit has no fsck yet)"),
+        passed.len(),
+        failed.len(),
+        stale.len(),
+    );
+    let notices = notices.into_inner().expect("notices");
+    if !notices.is_empty() {
+        let _ = write!(
+            report,
+            "\nflagsplit's own notices ({}):\n  {}",
+            notices.len(),
+            notices.join("\n  ")
+        );
+    }
+    let _ = writeln_stderr(&report);
+    let mut all = stale;
+    all.extend(failed);
+    if subject.is_none() {
+        support::skip(TEST, "flagsplit has no fsck command; only git was checked");
+    }
+    let names: Vec<&str> = all
+        .iter()
+        .map(|f| f.split(':').next().unwrap_or(f))
+        .collect();
+    assert!(
+        all.is_empty(),
+        "{report}\n\n{}\n{} failing cases: {}",
+        all.join("\n"),
+        all.len(),
+        names.join(" ")
+    );
+}
+
+/// On a terminal, `fsck` shows `Checking objects: NN% (n/total)` on stderr as git does; off a
+/// terminal it shows no progress.
+#[test]
+fn fsck_progress_on_a_terminal() {
+    const TEST: &str = "fsck_progress_on_a_terminal";
+    if !support::runs("git", &["--version"]) {
+        support::skip(TEST, "git not found");
+        return;
+    }
+    let Some(subject) = subject() else {
+        support::skip(TEST, "flagsplit has no fsck command");
+        return;
+    };
+    let w = world();
+    let on_terminal = |program: &str, repo: &Path, args: &[&str]| -> String {
+        use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+        use std::io::Read;
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+        grantpt(&master).expect("grantpt");
+        unlockpt(&master).expect("unlockpt");
+        let name = ptsname(&master, Vec::new()).expect("ptsname");
+        let slave = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(name.to_string_lossy().as_ref())
+            .expect("slave");
+        let mut c = command(&w.root, program);
+        c.arg("fsck")
+            .args(args)
+            .current_dir(repo)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(slave.try_clone().expect("dup"));
+        let mut child = c.spawn().expect("spawn");
+        let master = fs::File::from(master);
+        let reader = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let mut buf = [0u8; 4096];
+            let mut m = master;
+            while let Ok(n) = m.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                all.extend_from_slice(&buf[..n]);
+            }
+            all
+        });
+        // The command holds its copy of the slave until dropped.
+        drop(c);
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break s;
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{program} fsck on a terminal did not end in 60s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(status.success(), "{program} fsck failed on a terminal");
+        // The master reads EIO once no slave is open.
+        drop(slave);
+        let all = reader.join().expect("reader");
+        String::from_utf8_lossy(&all).into_owned()
+    };
+    // The names of the progress lines: what comes before `: ` in each `\r`- or `\n`-separated
+    // piece that shows a percentage.
+    let names = |text: &str| -> BTreeSet<String> {
+        text.split(['\r', '\n'])
+            .filter(|p| p.contains("% ("))
+            .filter_map(|p| p.split_once(": ").map(|(n, _)| n.trim().to_string()))
+            .collect()
+    };
+    let shows_objects = |t: &str| {
+        t.split(['\r', '\n']).any(|p| {
+            p.strip_prefix("Checking objects: ").is_some_and(|r| {
+                r.trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+                    && r.contains("% (")
+                    && r.contains('/')
+            })
+        })
+    };
+    let mut problems = Vec::new();
+    // Loose only, one pack, and one pack with a commit-graph (whose verification git shows too).
+    for (repo, packed) in [("r/base", false), ("r/ofs", true), ("r/gc", true)] {
+        let git = on_terminal("git", &w.root.join(repo), &[]);
+        let mine = on_terminal(&subject, &w.root.join(repo), &[]);
+        if packed {
+            assert!(
+                shows_objects(&git),
+                "git shows no progress on a terminal in {repo}: {git:?}"
+            );
+            if !shows_objects(&mine) {
+                problems.push(format!(
+                    "{repo}: no `Checking objects: NN% (n/total)` on a terminal: {mine:?}"
+                ));
+            }
+        }
+        if names(&mine) != names(&git) {
+            problems.push(format!(
+                "{repo}: progress lines {:?}, git's {:?}\n  flagsplit {mine:?}\n  git {git:?}",
+                names(&mine),
+                names(&git)
+            ));
+        }
+    }
+    // On a terminal with --no-progress: none.
+    for program in ["git", subject.as_str()] {
+        let shown = on_terminal(program, &w.root.join("r/ofs"), &["--no-progress"]);
+        if shown.contains("% (") {
+            problems.push(format!("{program}: progress with --no-progress: {shown:?}"));
+        }
+    }
+    // Off a terminal: none, unless --progress asks.
+    let case = |args: &[&str]| Case {
+        name: "progress".into(),
+        cwd: "r/ofs".into(),
+        env: Vec::new(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        expect: Expect::Git,
+    };
+    let limit = Duration::from_secs(60);
+    for program in ["git", subject.as_str()] {
+        let ran = run_fsck(&w.root, program, &case(&[]), limit, None);
+        if ran.stderr.contains("Checking") {
+            problems.push(format!(
+                "{program} shows progress off a terminal: {:?}",
+                ran.stderr
+            ));
+        }
+    }
+    let git = run_fsck(&w.root, "git", &case(&["--progress"]), limit, None).stderr;
+    let mine = run_fsck(&w.root, &subject, &case(&["--progress"]), limit, None).stderr;
+    assert!(
+        shows_objects(&git),
+        "git --progress off a terminal: {git:?}"
+    );
+    if !shows_objects(&mine) || names(&mine) != names(&git) {
+        problems.push(format!(
+            "--progress off a terminal: flagsplit {mine:?}, git {git:?}"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
