@@ -38,6 +38,8 @@ pub struct PackState {
     pub pack: Option<Mapped>,
     /// Whether its index parsed.
     pub idx_ok: bool,
+    /// Whether it opens as git opens a pack (its header and trailer agree with its index).
+    pub usable: bool,
 }
 
 impl PackState {
@@ -495,6 +497,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 idx: idx_map,
                 pack: None,
                 idx_ok: false,
+                usable: false,
                 files,
             };
             if let Some(m) = &st.idx
@@ -510,9 +513,10 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             st.pack = Mapped::open(&st.files.pack).ok();
             // git finds an object in a pack by a binary search of its index, and only in a pack
             // that opens (its header and trailer agree with the index).
-            if let Some(index) = st.index(format)
-                && pack_open_errors(&st, &index, format).is_none()
-            {
+            st.usable = st
+                .index(format)
+                .is_some_and(|index| pack_open_errors(&st, &index, format).is_none());
+            if let Some(index) = st.index(format).filter(|_| st.usable) {
                 let sorted = (1..index.len()).all(|n| index.id(n - 1) < index.id(n));
                 for n in 0..index.len() {
                     if !sorted && index.lookup(index.id(n)) != Some(n) {
