@@ -13,7 +13,10 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         Some(d) => std::path::PathBuf::from(d),
         None => f.repo.common_dir.join("objects"),
     };
-    let dirs = odb::object_dirs(&objects);
+    let (dirs, alternate_errors) = odb::object_dirs(&objects);
+    for e in alternate_errors {
+        f.out.error(&e);
+    }
     let promisor_remote = has_promisor_remote(config);
     if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
         for line in text.split(|&b| b == b'\n') {

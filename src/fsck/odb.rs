@@ -29,21 +29,28 @@ pub struct LooseFiles {
 }
 
 /// The object directories: `objects` first, then its alternates, depth-first as git adds them
-/// (at most 5 levels deep, each directory once).
-pub fn object_dirs(objects: &Path) -> Vec<ObjectDir> {
+/// (at most 5 levels deep, each directory once); and git's errors for the entries it skips.
+pub fn object_dirs(objects: &Path) -> (Vec<ObjectDir>, Vec<String>) {
     let mut out = vec![ObjectDir {
         path: objects.to_path_buf(),
     }];
     let mut seen = vec![canonical(objects)];
-    add_alternates(objects, 0, &mut out, &mut seen);
-    out
+    let mut errors = Vec::new();
+    add_alternates(objects, 0, &mut out, &mut seen, &mut errors);
+    (out, errors)
 }
 
 fn canonical(p: &Path) -> PathBuf {
     fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn add_alternates(dir: &Path, depth: usize, out: &mut Vec<ObjectDir>, seen: &mut Vec<PathBuf>) {
+fn add_alternates(
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<ObjectDir>,
+    seen: &mut Vec<PathBuf>,
+    errors: &mut Vec<String>,
+) {
     if depth > 5 {
         return;
     }
@@ -59,18 +66,37 @@ fn add_alternates(dir: &Path, depth: usize, out: &mut Vec<ObjectDir>, seen: &mut
             continue;
         };
         let p = Path::new(s);
+        // git names a relative entry after the real path of the directory it is relative to.
         let path = if p.is_absolute() {
             p.to_path_buf()
         } else {
-            dir.join(p)
+            PathBuf::from(format!("{}/{s}", canonical(dir).display()))
         };
+        // git's realpath lets only the last component be missing.
+        let parent_exists = path
+            .parent()
+            .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir());
+        if !parent_exists {
+            errors.push(format!(
+                "unable to normalize alternate object path: {}",
+                path.display()
+            ));
+            continue;
+        }
+        if !path.is_dir() {
+            errors.push(format!(
+                "object directory {} does not exist; check .git/objects/info/alternates",
+                path.display()
+            ));
+            continue;
+        }
         let c = canonical(&path);
-        if !path.is_dir() || seen.contains(&c) {
+        if seen.contains(&c) {
             continue;
         }
         seen.push(c);
         out.push(ObjectDir { path: path.clone() });
-        add_alternates(&path, depth + 1, out, seen);
+        add_alternates(&path, depth + 1, out, seen, errors);
     }
 }
 

@@ -260,10 +260,15 @@ pub fn read_loose(
         corrupt(&mut lines, "corrupt");
         return LooseRead::Bad(lines);
     }
-    let already = &hdr[header.len..got];
+    let mut already = &hdr[header.len..got];
     if already.len() as u64 > size {
-        corrupt(&mut lines, "corrupt");
-        return LooseRead::Bad(lines);
+        // A stream that already ended holds more than its header says: git keeps the declared
+        // size (the object then does not match its name). One that goes on cannot fit.
+        if !ended {
+            corrupt(&mut lines, "corrupt");
+            return LooseRead::Bad(lines);
+        }
+        already = &already[..size as usize];
     }
     let mut hasher = match stream {
         Some((_, format)) if streaming => Some(crate::object::ObjectHasher::new(
@@ -580,6 +585,8 @@ struct Ent {
     data: u64,
     is_delta: bool,
     done: bool,
+    /// An OFS_DELTA base offset where no entry starts.
+    phantom: Option<u64>,
 }
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
@@ -664,6 +671,7 @@ fn verify_one(
             data: 0,
             is_delta: false,
             done: false,
+            phantom: None,
         });
     }
     ents.sort_by_key(|e| e.off);
@@ -704,10 +712,8 @@ fn verify_one(
                         ents[i].is_delta = true;
                         match ents.binary_search_by_key(&base, |e| e.off) {
                             Ok(b) => ents[i].base = Some(b),
-                            Err(_) => ents[i].header_err.push(format!(
-                                "failed to validate delta base reference at offset {} from {name}",
-                                e.data
-                            )),
+                            // git reads whatever is at that offset as an entry.
+                            Err(_) => ents[i].phantom = Some(base),
                         }
                     }
                     pack::EntryKind::RefDelta(id) => {
@@ -815,7 +821,23 @@ fn resolve(
         stream_root(f, ctx, z, &mut ents[root]);
         return Ok(());
     }
-    let data = unpack_root(f, ctx, z, &ents[root]);
+    let mut kind = kind;
+    let data = match ents[root].phantom {
+        Some(base_off) => match phantom_base(f, ctx, z, base_off) {
+            Some((k, base)) => {
+                kind = Some(k);
+                let mut buf = Vec::new();
+                apply_child(f, ctx, z, &ents[root], &base, &mut buf)
+            }
+            None => {
+                // git cannot name the base: no entry starts there.
+                f.out.error("bad offset for revindex");
+                Err(())
+            }
+        },
+        None => unpack_root(f, ctx, z, &ents[root]),
+    };
+    ents[root].kind = kind;
     visit(f, ctx, z, &mut ents[root], kind, &data);
     if children[root].is_empty() {
         return Ok(());
@@ -874,11 +896,10 @@ fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut En
     let ok = loop {
         match z.inflate(&input[used..], &mut buf) {
             Ok(step) => {
+                // git's stream reads to the end of the zlib stream whatever the header says,
+                // so that a damaged stream reports its own error.
                 used += step.consumed;
                 total += step.written as u64;
-                if total > e.size {
-                    break false;
-                }
                 h.update(&buf[..step.written]);
                 if step.end {
                     break total == e.size;
@@ -917,6 +938,51 @@ fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut En
             f.out.error(&corrupt);
             ctx.err = true;
         }
+    }
+}
+
+/// What git's `unpack_entry` makes of bytes at `off` that no index entry starts at (the base
+/// of a damaged OFS_DELTA): an object when they happen to hold one, else git's lines.
+fn phantom_base(
+    f: &mut Fsck<'_>,
+    ctx: &mut Ctx<'_>,
+    z: &mut Inflater,
+    off: u64,
+) -> Option<(Kind, Vec<u8>)> {
+    let raw = f.repo.format.raw_len();
+    match pack::entry(&ctx.bytes[..ctx.sig_ofs], off, raw) {
+        Ok(e) => match e.kind {
+            pack::EntryKind::Object(k) => {
+                let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+                let mut out = Vec::new();
+                match inflate_exact(z, input, e.size, &mut out) {
+                    Ok(_) => Some((kind_of(k), out)),
+                    Err(line) => {
+                        if let Some(l) = line {
+                            f.out.error(&l);
+                        }
+                        None
+                    }
+                }
+            }
+            _ => None,
+        },
+        Err(pack::EntryError::BadHeader) => {
+            f.out.error("bad object header");
+            f.out.error(&format!(
+                "unknown object type -1 at offset {off} in {}",
+                ctx.name
+            ));
+            None
+        }
+        Err(pack::EntryError::UnknownType { type_code, offset }) => {
+            f.out.error(&format!(
+                "unknown object type {type_code} at offset {offset} in {}",
+                ctx.name
+            ));
+            None
+        }
+        Err(pack::EntryError::BadBase { .. }) => None,
     }
 }
 
