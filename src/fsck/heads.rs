@@ -37,7 +37,12 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         }
         return Ok(None);
     }
-    let Some((k, data)) = scan::read_object(f, id) else {
+    let mut lines = Vec::new();
+    let read = scan::read_object_with(f, id, &mut lines);
+    for l in &lines {
+        f.out.error(l);
+    }
+    let Some((k, data)) = read else {
         if let Some(path) = f.loose.get(id) {
             return Err(Fatal::msg(format!(
                 "loose object {} (stored in {}) is corrupt",

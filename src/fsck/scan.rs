@@ -505,22 +505,34 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 usable: false,
                 files,
             };
-            if let Some(m) = &st.idx
-                && idx::Index::parse(
+            // git prints why a pack cannot be used each time it tries to use it; every mode
+            // of fsck looks objects up in every pack.
+            match &st.idx {
+                Some(m) => match idx::Index::parse(
                     m.bytes(),
                     format.raw_len(),
                     &st.files.idx.display().to_string(),
-                )
-                .is_ok()
-            {
-                st.idx_ok = true;
+                ) {
+                    Ok(_) => st.idx_ok = true,
+                    Err(e) => f.out.error(&e.to_string()),
+                },
+                None => {}
             }
             st.pack = Mapped::open(&st.files.pack).ok();
             // git finds an object in a pack by a binary search of its index, and only in a pack
             // that opens (its header and trailer agree with the index).
-            st.usable = st
-                .index(format)
-                .is_some_and(|index| pack_open_errors(&st, &index, format).is_none());
+            st.usable = match st.index(format) {
+                Some(index) => match pack_open_errors(&st, &index, format) {
+                    None => true,
+                    Some(lines) => {
+                        for l in lines {
+                            f.out.error(&l);
+                        }
+                        false
+                    }
+                },
+                None => false,
+            };
             if let Some(index) = st.index(format).filter(|_| st.usable) {
                 let sorted = (1..index.len()).all(|n| index.id(n - 1) < index.id(n));
                 for n in 0..index.len() {
@@ -1113,6 +1125,12 @@ fn visit(
 /// Reads object `id` from the store (loose first, then packs), as git's `read_object` would for
 /// a valid object: `None` when it is missing or cannot be read.
 pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
+    read_object_with(f, id, &mut Vec::new())
+}
+
+/// [`read_object`], collecting in `lines` the `error:` lines (without the prefix) git prints when
+/// a packed copy cannot be read.
+pub fn read_object_with(f: &Fsck<'_>, id: &Oid, lines: &mut Vec<String>) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id)
         && let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None)
@@ -1121,7 +1139,7 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
         return Some((k, data));
     }
     let format = f.repo.format;
-    for p in &f.packs {
+    for p in f.packs.iter().filter(|p| p.usable) {
         let Some(index) = p.index(format) else {
             continue;
         };
@@ -1130,7 +1148,15 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
             continue;
         };
         let Ok(off) = index.offset(n) else { continue };
-        if let Some(r) = unpack_at(&mut z, bytes, &index, off, format, 0) {
+        let mut reader = Reader {
+            z: &mut z,
+            bytes,
+            index: &index,
+            format,
+            name: &p.name,
+            lines,
+        };
+        if let Some(r) = reader.unpack_at(off, 0) {
             return Some(r);
         }
     }
@@ -1142,33 +1168,103 @@ pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
     read_object(f, id).map(|(k, _)| k)
 }
 
-fn unpack_at(
-    z: &mut Inflater,
-    bytes: &[u8],
-    index: &idx::Index<'_>,
-    off: u64,
+/// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.
+struct Reader<'a> {
+    z: &'a mut Inflater,
+    bytes: &'a [u8],
+    index: &'a idx::Index<'a>,
     format: ObjectFormat,
-    depth: usize,
-) -> Option<(Kind, Vec<u8>)> {
-    // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
-    if depth > 10_000 {
-        return None;
+    name: &'a str,
+    lines: &'a mut Vec<String>,
+}
+
+impl Reader<'_> {
+    /// The id the index gives the entry at `off`.
+    fn id_at(&self, off: u64) -> Option<String> {
+        (0..self.index.len())
+            .find(|&n| self.index.offset(n) == Ok(off))
+            .map(|n| hex(self.index.id(n)))
     }
-    let raw = format.raw_len();
-    let end = bytes.len().checked_sub(raw)?;
-    let e = pack::entry(&bytes[..end], off, raw).ok()?;
-    let input = bytes.get(e.data as usize..end)?;
-    let mut data = Vec::new();
-    inflate_exact(z, input, e.size, &mut data).ok()?;
-    let base_off = match e.kind {
-        pack::EntryKind::Object(k) => return Some((kind_of(k), data)),
-        pack::EntryKind::OfsDelta(b) => b,
-        pack::EntryKind::RefDelta(id) => index.offset(index.lookup(id)?).ok()?,
-    };
-    let (k, base) = unpack_at(z, bytes, index, base_off, format, depth + 1)?;
-    let mut out = Vec::new();
-    delta::apply(&base, &data, &mut out, MAX_OBJECT).ok()?;
-    Some((k, out))
+
+    fn unpack_at(&mut self, off: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+        // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
+        if depth > 10_000 {
+            return None;
+        }
+        let raw = self.format.raw_len();
+        let end = self.bytes.len().checked_sub(raw)?;
+        let e = match pack::entry(&self.bytes[..end], off, raw) {
+            Ok(e) => e,
+            Err(pack::EntryError::BadHeader) => {
+                self.lines.push("bad object header".to_string());
+                self.lines.push(format!(
+                    "unknown object type -1 at offset {off} in {}",
+                    self.name
+                ));
+                return None;
+            }
+            Err(err) => {
+                self.lines
+                    .push(err.to_string().replace("{pack}", self.name));
+                return None;
+            }
+        };
+        let input = self.bytes.get(e.data as usize..end)?;
+        let mut data = Vec::new();
+        let inflated = inflate_exact(self.z, input, e.size, &mut data);
+        let base_off = match e.kind {
+            pack::EntryKind::Object(k) => {
+                return match inflated {
+                    Ok(_) => Some((kind_of(k), data)),
+                    Err(line) => {
+                        self.lines.extend(line);
+                        None
+                    }
+                };
+            }
+            pack::EntryKind::OfsDelta(b) => b,
+            pack::EntryKind::RefDelta(id) => {
+                match self.index.lookup(id).and_then(|n| self.index.offset(n).ok()) {
+                    Some(o) => o,
+                    None => {
+                        self.lines.push(format!(
+                            "failed to validate delta base reference at offset {} from {}",
+                            e.data, self.name
+                        ));
+                        return None;
+                    }
+                }
+            }
+        };
+        let Some((k, base)) = self.unpack_at(base_off, depth + 1) else {
+            if let Some(id) = self.id_at(base_off) {
+                self.lines.push(format!(
+                    "failed to read delta base object {id} at offset {base_off} from {}",
+                    self.name
+                ));
+            }
+            return None;
+        };
+        if let Err(line) = inflated {
+            self.lines.extend(line);
+            self.lines.push(format!(
+                "failed to unpack compressed delta at offset {} from {}",
+                e.data, self.name
+            ));
+            return None;
+        }
+        let mut out = Vec::new();
+        match delta::apply(&base, &data, &mut out, MAX_OBJECT) {
+            Ok(()) => Some((k, out)),
+            Err(d) => {
+                if matches!(d, delta::DeltaError::Opcode0 | delta::DeltaError::Wild) {
+                    self.lines.push(d.to_string());
+                }
+                self.lines.push("failed to apply delta".to_string());
+                None
+            }
+        }
+    }
 }
 
 /// The ids in every usable pack (for `--connectivity-only`).
