@@ -71,7 +71,7 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         super::heads::index_heads(f, &mut pending)?;
     }
     super::heads::structures_before_walk(f);
-    check_connectivity(f, &mut pending);
+    check_connectivity(f, &mut pending)?;
     super::heads::structures_after_walk(f, config, &dirs);
     Ok(())
 }
@@ -177,12 +177,12 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 /// the parent git names. With `--connectivity-only` nothing was read before the walk, and with
 /// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
 /// does.
-fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
+fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let read_walk = f.opts.connectivity_only || f.opts.name_objects;
     let mut nr = 0u64;
     while let Some(i) = pending.pop() {
         if read_walk {
-            traverse_read(f, i, pending);
+            traverse_read(f, i, pending)?;
         } else {
             traverse_one(f, i, pending);
         }
@@ -203,7 +203,13 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
                 continue;
             }
             let id = o.id;
-            if let Some((k, data)) = scan::read_object(f, &id) {
+            let known = o.kind.is_some();
+            let read = read_for_walk(f, &id)?;
+            if read.is_none() && !known {
+                let d = f.describe(&id);
+                f.out.error(&format!("Unknown object type for {d}"));
+            }
+            if let Some((k, data)) = read {
                 let _ = f.table.lookup(&id, k);
                 let links = super::walk::links(k, &id, &data, f.repo.format);
                 for t in links.targets {
@@ -251,6 +257,41 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) {
             f.out.out(&format!("dangling {t} {d}"));
         }
     }
+    Ok(())
+}
+
+/// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
+/// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
+fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
+    use super::table::{BAD, IN_PACK};
+    let flags = f.table.get(id).map_or(0, |i| f.table.obj(i).flags);
+    if flags & BAD != 0 && !f.loose.contains_key(id) {
+        let pack = f
+            .packs
+            .iter()
+            .find(|p| {
+                p.index(f.repo.format)
+                    .is_some_and(|x| x.lookup(&id[..f.repo.format.raw_len()]).is_some())
+            })
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        return Err(Fatal::msg(format!(
+            "packed object {} (stored in {pack}) is corrupt",
+            f.hex(id)
+        )));
+    }
+    let mut lines = Vec::new();
+    let read = scan::read_object_with(f, id, &mut lines);
+    for l in &lines {
+        f.out.error(l);
+    }
+    if read.is_none()
+        && flags & IN_PACK != 0
+        && let Some(i) = f.table.get(id)
+    {
+        f.table.obj_mut(i).flags |= BAD;
+    }
+    Ok(read)
 }
 
 /// Uncounts the blob links of the checked trees the walk did not reach.
@@ -291,22 +332,32 @@ fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
 
 /// git's `traverse_one_object`, reading the object (for `--connectivity-only` and
 /// `--name-objects`), with git's names for what it links to.
-fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let id = f.table.obj(i).id;
     let kind = f.table.obj(i).kind;
     if kind == Some(Kind::Blob) {
-        return;
+        return Ok(());
     }
-    let Some((k, data)) = scan::read_object(f, &id) else {
-        return;
+    let Some((k, data)) = read_for_walk(f, &id)? else {
+        // git's walk: an object of no known type is `Unknown object type`, a commit, tree or
+        // tag it cannot read `Could not read`; the walk goes on, and no exit bit is set.
+        let d = f.describe(&id);
+        match kind {
+            None => f.out.error(&format!("Unknown object type for {d}")),
+            Some(_) => f.out.error(&format!("Could not read {}", f.hex(&id))),
+        }
+        return Ok(());
     };
     if kind.is_none() {
         let _ = f.table.lookup(&id, k);
     }
     if k == Kind::Blob {
-        return;
+        return Ok(());
     }
-    let links = super::walk::links(k, &id, &data, f.repo.format);
+    let mut links = super::walk::links(k, &id, &data, f.repo.format);
+    if k == Kind::Commit && f.shallow.contains(&id) {
+        links.targets.retain(|t| t.kind != Kind::Commit);
+    }
     for e in &links.errors {
         f.out.error(e);
     }
@@ -341,6 +392,7 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
         let kind = (k != Kind::Tag).then_some(t.kind);
         mark(f, target, kind, Some(i), pending);
     }
+    Ok(())
 }
 
 /// git's name for the `nth` parent (from 0) of a commit named `name` (`fsck_walk_commit`).

@@ -1132,11 +1132,20 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
 /// a packed copy cannot be read.
 pub fn read_object_with(f: &Fsck<'_>, id: &Oid, lines: &mut Vec<String>) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
-    if let Some(path) = f.loose.get(id)
-        && let LooseRead::Ok { type_name, data } = read_loose(&mut z, path, &f.hex(id), None)
-        && let Some(k) = Kind::from_bytes(&type_name)
-    {
-        return Some((k, data));
+    if let Some(path) = f.loose.get(id) {
+        match read_loose(&mut z, path, &f.hex(id), None) {
+            LooseRead::Ok { type_name, data } => {
+                if let Some(k) = Kind::from_bytes(&type_name) {
+                    return Some((k, data));
+                }
+            }
+            // git's reader says what is wrong with the stream, not which file it came from.
+            LooseRead::Bad(bad) => lines.extend(
+                bad.into_iter()
+                    .filter(|l| !l.starts_with("unable to unpack contents of ")),
+            ),
+            _ => {}
+        }
     }
     let format = f.repo.format;
     for p in f.packs.iter().filter(|p| p.usable) {
@@ -1186,6 +1195,40 @@ impl Reader<'_> {
             .map(|n| hex(self.index.id(n)))
     }
 
+    /// The bytes at `off` read as a whole object's entry (not followed if a delta).
+    fn unpack_plain_at(&mut self, off: u64) -> Option<(Kind, Vec<u8>)> {
+        let raw = self.format.raw_len();
+        let end = self.bytes.len().checked_sub(raw)?;
+        match pack::entry(&self.bytes[..end], off, raw) {
+            Ok(pack::Entry {
+                kind: pack::EntryKind::Object(k),
+                size,
+                data,
+            }) => {
+                let input = self.bytes.get(data as usize..end)?;
+                let mut out = Vec::new();
+                match inflate_exact(self.z, input, size, &mut out) {
+                    Ok(_) => Some((kind_of(k), out)),
+                    Err(line) => {
+                        self.lines.extend(line);
+                        None
+                    }
+                }
+            }
+            Ok(_) => None,
+            Err(pack::EntryError::BadHeader) => {
+                self.lines.push("bad object header".to_string());
+                self.lines
+                    .push(format!("unknown object type -1 at offset {off} in {}", self.name));
+                None
+            }
+            Err(err) => {
+                self.lines.push(err.to_string().replace("{pack}", self.name));
+                None
+            }
+        }
+    }
+
     fn unpack_at(&mut self, off: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
         // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
         if depth > 10_000 {
@@ -1221,6 +1264,22 @@ impl Reader<'_> {
                         None
                     }
                 };
+            }
+            pack::EntryKind::OfsDelta(b) if self.id_at(b).is_none() => {
+                // No entry starts there: git reads the bytes as one, then cannot name them.
+                let base = self.unpack_plain_at(b);
+                if base.is_none() {
+                    self.lines.push("bad offset for revindex".to_string());
+                }
+                let (k, base) = base?;
+                if let Err(line) = inflated {
+                    self.lines.extend(line);
+                    return None;
+                }
+                let mut out = Vec::new();
+                return delta::apply(&base, &data, &mut out, MAX_OBJECT)
+                    .ok()
+                    .map(|()| (k, out));
             }
             pack::EntryKind::OfsDelta(b) => b,
             pack::EntryKind::RefDelta(id) => {
