@@ -285,6 +285,7 @@ fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, 
     for l in &lines {
         f.out.error(l);
     }
+    f.take_fatal()?;
     if read.is_none()
         && flags & IN_PACK != 0
         && let Some(i) = f.table.get(id)

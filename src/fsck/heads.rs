@@ -42,6 +42,7 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     for l in &lines {
         f.out.error(l);
     }
+    f.take_fatal()?;
     let Some((k, data)) = read else {
         if let Some(path) = f.loose.get(id) {
             return Err(Fatal::msg(format!(
@@ -114,7 +115,7 @@ impl Fsck<'_> {
 /// An object named on the command line (a full hex id, or a ref name).
 pub fn named_head(f: &mut Fsck<'_>, arg: &OsString, pending: &mut Vec<u32>) {
     let text = arg.to_string_lossy().into_owned();
-    let id = parse_oid(f, text.as_bytes()).or_else(|| resolve_name(f, &text));
+    let id = revision(f, &text);
     let Some(id) = id else {
         f.out.error_bit(
             &format!("invalid parameter: expected sha1, got '{text}'"),
@@ -135,6 +136,43 @@ pub fn named_head(f: &mut Fsck<'_>, arg: &OsString, pending: &mut Vec<u32>) {
                 .error_bit(&format!("{h}: object missing"), bits::OBJECT);
         }
     }
+}
+
+/// A revision as git's `repo_get_oid` reads the common forms: a full id or a ref name (as git
+/// disambiguates it), followed by any number of `~N`, `^N`, `^` and `~`.
+fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
+    let base_end = text.find(['~', '^']).unwrap_or(text.len());
+    let (base, mut rest) = text.split_at(base_end);
+    let mut id = parse_oid(f, base.as_bytes()).or_else(|| resolve_name(f, base))?;
+    while let Some(op) = rest.chars().next() {
+        rest = &rest[1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let n: usize = if digits == 0 { 1 } else { rest[..digits].parse().ok()? };
+        rest = &rest[digits..];
+        let parents = |id: &Oid| -> Option<Vec<Oid>> {
+            let (k, data) = scan::read_object(f, id)?;
+            if k != Kind::Commit {
+                return None;
+            }
+            let links = super::walk::links(k, id, &data, f.repo.format);
+            Some(
+                links
+                    .targets
+                    .iter()
+                    .filter(|t| t.kind == Kind::Commit)
+                    .map(|t| oid(&t.id))
+                    .collect(),
+            )
+        };
+        if op == '~' {
+            for _ in 0..n {
+                id = *parents(&id)?.first()?;
+            }
+        } else if n > 0 {
+            id = *parents(&id)?.get(n - 1)?;
+        }
+    }
+    Some(id)
 }
 
 fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {

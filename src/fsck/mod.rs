@@ -260,6 +260,9 @@ pub struct Fsck<'o> {
     /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
     /// follow.
     pub shallow: std::collections::HashSet<Oid>,
+    /// A reason git would die that a read of the store found (`read_object_with` takes the
+    /// state shared; its callers turn this into a `Fatal`).
+    pub pending_fatal: std::cell::RefCell<Option<String>>,
     /// The bitmaps of the multi-pack-indexes that loaded.
     pub midx_bitmaps: Vec<PathBuf>,
     /// The refs and HEADs that count as default references.
@@ -429,6 +432,14 @@ impl<'o> Fsck<'o> {
 }
 
 impl Fsck<'_> {
+    /// The `Fatal` a read of the store ran into, if any.
+    pub fn take_fatal(&self) -> Result<(), Fatal> {
+        match self.pending_fatal.borrow_mut().take() {
+            Some(m) => Err(Fatal::msg(m)),
+            None => Ok(()),
+        }
+    }
+
     /// One link of a checked object (git's `mark_used`): the target becomes known with the type
     /// the link names, and is kept as an edge or, for a tree's link to a stored blob, counted.
     /// Returns whether the lookup failed (git's walk then reports `broken links`).
@@ -571,6 +582,7 @@ pub fn run_with(
         loose: Default::default(),
         names: Default::default(),
         shallow: Default::default(),
+        pending_fatal: Default::default(),
         midx_bitmaps: Vec::new(),
         default_refs: 0,
         no_default_refs: false,

@@ -1134,11 +1134,14 @@ pub fn read_object_with(f: &Fsck<'_>, id: &Oid, lines: &mut Vec<String>) -> Opti
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id) {
         match read_loose(&mut z, path, &f.hex(id), None) {
-            LooseRead::Ok { type_name, data } => {
-                if let Some(k) = Kind::from_bytes(&type_name) {
-                    return Some((k, data));
+            LooseRead::Ok { type_name, data } => match Kind::from_bytes(&type_name) {
+                Some(k) => return Some((k, data)),
+                // git's reader dies on a type it does not know.
+                None => {
+                    *f.pending_fatal.borrow_mut() = Some("invalid object type".to_string());
+                    return None;
                 }
-            }
+            },
             // git's reader says what is wrong with the stream, not which file it came from.
             LooseRead::Bad(bad) => lines.extend(
                 bad.into_iter()
@@ -1164,9 +1167,15 @@ pub fn read_object_with(f: &Fsck<'_>, id: &Oid, lines: &mut Vec<String>) -> Opti
             format,
             name: &p.name,
             lines,
+            fatal: None,
         };
-        if let Some(r) = reader.unpack_at(off, 0) {
-            return Some(r);
+        let r = reader.unpack_at(off, 0);
+        if let Some(m) = reader.fatal {
+            *f.pending_fatal.borrow_mut() = Some(m);
+            return None;
+        }
+        if r.is_some() {
+            return r;
         }
     }
     None
@@ -1185,6 +1194,8 @@ struct Reader<'a> {
     format: ObjectFormat,
     name: &'a str,
     lines: &'a mut Vec<String>,
+    /// git dies here (an offset past the end of the pack).
+    fatal: Option<String>,
 }
 
 impl Reader<'_> {
@@ -1236,6 +1247,10 @@ impl Reader<'_> {
         }
         let raw = self.format.raw_len();
         let end = self.bytes.len().checked_sub(raw)?;
+        if off > end as u64 {
+            self.fatal = Some("offset beyond end of packfile (truncated pack?)".to_string());
+            return None;
+        }
         let e = match pack::entry(&self.bytes[..end], off, raw) {
             Ok(e) => e,
             Err(pack::EntryError::BadHeader) => {
