@@ -453,10 +453,17 @@ pub fn finish_checks(f: &mut Fsck<'_>) {
 }
 
 /// A commit as the commit-graph check reads it from the object database.
-fn commit_for_graph(f: &Fsck<'_>, raw: &[u8]) -> crate::verify::commit_graph::Commit {
+fn commit_for_graph(
+    f: &Fsck<'_>,
+    raw: &[u8],
+    lines: &mut Vec<String>,
+) -> crate::verify::commit_graph::Commit {
     use crate::verify::commit_graph::Commit;
     let id = oid(raw);
-    match scan::read_object(f, &id) {
+    let mut read_lines = Vec::new();
+    let read = scan::read_object_with(f, &id, &mut read_lines);
+    lines.extend(read_lines.into_iter().map(|l| format!("error: {l}")));
+    match read {
         Some((Kind::Commit, data)) => Commit::Found(data),
         Some(_) => Commit::NotACommit,
         None => match f.loose.get(&id) {
@@ -594,9 +601,10 @@ pub fn structures_after_walk(
         let settings = graph_settings(config);
         for d in dirs {
             let fr: &Fsck<'_> = f;
-            let mut read = |raw: &[u8]| commit_for_graph(fr, raw);
+            let mut read_lines = Vec::new();
+            let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
             let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
-            for l in &out.lines {
+            for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
             if out.failed {
