@@ -113,9 +113,9 @@ pub(crate) fn load(
 }
 
 /// The index positions in pack order as git computes them in memory (`create_pack_revindex`):
-/// the objects' offsets and, last, the offset of the pack's trailer (position `u32::MAX`), sorted
-/// stably by a radix sort on 16-bit digits that stops after the digits of `pack_size` — so bits
-/// of an offset above the pack's size do not take part in the order.
+/// the objects' offsets sorted stably by a radix sort on 16-bit digits that stops after the digits
+/// of `pack_size` (so bits of an offset above the pack's size do not take part in the order), then
+/// the pack's trailer (position `u32::MAX`), which git leaves out of the sort.
 pub(crate) fn in_memory_order(offsets: &[u64], pack_size: u64, format: ObjectFormat) -> Vec<u32> {
     let mut digits = 0u32;
     while digits < 4 && (pack_size >> (16 * digits)) != 0 {
@@ -126,15 +126,20 @@ pub(crate) fn in_memory_order(offsets: &[u64], pack_size: u64, format: ObjectFor
     } else {
         (1u64 << (16 * digits)) - 1
     };
-    let trailer = pack_size.wrapping_sub(format.raw_len() as u64);
+    // git sorts the objects only: the trailer's entry stays last, even when a broken index
+    // gives an object an offset past it.
+    let _ = format;
     let mut entries: Vec<(u64, u32)> = offsets
         .iter()
         .enumerate()
         .map(|(i, &o)| (o, i as u32))
-        .chain(std::iter::once((trailer, u32::MAX)))
         .collect();
     entries.sort_by_key(|&(o, _)| o & mask);
-    entries.into_iter().map(|(_, nr)| nr).collect()
+    entries
+        .into_iter()
+        .map(|(_, nr)| nr)
+        .chain(std::iter::once(u32::MAX))
+        .collect()
 }
 
 #[cfg(test)]
@@ -147,10 +152,11 @@ mod tests {
             in_memory_order(&[30, 12, 50], 100, ObjectFormat::Sha1),
             [1, 0, 2, u32::MAX]
         );
-        // An offset past the trailer sorts after it.
+        // The trailer is left out of the sort: an offset past it still sorts before it, as in
+        // git 2.47.3 (`sort_revindex` over `num_objects` entries).
         assert_eq!(
             in_memory_order(&[90, 12], 100, ObjectFormat::Sha1),
-            [1, u32::MAX, 0]
+            [1, 0, u32::MAX]
         );
     }
 
