@@ -178,7 +178,15 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 /// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
 /// does.
 fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
-    let read_walk = f.opts.connectivity_only || f.opts.name_objects;
+    // A stored object that did not check out (corrupt, or unreadable) makes the counted links
+    // unreliable: git's walk then reports the trees that name it, so walk as git does.
+    let damaged = !f.opts.connectivity_only
+        && f.opts.full
+        && f.table
+            .objs
+            .iter()
+            .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT);
+    let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
     let mut nr = 0u64;
     while let Some(i) = pending.pop() {
         if read_walk {

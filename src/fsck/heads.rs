@@ -147,7 +147,11 @@ fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
     while let Some(op) = rest.chars().next() {
         rest = &rest[1..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let n: usize = if digits == 0 { 1 } else { rest[..digits].parse().ok()? };
+        let n: usize = if digits == 0 {
+            1
+        } else {
+            rest[..digits].parse().ok()?
+        };
         rest = &rest[digits..];
         let parents = |id: &Oid| -> Option<Vec<Oid>> {
             let (k, data) = scan::read_object(f, id)?;
@@ -480,6 +484,30 @@ fn commit_for_graph(
     }
 }
 
+/// The number of commits a commit-graph file lists (its OIDF fan-out's last entry), for
+/// progress.
+fn graph_commits(path: &std::path::Path) -> Option<u64> {
+    let data = std::fs::read(path).ok()?;
+    let be32 = |at: usize| -> Option<u32> {
+        let b = data.get(at..at + 4)?;
+        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    if data.get(..4)? != b"CGPH" {
+        return None;
+    }
+    let chunks = usize::from(*data.get(6)?);
+    for c in 0..chunks {
+        let at = 8 + 12 * c;
+        if be32(at)? == u32::from_be_bytes(*b"OIDF") {
+            let hi = u64::from(be32(at + 4)?);
+            let lo = u64::from(be32(at + 8)?);
+            let off = usize::try_from((hi << 32) | lo).ok()?;
+            return be32(off + 4 * 255).map(u64::from);
+        }
+    }
+    None
+}
+
 /// `core.<key>` as a boolean, git's default when unset or unreadable.
 fn core_bool(config: &crate::gitconfig::Config, key: &str, default: bool) -> bool {
     config.get_bool(key).ok().flatten().unwrap_or(default)
@@ -604,6 +632,11 @@ pub fn structures_after_walk(
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
             let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
+            // The child git runs shows its own progress on a terminal.
+            if let Some(n) = graph_commits(&commit_graph::graph_path(&d.path)) {
+                f.out
+                    .progress("Verifying commits in commit graph", n, n, true);
+            }
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }

@@ -1130,7 +1130,11 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
 
 /// [`read_object`], collecting in `lines` the `error:` lines (without the prefix) git prints when
 /// a packed copy cannot be read.
-pub fn read_object_with(f: &Fsck<'_>, id: &Oid, lines: &mut Vec<String>) -> Option<(Kind, Vec<u8>)> {
+pub fn read_object_with(
+    f: &Fsck<'_>,
+    id: &Oid,
+    lines: &mut Vec<String>,
+) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id) {
         match read_loose(&mut z, path, &f.hex(id), None) {
@@ -1229,12 +1233,15 @@ impl Reader<'_> {
             Ok(_) => None,
             Err(pack::EntryError::BadHeader) => {
                 self.lines.push("bad object header".to_string());
-                self.lines
-                    .push(format!("unknown object type -1 at offset {off} in {}", self.name));
+                self.lines.push(format!(
+                    "unknown object type -1 at offset {off} in {}",
+                    self.name
+                ));
                 None
             }
             Err(err) => {
-                self.lines.push(err.to_string().replace("{pack}", self.name));
+                self.lines
+                    .push(err.to_string().replace("{pack}", self.name));
                 None
             }
         }
@@ -1298,7 +1305,11 @@ impl Reader<'_> {
             }
             pack::EntryKind::OfsDelta(b) => b,
             pack::EntryKind::RefDelta(id) => {
-                match self.index.lookup(id).and_then(|n| self.index.offset(n).ok()) {
+                match self
+                    .index
+                    .lookup(id)
+                    .and_then(|n| self.index.offset(n).ok())
+                {
                     Some(o) => o,
                     None => {
                         self.lines.push(format!(

@@ -41,6 +41,33 @@ const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
 /// The prefix of flagsplit's own lines, which git never prints and which are not compared.
 const NOT_CHECKED: &str = "notice: not checked: ";
 
+/// Cases where flagsplit's answer is known to differ from git's, and why.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "c-ref-pack-delta-base.no-full",
+        "git dies (`packed object ... is corrupt`) on reading the damaged REF_DELTA a second time, \
+         before it reads the reflogs; flagsplit reports the same damage and reads the reflogs",
+    ),
+    (
+        "c-sha256-pack-commit-zlib.connectivity-only",
+        "git's --connectivity-only walk takes a commit listed in the commit-graph from the graph \
+         without reading the damaged object; flagsplit reads every commit it walks",
+    ),
+    (
+        "c-sha256-pack-header-type.connectivity-only",
+        "as c-sha256-pack-commit-zlib.connectivity-only: a damaged commit the commit-graph lists",
+    ),
+    (
+        "c-sha256-pack-header-size.connectivity-only",
+        "as c-sha256-pack-commit-zlib.connectivity-only: a damaged commit the commit-graph lists",
+    ),
+    (
+        "c-sha256-idx-id-order.connectivity-only",
+        "as c-sha256-pack-commit-zlib.connectivity-only: a commit the index search cannot find \
+         but the commit-graph lists",
+    ),
+];
+
 /// What a case expects.
 #[derive(Clone, Debug)]
 pub(crate) enum Expect {
@@ -659,6 +686,28 @@ fn fsck_corpus_matches_git() {
             notices.len(),
             notices.join("\n  ")
         );
+    }
+    // The cases flagsplit is known to answer differently, each with why; they are reported, and
+    // one that starts to agree with git fails the test until it is taken off the list.
+    let case_name = |f: &String| f.split(':').next().unwrap_or(f).to_string();
+    let (known, failed): (Vec<String>, Vec<String>) = failed
+        .into_iter()
+        .partition(|f| KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == case_name(f)));
+    let known_names: Vec<String> = known.iter().map(case_name).collect();
+    let mut failed = failed;
+    for (name, why) in KNOWN_DIFFERENCES {
+        let selected = cases.iter().any(|c| c.name == *name);
+        if known_names.iter().any(|k| k == name) {
+            let _ = write!(
+                report,
+                "
+known difference: {name}: {why}"
+            );
+        } else if selected && subject.is_some() && !bless {
+            failed.push(format!(
+                "{name}: agrees with git now; take it off KNOWN_DIFFERENCES"
+            ));
+        }
     }
     let _ = writeln_stderr(&report);
     let mut all = stale;
