@@ -507,16 +507,15 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
             // of fsck looks objects up in every pack.
-            match &st.idx {
-                Some(m) => match idx::Index::parse(
+            if let Some(m) = &st.idx {
+                match idx::Index::parse(
                     m.bytes(),
                     format.raw_len(),
                     &st.files.idx.display().to_string(),
                 ) {
                     Ok(_) => st.idx_ok = true,
                     Err(e) => f.out.error(&e.to_string()),
-                },
-                None => {}
+                }
             }
             st.pack = Mapped::open(&st.files.pack).ok();
             // git finds an object in a pack by a binary search of its index, and only in a pack

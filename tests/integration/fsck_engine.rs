@@ -364,7 +364,7 @@ fn hostile_packs_are_named_with_their_offsets_without_the_allocation_or_the_loop
         "{err}"
     );
     assert!(
-        has(&"never reaches a base object") && has(&name),
+        has("never reaches a base object") && has(&name),
         "the cycle is named with its pack: {err}"
     );
 }
