@@ -152,4 +152,7 @@ scripts/openssl-matrix.sh
 step "reproducible builds"
 scripts/reproducible.sh
 
+step "fsck on this checkout, as the README shows it, against git fsck"
+scripts/fsck-checkout.sh
+
 step "all tests passed"
