@@ -211,7 +211,7 @@ pub const HASH_OBJECT: Command = Command {
 pub const FSCK: Command = Command {
     name: "fsck",
     about: "Verify a git repository as `git fsck --full` does (it never writes to it).",
-    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [<object>...]",
+    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [OBJECT]...",
     preamble: "Gives git 2.47's verdict on the repository it runs in (found as git finds it: the current\n\
                directory upwards, or GIT_DIR): the same exit status (git's bits: 1 objects, 2\n\
                reachability, 4 packs, 8 refs, 16 commit-graph, 32 multi-pack-index, 64 reverse\n\
