@@ -36,7 +36,7 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         scan::loose_objects(f, &dirs, false)?;
         for id in scan::packed_ids(f) {
             let i = f.table.unknown(&id);
-            f.table.obj_mut(i).flags |= HAS_OBJ;
+            f.table.or_flags(i, HAS_OBJ);
         }
     } else {
         scan::loose_objects(f, &dirs, true)?;
@@ -135,7 +135,7 @@ pub fn mark(
     if f.table.obj(t).flags & REACHABLE != 0 {
         return;
     }
-    f.table.obj_mut(t).flags |= REACHABLE;
+    f.table.or_flags(t, REACHABLE);
     let id = f.table.obj(t).id;
     if f.promisor.contains(&id) {
         return;
@@ -159,7 +159,7 @@ pub fn mark(
 
 /// A head: git's `mark_object_reachable` after `obj->flags |= USED`.
 pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut Vec<u32>) {
-    f.table.obj_mut(i).flags |= USED;
+    f.table.or_flags(i, USED);
     if let Some(n) = name {
         let id = f.table.obj(i).id;
         f.names.entry(id).or_insert(n);
@@ -183,7 +183,6 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
     let damaged = !f.opts.connectivity_only
         && f.opts.full
         && f.table
-            .objs
             .iter()
             .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT);
     let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
@@ -222,7 +221,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
                 let links = super::walk::links(k, &id, &data, f.repo.format);
                 for t in links.targets {
                     if let Ok(ti) = f.table.lookup(&oid(&t.id), t.kind) {
-                        f.table.obj_mut(ti).flags |= USED;
+                        f.table.or_flags(ti, USED);
                     }
                 }
             }
@@ -298,7 +297,7 @@ fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, 
         && flags & IN_PACK != 0
         && let Some(i) = f.table.get(id)
     {
-        f.table.obj_mut(i).flags |= BAD;
+        f.table.or_flags(i, BAD);
     }
     Ok(read)
 }
@@ -320,9 +319,9 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
         let links = super::walk::links(Kind::Tree, &id, &data, format);
         for t in links.targets.iter().filter(|t| t.kind == Kind::Blob) {
             if let Some(ti) = f.table.get(&oid(&t.id)) {
-                let o = f.table.obj_mut(ti);
+                let o = f.table.obj(ti);
                 if o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT {
-                    o.refs = o.refs.saturating_sub(1);
+                    f.table.sub_ref(ti);
                 }
             }
         }

@@ -53,7 +53,7 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         }
         // git marks a packed copy it could not read as bad, and no longer finds it.
         if let Some(i) = f.table.get(id) {
-            f.table.obj_mut(i).flags |= super::table::BAD;
+            f.table.or_flags(i, super::table::BAD);
         }
         return Ok(None);
     };
@@ -76,7 +76,7 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     match f.table.lookup(id, k) {
         Ok(i) => {
             if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only {
-                f.table.obj_mut(i).flags |= HAS_OBJ;
+                f.table.or_flags(i, HAS_OBJ);
             }
             Ok(Some(i))
         }

@@ -14,6 +14,7 @@
 //! - [`walk`]: what an object links to, and git's per-object checks.
 //! - [`connect`]: heads and the connectivity walk.
 
+pub mod check;
 pub mod connect;
 pub mod heads;
 pub mod odb;
@@ -26,7 +27,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use crate::object::{Kind, ObjectFormat};
-use table::{HAS_OBJ, Oid, SEEN, Table, USED};
+use table::{Oid, Table, USED};
 
 /// git's exit bits.
 pub mod bits {
@@ -263,6 +264,8 @@ pub struct Fsck<'o> {
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
+    /// The sequential scan's worker state, reused from object to object.
+    pub seq: Option<check::Local>,
     /// The bitmaps of the multi-pack-indexes that loaded.
     pub midx_bitmaps: Vec<PathBuf>,
     /// The refs and HEADs that count as default references.
@@ -299,9 +302,8 @@ impl<'o> Fsck<'o> {
         }
     }
 
-    /// git's `fsck_obj_buffer` and `fsck_obj`: an object that was read and hashed correctly.
-    /// `data` is `None` for a blob that was streamed. Returns whether git's callback reported an
-    /// error (which a pack turns into its exit bit).
+    /// git's `fsck_obj_buffer` and `fsck_obj` for an object of the sequential scan (loose
+    /// objects): see [`check::Core::object_checked`].
     pub fn object_checked(
         &mut self,
         id: &Oid,
@@ -309,125 +311,74 @@ impl<'o> Fsck<'o> {
         data: Option<&[u8]>,
         loose: Option<&Path>,
     ) -> bool {
-        let format = self.repo.format;
-        // Well-formed trees (nearly all) are walked without building their links.
-        let simple_tree = match data {
-            Some(d) if kind == Kind::Tree && walk::is_simple_tree(d, format.raw_len()) => Some(d),
-            _ => None,
-        };
-        let mut links = match data {
-            Some(d) if kind != Kind::Blob && simple_tree.is_none() => {
-                walk::links(kind, id, d, format)
-            }
-            _ => walk::Links::default(),
-        };
-        if kind == Kind::Commit && self.shallow.contains(id) {
-            // A shallow commit's parents are not followed (git grafts it with no parents).
-            links.targets.retain(|t| t.kind != Kind::Commit);
+        let mut l = self.seq.take().unwrap_or_default();
+        l.special = std::mem::take(&mut self.checks.special);
+        let err = self
+            .core()
+            .object_checked(&mut l, id, kind, data, loose, 0, true);
+        self.checks.special = std::mem::take(&mut l.special);
+        self.apply(&mut l);
+        self.seq = Some(l);
+        err
+    }
+
+    /// What a check needs of the run.
+    pub fn core(&self) -> check::Core<'_> {
+        check::Core {
+            table: &self.table,
+            format: self.repo.format,
+            opts: self.opts,
+            checks: &self.checks.opts,
+            shallow: &self.shallow,
         }
-        for e in &links.errors {
-            self.out.error(e);
-        }
-        let unparsed = |f: &mut Fsck<'_>| {
-            let h = f.hex(id);
-            let line = match loose {
-                Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
-                None => format!("{h}: object corrupt or missing"),
-            };
-            f.out.error_bit(&line, bits::OBJECT);
-        };
-        let i = match self.table.lookup(id, kind) {
-            Ok(i) => i,
-            Err(c) => {
-                self.out.error(&format!(
-                    "object {} is a {}, not a {}",
-                    self.hex(id),
-                    c.is.name(),
-                    kind.name()
-                ));
-                unparsed(self);
-                return true;
+    }
+
+    /// Folds what a check produced into the run: its lines, bits and links (creating the objects
+    /// it linked to that the table did not have). Leaves `l` empty for reuse.
+    pub fn apply(&mut self, l: &mut check::Local) {
+        for line in l.lines.drain(..) {
+            match line {
+                check::Line::Out(b) => {
+                    let text = String::from_utf8_lossy(&b).into_owned();
+                    self.out.out(&text);
+                }
+                check::Line::Err(b) => self.out.err_bytes(&b),
             }
-        };
-        if links.parse_failed {
-            // git's parser looked these up (with their types) before it failed.
-            for t in &links.targets {
-                let tid = table::oid(&t.id);
-                if let Err(c) = self.table.lookup(&tid, t.kind) {
-                    self.out.error(&format!(
-                        "object {} is a {}, not a {}",
-                        self.hex(&tid),
-                        c.is.name(),
-                        t.kind.name()
-                    ));
+        }
+        self.out.bits |= std::mem::take(&mut l.bits);
+        for (i, edges) in l.edges.drain(..) {
+            let mut kept = Vec::with_capacity(edges.len());
+            let mut broken = false;
+            for e in edges {
+                match e {
+                    check::Edge::Known(e) => kept.push(e),
+                    check::Edge::Missing(tid, tkind) => match self.table.lookup(&tid, tkind) {
+                        Ok(ti) => {
+                            self.table.or_flags(ti, USED);
+                            kept.push(table::edge(Some(ti), tkind));
+                        }
+                        Err(c) => {
+                            self.out.error(&format!(
+                                "object {} is a {}, not a {}",
+                                self.hex(&tid),
+                                c.is.name(),
+                                tkind.name()
+                            ));
+                            kept.push(table::edge(None, tkind));
+                            broken = true;
+                        }
+                    },
                 }
             }
-            unparsed(self);
-            return true;
+            if broken {
+                let o = self.table.obj(i);
+                let k = o.kind.map_or("unknown", Kind::name);
+                let line = format!("error in {k} {}: broken links", self.hex(&o.id));
+                self.out.err(&line);
+                self.out.bits |= bits::OBJECT;
+            }
+            self.table.set_edges(i, &kept);
         }
-        {
-            let o = self.table.obj_mut(i);
-            o.flags &= !(table::REACHABLE | SEEN);
-            o.flags |= HAS_OBJ;
-        }
-        if self.table.obj(i).flags & SEEN != 0 {
-            return false;
-        }
-        self.table.obj_mut(i).flags |= SEEN;
-        if self.opts.verbose {
-            self.out
-                .err(&format!("Checking {} {}", kind.name(), self.describe(id)));
-        }
-        // The walk with `mark_used`: every target becomes known with the type the link names.
-        // A tree's links to stored blobs are only counted (see `connect`); the others are kept
-        // for the connectivity walk.
-        let mut edges = Vec::with_capacity(links.targets.len());
-        let mut broken = links.walk_failed;
-        if let Some(d) = simple_tree {
-            walk::for_each_simple_entry(d, format.raw_len(), |tkind, tid| {
-                broken |= self.link(kind, &table::oid(tid), tkind, &mut edges);
-            });
-        }
-        for t in &links.targets {
-            broken |= self.link(kind, &table::oid(&t.id), t.kind, &mut edges);
-        }
-        self.table.set_edges(i, &edges);
-        if broken {
-            let line = format!(
-                "error in {} {}: broken links",
-                kind.name(),
-                self.describe(id)
-            );
-            self.out.err(&line);
-            self.out.bits |= bits::OBJECT;
-        }
-        let (findings, failed) = self.checks.check(kind, id, data, format);
-        for finding in findings {
-            let line = finding.line(kind, &self.describe(id));
-            self.out.err_bytes(&line);
-        }
-        if failed {
-            return true;
-        }
-        if kind == Kind::Commit && self.opts.root && walk::parents(&links) == 0 {
-            let line = format!("root {}", self.describe(id));
-            self.out.out(&line);
-        }
-        if kind == Kind::Tag
-            && self.opts.tags
-            && let Some(t) = links.targets.first()
-        {
-            let tid = table::oid(&t.id);
-            let line = format!(
-                "tagged {} {} ({}) in {}",
-                t.kind.name(),
-                self.describe(&tid),
-                String::from_utf8_lossy(links.tag_name.as_deref().unwrap_or(b"")),
-                self.describe(id)
-            );
-            self.out.out(&line);
-        }
-        false
     }
 }
 
@@ -437,37 +388,6 @@ impl Fsck<'_> {
         match self.pending_fatal.borrow_mut().take() {
             Some(m) => Err(Fatal::msg(m)),
             None => Ok(()),
-        }
-    }
-
-    /// One link of a checked object (git's `mark_used`): the target becomes known with the type
-    /// the link names, and is kept as an edge or, for a tree's link to a stored blob, counted.
-    /// Returns whether the lookup failed (git's walk then reports `broken links`).
-    fn link(&mut self, from: Kind, tid: &Oid, tkind: Kind, edges: &mut Vec<u32>) -> bool {
-        match self.table.lookup(tid, tkind) {
-            Ok(ti) => {
-                let o = self.table.obj_mut(ti);
-                o.flags |= USED;
-                if from == Kind::Tree
-                    && tkind == Kind::Blob
-                    && o.flags & (table::PRESENT | table::BAD) == table::PRESENT
-                {
-                    o.refs = o.refs.saturating_add(1);
-                } else {
-                    edges.push(table::edge(Some(ti), tkind));
-                }
-                false
-            }
-            Err(c) => {
-                self.out.error(&format!(
-                    "object {} is a {}, not a {}",
-                    self.hex(tid),
-                    c.is.name(),
-                    tkind.name()
-                ));
-                edges.push(table::edge(None, tkind));
-                true
-            }
         }
     }
 }
@@ -583,6 +503,7 @@ pub fn run_with(
         names: Default::default(),
         shallow: Default::default(),
         pending_fatal: Default::default(),
+        seq: None,
         midx_bitmaps: Vec::new(),
         default_refs: 0,
         no_default_refs: false,

@@ -136,7 +136,7 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
             };
             let id = oid(&raw);
             let i = f.table.unknown(&id);
-            f.table.obj_mut(i).flags |= super::table::PRESENT;
+            f.table.or_flags(i, super::table::PRESENT);
             f.loose.entry(id).or_insert_with(|| path.clone());
             if check {
                 check_loose(f, &mut z, &id, path);
@@ -145,7 +145,7 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
                     .progress("Checking object directories", sub + 1, 256, false);
             } else {
                 let i = f.table.unknown(&id);
-                f.table.obj_mut(i).flags |= super::table::HAS_OBJ;
+                f.table.or_flags(i, super::table::HAS_OBJ);
             }
         }
         if check {
@@ -540,7 +540,8 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                     }
                     let id = oid(index.id(n));
                     let i = f.table.unknown(&id);
-                    f.table.obj_mut(i).flags |= super::table::PRESENT | super::table::IN_PACK;
+                    f.table
+                        .or_flags(i, super::table::PRESENT | super::table::IN_PACK);
                     if st.files.promisor {
                         f.promisor.insert(id);
                     }
@@ -876,7 +877,7 @@ fn resolve(
                     f.out.error(&line);
                     let bad = oid(ctx.index.id(ents[e].n));
                     if let Some(i) = f.table.get(&bad) {
-                        f.table.obj_mut(i).flags |= super::table::BAD;
+                        f.table.or_flags(i, super::table::BAD);
                     }
                 }
                 Err(())

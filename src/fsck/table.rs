@@ -5,6 +5,7 @@
 //! bits, so that the connectivity walk never reads an object a second time.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
 use crate::object::Kind;
 
@@ -40,20 +41,51 @@ pub const BAD: u8 = 64;
 /// `NULL` for it).
 pub const BROKEN: u32 = 0x3fff_ffff;
 
-/// One object.
-#[derive(Clone, Debug)]
+/// One object, as stored: its type, flags and count are atomics, so that the workers checking
+/// a pack update them through a shared table.
+#[derive(Debug)]
 pub struct Obj {
     /// Its id.
     pub id: Oid,
-    /// The type it was looked up or parsed as (`None`: git's `OBJ_NONE`).
-    pub kind: Option<Kind>,
+    /// The type it was looked up or parsed as: 0 for none (git's `OBJ_NONE`), else
+    /// `kind_bits + 1`.
+    kind: AtomicU8,
     /// git's flags.
-    pub flags: u8,
+    flags: AtomicU8,
+    /// For a stored blob: how many checked trees link to it.
+    refs: AtomicU32,
     /// Its links, as a range of [`Table::edges`]: a commit's and a tag's, and a tree's links to
     /// trees and to blobs that are not stored (the others are only counted in `refs`).
     pub edges: (u32, u32),
-    /// For a stored blob: how many checked trees link to it.
+}
+
+/// A snapshot of one object.
+#[derive(Clone, Copy, Debug)]
+pub struct ObjView {
+    /// Its id.
+    pub id: Oid,
+    /// Its type (`None`: git's `OBJ_NONE`).
+    pub kind: Option<Kind>,
+    /// git's flags.
+    pub flags: u8,
+    /// See [`Obj`].
+    pub edges: (u32, u32),
+    /// See [`Obj`].
     pub refs: u32,
+}
+
+fn kind_from(v: u8) -> Option<Kind> {
+    match v {
+        1 => Some(Kind::Commit),
+        2 => Some(Kind::Tree),
+        3 => Some(Kind::Blob),
+        4 => Some(Kind::Tag),
+        _ => None,
+    }
+}
+
+fn kind_code(k: Kind) -> u8 {
+    kind_bits(k) as u8 + 1
 }
 
 /// A fast hash of object ids. Stored objects' ids are uniformly distributed, but a tree can name
@@ -125,7 +157,7 @@ pub struct Table {
     /// megabyte, instead of in the map.
     recent: Vec<u32>,
     /// The objects, in the order they became known.
-    pub objs: Vec<Obj>,
+    objs: Vec<Obj>,
     /// All links (see the module's documentation).
     pub edges: Vec<u32>,
 }
@@ -167,8 +199,15 @@ pub fn edge(target: Option<u32>, kind: Kind) -> u32 {
     (kind_bits(kind) << 30) | target.unwrap_or(BROKEN)
 }
 
-/// The number of [`Table::recent`] slots.
-const RECENT: usize = 1 << 16;
+/// The number of [`Table::recent`] slots, and of a worker's own cache of recent lookups.
+pub const RECENT_SLOTS: usize = 1 << 16;
+const RECENT: usize = RECENT_SLOTS;
+
+fn slot_of(id: &Oid) -> usize {
+    (u64::from_le_bytes([id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]])
+        ^ u64::from(id[8]) << 3) as usize
+        & (RECENT - 1)
+}
 
 impl Default for Table {
     fn default() -> Table {
@@ -195,10 +234,10 @@ impl Table {
         let i = self.objs.len() as u32;
         self.objs.push(Obj {
             id: *id,
-            kind: None,
-            flags: 0,
+            kind: AtomicU8::new(0),
+            flags: AtomicU8::new(0),
+            refs: AtomicU32::new(0),
             edges: (0, 0),
-            refs: 0,
         });
         self.map.insert(Key(*id), i);
         i
@@ -207,9 +246,7 @@ impl Table {
     /// git's `lookup_<type>`: the object as `kind`, created if new; a conflict when it already
     /// has another type.
     pub fn lookup(&mut self, id: &Oid, kind: Kind) -> Result<u32, Conflict> {
-        let slot = (u64::from_le_bytes([id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]])
-            ^ u64::from(id[8]) << 3) as usize
-            & (RECENT - 1);
+        let slot = slot_of(id);
         let cached = self.recent[slot];
         let i = match self.objs.get(cached as usize) {
             Some(o) if o.id == *id => cached,
@@ -219,25 +256,79 @@ impl Table {
                 i
             }
         };
-        let o = &mut self.objs[i as usize];
-        match o.kind {
-            None => {
-                o.kind = Some(kind);
-                Ok(i)
-            }
-            Some(k) if k == kind => Ok(i),
-            Some(k) => Err(Conflict { is: k }),
+        self.set_kind(i, kind).map(|()| i)
+    }
+
+    /// Gives `i` the type `kind` unless it has one: a conflict when it is another.
+    pub fn set_kind(&self, i: u32, kind: Kind) -> Result<(), Conflict> {
+        let cell = &self.objs[i as usize].kind;
+        match cell.compare_exchange(0, kind_code(kind), Relaxed, Relaxed) {
+            Ok(_) => Ok(()),
+            Err(v) if v == kind_code(kind) => Ok(()),
+            Err(v) => Err(Conflict {
+                is: kind_from(v).unwrap_or(kind),
+            }),
         }
     }
 
-    /// The object at `i`.
-    pub fn obj(&self, i: u32) -> &Obj {
-        &self.objs[i as usize]
+    /// git's `lookup_<type>` for an object already in the table, through the caller's cache of
+    /// recent lookups (`recent`, [`RECENT_SLOTS`] entries): `Ok(None)` when the table does not
+    /// have it. Takes the table shared: workers checking a pack look up at the same time.
+    pub fn lookup_known(
+        &self,
+        id: &Oid,
+        kind: Kind,
+        recent: &mut [u32],
+    ) -> Result<Option<u32>, Conflict> {
+        let slot = slot_of(id);
+        let cached = recent.get(slot).copied().unwrap_or(u32::MAX);
+        let i = match self.objs.get(cached as usize) {
+            Some(o) if o.id == *id => cached,
+            _ => match self.map.get(&Key(*id)) {
+                Some(&i) => {
+                    if let Some(r) = recent.get_mut(slot) {
+                        *r = i;
+                    }
+                    i
+                }
+                None => return Ok(None),
+            },
+        };
+        self.set_kind(i, kind).map(|()| Some(i))
     }
 
-    /// The object at `i`, to change.
-    pub fn obj_mut(&mut self, i: u32) -> &mut Obj {
-        &mut self.objs[i as usize]
+    /// The object at `i`.
+    pub fn obj(&self, i: u32) -> ObjView {
+        let o = &self.objs[i as usize];
+        ObjView {
+            id: o.id,
+            kind: kind_from(o.kind.load(Relaxed)),
+            flags: o.flags.load(Relaxed),
+            edges: o.edges,
+            refs: o.refs.load(Relaxed),
+        }
+    }
+
+    /// Sets `flags` on `i`; returns the flags it had.
+    pub fn or_flags(&self, i: u32, flags: u8) -> u8 {
+        self.objs[i as usize].flags.fetch_or(flags, Relaxed)
+    }
+
+    /// Counts one more checked tree linking to the blob `i`.
+    pub fn add_ref(&self, i: u32) {
+        let r = &self.objs[i as usize].refs;
+        let _ = r.fetch_update(Relaxed, Relaxed, |v| v.checked_add(1));
+    }
+
+    /// Counts one checked tree less.
+    pub fn sub_ref(&self, i: u32) {
+        let r = &self.objs[i as usize].refs;
+        let _ = r.fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));
+    }
+
+    /// Every object, as snapshots.
+    pub fn iter(&self) -> impl Iterator<Item = ObjView> + '_ {
+        (0..self.objs.len() as u32).map(|i| self.obj(i))
     }
 
     /// Records `edges` as the links of `i`.

@@ -84,8 +84,10 @@ pub use checks::Finding;
 
 /// git's checks with the repository's `fsck.*` configuration.
 pub struct Checks {
-    opts: checks::Options,
-    special: SpecialBlobs,
+    /// The configured options.
+    pub opts: checks::Options,
+    /// The blobs trees named `.gitmodules` or `.gitattributes`, for `fsck_finish`.
+    pub special: SpecialBlobs,
 }
 
 impl Checks {

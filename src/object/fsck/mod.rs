@@ -669,6 +669,34 @@ impl SpecialBlobs {
         self.gitmodules_found.contains(oid)
     }
 
+    /// How many blobs trees have named `.gitmodules` and `.gitattributes` so far: the ids
+    /// [`SpecialBlobs::found_since`] gives from these counts on were named after.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.gitmodules_found.order.len(),
+            self.gitattributes_found.order.len(),
+        )
+    }
+
+    /// The blobs named `.gitmodules` and `.gitattributes` since `counts` said `since`, in order.
+    pub fn found_since(&self, since: (usize, usize)) -> (&[Vec<u8>], &[Vec<u8>]) {
+        (
+            self.gitmodules_found.order.get(since.0..).unwrap_or(&[]),
+            self.gitattributes_found.order.get(since.1..).unwrap_or(&[]),
+        )
+    }
+
+    /// Records that a tree named `oid` `.gitmodules`, as checking the tree would (for a caller
+    /// that checked trees with sets of its own and replays them in git's order).
+    pub fn add_gitmodules(&mut self, oid: &[u8]) {
+        self.gitmodules_found.insert(oid);
+    }
+
+    /// Records that a tree named `oid` `.gitattributes` (see [`SpecialBlobs::add_gitmodules`]).
+    pub fn add_gitattributes(&mut self, oid: &[u8]) {
+        self.gitattributes_found.insert(oid);
+    }
+
     /// Whether `oid` was named `.gitattributes` by a tree checked so far.
     pub fn is_gitattributes(&self, oid: &[u8]) -> bool {
         self.gitattributes_found.contains(oid)

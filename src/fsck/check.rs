@@ -1,0 +1,286 @@
+//! Checking one object that was read and hashed correctly (git's `fsck_obj_buffer` and
+//! `fsck_obj`), shared by the sequential loose scan and the workers that check a pack: the
+//! table is taken shared (its flags and types are atomics), everything the check produces goes
+//! to the caller's [`Local`], and [`super::Fsck::apply`] folds a `Local` into the run.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::object::fsck::{self as checks, SpecialBlobs};
+use crate::object::{Kind, ObjectFormat};
+
+use super::table::{self, BAD, HAS_OBJ, Oid, PRESENT, SEEN, Table, USED};
+use super::{Options, bits, hex, walk};
+
+/// What a check needs of the run, shared.
+pub struct Core<'a> {
+    /// The objects.
+    pub table: &'a Table,
+    /// The object format.
+    pub format: ObjectFormat,
+    /// The options.
+    pub opts: &'a Options,
+    /// git's checks, configured.
+    pub checks: &'a checks::Options,
+    /// The shallow boundary.
+    pub shallow: &'a HashSet<Oid>,
+}
+
+/// A line for standard output or standard error.
+#[derive(Debug)]
+pub enum Line {
+    /// Standard output.
+    Out(Vec<u8>),
+    /// Standard error.
+    Err(Vec<u8>),
+}
+
+/// A kept link: to an object in the table, or to one it does not have yet (created when the
+/// `Local` is applied).
+#[derive(Clone, Copy, Debug)]
+pub enum Edge {
+    /// An edge as [`table::edge`] makes it.
+    Known(u32),
+    /// A link to an id the table did not have, with the type the link names.
+    Missing(Oid, Kind),
+}
+
+/// What one worker (or the sequential scan) produced.
+pub struct Local {
+    /// Lines, in the order produced.
+    pub lines: Vec<Line>,
+    /// Exit bits.
+    pub bits: u8,
+    /// The kept links of each checked object.
+    pub edges: Vec<(u32, Vec<Edge>)>,
+    /// The special blobs trees named (a worker's own; the sequential scan's is the run's).
+    pub special: SpecialBlobs,
+    /// For a worker: each blob a tree named `.gitmodules` (`true`) or `.gitattributes`, with the
+    /// tree's pack offset, to be replayed in git's order.
+    pub special_events: Vec<(u64, Vec<u8>, bool)>,
+    /// The cache of recent lookups.
+    pub recent: Vec<u32>,
+    /// An error the pack's verification reports (its exit bit).
+    pub err: bool,
+}
+
+impl Default for Local {
+    fn default() -> Local {
+        Local::new(SpecialBlobs::default())
+    }
+}
+
+impl Local {
+    /// An empty one, with `special` as its set of special blobs.
+    pub fn new(special: SpecialBlobs) -> Local {
+        Local {
+            lines: Vec::new(),
+            bits: 0,
+            edges: Vec::new(),
+            special,
+            special_events: Vec::new(),
+            recent: vec![u32::MAX; table::RECENT_SLOTS],
+            err: false,
+        }
+    }
+
+    /// `error: MESSAGE`.
+    pub fn error(&mut self, message: &str) {
+        self.lines
+            .push(Line::Err(format!("error: {message}").into_bytes()));
+    }
+
+    /// A line on standard error, as it is.
+    pub fn err(&mut self, line: &str) {
+        self.lines.push(Line::Err(line.as_bytes().to_vec()));
+    }
+}
+
+impl Core<'_> {
+    /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it.
+    fn link(
+        &self,
+        l: &mut Local,
+        from: Kind,
+        tid: &Oid,
+        tkind: Kind,
+        edges: &mut Vec<Edge>,
+    ) -> bool {
+        match self.table.lookup_known(tid, tkind, &mut l.recent) {
+            Ok(Some(ti)) => {
+                let flags = self.table.or_flags(ti, USED);
+                if from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT {
+                    self.table.add_ref(ti);
+                } else {
+                    edges.push(Edge::Known(table::edge(Some(ti), tkind)));
+                }
+                false
+            }
+            Ok(None) => {
+                edges.push(Edge::Missing(*tid, tkind));
+                false
+            }
+            Err(c) => {
+                l.error(&format!(
+                    "object {} is a {}, not a {}",
+                    hex(&tid[..self.format.raw_len()]),
+                    c.is.name(),
+                    tkind.name()
+                ));
+                edges.push(Edge::Known(table::edge(None, tkind)));
+                true
+            }
+        }
+    }
+
+    /// git's `fsck_obj_buffer` and `fsck_obj` for object `id` of `kind`, read and hashed
+    /// correctly: `data` is `None` for a blob that was streamed, `loose` the file of a loose
+    /// object. `at` is where a worker found it (its pack offset), for the order of special
+    /// blobs; `blobs_now` says whether special blobs are checked here (the sequential scan) or
+    /// replayed later (a worker). Returns whether git's callback reports an error.
+    #[allow(clippy::too_many_arguments)]
+    pub fn object_checked(
+        &self,
+        l: &mut Local,
+        id: &Oid,
+        kind: Kind,
+        data: Option<&[u8]>,
+        loose: Option<&Path>,
+        at: u64,
+        blobs_now: bool,
+    ) -> bool {
+        let format = self.format;
+        let h = hex(&id[..format.raw_len()]);
+        // Well-formed trees (nearly all) are walked without building their links.
+        let simple_tree = match data {
+            Some(d) if kind == Kind::Tree && walk::is_simple_tree(d, format.raw_len()) => Some(d),
+            _ => None,
+        };
+        let mut links = match data {
+            Some(d) if kind != Kind::Blob && simple_tree.is_none() => {
+                walk::links(kind, id, d, format)
+            }
+            _ => walk::Links::default(),
+        };
+        if kind == Kind::Commit && self.shallow.contains(id) {
+            // A shallow commit's parents are not followed (git grafts it with no parents).
+            links.targets.retain(|t| t.kind != Kind::Commit);
+        }
+        for e in &links.errors {
+            l.error(e);
+        }
+        let unparsed = |l: &mut Local| {
+            let line = match loose {
+                Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
+                None => format!("{h}: object corrupt or missing"),
+            };
+            l.error(&line);
+            l.bits |= bits::OBJECT;
+        };
+        let Some(i) = self.table.get(id) else {
+            // Every stored object is in the table before the scan.
+            unparsed(l);
+            return true;
+        };
+        if let Err(c) = self.table.set_kind(i, kind) {
+            l.error(&format!(
+                "object {h} is a {}, not a {}",
+                c.is.name(),
+                kind.name()
+            ));
+            unparsed(l);
+            return true;
+        }
+        if links.parse_failed {
+            // git's parser looked these up (with their types) before it failed.
+            for t in &links.targets {
+                let tid = table::oid(&t.id);
+                if let Err(c) = self.table.lookup_known(&tid, t.kind, &mut l.recent) {
+                    l.error(&format!(
+                        "object {} is a {}, not a {}",
+                        hex(&t.id),
+                        c.is.name(),
+                        t.kind.name()
+                    ));
+                }
+            }
+            unparsed(l);
+            return true;
+        }
+        // git clears SEEN just before it tests it: an object stored twice is checked twice.
+        self.table.or_flags(i, HAS_OBJ | SEEN);
+        if self.opts.verbose {
+            l.err(&format!("Checking {} {h}", kind.name()));
+        }
+        // The walk with `mark_used`: every target becomes known with the type the link names.
+        // A tree's links to stored blobs are only counted (see `connect`); the others are kept
+        // for the connectivity walk.
+        let mut edges = Vec::new();
+        let mut broken = links.walk_failed;
+        if let Some(d) = simple_tree {
+            walk::for_each_simple_entry(d, format.raw_len(), |tkind, tid| {
+                broken |= self.link(l, kind, &table::oid(tid), tkind, &mut edges);
+            });
+        }
+        for t in &links.targets {
+            broken |= self.link(l, kind, &table::oid(&t.id), t.kind, &mut edges);
+        }
+        if !edges.is_empty() {
+            l.edges.push((i, edges));
+        }
+        if broken {
+            l.err(&format!("error in {} {h}: broken links", kind.name()));
+            l.bits |= bits::OBJECT;
+        }
+        if kind == Kind::Blob && !blobs_now {
+            // Special blobs are checked when the pack's order is replayed.
+            return false;
+        }
+        let before = l.special.counts();
+        let raw = &id[..format.raw_len()];
+        let mut findings = Vec::new();
+        let failed = match data {
+            Some(d) => checks::check_object(
+                kind,
+                raw,
+                d,
+                format,
+                self.checks,
+                &mut l.special,
+                &mut findings,
+            ),
+            None => checks::check_unloaded_blob(raw, self.checks, &mut l.special, &mut findings),
+        };
+        if !blobs_now && kind == Kind::Tree && l.special.counts() != before {
+            let (modules, attributes) = l.special.found_since(before);
+            let events: Vec<_> = modules
+                .iter()
+                .map(|b| (at, b.clone(), true))
+                .chain(attributes.iter().map(|b| (at, b.clone(), false)))
+                .collect();
+            l.special_events.extend(events);
+        }
+        for finding in findings {
+            l.lines.push(Line::Err(finding.line(kind, &h)));
+        }
+        if failed {
+            return true;
+        }
+        if kind == Kind::Commit && self.opts.root && walk::parents(&links) == 0 {
+            l.lines.push(Line::Out(format!("root {h}").into_bytes()));
+        }
+        if kind == Kind::Tag
+            && self.opts.tags
+            && let Some(t) = links.targets.first()
+        {
+            let line = format!(
+                "tagged {} {} ({}) in {h}",
+                t.kind.name(),
+                hex(&t.id),
+                String::from_utf8_lossy(links.tag_name.as_deref().unwrap_or(b"")),
+            );
+            l.lines.push(Line::Out(line.into_bytes()));
+        }
+        false
+    }
+}
