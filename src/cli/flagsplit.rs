@@ -251,6 +251,13 @@ pub const FSCK: Command = Command {
             "name-objects",
             "show verbose names for reachable objects",
         ),
+        Opt::with_value(
+            None,
+            "threads",
+            "N",
+            "check packs on N threads (default: one per core; 1: on\nthe calling thread alone) (a flagsplit extension)",
+        )
+        .flagsplit_extension(),
     ],
     epilogue: "Options follow git's rules (unique prefixes, --no-OPTION, git's messages, status 129).\n\n\
                Structures flagsplit does not verify are named on standard error, one line each:\n\

@@ -81,6 +81,8 @@ pub struct Options {
     pub progress: Option<bool>,
     /// The heads given as arguments.
     pub heads: Vec<OsString>,
+    /// How many threads check packs (`--threads`; 0: one per core).
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -99,6 +101,7 @@ impl Default for Options {
             verbose: false,
             progress: None,
             heads: Vec::new(),
+            threads: 0,
         }
     }
 }
@@ -264,6 +267,8 @@ pub struct Fsck<'o> {
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
+    /// The workers that check packs (`None`: one thread, the caller's).
+    pub pool: Option<rayon::ThreadPool>,
     /// The sequential scan's worker state, reused from object to object.
     pub seq: Option<check::Local>,
     /// The bitmaps of the multi-pack-indexes that loaded.
@@ -504,6 +509,10 @@ pub fn run_with(
         shallow: Default::default(),
         pending_fatal: Default::default(),
         seq: None,
+        pool: match opts.threads {
+            1 => None,
+            n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
+        },
         midx_bitmaps: Vec::new(),
         default_refs: 0,
         no_default_refs: false,

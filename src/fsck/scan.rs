@@ -10,11 +10,15 @@
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
 
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
 use super::odb::{self, Mapped, PackFiles};
+use super::check::{Core, Local};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
 use crate::hash::{Algorithm, Hasher};
@@ -596,7 +600,6 @@ struct Ent {
     size: u64,
     data: u64,
     is_delta: bool,
-    done: bool,
     /// An OFS_DELTA base offset where no entry starts.
     phantom: Option<u64>,
 }
@@ -613,8 +616,96 @@ pub fn verify_pack(
     let packs = std::mem::take(&mut f.packs);
     let result = verify_one(f, &packs[pi], format, raw, base_count, total);
     f.packs = packs;
-    result
+    let (mut err, events) = result?;
+    err |= replay_special(f, pi, events);
+    Ok(err)
 }
+
+/// The blobs trees named `.gitmodules` or `.gitattributes`, in git's order: the workers checked
+/// trees with sets of their own and no such blob; here the pack's entries are taken in offset
+/// order, as git takes them, so that a blob is checked now when a tree named it first (its
+/// findings then count for the pack, as in git) and left to `fsck_finish` otherwise.
+fn replay_special(f: &mut Fsck<'_>, pi: usize, mut events: Vec<(u64, Vec<u8>, bool)>) -> bool {
+    let format = f.repo.format;
+    let raw = format.raw_len();
+    let Some(index) = f.packs[pi].index(format) else {
+        return false;
+    };
+    let mut candidates: Vec<Vec<u8>> = events.iter().map(|(_, id, _)| id.clone()).collect();
+    let (modules, attributes) = f.checks.special.found_since((0, 0));
+    candidates.extend(modules.iter().chain(attributes).cloned());
+    candidates.sort();
+    candidates.dedup();
+    // A blob event sorts after a tree event at the same offset, which cannot happen.
+    let mut blobs: Vec<(u64, Vec<u8>)> = candidates
+        .into_iter()
+        .filter_map(|id| {
+            let n = index.lookup(&id[..raw.min(id.len())])?;
+            Some((index.offset(n).ok()?, id))
+        })
+        .collect();
+    if events.is_empty() && blobs.is_empty() {
+        return false;
+    }
+    events.sort_by_key(|e| e.0);
+    blobs.sort();
+    let mut err = false;
+    let mut ev = events.into_iter().peekable();
+    for (off, id) in blobs {
+        while let Some((_, name, modules)) = ev.next_if(|e| e.0 < off) {
+            if modules {
+                f.checks.special.add_gitmodules(&name);
+            } else {
+                f.checks.special.add_gitattributes(&name);
+            }
+        }
+        let special = f.checks.special.is_gitmodules(&id) || f.checks.special.is_gitattributes(&id);
+        let o = f.table.get(&oid(&id)).map(|i| f.table.obj(i));
+        let checked = o.is_some_and(|o| {
+            o.kind == Some(Kind::Blob) && o.flags & super::table::HAS_OBJ != 0
+        });
+        if !special || !checked {
+            continue;
+        }
+        let mut findings = Vec::new();
+        let data = read_object(f, &oid(&id)).map(|(_, d)| d);
+        let failed = match data {
+            Some(d) if (d.len() as u64) < f.big_file_threshold => {
+                crate::object::fsck::check_object(
+                    Kind::Blob,
+                    &id,
+                    &d,
+                    format,
+                    &f.checks.opts,
+                    &mut f.checks.special,
+                    &mut findings,
+                )
+            }
+            _ => crate::object::fsck::check_unloaded_blob(
+                &id,
+                &f.checks.opts,
+                &mut f.checks.special,
+                &mut findings,
+            ),
+        };
+        for finding in findings {
+            let line = finding.line(Kind::Blob, &hex(&id));
+            f.out.err_bytes(&line);
+        }
+        err |= failed;
+    }
+    for (_, name, modules) in ev {
+        if modules {
+            f.checks.special.add_gitmodules(&name);
+        } else {
+            f.checks.special.add_gitattributes(&name);
+        }
+    }
+    err
+}
+
+/// The special-blob events of a pack: (tree offset, blob id, `.gitmodules`?).
+type SpecialEvents = Vec<(u64, Vec<u8>, bool)>;
 
 fn verify_one(
     f: &mut Fsck<'_>,
@@ -623,19 +714,19 @@ fn verify_one(
     raw: usize,
     base_count: u64,
     total: u64,
-) -> Result<bool, Fatal> {
+) -> Result<(bool, SpecialEvents), Fatal> {
     let name = p.name.clone();
     // verify_pack_index
     let Some(idx_map) = &p.idx else {
         f.out.error(&format!("packfile {name} index not opened"));
-        return Ok(true);
+        return Ok((true, Vec::new()));
     };
     let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
         Ok(i) => i,
         Err(e) => {
             f.out.error(&e.to_string());
             f.out.error(&format!("packfile {name} index not opened"));
-            return Ok(true);
+            return Ok((true, Vec::new()));
         }
     };
     let mut err = false;
@@ -650,10 +741,10 @@ fn verify_one(
             f.out.error(&l);
         }
         f.out.error(&format!("packfile {name} cannot be accessed"));
-        return Ok(true);
+        return Ok((true, Vec::new()));
     }
     let Some(bytes) = p.bytes() else {
-        return Ok(true);
+        return Ok((true, Vec::new()));
     };
     let sig_ofs = bytes.len() - raw;
     if digest(safe_algorithm(format), &bytes[..sig_ofs]) != bytes[sig_ofs..] {
@@ -682,7 +773,6 @@ fn verify_one(
             size: 0,
             data: 0,
             is_delta: false,
-            done: false,
             phantom: None,
         });
     }
@@ -769,138 +859,192 @@ fn verify_one(
             children[b].push(i as u32);
         }
     }
-    let mut z = Inflater::new().map_err(Fatal::msg)?;
-    let mut ctx = Ctx {
+    let roots: Vec<usize> = (0..count)
+        .filter(|&i| !(ents[i].is_delta && ents[i].base.is_some()))
+        .collect();
+    let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
+    let counter = AtomicU64::new(0);
+    let pctx = PackCtx {
         bytes,
         sig_ofs,
         name: &name,
         index: &index,
-        err,
-        done: 0,
-        base_count,
-        total,
+        ents: &ents,
+        children: &children,
+        done: &done,
+        counter: &counter,
+        hash: f.hash,
+        big: f.big_file_threshold,
     };
-    for root in 0..count {
-        if ents[root].is_delta && ents[root].base.is_some() {
-            continue;
+    let workers: Vec<Worker> = {
+        let core = f.core();
+        let run = || -> Vec<Worker> {
+            roots
+                .par_iter()
+                .fold(Worker::new, |mut w, &root| {
+                    resolve(&core, &pctx, &mut w, root);
+                    w
+                })
+                .collect()
+        };
+        match &f.pool {
+            Some(pool) => pool.install(run),
+            None => {
+                let mut w = Worker::new();
+                for &root in &roots {
+                    resolve(&core, &pctx, &mut w, root);
+                }
+                vec![w]
+            }
         }
-        resolve(f, &mut ctx, &mut z, &mut ents, &children, root)?;
+    };
+    let mut events = Vec::new();
+    for mut w in workers {
+        err |= w.l.err;
+        events.append(&mut w.l.special_events);
+        f.apply(&mut w.l);
     }
     // What no root reached: a cycle of REF_DELTA bases.
-    for e in ents.iter().filter(|e| !e.done) {
+    for (e, d) in ents.iter().zip(&done) {
+        if d.load(Relaxed) {
+            continue;
+        }
         let id = hex(index.id(e.n));
         f.out.error(&format!(
             "delta base cycle: the delta at offset {} in {name} never reaches a base object",
             e.off
         ));
-        f.out.error(&format!(
-            "cannot unpack {id} from {name} at offset {}",
-            e.off
-        ));
-        ctx.err = true;
+        f.out
+            .error(&format!("cannot unpack {id} from {name} at offset {}", e.off));
+        err = true;
     }
     f.out
         .progress("Checking objects", base_count + count as u64, total, false);
-    Ok(ctx.err)
+    Ok((err, events))
 }
 
-struct Ctx<'a> {
+/// What the workers resolving one pack share.
+struct PackCtx<'a> {
     bytes: &'a [u8],
     sig_ofs: usize,
     name: &'a str,
     index: &'a idx::Index<'a>,
-    err: bool,
-    done: u64,
-    base_count: u64,
-    total: u64,
+    ents: &'a [Ent],
+    children: &'a [Vec<u32>],
+    /// Which entries were reached (the others are in a REF_DELTA cycle).
+    done: &'a [AtomicBool],
+    counter: &'a AtomicU64,
+    hash: super::HashFn,
+    big: u64,
 }
 
-/// Resolves the delta tree under `root`, depth-first with an explicit stack.
-fn resolve(
-    f: &mut Fsck<'_>,
-    ctx: &mut Ctx<'_>,
-    z: &mut Inflater,
-    ents: &mut [Ent],
-    children: &[Vec<u32>],
-    root: usize,
-) -> Result<(), Fatal> {
-    let kind = ents[root].kind;
+/// One worker's state: what it produced, its inflater and buffers.
+struct Worker {
+    l: Local,
+    z: Option<Inflater>,
+    delta: Vec<u8>,
+}
+
+impl Worker {
+    fn new() -> Worker {
+        Worker {
+            l: Local::default(),
+            z: Inflater::new().ok(),
+            delta: Vec::new(),
+        }
+    }
+}
+
+/// Resolves the delta tree under `root`, depth-first with an explicit stack: a base is kept only
+/// while its children are applied.
+fn resolve(core: &Core<'_>, p: &PackCtx<'_>, w: &mut Worker, root: usize) {
+    let Worker { l, z, delta } = w;
+    let Some(z) = z.as_mut() else {
+        l.error("cannot start an inflater");
+        l.err = true;
+        return;
+    };
+    let ents = p.ents;
+    let children = p.children;
+    let mut kind = ents[root].kind;
     if kind == Some(Kind::Blob)
-        && ents[root].size >= f.big_file_threshold
+        && ents[root].size >= p.big
         && children[root].is_empty()
         && ents[root].header_err.is_empty()
     {
-        stream_root(f, ctx, z, &mut ents[root]);
-        return Ok(());
+        stream_root(core, p, l, z, root);
+        return;
     }
-    let mut kind = kind;
     let data = match ents[root].phantom {
-        Some(base_off) => match phantom_base(f, ctx, z, base_off) {
+        Some(base_off) => match phantom_base(core, p, l, z, base_off) {
             Some((k, base)) => {
                 kind = Some(k);
-                let mut buf = Vec::new();
-                apply_child(f, ctx, z, &ents[root], &base, &mut buf)
+                apply_child(p, l, z, &ents[root], &base, delta)
             }
             None => {
                 // git cannot name the base: no entry starts there.
-                f.out.error("bad offset for revindex");
+                l.error("bad offset for revindex");
                 Err(())
             }
         },
-        None => unpack_root(f, ctx, z, &ents[root]),
+        None => unpack_root(p, l, z, &ents[root]),
     };
-    ents[root].kind = kind;
-    visit(f, ctx, z, &mut ents[root], kind, &data);
-    if children[root].is_empty() {
-        return Ok(());
-    }
-    let mut stack: Vec<(usize, Result<Vec<u8>, ()>, usize)> = vec![(root, data, 0)];
-    let mut delta_buf = Vec::new();
-    while let Some(top) = stack.last_mut() {
-        let e = top.0;
-        if top.2 >= children[e].len() {
-            stack.pop();
-            continue;
-        }
-        let c = children[e][top.2] as usize;
-        top.2 += 1;
-        let cdata = match &top.1 {
-            Ok(base) => apply_child(f, ctx, z, &ents[c], base, &mut delta_buf),
-            Err(()) => {
-                if top.2 == 1 {
-                    let line = format!(
-                        "failed to read delta base object {} at offset {} from {}",
-                        hex(ctx.index.id(ents[e].n)),
-                        ents[e].off,
-                        ctx.name
-                    );
-                    f.out.error(&line);
-                    let bad = oid(ctx.index.id(ents[e].n));
-                    if let Some(i) = f.table.get(&bad) {
-                        f.table.or_flags(i, super::table::BAD);
-                    }
-                }
-                Err(())
+    visit(core, p, l, root, kind, &data);
+    if !children[root].is_empty() {
+        let mut stack: Vec<(usize, Result<Vec<u8>, ()>, usize)> = vec![(root, data, 0)];
+        while let Some(top) = stack.last_mut() {
+            let e = top.0;
+            if top.2 >= children[e].len() {
+                stack.pop();
+                continue;
             }
-        };
-        ents[c].kind = kind;
-        visit(f, ctx, z, &mut ents[c], kind, &cdata);
-        if !children[c].is_empty() {
-            stack.push((c, cdata, 0));
+            let c = children[e][top.2] as usize;
+            top.2 += 1;
+            let cdata = match &top.1 {
+                Ok(base) => apply_child(p, l, z, &ents[c], base, delta),
+                Err(()) => {
+                    if top.2 == 1 {
+                        let line = format!(
+                            "failed to read delta base object {} at offset {} from {}",
+                            hex(p.index.id(ents[e].n)),
+                            ents[e].off,
+                            p.name
+                        );
+                        l.error(&line);
+                        let bad = oid(p.index.id(ents[e].n));
+                        if let Some(i) = core.table.get(&bad) {
+                            core.table.or_flags(i, super::table::BAD);
+                        }
+                    }
+                    Err(())
+                }
+            };
+            visit(core, p, l, c, kind, &cdata);
+            if !children[c].is_empty() {
+                stack.push((c, cdata, 0));
+            }
         }
     }
-    Ok(())
+}
+
+/// Marks entry `e` reached, for the cycle check and the progress count.
+fn reached(p: &PackCtx<'_>, e: usize) {
+    if let Some(d) = p.done.get(e) {
+        d.store(true, Relaxed);
+    }
+    p.counter.fetch_add(1, Relaxed);
 }
 
 /// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,
-/// as git streams it, and checked without its content.
-fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut Ent) {
-    e.done = true;
-    ctx.done += 1;
-    let id_raw = ctx.index.id(e.n);
+/// as git streams it (to the end of its zlib stream, whatever its header says), and checked
+/// without its content.
+fn stream_root(core: &Core<'_>, p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: usize) {
+    reached(p, e);
+    let ent = &p.ents[e];
+    let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
-    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
-    let mut h = crate::object::ObjectHasher::new(f.repo.format, Kind::Blob, e.size, true);
+    let input = p.bytes.get(ent.data as usize..p.sig_ofs).unwrap_or(&[]);
+    let mut h = crate::object::ObjectHasher::new(core.format, Kind::Blob, ent.size, true);
     let mut buf = vec![0u8; 1 << 20];
     let mut used = 0;
     let mut total = 0u64;
@@ -908,47 +1052,44 @@ fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut En
     let ok = loop {
         match z.inflate(&input[used..], &mut buf) {
             Ok(step) => {
-                // git's stream reads to the end of the zlib stream whatever the header says,
-                // so that a damaged stream reports its own error.
                 used += step.consumed;
                 total += step.written as u64;
                 h.update(&buf[..step.written]);
                 if step.end {
-                    break total == e.size;
+                    break total == ent.size;
                 }
                 if step.consumed == 0 && step.written == 0 {
                     break false;
                 }
             }
             Err(err) => {
-                if let Some(l) = inflate_message(&err) {
-                    f.out.error(&l);
+                if let Some(m) = inflate_message(&err) {
+                    l.error(&m);
                 }
                 break false;
             }
         }
     };
-    let name = ctx.name;
-    let corrupt = format!("packed {} from {name} is corrupt", hex(id_raw));
+    let corrupt = format!("packed {} from {} is corrupt", hex(id_raw), p.name);
     if !ok {
-        f.out.error(&corrupt);
-        ctx.err = true;
+        l.error(&corrupt);
+        l.err = true;
         return;
     }
     match h.finalize() {
         Ok(real) if oid(real.as_bytes()) == id => {
-            if f.object_checked(&id, Kind::Blob, None, None) {
-                ctx.err = true;
+            if core.object_checked(l, &id, Kind::Blob, None, None, ent.off, false) {
+                l.err = true;
             }
         }
         Ok(_) => {
-            f.out.error(&corrupt);
-            ctx.err = true;
+            l.error(&corrupt);
+            l.err = true;
         }
         Err(c) => {
-            f.out.error(&c.to_string());
-            f.out.error(&corrupt);
-            ctx.err = true;
+            l.error(&c.to_string());
+            l.error(&corrupt);
+            l.err = true;
         }
     }
 }
@@ -956,22 +1097,23 @@ fn stream_root(f: &mut Fsck<'_>, ctx: &mut Ctx<'_>, z: &mut Inflater, e: &mut En
 /// What git's `unpack_entry` makes of bytes at `off` that no index entry starts at (the base
 /// of a damaged OFS_DELTA): an object when they happen to hold one, else git's lines.
 fn phantom_base(
-    f: &mut Fsck<'_>,
-    ctx: &mut Ctx<'_>,
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    l: &mut Local,
     z: &mut Inflater,
     off: u64,
 ) -> Option<(Kind, Vec<u8>)> {
-    let raw = f.repo.format.raw_len();
-    match pack::entry(&ctx.bytes[..ctx.sig_ofs], off, raw) {
+    let raw = core.format.raw_len();
+    match pack::entry(&p.bytes[..p.sig_ofs], off, raw) {
         Ok(e) => match e.kind {
             pack::EntryKind::Object(k) => {
-                let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+                let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
                 let mut out = Vec::new();
                 match inflate_exact(z, input, e.size, &mut out) {
                     Ok(_) => Some((kind_of(k), out)),
                     Err(line) => {
-                        if let Some(l) = line {
-                            f.out.error(&l);
+                        if let Some(m) = line {
+                            l.error(&m);
                         }
                         None
                     }
@@ -980,17 +1122,14 @@ fn phantom_base(
             _ => None,
         },
         Err(pack::EntryError::BadHeader) => {
-            f.out.error("bad object header");
-            f.out.error(&format!(
-                "unknown object type -1 at offset {off} in {}",
-                ctx.name
-            ));
+            l.error("bad object header");
+            l.error(&format!("unknown object type -1 at offset {off} in {}", p.name));
             None
         }
         Err(pack::EntryError::UnknownType { type_code, offset }) => {
-            f.out.error(&format!(
+            l.error(&format!(
                 "unknown object type {type_code} at offset {offset} in {}",
-                ctx.name
+                p.name
             ));
             None
         }
@@ -998,30 +1137,25 @@ fn phantom_base(
     }
 }
 
-fn unpack_root(
-    f: &mut Fsck<'_>,
-    ctx: &mut Ctx<'_>,
-    z: &mut Inflater,
-    e: &Ent,
-) -> Result<Vec<u8>, ()> {
+fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: &Ent) -> Result<Vec<u8>, ()> {
     if !e.header_err.is_empty() {
-        for l in &e.header_err {
-            f.out.error(l);
+        for m in &e.header_err {
+            l.error(m);
         }
         return Err(());
     }
-    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
     let mut out = Vec::new();
     match inflate_exact(z, input, e.size, &mut out) {
         Ok(_) => Ok(out),
         Err(line) => {
-            if let Some(l) = line {
-                f.out.error(&l);
+            if let Some(m) = line {
+                l.error(&m);
             }
             if e.size > MAX_OBJECT {
-                f.out.error(&format!(
+                l.error(&format!(
                     "the entry at offset {} in {} claims {} bytes, more than the {} bytes fsck holds in memory",
-                    e.off, ctx.name, e.size, MAX_OBJECT
+                    e.off, p.name, e.size, MAX_OBJECT
                 ));
             }
             Err(())
@@ -1030,21 +1164,21 @@ fn unpack_root(
 }
 
 fn apply_child(
-    f: &mut Fsck<'_>,
-    ctx: &mut Ctx<'_>,
+    p: &PackCtx<'_>,
+    l: &mut Local,
     z: &mut Inflater,
     e: &Ent,
     base: &[u8],
     delta_buf: &mut Vec<u8>,
 ) -> Result<Vec<u8>, ()> {
-    let input = ctx.bytes.get(e.data as usize..ctx.sig_ofs).unwrap_or(&[]);
+    let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
     if let Err(line) = inflate_exact(z, input, e.size, delta_buf) {
-        if let Some(l) = line {
-            f.out.error(&l);
+        if let Some(m) = line {
+            l.error(&m);
         }
-        f.out.error(&format!(
+        l.error(&format!(
             "failed to unpack compressed delta at offset {} from {}",
-            e.data, ctx.name
+            e.data, p.name
         ));
         return Err(());
     }
@@ -1053,69 +1187,60 @@ fn apply_child(
         Ok(()) => Ok(out),
         Err(d) => {
             match d {
-                delta::DeltaError::Opcode0 | delta::DeltaError::Wild => f.out.error(&d.to_string()),
-                delta::DeltaError::TooLarge { size, limit } => f.out.error(&format!(
+                delta::DeltaError::Opcode0 | delta::DeltaError::Wild => l.error(&d.to_string()),
+                delta::DeltaError::TooLarge { size, limit } => l.error(&format!(
                     "the delta at offset {} in {} declares a result of {size} bytes, more than the {limit} bytes fsck holds in memory",
-                    e.off, ctx.name
+                    e.off, p.name
                 )),
                 _ => {}
             }
-            f.out.error("failed to apply delta");
+            l.error("failed to apply delta");
             Err(())
         }
     }
 }
 
-/// The object at `e` is unpacked (or not): hash it, check it, or say why not.
+/// The object at entry `e` is unpacked (or not): hash it, check it, or say why not.
 fn visit(
-    f: &mut Fsck<'_>,
-    ctx: &mut Ctx<'_>,
-    _z: &mut Inflater,
-    e: &mut Ent,
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    l: &mut Local,
+    e: usize,
     kind: Option<Kind>,
     data: &Result<Vec<u8>, ()>,
 ) {
-    e.done = true;
-    ctx.done += 1;
-    let id_raw = ctx.index.id(e.n);
+    reached(p, e);
+    let ent = &p.ents[e];
+    let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
-    let name = ctx.name;
+    let name = p.name;
     match (data, kind) {
-        (Ok(d), Some(k)) => match (f.hash)(f.repo.format, k, d) {
+        (Ok(d), Some(k)) => match (p.hash)(core.format, k, d) {
             Ok(real) if real == id => {
-                let stream = k == Kind::Blob && d.len() as u64 >= f.big_file_threshold;
-                if f.object_checked(&id, k, if stream { None } else { Some(d) }, None) {
-                    ctx.err = true;
+                let stream = k == Kind::Blob && d.len() as u64 >= p.big;
+                let content = if stream { None } else { Some(d.as_slice()) };
+                if core.object_checked(l, &id, k, content, None, ent.off, false) {
+                    l.err = true;
                 }
             }
             Ok(_) => {
-                f.out
-                    .error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
-                ctx.err = true;
+                l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                l.err = true;
             }
             Err(collision) => {
-                f.out.error(&collision);
-                f.out
-                    .error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
-                ctx.err = true;
+                l.error(&collision);
+                l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                l.err = true;
             }
         },
         _ => {
-            f.out.error(&format!(
+            l.error(&format!(
                 "cannot unpack {} from {name} at offset {}",
                 hex(id_raw),
-                e.off
+                ent.off
             ));
-            ctx.err = true;
+            l.err = true;
         }
-    }
-    if ctx.done & 1023 == 0 {
-        f.out.progress(
-            "Checking objects",
-            ctx.base_count + ctx.done,
-            ctx.total,
-            false,
-        );
     }
 }
 

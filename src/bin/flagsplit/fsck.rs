@@ -32,6 +32,17 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
         );
         return ExitCode::from(129);
     }
+    let threads = match m
+        .value("threads")
+        .map(|v| v.to_str().and_then(|t| t.parse::<usize>().ok()))
+    {
+        None => 0,
+        Some(Some(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("error: --threads expects a positive number");
+            return ExitCode::from(129);
+        }
+    };
     let progress = m
         .events()
         .filter(|(n, _)| *n == "progress")
@@ -51,6 +62,7 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
         verbose: m.count("verbose") > 0,
         progress,
         heads: m.operands.clone(),
+        threads,
     };
     ExitCode::from(fsck::run(&opts))
 }
