@@ -17,8 +17,8 @@ use rayon::prelude::*;
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
-use super::odb::{self, Mapped, PackFiles};
 use super::check::{Core, Local};
+use super::odb::{self, Mapped, PackFiles};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
 use crate::hash::{Algorithm, Hasher};
@@ -661,9 +661,8 @@ fn replay_special(f: &mut Fsck<'_>, pi: usize, mut events: Vec<(u64, Vec<u8>, bo
         }
         let special = f.checks.special.is_gitmodules(&id) || f.checks.special.is_gitattributes(&id);
         let o = f.table.get(&oid(&id)).map(|i| f.table.obj(i));
-        let checked = o.is_some_and(|o| {
-            o.kind == Some(Kind::Blob) && o.flags & super::table::HAS_OBJ != 0
-        });
+        let checked =
+            o.is_some_and(|o| o.kind == Some(Kind::Blob) && o.flags & super::table::HAS_OBJ != 0);
         if !special || !checked {
             continue;
         }
@@ -914,8 +913,10 @@ fn verify_one(
             "delta base cycle: the delta at offset {} in {name} never reaches a base object",
             e.off
         ));
-        f.out
-            .error(&format!("cannot unpack {id} from {name} at offset {}", e.off));
+        f.out.error(&format!(
+            "cannot unpack {id} from {name} at offset {}",
+            e.off
+        ));
         err = true;
     }
     f.out
@@ -1123,7 +1124,10 @@ fn phantom_base(
         },
         Err(pack::EntryError::BadHeader) => {
             l.error("bad object header");
-            l.error(&format!("unknown object type -1 at offset {off} in {}", p.name));
+            l.error(&format!(
+                "unknown object type -1 at offset {off} in {}",
+                p.name
+            ));
             None
         }
         Err(pack::EntryError::UnknownType { type_code, offset }) => {

@@ -563,15 +563,26 @@ fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>
             let Some(subject) = &s.subject else {
                 return Verdict::Pass;
             };
-            let ran = run_fsck(root, subject, case, limit, Some(4 * 1024 * 1024));
-            let (got, mine) = outcome(&ran, root);
-            if !mine.is_empty() {
-                let mut n = notices.lock().expect("notices");
-                n.extend(mine.into_iter().map(|l| format!("{}: {l}", case.name)));
-            }
-            let mut problems = explain(&reference, &got, false);
-            if ran.stderr.contains("panicked") {
-                problems.push_str("  a panic\n");
+            // flagsplit checks packs on every core by default; `--threads 1` must agree too.
+            let mut one_thread = case.clone();
+            one_thread
+                .args
+                .extend(["--threads".to_string(), "1".to_string()]);
+            let mut problems = String::new();
+            for (run, label) in [(case, ""), (&one_thread, " (--threads 1)")] {
+                let ran = run_fsck(root, subject, run, limit, Some(4 * 1024 * 1024));
+                let (got, mine) = outcome(&ran, root);
+                if !mine.is_empty() && label.is_empty() {
+                    let mut n = notices.lock().expect("notices");
+                    n.extend(mine.into_iter().map(|l| format!("{}: {l}", case.name)));
+                }
+                let found = explain(&reference, &got, false);
+                if !found.is_empty() {
+                    let _ = write!(problems, "{label}\n{found}");
+                }
+                if ran.stderr.contains("panicked") {
+                    let _ = writeln!(problems, "  a panic{label}");
+                }
             }
             if problems.is_empty() {
                 Verdict::Pass
