@@ -35,14 +35,16 @@ pub enum Line {
     Err(Vec<u8>),
 }
 
-/// A kept link: to an object in the table, or to one it does not have yet (created when the
-/// `Local` is applied).
+/// A link to an id the table did not have when the object was checked (created when the
+/// `Local` is applied): where it is in [`Local::edges`], the id and the type the link names.
 #[derive(Clone, Copy, Debug)]
-pub enum Edge {
-    /// An edge as [`table::edge`] makes it.
-    Known(u32),
-    /// A link to an id the table did not have, with the type the link names.
-    Missing(Oid, Kind),
+pub struct Missing {
+    /// Its place in `Local::edges`.
+    pub at: usize,
+    /// The id.
+    pub id: Oid,
+    /// The type the link names.
+    pub kind: Kind,
 }
 
 /// What one worker (or the sequential scan) produced.
@@ -51,8 +53,12 @@ pub struct Local {
     pub lines: Vec<Line>,
     /// Exit bits.
     pub bits: u8,
-    /// The kept links of each checked object.
-    pub edges: Vec<(u32, Vec<Edge>)>,
+    /// The kept links of the checked objects, back to back, as [`table::edge`] makes them.
+    pub edges: Vec<u32>,
+    /// Whose links are where in `edges`: (object, start, count).
+    pub owners: Vec<(u32, u32, u32)>,
+    /// The links in `edges` to objects the table did not have (a placeholder there).
+    pub missing: Vec<Missing>,
     /// The special blobs trees named (a worker's own; the sequential scan's is the run's).
     pub special: SpecialBlobs,
     /// For a worker: each blob a tree named `.gitmodules` (`true`) or `.gitattributes`, with the
@@ -77,6 +83,8 @@ impl Local {
             lines: Vec::new(),
             bits: 0,
             edges: Vec::new(),
+            owners: Vec::new(),
+            missing: Vec::new(),
             special,
             special_events: Vec::new(),
             recent: vec![u32::MAX; table::RECENT_SLOTS],
@@ -98,26 +106,24 @@ impl Local {
 
 impl Core<'_> {
     /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it.
-    fn link(
-        &self,
-        l: &mut Local,
-        from: Kind,
-        tid: &Oid,
-        tkind: Kind,
-        edges: &mut Vec<Edge>,
-    ) -> bool {
+    fn link(&self, l: &mut Local, from: Kind, tid: &Oid, tkind: Kind) -> bool {
         match self.table.lookup_known(tid, tkind, &mut l.recent) {
             Ok(Some(ti)) => {
                 let flags = self.table.or_flags(ti, USED);
                 if from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT {
                     self.table.add_ref(ti);
                 } else {
-                    edges.push(Edge::Known(table::edge(Some(ti), tkind)));
+                    l.edges.push(table::edge(Some(ti), tkind));
                 }
                 false
             }
             Ok(None) => {
-                edges.push(Edge::Missing(*tid, tkind));
+                l.missing.push(Missing {
+                    at: l.edges.len(),
+                    id: *tid,
+                    kind: tkind,
+                });
+                l.edges.push(table::edge(None, tkind));
                 false
             }
             Err(c) => {
@@ -127,7 +133,7 @@ impl Core<'_> {
                     c.is.name(),
                     tkind.name()
                 ));
-                edges.push(Edge::Known(table::edge(None, tkind)));
+                l.edges.push(table::edge(None, tkind));
                 true
             }
         }
@@ -215,18 +221,19 @@ impl Core<'_> {
         // The walk with `mark_used`: every target becomes known with the type the link names.
         // A tree's links to stored blobs are only counted (see `connect`); the others are kept
         // for the connectivity walk.
-        let mut edges = Vec::new();
+        let start = l.edges.len();
         let mut broken = links.walk_failed;
         if let Some(d) = simple_tree {
             walk::for_each_simple_entry(d, format.raw_len(), |tkind, tid| {
-                broken |= self.link(l, kind, &table::oid(tid), tkind, &mut edges);
+                broken |= self.link(l, kind, &table::oid(tid), tkind);
             });
         }
         for t in &links.targets {
-            broken |= self.link(l, kind, &table::oid(&t.id), t.kind, &mut edges);
+            broken |= self.link(l, kind, &table::oid(&t.id), t.kind);
         }
-        if !edges.is_empty() {
-            l.edges.push((i, edges));
+        if l.edges.len() > start {
+            l.owners
+                .push((i, start as u32, (l.edges.len() - start) as u32));
         }
         if broken {
             l.err(&format!("error in {} {h}: broken links", kind.name()));

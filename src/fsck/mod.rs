@@ -351,39 +351,45 @@ impl<'o> Fsck<'o> {
             }
         }
         self.out.bits |= std::mem::take(&mut l.bits);
-        for (i, edges) in l.edges.drain(..) {
-            let mut kept = Vec::with_capacity(edges.len());
-            let mut broken = false;
-            for e in edges {
-                match e {
-                    check::Edge::Known(e) => kept.push(e),
-                    check::Edge::Missing(tid, tkind) => match self.table.lookup(&tid, tkind) {
-                        Ok(ti) => {
-                            self.table.or_flags(ti, USED);
-                            kept.push(table::edge(Some(ti), tkind));
-                        }
-                        Err(c) => {
-                            self.out.error(&format!(
-                                "object {} is a {}, not a {}",
-                                self.hex(&tid),
-                                c.is.name(),
-                                tkind.name()
-                            ));
-                            kept.push(table::edge(None, tkind));
-                            broken = true;
-                        }
-                    },
+        let mut broken_owners = Vec::new();
+        for m in l.missing.drain(..) {
+            let e = match self.table.lookup(&m.id, m.kind) {
+                Ok(ti) => {
+                    self.table.or_flags(ti, USED);
+                    table::edge(Some(ti), m.kind)
                 }
+                Err(c) => {
+                    self.out.error(&format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&m.id),
+                        c.is.name(),
+                        m.kind.name()
+                    ));
+                    broken_owners.push(m.at);
+                    table::edge(None, m.kind)
+                }
+            };
+            if let Some(slot) = l.edges.get_mut(m.at) {
+                *slot = e;
             }
-            if broken {
+        }
+        for (i, start, n) in l.owners.drain(..) {
+            let (start, n) = (start as usize, n as usize);
+            if broken_owners
+                .iter()
+                .any(|&at| at >= start && at < start + n)
+            {
                 let o = self.table.obj(i);
                 let k = o.kind.map_or("unknown", Kind::name);
                 let line = format!("error in {k} {}: broken links", self.hex(&o.id));
                 self.out.err(&line);
                 self.out.bits |= bits::OBJECT;
             }
-            self.table.set_edges(i, &kept);
+            if let Some(edges) = l.edges.get(start..start + n) {
+                self.table.set_edges(i, edges);
+            }
         }
+        l.edges.clear();
     }
 }
 

@@ -877,11 +877,21 @@ fn verify_one(
     };
     let workers: Vec<Worker> = {
         let core = f.core();
+        // A few chunks per thread, each resolved by one worker (its own inflater, buffers and
+        // cache of recent lookups), stolen by idle threads.
+        let threads = f
+            .pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads);
+        let chunk = (roots.len() / (threads * 16)).max(256);
         let run = || -> Vec<Worker> {
             roots
-                .par_iter()
-                .fold(Worker::new, |mut w, &root| {
-                    resolve(&core, &pctx, &mut w, root);
+                .par_chunks(chunk)
+                .map(|chunk| {
+                    let mut w = Worker::new();
+                    for &root in chunk {
+                        resolve(&core, &pctx, &mut w, root);
+                    }
                     w
                 })
                 .collect()
