@@ -68,6 +68,43 @@ pub struct Local {
     pub recent: Vec<u32>,
     /// An error the pack's verification reports (its exit bit).
     pub err: bool,
+    /// Time spent per stage, when timed.
+    pub times: Times,
+}
+
+/// Time spent in each stage of checking packed objects, summed over what one worker did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Times {
+    /// Inflating entries (objects and deltas).
+    pub inflate: std::time::Duration,
+    /// Applying deltas.
+    pub delta: std::time::Duration,
+    /// Hashing objects.
+    pub hash: std::time::Duration,
+    /// git's per-object checks and the links they record.
+    pub checks: std::time::Duration,
+}
+
+impl Times {
+    /// Adds `other`.
+    pub fn add(&mut self, other: &Times) {
+        self.inflate += other.inflate;
+        self.delta += other.delta;
+        self.hash += other.hash;
+        self.checks += other.checks;
+    }
+}
+
+/// Runs `f`, adding the time it took to `slot` when `on`.
+#[inline]
+pub fn timed<T>(on: bool, slot: &mut std::time::Duration, f: impl FnOnce() -> T) -> T {
+    if !on {
+        return f();
+    }
+    let start = std::time::Instant::now();
+    let r = f();
+    *slot += start.elapsed();
+    r
 }
 
 impl Default for Local {
@@ -89,6 +126,7 @@ impl Local {
             special_events: Vec::new(),
             recent: vec![u32::MAX; table::RECENT_SLOTS],
             err: false,
+            times: Times::default(),
         }
     }
 

@@ -83,6 +83,8 @@ pub struct Options {
     pub heads: Vec<OsString>,
     /// How many threads check packs (`--threads`; 0: one per core).
     pub threads: usize,
+    /// Report the time of each stage on standard error (`FLAGSPLIT_FSCK_TIMES=1`).
+    pub timing: bool,
 }
 
 impl Default for Options {
@@ -102,6 +104,7 @@ impl Default for Options {
             progress: None,
             heads: Vec::new(),
             threads: 0,
+            timing: false,
         }
     }
 }
@@ -267,6 +270,10 @@ pub struct Fsck<'o> {
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
+    /// Time per stage of the packs' checks, summed over the workers.
+    pub times: check::Times,
+    /// Reading the packs' indexes, CRCs and entry headers (one thread).
+    pub stage_read: std::time::Duration,
     /// The workers that check packs (`None`: one thread, the caller's).
     pub pool: Option<rayon::ThreadPool>,
     /// The sequential scan's worker state, reused from object to object.
@@ -515,6 +522,8 @@ pub fn run_with(
         shallow: Default::default(),
         pending_fatal: Default::default(),
         seq: None,
+        times: check::Times::default(),
+        stage_read: std::time::Duration::ZERO,
         pool: match opts.threads {
             1 => None,
             n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),

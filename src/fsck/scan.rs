@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
-use super::check::{Core, Local};
+use super::check::{Core, Local, timed};
 use super::odb::{self, Mapped, PackFiles};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
@@ -756,6 +756,7 @@ fn verify_one(
         err = true;
     }
     // Entries by offset.
+    let read_started = std::time::Instant::now();
     let mut ents: Vec<Ent> = Vec::with_capacity(index.len() as usize);
     for n in 0..index.len() {
         let off = index.offset(n).map_err(|_| {
@@ -858,6 +859,7 @@ fn verify_one(
             children[b].push(i as u32);
         }
     }
+    f.stage_read += read_started.elapsed();
     let roots: Vec<usize> = (0..count)
         .filter(|&i| !(ents[i].is_delta && ents[i].base.is_some()))
         .collect();
@@ -874,6 +876,7 @@ fn verify_one(
         counter: &counter,
         hash: f.hash,
         big: f.big_file_threshold,
+        timing: f.opts.timing,
     };
     let workers: Vec<Worker> = {
         let core = f.core();
@@ -909,6 +912,7 @@ fn verify_one(
     };
     let mut events = Vec::new();
     for mut w in workers {
+        f.times.add(&w.l.times);
         err |= w.l.err;
         events.append(&mut w.l.special_events);
         f.apply(&mut w.l);
@@ -947,6 +951,8 @@ struct PackCtx<'a> {
     counter: &'a AtomicU64,
     hash: super::HashFn,
     big: u64,
+    /// Whether stages are timed.
+    timing: bool,
 }
 
 /// One worker's state: what it produced, its inflater and buffers.
@@ -1160,7 +1166,10 @@ fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: &Ent) -> Res
     }
     let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
     let mut out = Vec::new();
-    match inflate_exact(z, input, e.size, &mut out) {
+    let inflated = timed(p.timing, &mut l.times.inflate, || {
+        inflate_exact(z, input, e.size, &mut out)
+    });
+    match inflated {
         Ok(_) => Ok(out),
         Err(line) => {
             if let Some(m) = line {
@@ -1186,7 +1195,10 @@ fn apply_child(
     delta_buf: &mut Vec<u8>,
 ) -> Result<Vec<u8>, ()> {
     let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
-    if let Err(line) = inflate_exact(z, input, e.size, delta_buf) {
+    let inflated = timed(p.timing, &mut l.times.inflate, || {
+        inflate_exact(z, input, e.size, delta_buf)
+    });
+    if let Err(line) = inflated {
         if let Some(m) = line {
             l.error(&m);
         }
@@ -1197,7 +1209,10 @@ fn apply_child(
         return Err(());
     }
     let mut out = Vec::new();
-    match delta::apply(base, delta_buf, &mut out, MAX_OBJECT) {
+    let applied = timed(p.timing, &mut l.times.delta, || {
+        delta::apply(base, delta_buf, &mut out, MAX_OBJECT)
+    });
+    match applied {
         Ok(()) => Ok(out),
         Err(d) => {
             match d {
@@ -1229,24 +1244,30 @@ fn visit(
     let id = oid(id_raw);
     let name = p.name;
     match (data, kind) {
-        (Ok(d), Some(k)) => match (p.hash)(core.format, k, d) {
-            Ok(real) if real == id => {
-                let stream = k == Kind::Blob && d.len() as u64 >= p.big;
-                let content = if stream { None } else { Some(d.as_slice()) };
-                if core.object_checked(l, &id, k, content, None, ent.off, false) {
+        (Ok(d), Some(k)) => {
+            match timed(p.timing, &mut l.times.hash, || (p.hash)(core.format, k, d)) {
+                Ok(real) if real == id => {
+                    let stream = k == Kind::Blob && d.len() as u64 >= p.big;
+                    let content = if stream { None } else { Some(d.as_slice()) };
+                    let start = p.timing.then(std::time::Instant::now);
+                    if core.object_checked(l, &id, k, content, None, ent.off, false) {
+                        l.err = true;
+                    }
+                    if let Some(s) = start {
+                        l.times.checks += s.elapsed();
+                    }
+                }
+                Ok(_) => {
+                    l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                    l.err = true;
+                }
+                Err(collision) => {
+                    l.error(&collision);
+                    l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
                     l.err = true;
                 }
             }
-            Ok(_) => {
-                l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
-                l.err = true;
-            }
-            Err(collision) => {
-                l.error(&collision);
-                l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
-                l.err = true;
-            }
-        },
+        }
         _ => {
             l.error(&format!(
                 "cannot unpack {} from {name} at offset {}",

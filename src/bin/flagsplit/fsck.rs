@@ -63,6 +63,7 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
         progress,
         heads: m.operands.clone(),
         threads,
+        timing: std::env::var_os("FLAGSPLIT_FSCK_TIMES").is_some_and(|v| v == "1"),
     };
     ExitCode::from(fsck::run(&opts))
 }
