@@ -70,6 +70,8 @@ pub struct Local {
     pub err: bool,
     /// Time spent per stage, when timed.
     pub times: Times,
+    /// A tree's links, reused from tree to tree.
+    pub scratch: Vec<(Kind, u32)>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -127,6 +129,7 @@ impl Local {
             recent: vec![u32::MAX; table::RECENT_SLOTS],
             err: false,
             times: Times::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -197,7 +200,13 @@ impl Core<'_> {
         let h = hex(&id[..format.raw_len()]);
         // Well-formed trees (nearly all) are walked without building their links.
         let simple_tree = match data {
-            Some(d) if kind == Kind::Tree && walk::is_simple_tree(d, format.raw_len()) => Some(d),
+            Some(d)
+                if kind == Kind::Tree
+                    && d.len() < u32::MAX as usize
+                    && walk::simple_entries(d, format.raw_len(), &mut l.scratch) =>
+            {
+                Some(d)
+            }
             _ => None,
         };
         let mut links = match data {
@@ -262,9 +271,14 @@ impl Core<'_> {
         let start = l.edges.len();
         let mut broken = links.walk_failed;
         if let Some(d) = simple_tree {
-            walk::for_each_simple_entry(d, format.raw_len(), |tkind, tid| {
-                broken |= self.link(l, kind, &table::oid(tid), tkind);
-            });
+            let entries = std::mem::take(&mut l.scratch);
+            for &(tkind, off) in &entries {
+                let off = off as usize;
+                if let Some(tid) = d.get(off..off + format.raw_len()) {
+                    broken |= self.link(l, kind, &table::oid(tid), tkind);
+                }
+            }
+            l.scratch = entries;
         }
         for t in &links.targets {
             broken |= self.link(l, kind, &table::oid(&t.id), t.kind);

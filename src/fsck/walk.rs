@@ -54,6 +54,21 @@ fn walk_simple(tree: &[u8], raw: usize, mut each: impl FnMut(Option<Kind>, &[u8]
     true
 }
 
+/// [`is_simple_tree`] and [`for_each_simple_entry`] in one pass: the links of `tree` as
+/// (type, offset of the id) into `out` (cleared first), or `false` when the tree is not simple.
+pub fn simple_entries(tree: &[u8], raw: usize, out: &mut Vec<(Kind, u32)>) -> bool {
+    out.clear();
+    let mut at = 0usize;
+    walk_simple(tree, raw, |k, id| {
+        // `id` is a slice of `tree`: its offset is where it starts.
+        let off = id.as_ptr() as usize - tree.as_ptr() as usize;
+        if let Some(k) = k {
+            out.push((k, off as u32));
+        }
+        at = off;
+    }) && at <= tree.len()
+}
+
 /// Whether `tree` is well-formed enough that git's walk visits exactly its entries in order
 /// (trees as trees, files and symbolic links as blobs, gitlinks skipped) and prints nothing:
 /// then [`for_each_simple_entry`] gives its links without building [`Links`].
