@@ -54,8 +54,10 @@ fn walk_simple(tree: &[u8], raw: usize, mut each: impl FnMut(Option<Kind>, &[u8]
     true
 }
 
-/// [`is_simple_tree`] and [`for_each_simple_entry`] in one pass: the links of `tree` as
-/// (type, offset of the id) into `out` (cleared first), or `false` when the tree is not simple.
+/// The links of `tree` as (type, offset of the id) into `out` (cleared first), in order, when it
+/// is well-formed enough that git's walk visits exactly its entries (trees as trees, files and
+/// symbolic links as blobs, gitlinks skipped) and prints nothing; else `false`, and the caller
+/// builds its [`Links`].
 pub fn simple_entries(tree: &[u8], raw: usize, out: &mut Vec<(Kind, u32)>) -> bool {
     out.clear();
     let mut at = 0usize;
@@ -67,22 +69,6 @@ pub fn simple_entries(tree: &[u8], raw: usize, out: &mut Vec<(Kind, u32)>) -> bo
         }
         at = off;
     }) && at <= tree.len()
-}
-
-/// Whether `tree` is well-formed enough that git's walk visits exactly its entries in order
-/// (trees as trees, files and symbolic links as blobs, gitlinks skipped) and prints nothing:
-/// then [`for_each_simple_entry`] gives its links without building [`Links`].
-pub fn is_simple_tree(tree: &[u8], raw: usize) -> bool {
-    walk_simple(tree, raw, |_, _| {})
-}
-
-/// The links of a tree [`is_simple_tree`] accepted, in order: `each(kind, raw id)`.
-pub fn for_each_simple_entry(tree: &[u8], raw: usize, mut each: impl FnMut(Kind, &[u8])) {
-    walk_simple(tree, raw, |k, id| {
-        if let Some(k) = k {
-            each(k, id);
-        }
-    });
 }
 
 /// A commit's number of parents, from its links.
