@@ -242,6 +242,34 @@ pub static SPEC: Spec = Spec {
             help: "where `flagsplit imap-send` looks for flagsplit-imap-send",
         },
         Variable {
+            name: "FLAGSPLIT_FSCK_TIMES",
+            when: When::Run,
+            values: "1",
+            default: "no report",
+            help: "`flagsplit fsck` reports on standard error the time of each stage (read, inflate, delta, hash, checks, connectivity) and the floor (inflate + delta + hash over the threads)",
+        },
+        Variable {
+            name: "FLAGSPLIT_FSCK_CASES",
+            when: When::Test,
+            values: "substring",
+            default: "every case",
+            help: "the fsck corpus test runs only the cases whose names contain it",
+        },
+        Variable {
+            name: "FLAGSPLIT_FSCK_SUBJECT",
+            when: When::Test,
+            values: "git",
+            default: "flagsplit",
+            help: "the fsck corpus test compares git with itself (to check the harness)",
+        },
+        Variable {
+            name: "FLAGSPLIT_FSCK_KEEP",
+            when: When::Test,
+            values: "1",
+            default: "removed",
+            help: "the fsck corpus test keeps the repositories it built and says where",
+        },
+        Variable {
             name: "FLAGSPLIT_TEST_NO_INSTALL",
             when: When::Test,
             values: "1",
@@ -253,7 +281,7 @@ pub static SPEC: Spec = Spec {
             when: When::Test,
             values: "1",
             default: "tests compare",
-            help: "tests rewrite their generated expectations (README knob table, config error corpus) instead of failing; review the diff",
+            help: "tests rewrite their generated expectations (README knob table, config error corpus, git's recorded fsck results) instead of failing; review the diff",
         },
         Variable {
             name: "FLAGSPLIT_RATIOS_MIB",
