@@ -15,6 +15,8 @@ use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 pub const FLAGSPLIT: &str = "flagsplit";
 /// The `flagsplit-imap-send` executable.
 pub const IMAP_SEND: &str = "flagsplit-imap-send";
+/// The `flagsplit-fsck` executable (`flagsplit fsck`).
+pub const FSCK: &str = "flagsplit-fsck";
 
 /// Checked SHA-1 (object ids, `sha1sum`).
 pub const SHA1: &str = "sha1";
@@ -97,13 +99,13 @@ pub static SPEC: Spec = Spec {
     name: "flagsplit",
     prefix: "FLAGSPLIT",
     cfg_prefix: "flagsplit",
-    binaries: &[FLAGSPLIT, IMAP_SEND],
+    binaries: &[FLAGSPLIT, FSCK, IMAP_SEND],
     default_features: &["rustls-tls"],
     facilities: &[
         Facility {
             name: SHA1,
             label: "SHA-1",
-            purpose: "SHA-1 of untrusted content: sha1sum, hash-object (object ids)",
+            purpose: "SHA-1 of untrusted content: sha1sum, hash-object and fsck (object ids, pack trailers)",
             providers: &[
                 Provider::new(
                     "dc",
@@ -125,12 +127,12 @@ pub static SPEC: Spec = Spec {
                 .probe(&PROBE_SHA1),
             ],
             default_order: &["openssl", "dc"],
-            used_by: &[FLAGSPLIT],
+            used_by: &[FLAGSPLIT, FSCK],
         },
         Facility {
             name: SHA1_UNSAFE,
             label: "non-collision-detecting-SHA-1",
-            purpose: "SHA-1 without collision detection: checksums of flagsplit's own data, --no-collision-detection",
+            purpose: "SHA-1 without collision detection: checksums of flagsplit's own data and pack index trailers (as git 2.47), --no-collision-detection",
             providers: &[
                 Provider::new(
                     "block",
@@ -143,7 +145,7 @@ pub static SPEC: Spec = Spec {
                     .probe(&PROBE_SHA1),
             ],
             default_order: &["openssl", "block"],
-            used_by: &[FLAGSPLIT],
+            used_by: &[FLAGSPLIT, FSCK],
         },
         Facility {
             name: MD5,
@@ -166,7 +168,7 @@ pub static SPEC: Spec = Spec {
         Facility {
             name: SHA256,
             label: "SHA-256",
-            purpose: "SHA-256: sha256sum",
+            purpose: "SHA-256: sha256sum, SHA-256 repositories in fsck",
             providers: &[
                 Provider::new(
                     "builtin",
@@ -183,7 +185,7 @@ pub static SPEC: Spec = Spec {
                 .probe(&PROBE_SHA256),
             ],
             default_order: &["openssl", "builtin"],
-            used_by: &[FLAGSPLIT],
+            used_by: &[FLAGSPLIT, FSCK],
         },
         Facility {
             name: TLS,
@@ -203,7 +205,7 @@ pub static SPEC: Spec = Spec {
         Facility {
             name: ZLIB,
             label: "zlib-backend",
-            purpose: "zlib inflate of git objects (measured by flagsplit bench)",
+            purpose: "zlib inflate of git objects: fsck, measured by flagsplit bench",
             providers: &[
                 Provider::new("zlib-rs", "ZLIB_RS", "zlib-rs, pure Rust"),
                 Provider::new("miniz", "MINIZ_OXIDE", "miniz_oxide, pure Rust").feature("zlib-miniz"),
@@ -223,7 +225,7 @@ pub static SPEC: Spec = Spec {
                 .feature("zlib-ng"),
             ],
             default_order: &["zlib-ng", "system", "miniz", "zlib-rs"],
-            used_by: &[FLAGSPLIT],
+            used_by: &[FLAGSPLIT, FSCK],
         },
     ],
     variables: &[
@@ -239,7 +241,7 @@ pub static SPEC: Spec = Spec {
             when: When::Run,
             values: "directory",
             default: "the directory of flagsplit, then PATH",
-            help: "where `flagsplit imap-send` looks for flagsplit-imap-send",
+            help: "where `flagsplit imap-send` and `flagsplit fsck` look for flagsplit-imap-send and flagsplit-fsck",
         },
         Variable {
             name: "FLAGSPLIT_FSCK_TIMES",

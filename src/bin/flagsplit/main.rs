@@ -3,7 +3,6 @@
 //! is selected. `flagsplit imap-send` runs the separate `flagsplit-imap-send`.
 
 mod bench;
-mod fsck;
 mod hash_object;
 mod sum;
 
@@ -49,6 +48,12 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
+    if name == "fsck" {
+        // Its own executable, so that what only fsck uses costs `flagsplit`'s commands nothing.
+        let err = flagsplit::exec_path::exec("flagsplit-fsck", args);
+        eprintln!("flagsplit fsck: {err}");
+        return ExitCode::from(1);
+    }
     if name == "imap-send" {
         // As git runs git-imap-send: a separate executable, so that only it links TLS.
         let err = flagsplit::exec_path::exec("flagsplit-imap-send", args);
@@ -59,9 +64,6 @@ fn main() -> ExitCode {
         eprintln!("flagsplit: '{name}' is not a flagsplit command. See 'flagsplit --help'.");
         return ExitCode::from(1);
     };
-    if command.name == "fsck" {
-        return fsck::main(command, args);
-    }
     if command.name == "hash-object" {
         // git's conventions: usage errors and `-h` exit 129.
         return hash_object::main(command, args);
