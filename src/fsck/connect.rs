@@ -284,7 +284,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
         f.out.err(&format!("Checking connectivity ({max} objects)"));
     }
     for i in 0..max as u32 {
-        let o = f.table.obj(i).clone();
+        let o = f.table.obj(i);
         if f.opts.verbose {
             f.out.err(&format!("Checking {}", f.describe(&o.id)));
         }
