@@ -878,7 +878,7 @@ fn verify_one(
         big: f.big_file_threshold,
         timing: f.opts.timing,
     };
-    let workers: Vec<Worker> = {
+    let locals: Vec<Local> = {
         let core = f.core();
         // A few chunks per thread, each resolved by one worker (its own inflater, buffers and
         // cache of recent lookups), stolen by idle threads.
@@ -887,7 +887,9 @@ fn verify_one(
             .as_ref()
             .map_or(1, rayon::ThreadPool::current_num_threads);
         let chunk = (roots.len() / (threads * 16)).max(256);
-        let run = || -> Vec<Worker> {
+        // A worker's inflater stays on its thread (a C inflater's state is not `Send`): only
+        // what it produced comes back.
+        let run = || -> Vec<Local> {
             roots
                 .par_chunks(chunk)
                 .map(|chunk| {
@@ -895,7 +897,7 @@ fn verify_one(
                     for &root in chunk {
                         resolve(&core, &pctx, &mut w, root);
                     }
-                    w
+                    w.l
                 })
                 .collect()
         };
@@ -906,16 +908,16 @@ fn verify_one(
                 for &root in &roots {
                     resolve(&core, &pctx, &mut w, root);
                 }
-                vec![w]
+                vec![w.l]
             }
         }
     };
     let mut events = Vec::new();
-    for mut w in workers {
-        f.times.add(&w.l.times);
-        err |= w.l.err;
-        events.append(&mut w.l.special_events);
-        f.apply(&mut w.l);
+    for mut l in locals {
+        f.times.add(&l.times);
+        err |= l.err;
+        events.append(&mut l.special_events);
+        f.apply(&mut l);
     }
     // What no root reached: a cycle of REF_DELTA bases.
     for (e, d) in ents.iter().zip(&done) {
