@@ -27,6 +27,14 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
             }
         }
     }
+    // git's deprecated grafts file replaces commits' parents; flagsplit follows the commits' own.
+    let grafts = f.repo.common_dir.join("info").join("grafts");
+    if grafts.is_file() {
+        f.out.err(&format!(
+            "notice: not checked: {} (grafts: the commits' own parents are followed)",
+            grafts.display()
+        ));
+    }
     scan::open_packs(f, &dirs);
     super::heads::structures_loaded(f, config, &dirs)?;
     if promisor_remote {
