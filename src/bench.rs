@@ -118,6 +118,25 @@ pub struct ZlibCell {
     pub ns_per_stream: f64,
 }
 
+/// One run of `flagsplit-fsck` on a repository: the real load.
+#[derive(Clone, Debug)]
+pub struct FsckRun {
+    /// The repository, as given.
+    pub repo: String,
+    /// The bytes of its packs.
+    pub pack_bytes: u64,
+    /// The threads it ran on.
+    pub threads: usize,
+    /// Wall time in seconds.
+    pub wall_s: f64,
+    /// CPU time (user + system) in seconds.
+    pub cpu_s: f64,
+    /// Peak resident set in KiB.
+    pub max_rss_kib: u64,
+    /// Its exit status (git's bits).
+    pub status: i32,
+}
+
 /// The whole report.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -127,6 +146,8 @@ pub struct Report {
     pub zlib: Vec<ZlibCell>,
     /// Start-up cost.
     pub startup: Startup,
+    /// The fsck run, or why there is none.
+    pub fsck: Result<FsckRun, String>,
 }
 
 /// The algorithms this build selected, each with its facility.
@@ -597,6 +618,24 @@ pub fn table(report: &Report) -> String {
              output checked once."
         );
     }
+    match &report.fsck {
+        Ok(r) => {
+            let _ = writeln!(
+                s,
+                "\nfsck of {} ({:.0} MB of packs, {} threads): {:.2} s wall, {:.2} s CPU, {:.0} MB peak RSS, exit {}",
+                r.repo,
+                r.pack_bytes as f64 / 1e6,
+                r.threads,
+                r.wall_s,
+                r.cpu_s,
+                r.max_rss_kib as f64 * 1024.0 / 1e6,
+                r.status
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(s, "\nfsck: not measured ({why})");
+        }
+    }
     if cfg!(debug_assertions) {
         s.push_str(
             "WARNING: this is a debug build; build with --release for meaningful figures.\n",
@@ -659,7 +698,8 @@ impl Environment {
 /// the selected provider: `facility` `"zlib"`, `provider`, `version`, `input` `"stream"` or
 /// `"objects"`, `streams`, `inflated_bytes`, `compressed_bytes`, `level`, `mb_per_s` of inflated
 /// output, `ns_per_stream`; added to schema 1 without changing any other key, so readers of the
-/// earlier reports are unaffected), `startup`.
+/// earlier reports are unaffected), `startup`, and `fsck` (added the same way: `repo`,
+/// `pack_bytes`, `threads`, `wall_s`, `cpu_s`, `max_rss_kib`, `status`; or `null` and `fsck_note`).
 pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let info = &BUILD_INFO;
     let cpu = CpuFeatures::detect();
@@ -762,6 +802,27 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         st.instructions.map_or("null".into(), |n| n.to_string()),
         json::opt_string(st.instructions_note.as_deref())
     );
+    // Added to schema 1 like `zlib`: `fsck` is an object, or null with `fsck_note` saying why.
+    s.truncate(s.trim_end().len());
+    s.push_str(",\n");
+    match &report.fsck {
+        Ok(r) => {
+            let _ = writeln!(
+                s,
+                "  \"fsck\": {{\"repo\": {}, \"pack_bytes\": {}, \"threads\": {}, \"wall_s\": {}, \"cpu_s\": {}, \"max_rss_kib\": {}, \"status\": {}}}",
+                json::string(&r.repo),
+                r.pack_bytes,
+                r.threads,
+                json::number(r.wall_s),
+                json::number(r.cpu_s),
+                r.max_rss_kib,
+                r.status
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(s, "  \"fsck\": null, \"fsck_note\": {}", json::string(why));
+        }
+    }
     s.push_str("}\n");
     s
 }

@@ -274,19 +274,26 @@ pub const FSCK: Command = Command {
 pub const BENCH: Command = Command {
     name: "bench",
     about: "Measure this build's providers and start-up cost on this machine.",
-    usage: "[--quick] [--json]",
+    usage: "[--quick] [--json] [--repo DIR]",
     preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1, MD5 and SHA-256 providers at 64 B,\n\
                1 KiB, 64 KiB and 300 MiB (in memory, best of the rounds); MB/s of inflated output of the\n\
                selected zlib provider on one 16 MiB stream and on 1000 git-object-sized streams (100 B to\n\
                20 KB, back to back as in a pack); and the start-up cost of `flagsplit sha1sum /dev/null`\n\
-               (wall time, and instructions under callgrind when valgrind is installed). The default run\n\
-               takes well under a minute.",
+               (wall time, and instructions under callgrind when valgrind is installed); and the real load:\n\
+               `flagsplit-fsck` on the repository it runs in (or --repo DIR), wall and CPU time and peak\n\
+               RSS. The default run takes well under a minute, plus the fsck.",
     options: &[
         Opt::flag(None, "quick", "a few seconds instead of most of a minute"),
         Opt::flag(
             None,
             "json",
             "print a shareable JSON report (machine, build, every figure)\ninstead of the table",
+        ),
+        Opt::with_value(
+            None,
+            "repo",
+            "DIR",
+            "measure fsck on the repository DIR is in (default: the\ncurrent directory's)",
         ),
     ],
     epilogue: "Only the providers this build selected are measured: a binary does not link a provider\n\

@@ -2,10 +2,12 @@
 //! cost of this binary.
 
 use std::io::{self, IsTerminal};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use flagsplit::bench::{self, Environment, Plan, Report, Startup};
+use flagsplit::bench::{self, Environment, FsckRun, Plan, Report, Startup};
 use flagsplit::cli::Matches;
 
 /// The command whose start-up is measured (BENCHMARKS.md compares it with `git hash-object /dev/null`).
@@ -24,6 +26,12 @@ pub fn main(m: &Matches) -> ExitCode {
             eprint!("\r\x1b[Kmeasuring {what} [{step}/{total}]");
         }
     };
+    // First, while this process is small: a child started with vfork-like spawning counts the
+    // parent's pages in its peak RSS until it execs.
+    if terminal {
+        eprint!("\r\x1b[Kmeasuring fsck");
+    }
+    let fsck = fsck_run(m.value("repo").map(PathBuf::from));
     let cells = bench::throughput(plan, progress);
     let zlib = match bench::zlib(plan, progress) {
         Ok(zlib) => zlib,
@@ -46,6 +54,7 @@ pub fn main(m: &Matches) -> ExitCode {
         cells,
         zlib,
         startup,
+        fsck,
     };
     let text = if m.flag("json") {
         bench::json(&report, &Environment::detect(), env!("FLAGSPLIT_RUSTC"))
@@ -115,4 +124,76 @@ fn callgrind(exe: &std::path::Path) -> (Option<u64>, Option<String>) {
             }
         }
     }
+}
+
+/// The bytes of the packs of the repository whose git directory is `git_dir`.
+fn pack_bytes(git_dir: &Path) -> u64 {
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim_end()),
+        Err(_) => git_dir.to_path_buf(),
+    };
+    std::fs::read_dir(common.join("objects").join("pack"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".pack"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Runs `flagsplit-fsck` (found as `flagsplit fsck` finds it) on `repo`, or on the repository
+/// the current directory is in: wall time, and CPU time and peak RSS from `wait4`.
+fn fsck_run(repo: Option<PathBuf>) -> Result<FsckRun, String> {
+    let dir = match repo {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| e.to_string())?,
+    };
+    let git_dir = {
+        let saved = std::env::current_dir().ok();
+        std::env::set_current_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let found = flagsplit::object::repository::find_git_dir();
+        if let Some(s) = saved {
+            let _ = std::env::set_current_dir(s);
+        }
+        match found {
+            Ok(Some(g)) => dir.join(g),
+            Ok(None) => return Err(format!("{} is not in a git repository", dir.display())),
+            Err(e) => return Err(e),
+        }
+    };
+    let exe = flagsplit::exec_path::find("flagsplit-fsck").map_err(|e| e.to_string())?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = Instant::now();
+    let child = Command::new(&exe)
+        .args(["--no-progress", "--no-dangling"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for (the `Child` is never waited on); `status`
+    // and `usage` are valid for writes.
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall_s = start.elapsed().as_secs_f64();
+    if rc != pid {
+        return Err(format!("wait4: {}", io::Error::last_os_error()));
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let exit = std::process::ExitStatus::from_raw(status);
+    Ok(FsckRun {
+        repo: dir.display().to_string(),
+        pack_bytes: pack_bytes(&git_dir),
+        threads,
+        wall_s,
+        cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss as u64,
+        status: exit.code().unwrap_or(-1),
+    })
 }
