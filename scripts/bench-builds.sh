@@ -12,10 +12,15 @@
 #      ~/.rustup/toolchains, tens of thousands of files) next to `git hash-object --stdin-paths`
 #      and to the I/O floor (`xargs -P$(nproc) cat` reading the same files), in SHA-1 and in a
 #      SHA-256 repository, checking that the ids are identical;
-#   4. peak memory (/usr/bin/time -v) hashing a 1 GiB file.
+#   4. peak memory (/usr/bin/time -v) hashing a 1 GiB file;
+#   5. with --repo REPO (a git repository; git.git is the reference load): `flagsplit fsck` for each
+#      `sha1` provider (dc, block, openssl) and each `zlib` provider (zlib-rs, miniz, system,
+#      zlib-ng), on all cores and on one, next to `git fsck --full`, `git index-pack --verify`
+#      (outside the repository) and gitoxide's `gix free pack verify --decode` + `gix fsck` when
+#      `gix` is installed: wall, CPU and peak RSS of each, the verdicts compared with git's.
 #
 # Ratios are taken within this one run. Usage:
-#   scripts/bench-builds.sh [--quick] [--tree DIR] > report.md
+#   scripts/bench-builds.sh [--quick] [--tree DIR] [--repo REPO [--fsck-only]] > report.md
 # --quick uses 1 timing run instead of 5 (3 for the tree). Needs valgrind, GNU time (/usr/bin/time),
 # git, openssl and coreutils; as root it installs missing ones with apt-get (unless
 # FLAGSPLIT_TEST_NO_INSTALL=1).
@@ -25,14 +30,19 @@ root=$PWD
 runs=5
 tree_runs=3
 tree=${HOME}/.rustup/toolchains
+repo=
+fsck_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) runs=1 tree_runs=1 ;;
 	--tree) tree=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--tree DIR]" >&2; exit 2 ;;
+	--repo) repo=$(cd "$2" && pwd); shift ;;
+	--fsck-only) fsck_only=1 ;;
+	*) echo "usage: $0 [--quick] [--tree DIR] [--repo REPO [--fsck-only]]" >&2; exit 2 ;;
 	esac
 	shift
 done
+[ "$fsck_only" = 0 ] || [ -n "$repo" ] || { echo "$0: --fsck-only needs --repo REPO" >&2; exit 2; }
 
 need=()
 command -v valgrind >/dev/null || need+=(valgrind)
@@ -55,12 +65,22 @@ trap 'rm -rf "$work"' EXIT
 log() { echo "bench-builds: $*" >&2; }
 
 # --- builds -----------------------------------------------------------------------------------
-declare -A feat=([default]="" [openssl-sha1]="--features openssl-sha1" [openssl-tls]="--features openssl-tls" [all-features]="--all-features")
+declare -A feat=([default]="" [openssl-sha1]="--features openssl-sha1" [openssl-tls]="--features openssl-tls" [all-features]="--all-features"
+	[sha1-block]="" [zlib-miniz]="--features zlib-miniz" [zlib-system]="--features zlib-system" [zlib-ng]="--features zlib-ng")
+# Variables that select a provider for a build (the others keep their defaults).
+declare -A sel=([sha1-block]="FLAGSPLIT_SHA1_PROVIDER=block")
 builds=(default openssl-sha1 openssl-tls all-features)
-for b in "${builds[@]}"; do
+fsck_builds=(default sha1-block openssl-sha1 zlib-miniz zlib-system zlib-ng)
+wanted=()
+[ "$fsck_only" = 1 ] || wanted=("${builds[@]}")
+[ -z "$repo" ] || wanted+=("${fsck_builds[@]}")
+declare -A built=()
+for b in "${wanted[@]}"; do
+	[ -z "${built[$b]:-}" ] || continue
+	built[$b]=1
 	log "building $b"
 	# shellcheck disable=SC2086
-	cargo build --release --locked --quiet --bins --target-dir "target/bench-builds/$b" ${feat[$b]}
+	env ${sel[$b]:-} cargo build --release --locked --quiet --bins --target-dir "target/bench-builds/$b" ${feat[$b]}
 done
 bin() { echo "$root/target/bench-builds/$1/release/flagsplit"; }
 
@@ -99,6 +119,7 @@ echo "Tools: $(rustc -V), $(git --version), $(openssl version), $(sha1sum --vers
 echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg). Timings are the best of $runs runs; instruction counts are exact."
 echo
 
+if [ "$fsck_only" = 0 ]; then
 # --- 1. start-up ------------------------------------------------------------------------------
 log "start-up instructions"
 echo "## Start-up: instructions of one run (callgrind, total Ir)"
@@ -225,4 +246,93 @@ for cmd in "$D sha1sum" "$D md5sum" "$D sha256sum" "$D hash-object" "$O sha1sum"
 	echo "| \`$label\` | $(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}') |"
 done
 echo
+fi
+
+# --- 5. the real load: fsck -------------------------------------------------------------------
+if [ -n "$repo" ]; then
+	log "fsck of $repo"
+	# wall CPU RSS STATUS of a command run in a directory, its lines kept in $work/lines.NAME
+	measure() { # name dir command...
+		local name=$1 dir=$2
+		shift 2
+		(cd "$dir" && /usr/bin/time -f '%e %U %S %M %x' -o "$work/time.$name" "$@" >"$work/out.$name" 2>"$work/err.$name") || true
+		read -r w u s m x <"$work/time.$name"
+		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+		echo "$w $cpu $((m / 1024)) $x"
+	}
+	same_as_git() { # name: the same exit status and line sets as git fsck
+		if [ "$(sed -n 's/.* //p' "$work/time.$1")" = "$(sed -n 's/.* //p' "$work/time.git")" ] &&
+			cmp -s <(sort -u "$work/out.$1") <(sort -u "$work/out.git") &&
+			cmp -s <(grep -v '^notice: not checked' "$work/err.$1" | sort -u) <(sort -u "$work/err.git"); then
+			echo "same as git"
+		else
+			echo "DIFFERS from git"
+		fi
+	}
+	objects=$(git -C "$repo" count-objects -v | awk '/^in-pack|^count/ { s += $2 } END { print s }')
+	packs=$(du -sm "$repo/objects/pack" 2>/dev/null || du -sm "$(git -C "$repo" rev-parse --git-common-dir)/objects/pack")
+	echo "## The real load: verifying $(basename "$repo") ($objects objects, ${packs%%[[:space:]]*} MB of packs)"
+	echo
+	cat "$repo/objects/pack/"*.pack "$(git -C "$repo" rev-parse --git-common-dir 2>/dev/null)/objects/pack/"*.pack >/dev/null 2>&1 || true
+	read -r g_w g_c g_m g_x < <(measure git "$repo" git fsck --full --no-progress)
+	echo "| command | wall (s) | CPU (s) | peak RSS (MB) | exit | verdict | × \`git fsck --full\` (wall) |"
+	echo "|---|---:|---:|---:|---:|---|---:|"
+	echo "| \`git fsck --full\` ($(git --version | sed 's/git version //')) | $g_w | $g_c | $g_m | $g_x | | 1.00 |"
+	declare -A what=([default]="sha1 dc, zlib zlib-rs (default)" [sha1-block]="sha1 block" [openssl-sha1]="sha1 openssl"
+		[zlib-miniz]="zlib miniz" [zlib-system]="zlib system" [zlib-ng]="zlib zlib-ng")
+	for b in "${fsck_builds[@]}"; do
+		for t in "" 1; do
+			name="$b${t:+-t$t}"
+			args=(--no-progress)
+			[ -z "$t" ] || args+=(--threads "$t")
+			read -r w c m x < <(measure "$name" "$repo" "$root/target/bench-builds/$b/release/flagsplit-fsck" "${args[@]}")
+			label="\`flagsplit fsck${t:+ --threads $t}\` (${what[$b]})"
+			echo "| $label | $w | $c | $m | $x | $(same_as_git "$name") | $(ratio "$g_w" "$w") |"
+		done
+	done
+	# index-pack re-indexes each pack outside any repository (inside one it also re-reads every
+	# object as a collision test).
+	outside=$work/outside-repo
+	mkdir -p "$outside"
+	for p in "$repo"/objects/pack/*.pack; do
+		[ -e "$p" ] || continue
+		cp "$p" "$outside/"
+	done
+	ipw=0 ipc=0 ipm=0
+	for p in "$outside"/*.pack; do
+		[ -e "$p" ] || continue
+		read -r w c m _ < <(measure index-pack "$outside" git index-pack --verify --threads="$(nproc)" "$p")
+		ipw=$(awk -v a="$ipw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
+		ipc=$(awk -v a="$ipc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
+		[ "$m" -gt "$ipm" ] && ipm=$m
+	done
+	echo "| \`git index-pack --verify --threads=$(nproc)\` (each pack, outside the repository; pack and idx only) | $ipw | $ipc | $ipm | | | $(ratio "$g_w" "$ipw") |"
+	if command -v gix >/dev/null; then
+		gw=0 gc=0 gm=0
+		for i in "$repo"/objects/pack/*.idx; do
+			read -r w c m _ < <(measure gix-verify "$repo" gix --threads "$(nproc)" free pack verify --decode "$i")
+			gw=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
+			gc=$(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
+			[ "$m" -gt "$gm" ] && gm=$m
+		done
+		read -r w c m _ < <(measure gix-fsck "$repo" gix --threads "$(nproc)" fsck)
+		echo "| \`gix free pack verify --decode\` (pack and idx, objects parsed, no fsck checks) | $gw | $gc | $gm | | | $(ratio "$g_w" "$gw") |"
+		echo "| \`gix fsck\` (connectivity from HEAD) | $w | $c | $m | | | $(ratio "$g_w" "$w") |"
+		both=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
+		echo "| the two gix commands together | $both | $(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }') | | | | $(ratio "$g_w" "$both") |"
+	else
+		echo "| gitoxide (\`gix\`) | not installed | | | | | |"
+	fi
+	echo
+	echo "Wall and CPU seconds and peak RSS from GNU time; verdict: the same exit status and the same set"
+	echo "of lines on standard output and standard error as \`git fsck --full\`. Peak RSS counts the pages"
+	echo "of the mapped packs."
+	echo
+	t_file=$work/times
+	(cd "$repo" && FLAGSPLIT_FSCK_TIMES=1 "$root/target/bench-builds/default/release/flagsplit-fsck" --no-progress 2>&1 >/dev/null | sed -n 's/^flagsplit fsck: //p' >"$t_file") || true
+	echo "Where the time goes (default build, \`FLAGSPLIT_FSCK_TIMES=1\`; the pack stages are CPU summed over the threads):"
+	echo
+	sed 's/^/- /' "$t_file"
+	echo
+fi
 log "done"
