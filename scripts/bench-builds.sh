@@ -270,10 +270,11 @@ if [ -n "$repo" ]; then
 		fi
 	}
 	objects=$(git -C "$repo" count-objects -v | awk '/^in-pack|^count/ { s += $2 } END { print s }')
-	packs=$(du -sm "$repo/objects/pack" 2>/dev/null || du -sm "$(git -C "$repo" rev-parse --git-common-dir)/objects/pack")
+	packdir=$(cd "$repo" && cd "$(git rev-parse --git-common-dir)" && pwd)/objects/pack
+	packs=$(du -sm "$packdir")
 	echo "## The real load: verifying $(basename "$repo") ($objects objects, ${packs%%[[:space:]]*} MB of packs)"
 	echo
-	cat "$repo/objects/pack/"*.pack "$(git -C "$repo" rev-parse --git-common-dir 2>/dev/null)/objects/pack/"*.pack >/dev/null 2>&1 || true
+	cat "$packdir"/*.pack >/dev/null 2>&1 || true # page cache
 	read -r g_w g_c g_m g_x < <(measure git "$repo" git fsck --full --no-progress)
 	echo "| command | wall (s) | CPU (s) | peak RSS (MB) | exit | verdict | × \`git fsck --full\` (wall) |"
 	echo "|---|---:|---:|---:|---:|---|---:|"
@@ -294,7 +295,7 @@ if [ -n "$repo" ]; then
 	# object as a collision test).
 	outside=$work/outside-repo
 	mkdir -p "$outside"
-	for p in "$repo"/objects/pack/*.pack; do
+	for p in "$packdir"/*.pack; do
 		[ -e "$p" ] || continue
 		cp "$p" "$outside/"
 	done
@@ -309,7 +310,7 @@ if [ -n "$repo" ]; then
 	echo "| \`git index-pack --verify --threads=$(nproc)\` (each pack, outside the repository; pack and idx only) | $ipw | $ipc | $ipm | | | $(ratio "$g_w" "$ipw") |"
 	if command -v gix >/dev/null; then
 		gw=0 gc=0 gm=0
-		for i in "$repo"/objects/pack/*.idx; do
+		for i in "$packdir"/*.idx; do
 			read -r w c m _ < <(measure gix-verify "$repo" gix --threads "$(nproc)" free pack verify --decode "$i")
 			gw=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
 			gc=$(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
