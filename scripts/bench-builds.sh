@@ -256,12 +256,13 @@ if [ -n "$repo" ]; then
 		local name=$1 dir=$2
 		shift 2
 		(cd "$dir" && /usr/bin/time -f '%e %U %S %M %x' -o "$work/time.$name" "$@" >"$work/out.$name" 2>"$work/err.$name") || true
-		read -r w u s m x <"$work/time.$name"
+		# GNU time writes "Command exited with non-zero status N" first when the status is not 0.
+		read -r w u s m x < <(tail -1 "$work/time.$name")
 		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
 		echo "$w $cpu $((m / 1024)) $x"
 	}
 	same_as_git() { # name: the same exit status and line sets as git fsck
-		if [ "$(sed -n 's/.* //p' "$work/time.$1")" = "$(sed -n 's/.* //p' "$work/time.git")" ] &&
+		if [ "$(tail -1 "$work/time.$1" | sed 's/.* //')" = "$(tail -1 "$work/time.git" | sed 's/.* //')" ] &&
 			cmp -s <(sort -u "$work/out.$1") <(sort -u "$work/out.git") &&
 			cmp -s <(grep -v '^notice: not checked' "$work/err.$1" | sort -u) <(sort -u "$work/err.git"); then
 			echo "same as git"
