@@ -47,6 +47,21 @@ pub struct Missing {
     pub kind: Kind,
 }
 
+/// How one entry of a well-formed tree was linked, so that a tree that is a delta of it (which
+/// names mostly the same objects) reuses the link instead of looking the id up again.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeLink {
+    /// Where the entry's id is in the tree.
+    pub off: u32,
+    /// The link ([`table::edge`]): its target and the type the entry names.
+    pub edge: u32,
+    /// Whether it was counted (a stored blob) rather than kept.
+    pub counted: bool,
+}
+
+/// How far ahead in its base's entries a tree's entry is looked for.
+const REUSE_AHEAD: usize = 4;
+
 /// What one worker (or the sequential scan) produced.
 pub struct Local {
     /// Lines, in the order produced.
@@ -72,6 +87,9 @@ pub struct Local {
     pub times: Times,
     /// A tree's links, reused from tree to tree.
     pub scratch: Vec<(Kind, u32)>,
+    /// The links of the last tree checked, when it was well-formed and every link resolved to
+    /// an object (else empty).
+    pub tree_links: Vec<TreeLink>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -130,6 +148,7 @@ impl Local {
             err: false,
             times: Times::default(),
             scratch: Vec::new(),
+            tree_links: Vec::new(),
         }
     }
 
@@ -146,17 +165,27 @@ impl Local {
 }
 
 impl Core<'_> {
-    /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it.
-    fn link(&self, l: &mut Local, from: Kind, tid: &Oid, tkind: Kind) -> bool {
+    /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it,
+    /// and the link made when it resolved to an object in the table.
+    fn link(
+        &self,
+        l: &mut Local,
+        from: Kind,
+        tid: &Oid,
+        tkind: Kind,
+    ) -> (bool, Option<(u32, bool)>) {
         match self.table.lookup_known(tid, tkind, &mut l.recent) {
             Ok(Some(ti)) => {
                 let flags = self.table.or_flags(ti, USED);
-                if from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT {
+                let e = table::edge(Some(ti), tkind);
+                let counted =
+                    from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT;
+                if counted {
                     self.table.add_ref(ti);
                 } else {
-                    l.edges.push(table::edge(Some(ti), tkind));
+                    l.edges.push(e);
                 }
-                false
+                (false, Some((e, counted)))
             }
             Ok(None) => {
                 l.missing.push(Missing {
@@ -165,7 +194,7 @@ impl Core<'_> {
                     kind: tkind,
                 });
                 l.edges.push(table::edge(None, tkind));
-                false
+                (false, None)
             }
             Err(c) => {
                 l.error(&format!(
@@ -175,9 +204,65 @@ impl Core<'_> {
                     tkind.name()
                 ));
                 l.edges.push(table::edge(None, tkind));
-                true
+                (true, None)
             }
         }
+    }
+
+    /// The links of a well-formed tree `d` (its entries in `l.scratch`), into `l.tree_links`
+    /// when all resolve. An entry whose type and id are those of an entry of `base` (the tree
+    /// this one is a delta of, looked for in order a few entries ahead) takes that entry's link:
+    /// the target already has its type and `USED`, so only a counted link is counted again.
+    fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<(&[u8], &[TreeLink])>) -> bool {
+        let raw = self.format.raw_len();
+        let entries = std::mem::take(&mut l.scratch);
+        let mut links = std::mem::take(&mut l.tree_links);
+        links.clear();
+        let mut all = true;
+        let mut broken = false;
+        let mut next = 0usize;
+        for &(tkind, off) in &entries {
+            let at = off as usize;
+            let Some(tid) = d.get(at..at + raw) else {
+                continue;
+            };
+            let reused = base.and_then(|(bd, bl)| {
+                let ahead = bl.get(next..).unwrap_or_default().iter().take(REUSE_AHEAD);
+                ahead.enumerate().find_map(|(k, b)| {
+                    let same = table::edge_kind(b.edge) == tkind
+                        && bd.get(b.off as usize..b.off as usize + raw) == Some(tid);
+                    same.then_some((next + k, *b))
+                })
+            });
+            let made = match reused {
+                Some((j, b)) => {
+                    next = j + 1;
+                    if b.counted {
+                        if let Some(t) = table::edge_target(b.edge) {
+                            self.table.add_ref(t);
+                        }
+                    } else {
+                        l.edges.push(b.edge);
+                    }
+                    Some((b.edge, b.counted))
+                }
+                None => {
+                    let (b, made) = self.link(l, Kind::Tree, &table::oid(tid), tkind);
+                    broken |= b;
+                    made
+                }
+            };
+            match made {
+                Some((edge, counted)) => links.push(TreeLink { off, edge, counted }),
+                None => all = false,
+            }
+        }
+        if !all {
+            links.clear();
+        }
+        l.scratch = entries;
+        l.tree_links = links;
+        broken
     }
 
     /// git's `fsck_obj_buffer` and `fsck_obj` for object `id` of `kind`, read and hashed
@@ -196,6 +281,25 @@ impl Core<'_> {
         at: u64,
         blobs_now: bool,
     ) -> bool {
+        self.delta_checked(l, id, kind, data, loose, at, blobs_now, None)
+    }
+
+    /// [`Core::object_checked`] for an object that is a delta of `base` (its content and, for a
+    /// tree, [`Local::tree_links`] as its check left them): the links the two have in common are
+    /// reused. After a tree, `l.tree_links` holds its own.
+    #[allow(clippy::too_many_arguments)]
+    pub fn delta_checked(
+        &self,
+        l: &mut Local,
+        id: &Oid,
+        kind: Kind,
+        data: Option<&[u8]>,
+        loose: Option<&Path>,
+        at: u64,
+        blobs_now: bool,
+        base: Option<(&[u8], &[TreeLink])>,
+    ) -> bool {
+        l.tree_links.clear();
         let format = self.format;
         let h = hex(&id[..format.raw_len()]);
         // Well-formed trees (nearly all) are walked without building their links.
@@ -271,17 +375,10 @@ impl Core<'_> {
         let start = l.edges.len();
         let mut broken = links.walk_failed;
         if let Some(d) = simple_tree {
-            let entries = std::mem::take(&mut l.scratch);
-            for &(tkind, off) in &entries {
-                let off = off as usize;
-                if let Some(tid) = d.get(off..off + format.raw_len()) {
-                    broken |= self.link(l, kind, &table::oid(tid), tkind);
-                }
-            }
-            l.scratch = entries;
+            broken |= self.tree_links(l, d, base);
         }
         for t in &links.targets {
-            broken |= self.link(l, kind, &table::oid(&t.id), t.kind);
+            broken |= self.link(l, kind, &table::oid(&t.id), t.kind).0;
         }
         if l.edges.len() > start {
             l.owners

@@ -10,14 +10,13 @@
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-
-use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
-use super::check::{Core, Local, timed};
+use super::check::{Core, Local, TreeLink, timed};
 use super::odb::{self, Mapped, PackFiles};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
@@ -880,33 +879,40 @@ fn verify_one(
     };
     let locals: Vec<Local> = {
         let core = f.core();
-        // A few chunks per thread, each resolved by one worker (its own inflater, buffers and
-        // cache of recent lookups), stolen by idle threads.
-        let threads = f
-            .pool
-            .as_ref()
-            .map_or(1, rayon::ThreadPool::current_num_threads);
-        let chunk = (roots.len() / (threads * 16)).max(256);
-        // A worker's inflater stays on its thread (a C inflater's state is not `Send`): only
-        // what it produced comes back.
-        let run = || -> Vec<Local> {
-            roots
-                .par_chunks(chunk)
-                .map(|chunk| {
-                    let mut w = Worker::new();
-                    for &root in chunk {
-                        resolve(&core, &pctx, &mut w, root);
-                    }
-                    w.l
-                })
-                .collect()
-        };
         match &f.pool {
-            Some(pool) => pool.install(run),
+            Some(pool) => {
+                let threads = pool.current_num_threads();
+                let split = Split {
+                    sizes: subtree_sizes(&ents, &children, &roots),
+                    pending: AtomicUsize::new(0),
+                    limit: threads * 2,
+                };
+                pool.install(|| {
+                    rayon::scope(|s| {
+                        for group in roots.chunks(ROOTS_PER_JOB) {
+                            let (core, pctx, split) = (&core, &pctx, &split);
+                            s.spawn(move |s| {
+                                on_worker(|w| {
+                                    for &root in group {
+                                        resolve(core, pctx, w, root, Some((s, split)));
+                                    }
+                                });
+                            });
+                        }
+                    });
+                });
+                // What each thread's worker produced; its inflater stays on its thread.
+                pool.broadcast(|_| {
+                    WORKER.with(|cell| cell.borrow_mut().as_mut().map(|w| std::mem::take(&mut w.l)))
+                })
+                .into_iter()
+                .flatten()
+                .collect()
+            }
             None => {
                 let mut w = Worker::new();
                 for &root in &roots {
-                    resolve(&core, &pctx, &mut w, root);
+                    resolve(&core, &pctx, &mut w, root, None);
                 }
                 vec![w.l]
             }
@@ -974,9 +980,84 @@ impl Worker {
     }
 }
 
-/// Resolves the delta tree under `root`, depth-first with an explicit stack: a base is kept only
-/// while its children are applied.
-fn resolve(core: &Core<'_>, p: &PackCtx<'_>, w: &mut Worker, root: usize) {
+/// Roots given to one job at a time; a job's worker resolves their trees one after another.
+const ROOTS_PER_JOB: usize = 64;
+
+/// A subtree at least this large (entries) may be handed to another thread.
+const SPLIT_AT: u32 = 32;
+
+thread_local! {
+    /// The worker of this thread of the pool, reused by every job the thread runs: a C
+    /// inflater's state is not `Send`, so it stays here and only what it produced is taken.
+    static WORKER: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's worker. `f` must not wait for other jobs (a job run meanwhile on
+/// this thread would find the worker taken); spawning is fine.
+fn on_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
+    WORKER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        f(slot.get_or_insert_with(Worker::new))
+    })
+}
+
+/// How the threads share a pack's delta trees: a thread walking a tree hands a large subtree
+/// (its root's base, shared, and the entry) to an idle thread, as long as few hand-offs wait, so
+/// memory stays one delta chain per thread plus `limit` bases.
+struct Split {
+    /// The number of entries under each entry, itself included.
+    sizes: Vec<u32>,
+    /// Hand-offs not yet started.
+    pending: AtomicUsize,
+    /// The most hand-offs that may wait.
+    limit: usize,
+}
+
+type Spawn<'a, 's> = Option<(&'a rayon::Scope<'s>, &'s Split)>;
+
+/// An object of a delta tree while its children are applied: its content and, for a tree, its
+/// links (which a child tree reuses where the two name the same objects).
+struct Node {
+    data: Vec<u8>,
+    links: Vec<TreeLink>,
+}
+
+/// A node on a thread's way down a delta tree: the entry, its node (`Err`: it could not be
+/// read) and the next child to apply.
+struct Frame {
+    e: usize,
+    node: Result<Arc<Node>, ()>,
+    next: usize,
+}
+
+/// The size of each entry's subtree, for [`Split`].
+fn subtree_sizes(ents: &[Ent], children: &[Vec<u32>], roots: &[usize]) -> Vec<u32> {
+    let mut sizes = vec![1u32; ents.len()];
+    let mut order = Vec::with_capacity(ents.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for &r in roots {
+        stack.push(r);
+        while let Some(e) = stack.pop() {
+            order.push(e);
+            stack.extend(children[e].iter().map(|&c| c as usize));
+        }
+    }
+    for &e in order.iter().rev() {
+        if let Some(b) = ents[e].base {
+            sizes[b] = sizes[b].saturating_add(sizes[e]);
+        }
+    }
+    sizes
+}
+
+/// Resolves the delta tree under `root`.
+fn resolve<'s>(
+    core: &'s Core<'s>,
+    p: &'s PackCtx<'s>,
+    w: &mut Worker,
+    root: usize,
+    spawn: Spawn<'_, 's>,
+) {
     let Worker { l, z, delta } = w;
     let Some(z) = z.as_mut() else {
         l.error("cannot start an inflater");
@@ -1008,40 +1089,111 @@ fn resolve(core: &Core<'_>, p: &PackCtx<'_>, w: &mut Worker, root: usize) {
         },
         None => unpack_root(p, l, z, &ents[root]),
     };
-    visit(core, p, l, root, kind, &data);
-    if !children[root].is_empty() {
-        let mut stack: Vec<(usize, Result<Vec<u8>, ()>, usize)> = vec![(root, data, 0)];
-        while let Some(top) = stack.last_mut() {
-            let e = top.0;
-            if top.2 >= children[e].len() {
-                stack.pop();
-                continue;
+    let links = visit(core, p, l, root, kind, &data, None);
+    let node = data.map(|data| Arc::new(Node { data, links }));
+    descend(core, p, w, root, node, kind, spawn);
+}
+
+/// Resolves a subtree handed over by another thread: entry `c`, a delta of `base`.
+fn resolve_handed<'s>(
+    core: &'s Core<'s>,
+    p: &'s PackCtx<'s>,
+    w: &mut Worker,
+    base: &Node,
+    c: usize,
+    kind: Option<Kind>,
+    spawn: Spawn<'_, 's>,
+) {
+    let Worker { l, z, delta } = w;
+    let Some(z) = z.as_mut() else {
+        l.error("cannot start an inflater");
+        l.err = true;
+        return;
+    };
+    let data = apply_child(p, l, z, &p.ents[c], &base.data, delta);
+    let links = visit(core, p, l, c, kind, &data, Some(base));
+    let node = data.map(|data| Arc::new(Node { data, links }));
+    descend(core, p, w, c, node, kind, spawn);
+}
+
+/// Applies the deltas under entry `top` (already visited, its content `data`), depth-first with
+/// an explicit stack: a base is kept only while its children are applied. With `spawn`, a large
+/// subtree goes to another thread when few hand-offs wait.
+#[allow(clippy::too_many_arguments)]
+fn descend<'s>(
+    core: &'s Core<'s>,
+    p: &'s PackCtx<'s>,
+    w: &mut Worker,
+    top: usize,
+    node: Result<Arc<Node>, ()>,
+    kind: Option<Kind>,
+    spawn: Spawn<'_, 's>,
+) {
+    let Worker { l, z, delta } = w;
+    let Some(z) = z.as_mut() else {
+        return;
+    };
+    let ents = p.ents;
+    let children = p.children;
+    if children[top].is_empty() {
+        return;
+    }
+    let mut stack = vec![Frame {
+        e: top,
+        node,
+        next: 0,
+    }];
+    while let Some(frame) = stack.last_mut() {
+        let e = frame.e;
+        if frame.next >= children[e].len() {
+            stack.pop();
+            continue;
+        }
+        let c = children[e][frame.next] as usize;
+        frame.next += 1;
+        if let (Some((scope, split)), Ok(base)) = (spawn, &frame.node)
+            && split.sizes[c] >= SPLIT_AT
+            && split.pending.load(Relaxed) < split.limit
+        {
+            split.pending.fetch_add(1, Relaxed);
+            let base = Arc::clone(base);
+            scope.spawn(move |s| {
+                split.pending.fetch_sub(1, Relaxed);
+                on_worker(|w| resolve_handed(core, p, w, &base, c, kind, Some((s, split))));
+            });
+            continue;
+        }
+        let (cdata, links) = match &frame.node {
+            Ok(base) => {
+                let cdata = apply_child(p, l, z, &ents[c], &base.data, delta);
+                let links = visit(core, p, l, c, kind, &cdata, Some(base));
+                (cdata, links)
             }
-            let c = children[e][top.2] as usize;
-            top.2 += 1;
-            let cdata = match &top.1 {
-                Ok(base) => apply_child(p, l, z, &ents[c], base, delta),
-                Err(()) => {
-                    if top.2 == 1 {
-                        let line = format!(
-                            "failed to read delta base object {} at offset {} from {}",
-                            hex(p.index.id(ents[e].n)),
-                            ents[e].off,
-                            p.name
-                        );
-                        l.error(&line);
-                        let bad = oid(p.index.id(ents[e].n));
-                        if let Some(i) = core.table.get(&bad) {
-                            core.table.or_flags(i, super::table::BAD);
-                        }
+            Err(()) => {
+                if frame.next == 1 {
+                    let line = format!(
+                        "failed to read delta base object {} at offset {} from {}",
+                        hex(p.index.id(ents[e].n)),
+                        ents[e].off,
+                        p.name
+                    );
+                    l.error(&line);
+                    let bad = oid(p.index.id(ents[e].n));
+                    if let Some(i) = core.table.get(&bad) {
+                        core.table.or_flags(i, super::table::BAD);
                     }
-                    Err(())
                 }
-            };
-            visit(core, p, l, c, kind, &cdata);
-            if !children[c].is_empty() {
-                stack.push((c, cdata, 0));
+                let cdata = Err(());
+                let links = visit(core, p, l, c, kind, &cdata, None);
+                (cdata, links)
             }
+        };
+        if !children[c].is_empty() {
+            stack.push(Frame {
+                e: c,
+                node: cdata.map(|data| Arc::new(Node { data, links })),
+                next: 0,
+            });
         }
     }
 }
@@ -1231,7 +1383,8 @@ fn apply_child(
     }
 }
 
-/// The object at entry `e` is unpacked (or not): hash it, check it, or say why not.
+/// The object at entry `e` is unpacked (or not): hash it, check it, or say why not. A delta's
+/// check reuses its base's links; a tree's own links are returned for its children.
 fn visit(
     core: &Core<'_>,
     p: &PackCtx<'_>,
@@ -1239,12 +1392,14 @@ fn visit(
     e: usize,
     kind: Option<Kind>,
     data: &Result<Vec<u8>, ()>,
-) {
+    base: Option<&Node>,
+) -> Vec<TreeLink> {
     reached(p, e);
     let ent = &p.ents[e];
     let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
     let name = p.name;
+    let mut links = Vec::new();
     match (data, kind) {
         (Ok(d), Some(k)) => {
             match timed(p.timing, &mut l.times.hash, || (p.hash)(core.format, k, d)) {
@@ -1252,11 +1407,16 @@ fn visit(
                     let stream = k == Kind::Blob && d.len() as u64 >= p.big;
                     let content = if stream { None } else { Some(d.as_slice()) };
                     let start = p.timing.then(std::time::Instant::now);
-                    if core.object_checked(l, &id, k, content, None, ent.off, false) {
+                    let base = base.map(|b| (b.data.as_slice(), b.links.as_slice()));
+                    if core.delta_checked(l, &id, k, content, None, ent.off, false, base) {
                         l.err = true;
                     }
                     if let Some(s) = start {
                         l.times.checks += s.elapsed();
+                    }
+                    // Kept only for the children (else the buffer is reused).
+                    if k == Kind::Tree && !p.children[e].is_empty() {
+                        links = std::mem::take(&mut l.tree_links);
                     }
                 }
                 Ok(_) => {
@@ -1279,6 +1439,7 @@ fn visit(
             l.err = true;
         }
     }
+    links
 }
 
 // ---------------------------------------------------------------------------------------------

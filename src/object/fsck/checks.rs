@@ -5,7 +5,8 @@
 
 use super::MsgId;
 use super::names::{
-    Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, tag_name_ok, verify_ordered,
+    Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, plain_name, tag_name_ok,
+    verify_ordered,
 };
 use crate::gitconfig::Config;
 use crate::object::ObjectFormat;
@@ -137,45 +138,48 @@ pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
     loop {
         let (mode, name) = (entry.mode, entry.name);
         null_id |= entry.id.iter().all(|&b| b == 0);
-        full_path |= name.contains(&b'/');
-        empty_name |= name.is_empty();
-        dot |= name == b".";
-        dotdot |= name == b"..";
-        dotgit |= is_hfs_dot(name, b"git") || is_ntfs_dotgit(name);
         zero_pad |= at(buf, entry.start) == b'0';
         large_name |= i64::try_from(name.len()).unwrap_or(i64::MAX) > max_len;
+        if !plain_name(name) {
+            full_path |= name.contains(&b'/');
+            empty_name |= name.is_empty();
+            dot |= name == b".";
+            dotdot |= name == b"..";
+            dotgit |= is_hfs_dot(name, b"git") || is_ntfs_dotgit(name);
 
-        if is_gitmodules(name) {
-            if !is_link(mode) {
-                s.gitmodules(entry.id);
-            } else {
-                failed |= s.report(MsgId::GitmodulesSymlink, ".gitmodules is a symbolic link");
-            }
-        }
-        if is_gitattributes(name) {
-            if !is_link(mode) {
-                s.gitattributes(entry.id);
-            } else {
-                failed |= s.report(MsgId::GitattributesSymlink, ".gitattributes is a symlink");
-            }
-        }
-        if is_link(mode) {
-            if is_hfs_dot(name, b"gitignore") || is_ntfs_dot(name, b"gitignore", b"gi250a") {
-                failed |= s.report(MsgId::GitignoreSymlink, ".gitignore is a symlink");
-            }
-            if is_hfs_dot(name, b"mailmap") || is_ntfs_dot(name, b"mailmap", b"maba30") {
-                failed |= s.report(MsgId::MailmapSymlink, ".mailmap is a symlink");
-            }
-        }
-        // A backslash is a directory separator on NTFS: each part after one is checked too.
-        for (i, _) in name.iter().enumerate().filter(|(_, b)| **b == b'\\') {
-            let after = name.get(i + 1..).unwrap_or_default();
-            dotgit |= is_ntfs_dotgit(after);
-            if is_ntfs_dot(after, b"gitmodules", b"gi7eba") {
+            if is_gitmodules(name) {
                 if !is_link(mode) {
                     s.gitmodules(entry.id);
                 } else {
                     failed |= s.report(MsgId::GitmodulesSymlink, ".gitmodules is a symbolic link");
+                }
+            }
+            if is_gitattributes(name) {
+                if !is_link(mode) {
+                    s.gitattributes(entry.id);
+                } else {
+                    failed |= s.report(MsgId::GitattributesSymlink, ".gitattributes is a symlink");
+                }
+            }
+            if is_link(mode) {
+                if is_hfs_dot(name, b"gitignore") || is_ntfs_dot(name, b"gitignore", b"gi250a") {
+                    failed |= s.report(MsgId::GitignoreSymlink, ".gitignore is a symlink");
+                }
+                if is_hfs_dot(name, b"mailmap") || is_ntfs_dot(name, b"mailmap", b"maba30") {
+                    failed |= s.report(MsgId::MailmapSymlink, ".mailmap is a symlink");
+                }
+            }
+            // A backslash is a directory separator on NTFS: each part after one is checked too.
+            for (i, _) in name.iter().enumerate().filter(|(_, b)| **b == b'\\') {
+                let after = name.get(i + 1..).unwrap_or_default();
+                dotgit |= is_ntfs_dotgit(after);
+                if is_ntfs_dot(after, b"gitmodules", b"gi7eba") {
+                    if !is_link(mode) {
+                        s.gitmodules(entry.id);
+                    } else {
+                        failed |=
+                            s.report(MsgId::GitmodulesSymlink, ".gitmodules is a symbolic link");
+                    }
                 }
             }
         }

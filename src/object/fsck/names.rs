@@ -282,9 +282,81 @@ pub(super) fn component_ok(c: &[u8]) -> bool {
     true
 }
 
+/// Whether every check of a tree entry's name passes without a closer look: each needs a name
+/// that starts with `.` (HFS+ skips ignorable characters, all outside ASCII, before it), an NTFS
+/// short name (which has a `~`), a backslash or a slash, and nearly all names have none.
+pub(super) fn plain_name(name: &[u8]) -> bool {
+    name.first().is_some_and(|&b| b != b'.' && b < 0x80)
+        && !name.iter().any(|&b| matches!(b, b'~' | b'\\' | b'/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain name is none of the names the tree checks look for, whatever its case and
+    /// whichever bytes follow: every name of up to three bytes over an alphabet of the bytes
+    /// that matter, and the special names with one byte changed.
+    #[test]
+    fn plain_names_match_no_special_name() {
+        let special = |n: &[u8]| {
+            n.is_empty()
+                || n == b"."
+                || n == b".."
+                || n.contains(&b'/')
+                || is_hfs_dot(n, b"git")
+                || is_ntfs_dotgit(n)
+                || [
+                    (&b"gitmodules"[..], &b"gi7eba"[..]),
+                    (b"gitattributes", b"gi7d29"),
+                    (b"gitignore", b"gi250a"),
+                    (b"mailmap", b"maba30"),
+                ]
+                .iter()
+                .any(|(d, p)| is_hfs_dot(n, d) || is_ntfs_dot(n, d, p))
+                || n.iter()
+                    .enumerate()
+                    .any(|(i, &b)| b == b'\\' && is_ntfs_dotgit(&n[i + 1..]))
+        };
+        let alphabet = b"gGiIt.~1 :\\/am\xe2\x80\x8c\xef\xbb\xbf";
+        let mut names: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = names
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |&b| [n.as_slice(), &[b]].concat()))
+                .collect();
+            names.extend(longer);
+        }
+        for base in [
+            &b".git"[..],
+            b"git~1",
+            b".gitmodules",
+            b"GITMOD~1",
+            b"gi7eba~9",
+            b".gitattributes",
+            b"gi7d29~1",
+            b".gitignore",
+            b".mailmap",
+            b"maba30~2",
+            b"\xef\xbb\xbf.git",
+        ] {
+            for i in 0..base.len() {
+                for &b in alphabet.iter().chain(b"xX0") {
+                    let mut n = base.to_vec();
+                    n[i] = b;
+                    names.push(n);
+                }
+            }
+            names.push(base.to_vec());
+        }
+        for n in &names {
+            if plain_name(n) {
+                assert!(!special(n), "{:?}", String::from_utf8_lossy(n));
+            }
+        }
+        assert!(plain_name(b"Makefile") && plain_name(b"fsck.c") && plain_name(b"gitk"));
+        assert!(!plain_name(b".git") && !plain_name(b"GIT~1") && !plain_name(b"a\\b"));
+    }
 
     #[test]
     fn dotgit_forms() {
