@@ -90,6 +90,9 @@ pub struct Local {
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,
+    /// For a worker: its own counts of tree links to stored blobs (`Obj::refs`), by object,
+    /// added to the table's when the `Local` is applied; `None`: counted in the table.
+    pub counts: Option<Vec<u32>>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -149,6 +152,22 @@ impl Local {
             times: Times::default(),
             scratch: Vec::new(),
             tree_links: Vec::new(),
+            counts: None,
+        }
+    }
+
+    /// Counts one more checked tree linking to the stored blob `i`: in this worker's own counts
+    /// when it keeps them (a plain increment, no shared cache line), else in the table.
+    pub fn count(&mut self, table: &Table, i: u32) {
+        match &mut self.counts {
+            Some(c) => {
+                let i = i as usize;
+                if c.len() <= i {
+                    c.resize(table.len().max(i + 1), 0);
+                }
+                c[i] = c[i].saturating_add(1);
+            }
+            None => table.add_ref(i),
         }
     }
 
@@ -181,7 +200,7 @@ impl Core<'_> {
                 let counted =
                     from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT;
                 if counted {
-                    self.table.add_ref(ti);
+                    l.count(self.table, ti);
                 } else {
                     l.edges.push(e);
                 }
@@ -239,7 +258,7 @@ impl Core<'_> {
                     next = j + 1;
                     if b.counted {
                         if let Some(t) = table::edge_target(b.edge) {
-                            self.table.add_ref(t);
+                            l.count(self.table, t);
                         }
                     } else {
                         l.edges.push(b.edge);

@@ -358,6 +358,13 @@ impl<'o> Fsck<'o> {
             }
         }
         self.out.bits |= std::mem::take(&mut l.bits);
+        if let Some(counts) = l.counts.as_mut() {
+            for (i, c) in counts.iter_mut().enumerate() {
+                if *c > 0 {
+                    self.table.add_refs(i as u32, std::mem::take(c));
+                }
+            }
+        }
         let mut broken_owners = Vec::new();
         for m in l.missing.drain(..) {
             let e = match self.table.lookup(&m.id, m.kind) {

@@ -911,6 +911,7 @@ fn verify_one(
             }
             None => {
                 let mut w = Worker::new();
+                w.l.counts = Some(Vec::new());
                 for &root in &roots {
                     resolve(&core, &pctx, &mut w, root, None);
                 }
@@ -997,7 +998,11 @@ thread_local! {
 fn on_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
     WORKER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        f(slot.get_or_insert_with(Worker::new))
+        let w = slot.get_or_insert_with(Worker::new);
+        if w.l.counts.is_none() {
+            w.l.counts = Some(Vec::new());
+        }
+        f(w)
     })
 }
 

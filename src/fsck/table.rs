@@ -52,8 +52,6 @@ pub struct Obj {
     kind: AtomicU8,
     /// git's flags.
     flags: AtomicU8,
-    /// For a stored blob: how many checked trees link to it.
-    refs: AtomicU32,
     /// Its links, as a range of [`Table::edges`]: a commit's and a tag's, and a tree's links to
     /// trees and to blobs that are not stored (the others are only counted in `refs`).
     pub edges: (u32, u32),
@@ -158,6 +156,9 @@ pub struct Table {
     recent: Vec<u32>,
     /// The objects, in the order they became known.
     objs: Vec<Obj>,
+    /// For each object that is a stored blob: how many checked trees link to it. Apart from the
+    /// objects, in a few MB: a tree's entries that it shares with its base are only counted.
+    refs: Vec<AtomicU32>,
     /// All links (see the module's documentation).
     pub edges: Vec<u32>,
 }
@@ -215,6 +216,7 @@ impl Default for Table {
             map: IdMap::default(),
             recent: vec![u32::MAX; RECENT],
             objs: Vec::new(),
+            refs: Vec::new(),
             edges: Vec::new(),
         }
     }
@@ -236,9 +238,9 @@ impl Table {
             id: *id,
             kind: AtomicU8::new(0),
             flags: AtomicU8::new(0),
-            refs: AtomicU32::new(0),
             edges: (0, 0),
         });
+        self.refs.push(AtomicU32::new(0));
         self.map.insert(Key(*id), i);
         i
     }
@@ -305,7 +307,7 @@ impl Table {
             kind: kind_from(o.kind.load(Relaxed)),
             flags: o.flags.load(Relaxed),
             edges: o.edges,
-            refs: o.refs.load(Relaxed),
+            refs: self.refs[i as usize].load(Relaxed),
         }
     }
 
@@ -316,14 +318,17 @@ impl Table {
 
     /// Counts one more checked tree linking to the blob `i`.
     pub fn add_ref(&self, i: u32) {
-        let r = &self.objs[i as usize].refs;
-        let _ = r.fetch_update(Relaxed, Relaxed, |v| v.checked_add(1));
+        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| v.checked_add(1));
+    }
+
+    /// Counts `n` more checked trees linking to the blob `i`.
+    pub fn add_refs(&self, i: u32, n: u32) {
+        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| Some(v.saturating_add(n)));
     }
 
     /// Counts one checked tree less.
     pub fn sub_ref(&self, i: u32) {
-        let r = &self.objs[i as usize].refs;
-        let _ = r.fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));
+        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));
     }
 
     /// Every object, as snapshots.

@@ -15,14 +15,31 @@ pub fn links(kind: Kind, id: &Oid, buf: &[u8], format: ObjectFormat) -> Links {
     crate::object::links::links_for(kind, &id[..format.raw_len()], buf, format)
 }
 
-/// The modes of a well-formed tree: a directory, a file, an executable, a symbolic link, a
-/// gitlink.
-fn simple_mode(m: &[u8]) -> Option<Option<Kind>> {
-    match m {
-        b"40000" => Some(Some(Kind::Tree)),
-        b"100644" | b"100755" | b"120000" => Some(Some(Kind::Blob)),
-        b"160000" => Some(None),
-        _ => None,
+/// The mode at the start of a tree entry when it is one of a well-formed tree's (a directory, a
+/// file, an executable, a symbolic link, a gitlink), followed by its space: its length with the
+/// space, and the type a link to it names (`None`: a gitlink, not followed). Compared as words:
+/// this runs once per entry of every tree.
+fn simple_mode(rest: &[u8]) -> Option<(usize, Option<Kind>)> {
+    let word = |n: usize| -> Option<u64> {
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(rest.get(..n)?);
+        Some(u64::from_le_bytes(w))
+    };
+    let as_word = |m: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..m.len()].copy_from_slice(m);
+        u64::from_le_bytes(w)
+    };
+    if word(6)? == as_word(b"40000 ") {
+        return Some((6, Some(Kind::Tree)));
+    }
+    let w = word(7)?;
+    if w == as_word(b"100644 ") || w == as_word(b"100755 ") || w == as_word(b"120000 ") {
+        Some((7, Some(Kind::Blob)))
+    } else if w == as_word(b"160000 ") {
+        Some((7, None))
+    } else {
+        None
     }
 }
 
@@ -32,19 +49,16 @@ fn walk_simple(tree: &[u8], raw: usize, mut each: impl FnMut(Option<Kind>, &[u8]
     let mut at = 0;
     while at < tree.len() {
         let rest = &tree[at..];
-        let Some(sp) = rest.iter().take(7).position(|&b| b == b' ') else {
+        let Some((name_at, kind)) = simple_mode(rest) else {
             return false;
         };
-        let Some(kind) = simple_mode(&rest[..sp]) else {
-            return false;
-        };
-        let Some(nul) = rest[sp + 1..].iter().position(|&b| b == 0) else {
+        let Some(nul) = rest[name_at..].iter().position(|&b| b == 0) else {
             return false;
         };
         if nul == 0 {
             return false;
         }
-        let id_at = sp + 1 + nul + 1;
+        let id_at = name_at + nul + 1;
         let Some(id) = rest.get(id_at..id_at + raw) else {
             return false;
         };
@@ -169,4 +183,52 @@ pub fn big_file_threshold(config: &Config) -> u64 {
         .ok()
         .flatten()
         .unwrap_or(512 << 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(entries: &[(&str, &str, u8)]) -> Vec<u8> {
+        let mut t = Vec::new();
+        for (mode, name, id) in entries {
+            t.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            t.extend_from_slice(&[*id; 20]);
+        }
+        t
+    }
+
+    #[test]
+    fn simple_entries_of_well_formed_trees_only() {
+        let t = tree(&[
+            ("100644", "a", 1),
+            ("100755", "b", 2),
+            ("120000", "c", 3),
+            ("160000", "d", 4),
+            ("40000", "e", 5),
+        ]);
+        let mut out = Vec::new();
+        assert!(simple_entries(&t, 20, &mut out));
+        let kinds: Vec<(Kind, u8)> = out.iter().map(|&(k, off)| (k, t[off as usize])).collect();
+        // The gitlink is not followed.
+        assert_eq!(
+            kinds,
+            [
+                (Kind::Blob, 1),
+                (Kind::Blob, 2),
+                (Kind::Blob, 3),
+                (Kind::Tree, 5)
+            ]
+        );
+        for odd in ["040000", "100664", "10644", "1006440", "4000", ""] {
+            let t = tree(&[("100644", "a", 1), (odd, "x", 2)]);
+            assert!(!simple_entries(&t, 20, &mut out), "{odd:?}");
+        }
+        let t = tree(&[("100644", "", 1)]);
+        assert!(!simple_entries(&t, 20, &mut out));
+        let mut t = tree(&[("100644", "a", 1)]);
+        t.pop();
+        assert!(!simple_entries(&t, 20, &mut out));
+        assert!(simple_entries(b"", 20, &mut out) && out.is_empty());
+    }
 }
