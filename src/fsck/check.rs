@@ -90,7 +90,7 @@ pub struct Local {
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,
-    /// For a worker: its own counts of tree links to stored blobs (`Obj::refs`), by object,
+    /// For a worker: its own counts of tree links to stored blobs (`Table::refs`), by object,
     /// added to the table's when the `Local` is applied; `None`: counted in the table.
     pub counts: Option<Vec<u32>>,
 }

@@ -112,7 +112,7 @@ fn report_times(
     let lines = [
         format!("flagsplit fsck: threads {threads}"),
         format!(
-            "flagsplit fsck: read {} s (indexes, CRCs, entry headers; one thread)",
+            "flagsplit fsck: read {} s (indexes, CRCs, entry headers)",
             s(f.stage_read)
         ),
         format!("flagsplit fsck: inflate {} s CPU", s(t.inflate)),
@@ -231,7 +231,7 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 ///
 /// The walk follows the links kept by the object checks: a commit's and a tag's, and a tree's
 /// links to trees and to blobs that are not stored. Links from trees to stored blobs are only
-/// counted (`Obj::refs`): such a blob is reachable when a reachable tree links to it, so once the
+/// counted (`Table::refs`): such a blob is reachable when a reachable tree links to it, so once the
 /// walk is done the trees it did not reach (few, usually none) are read again and their links
 /// uncounted. The order in which trees are walked is git's, so a missing object is reported from
 /// the parent git names. With `--connectivity-only` nothing was read before the walk, and with

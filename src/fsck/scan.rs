@@ -4,7 +4,7 @@
 //! A pack is read through its delta tree: entries sorted by offset, each delta a child of its base
 //! (OFS_DELTA by offset, REF_DELTA by the base's id in the same pack), resolved from the roots
 //! depth-first so that each base and each delta is inflated once and a base is kept only while
-//! its children are applied. git reaches the same verdict one entry at a time through a
+//! its children are applied; on a pool, large subtrees are handed to idle threads ([`Split`]). git reaches the same verdict one entry at a time through a
 //! delta-base cache; the messages it prints for a broken chain (the base it could not read, each
 //! entry it could not unpack) are derived from the tree. Entries no root reaches (a cycle of
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
@@ -745,25 +745,22 @@ fn verify_one(
         return Ok((true, Vec::new()));
     };
     let sig_ofs = bytes.len() - raw;
-    if digest(safe_algorithm(format), &bytes[..sig_ofs]) != bytes[sig_ofs..] {
-        f.out.error(&format!("{name} pack checksum mismatch"));
-        err = true;
-    }
-    if bytes[sig_ofs..] != *index.pack_checksum() {
-        f.out
-            .error(&format!("{name} pack checksum does not match its index"));
-        err = true;
-    }
     // Entries by offset.
     let read_started = std::time::Instant::now();
-    let mut ents: Vec<Ent> = Vec::with_capacity(index.len() as usize);
+    let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
     for n in 0..index.len() {
         let off = index.offset(n).map_err(|_| {
             Fatal::msg(format!(
                 "offset beyond end of pack index for {name} (truncated index?)"
             ))
         })?;
-        ents.push(Ent {
+        order.push((off, n));
+    }
+    // Sorted as pairs, which is faster than sorting the entries.
+    order.sort_unstable();
+    let mut ents: Vec<Ent> = order
+        .into_iter()
+        .map(|(off, n)| Ent {
             off,
             n,
             base: None,
@@ -773,27 +770,46 @@ fn verify_one(
             data: 0,
             is_delta: false,
             phantom: None,
-        });
-    }
-    ents.sort_by_key(|e| e.off);
+        })
+        .collect();
     let count = ents.len();
+    let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
+    let crc_of = |i: usize| {
+        let off = (ents[i].off as usize).min(sig_ofs);
+        let end = ents
+            .get(i + 1)
+            .map_or(sig_ofs, |e| (e.off as usize).min(sig_ofs));
+        crc32fast::hash(&bytes[off..end.max(off)])
+    };
+    let crcs_wanted = index.version() > 1;
+    // On a pool the CRCs are computed in parallel, and the trailer is hashed by one of the jobs
+    // that resolve the delta trees.
+    let crcs: Vec<u32> = match (&f.pool, crcs_wanted) {
+        (_, false) => Vec::new(),
+        (Some(pool), true) => pool.install(|| {
+            use rayon::prelude::*;
+            (0..count).into_par_iter().map(crc_of).collect()
+        }),
+        (None, true) => (0..count).map(crc_of).collect(),
+    };
+    let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    if f.pool.is_none() {
+        let _ = sum.set(trailer());
+    }
     // CRCs, headers, bases.
     for i in 0..count {
         let off = ents[i].off;
         if off > sig_ofs as u64 {
+            if f.pool.is_some() {
+                let _ = sum.set(trailer());
+            }
+            trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
             return Err(Fatal::msg(
                 "offset beyond end of packfile (truncated pack?)",
             ));
         }
-        let next = if i + 1 < count {
-            ents[i + 1].off
-        } else {
-            sig_ofs as u64
-        };
         let n = ents[i].n;
-        if index.version() > 1 {
-            let end = (next as usize).min(sig_ofs);
-            let crc = crc32fast::hash(&bytes[off as usize..end.max(off as usize)]);
+        if let Some(&crc) = crcs.get(i) {
             if Some(crc) != index.crc32(n) {
                 f.out.error(&format!(
                     "index CRC mismatch for object {} from {name} at offset {off}",
@@ -889,6 +905,9 @@ fn verify_one(
                 };
                 pool.install(|| {
                     rayon::scope(|s| {
+                        s.spawn(|_| {
+                            let _ = sum.set(trailer());
+                        });
                         for group in roots.chunks(ROOTS_PER_JOB) {
                             let (core, pctx, split) = (&core, &pctx, &split);
                             s.spawn(move |s| {
@@ -919,6 +938,7 @@ fn verify_one(
             }
         }
     };
+    err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
     let mut events = Vec::new();
     for mut l in locals {
         f.times.add(&l.times);
@@ -945,6 +965,29 @@ fn verify_one(
     f.out
         .progress("Checking objects", base_count + count as u64, total, false);
     Ok((err, events))
+}
+
+/// git's lines for a pack whose trailer is not the hash of the rest (`sum`) or not the checksum
+/// its index names; whether there was one.
+fn trailer_lines(
+    f: &mut Fsck<'_>,
+    name: &str,
+    sum: Option<&Vec<u8>>,
+    bytes: &[u8],
+    in_idx: &[u8],
+) -> bool {
+    let trailer = &bytes[bytes.len() - in_idx.len()..];
+    let mut err = false;
+    if sum.is_none_or(|s| s.as_slice() != trailer) {
+        f.out.error(&format!("{name} pack checksum mismatch"));
+        err = true;
+    }
+    if trailer != in_idx {
+        f.out
+            .error(&format!("{name} pack checksum does not match its index"));
+        err = true;
+    }
+    err
 }
 
 /// What the workers resolving one pack share.
