@@ -809,14 +809,14 @@ fn verify_one(
             ));
         }
         let n = ents[i].n;
-        if let Some(&crc) = crcs.get(i) {
-            if Some(crc) != index.crc32(n) {
-                f.out.error(&format!(
-                    "index CRC mismatch for object {} from {name} at offset {off}",
-                    hex(index.id(n))
-                ));
-                err = true;
-            }
+        if let Some(&crc) = crcs.get(i)
+            && Some(crc) != index.crc32(n)
+        {
+            f.out.error(&format!(
+                "index CRC mismatch for object {} from {name} at offset {off}",
+                hex(index.id(n))
+            ));
+            err = true;
         }
         let limited = &bytes[..sig_ofs];
         match pack::entry(limited, off, raw) {
