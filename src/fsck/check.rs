@@ -321,14 +321,25 @@ impl Core<'_> {
         l.tree_links.clear();
         let format = self.format;
         let h = hex(&id[..format.raw_len()]);
-        // Well-formed trees (nearly all) are walked without building their links.
+        // A tree is checked first, in the pass that collects the links of a well-formed one (nearly
+        // all), which are then walked without building `Links`. git checks a tree after its walk:
+        // what the check finds (its lines, the special blobs it names) is held until then.
+        let mut tree_check: Option<(bool, Vec<checks::Finding>, SpecialBlobs)> = None;
         let simple_tree = match data {
-            Some(d)
-                if kind == Kind::Tree
-                    && d.len() < u32::MAX as usize
-                    && walk::simple_entries(d, format.raw_len(), &mut l.scratch) =>
-            {
-                Some(d)
+            Some(d) if kind == Kind::Tree => {
+                let mut special = SpecialBlobs::default();
+                let mut findings = Vec::new();
+                let (failed, simple) = checks::check_tree_links(
+                    &id[..format.raw_len()],
+                    d,
+                    format,
+                    self.checks,
+                    &mut special,
+                    &mut findings,
+                    &mut l.scratch,
+                );
+                tree_check = Some((failed, findings, special));
+                simple.then_some(d)
             }
             _ => None,
         };
@@ -414,8 +425,19 @@ impl Core<'_> {
         let before = l.special.counts();
         let raw = &id[..format.raw_len()];
         let mut findings = Vec::new();
-        let failed = match data {
-            Some(d) => checks::check_object(
+        let failed = match (tree_check, data) {
+            (Some((failed, found, special)), _) => {
+                let (modules, attributes) = special.found_since((0, 0));
+                for b in modules {
+                    l.special.add_gitmodules(b);
+                }
+                for b in attributes {
+                    l.special.add_gitattributes(b);
+                }
+                findings = found;
+                failed
+            }
+            (None, Some(d)) => checks::check_object(
                 kind,
                 raw,
                 d,
@@ -424,7 +446,9 @@ impl Core<'_> {
                 &mut l.special,
                 &mut findings,
             ),
-            None => checks::check_unloaded_blob(raw, self.checks, &mut l.special, &mut findings),
+            (None, None) => {
+                checks::check_unloaded_blob(raw, self.checks, &mut l.special, &mut findings)
+            }
         };
         if !blobs_now && kind == Kind::Tree && l.special.counts() != before {
             let (modules, attributes) = l.special.found_since(before);

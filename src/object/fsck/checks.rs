@@ -5,11 +5,11 @@
 
 use super::MsgId;
 use super::names::{
-    Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, plain_name, tag_name_ok,
-    verify_ordered,
+    Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, plain_name, simple_mode,
+    tag_name_ok, verify_ordered,
 };
 use crate::gitconfig::Config;
-use crate::object::ObjectFormat;
+use crate::object::{Kind, ObjectFormat};
 
 /// Where the checks send what they find.
 pub(crate) trait Sink {
@@ -106,16 +106,42 @@ pub(crate) fn is_gitattributes(name: &[u8]) -> bool {
     is_hfs_dot(name, b"gitattributes") || is_ntfs_dot(name, b"gitattributes", b"gi7d29")
 }
 
+/// A tree's links, collected by [`tree_with`] as it checks the entries.
+pub(crate) struct TreeLinks<'v> {
+    /// (type, offset of the id) of every entry but gitlinks, in order.
+    pub(crate) out: &'v mut Vec<(Kind, u32)>,
+    /// Whether every entry parsed and has one of the five modes git writes, spelled as git
+    /// spells it (else `out` is incomplete).
+    pub(crate) simple: bool,
+}
+
 /// git's `fsck_tree`: `true` when any report returned non-zero.
 pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
+    tree_with(buf, format, s, None)
+}
+
+/// [`tree`], collecting the tree's links into `links` on the way.
+pub(crate) fn tree_with(
+    buf: &[u8],
+    format: ObjectFormat,
+    s: &mut dyn Sink,
+    mut links: Option<&mut TreeLinks<'_>>,
+) -> bool {
     let raw = format.raw_len();
     let mut failed = false;
+    if let Some(t) = links.as_deref_mut() {
+        t.out.clear();
+        t.simple = buf.len() < u32::MAX as usize;
+    }
     if buf.is_empty() {
         return false;
     }
     let mut entry = match decode_tree_entry(buf, 0, raw) {
         Ok(e) => e,
         Err(why) => {
+            if let Some(t) = links.as_deref_mut() {
+                t.simple = false;
+            }
             s.parse_error(why);
             return s.report(MsgId::BadTree, "cannot be parsed as a tree");
         }
@@ -137,6 +163,15 @@ pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
     let mut candidates: Vec<&[u8]> = Vec::new();
     loop {
         let (mode, name) = (entry.mode, entry.name);
+        if let Some(t) = links.as_deref_mut()
+            && t.simple
+        {
+            match simple_mode(&buf[entry.start..]) {
+                Some((_, Some(kind))) => t.out.push((kind, (entry.end - raw) as u32)),
+                Some((_, None)) => {}
+                None => t.simple = false,
+            }
+        }
         null_id |= entry.id.iter().all(|&b| b == 0);
         zero_pad |= at(buf, entry.start) == b'0';
         large_name |= i64::try_from(name.len()).unwrap_or(i64::MAX) > max_len;
@@ -188,6 +223,9 @@ pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
             match decode_tree_entry(buf, entry.end, raw) {
                 Ok(e) => Some(e),
                 Err(why) => {
+                    if let Some(t) = links.as_deref_mut() {
+                        t.simple = false;
+                    }
                     s.parse_error(why);
                     failed |= s.report(MsgId::BadTree, "cannot be parsed as a tree");
                     break;

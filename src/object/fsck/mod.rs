@@ -813,6 +813,34 @@ pub fn check_object(
     }
 }
 
+/// [`check_object`] for a tree, which also collects its links as a walk of a well-formed tree
+/// visits them: (type, offset of the id) of every entry but gitlinks, into `links` (cleared
+/// first). Returns whether the check failed, and whether the tree is well-formed (every entry
+/// parsed and has one of the five modes git writes, spelled as git spells it), without which
+/// `links` means nothing.
+pub fn check_tree_links(
+    oid: &[u8],
+    buf: &[u8],
+    format: ObjectFormat,
+    opts: &Options,
+    special: &mut SpecialBlobs,
+    out: &mut Vec<Finding>,
+    links: &mut Vec<(Kind, u32)>,
+) -> (bool, bool) {
+    let mut sink = FsckSink {
+        opts,
+        skipped: opts.skipped(oid),
+        special,
+        out,
+    };
+    let mut collect = checks::TreeLinks {
+        out: links,
+        simple: true,
+    };
+    let failed = checks::tree_with(buf, format, &mut sink, Some(&mut collect));
+    (failed, collect.simple)
+}
+
 /// [`check_object`] for a blob whose content git does not load (larger than
 /// `core.bigFileThreshold`): a special blob is then reported as too large to parse.
 pub fn check_unloaded_blob(
