@@ -91,8 +91,10 @@ pub struct Local {
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,
     /// For a worker: its own counts of tree links to stored blobs (`Table::refs`), by object,
-    /// added to the table's when the `Local` is applied; `None`: counted in the table.
-    pub counts: Option<Vec<u32>>,
+    /// added to the table's when the `Local` is applied; `None`: counted in the table. A byte
+    /// each, so that the counts of a large repository stay in a core's cache (a count that
+    /// reaches 255 goes to the table).
+    pub counts: Option<Vec<u8>>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -165,7 +167,11 @@ impl Local {
                 if c.len() <= i {
                     c.resize(table.len().max(i + 1), 0);
                 }
-                c[i] = c[i].saturating_add(1);
+                if c[i] == u8::MAX {
+                    table.add_refs(i as u32, u32::from(u8::MAX));
+                    c[i] = 0;
+                }
+                c[i] += 1;
             }
             None => table.add_ref(i),
         }

@@ -361,7 +361,7 @@ impl<'o> Fsck<'o> {
         if let Some(counts) = l.counts.as_mut() {
             for (i, c) in counts.iter_mut().enumerate() {
                 if *c > 0 {
-                    self.table.add_refs(i as u32, std::mem::take(c));
+                    self.table.add_refs(i as u32, u32::from(std::mem::take(c)));
                 }
             }
         }
