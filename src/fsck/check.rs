@@ -489,3 +489,27 @@ impl Core<'_> {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker's byte-sized counts spill to the table at 255: nothing is lost.
+    #[test]
+    fn counts_spill_to_the_table() {
+        let mut t = Table::default();
+        let i = t.unknown(&table::oid(&[7; 20]));
+        let mut l = Local::default();
+        l.counts = Some(Vec::new());
+        for _ in 0..600 {
+            l.count(&t, i);
+        }
+        let kept = l.counts.as_ref().map_or(0, |c| u32::from(c[i as usize]));
+        assert_eq!(t.obj(i).refs + kept, 600);
+        assert_eq!(t.obj(i).refs, 2 * 255);
+        // Without counts of its own, a Local counts in the table.
+        let mut shared = Local::default();
+        shared.count(&t, i);
+        assert_eq!(t.obj(i).refs, 2 * 255 + 1);
+    }
+}
