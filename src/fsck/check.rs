@@ -499,8 +499,10 @@ mod tests {
     fn counts_spill_to_the_table() {
         let mut t = Table::default();
         let i = t.unknown(&table::oid(&[7; 20]));
-        let mut l = Local::default();
-        l.counts = Some(Vec::new());
+        let mut l = Local {
+            counts: Some(Vec::new()),
+            ..Local::default()
+        };
         for _ in 0..600 {
             l.count(&t, i);
         }
