@@ -289,42 +289,66 @@ if [ -n "$repo" ]; then
 			[ -z "$t" ] || args+=(--threads "$t")
 			read -r w c m x < <(measure "$name" "$repo" "$root/target/bench-builds/$b/release/flagsplit-fsck" "${args[@]}")
 			label="\`flagsplit fsck${t:+ --threads $t}\` (${what[$b]})"
+			[ "$b$t" != default ] || d_w=$w
 			echo "| $label | $w | $c | $m | $x | $(same_as_git "$name") | $(ratio "$g_w" "$w") |"
 		done
 	done
+	# A peer that failed is named with its first line of standard error, never shown as a time.
+	peer_ok() { # name status
+		[ "$2" = 0 ] && return 0
+		echo "bench-builds: $1 failed (exit $2): $(head -1 "$work/err.$1")" >&2
+		return 1
+	}
 	# index-pack re-indexes each pack outside any repository (inside one it also re-reads every
-	# object as a collision test).
+	# object as a collision test); --verify compares what it computes with the pack's .idx.
 	outside=$work/outside-repo
 	mkdir -p "$outside"
 	for p in "$packdir"/*.pack; do
 		[ -e "$p" ] || continue
-		cp "$p" "$outside/"
+		cp "$p" "${p%.pack}.idx" "$outside/"
 	done
-	ipw=0 ipc=0 ipm=0
+	ipw=0 ipc=0 ipm=0 ipok=1
 	for p in "$outside"/*.pack; do
 		[ -e "$p" ] || continue
-		read -r w c m _ < <(measure index-pack "$outside" git index-pack --verify --threads="$(nproc)" "$p")
+		read -r w c m x < <(measure index-pack "$outside" git index-pack --verify --threads="$(nproc)" "$p")
+		peer_ok index-pack "$x" || ipok=0
 		ipw=$(awk -v a="$ipw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
 		ipc=$(awk -v a="$ipc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
 		[ "$m" -gt "$ipm" ] && ipm=$m
 	done
-	echo "| \`git index-pack --verify --threads=$(nproc)\` (each pack, outside the repository; pack and idx only) | $ipw | $ipc | $ipm | | | $(ratio "$g_w" "$ipw") |"
+	if [ "$ipok" = 1 ]; then
+		echo "| \`git index-pack --verify --threads=$(nproc)\` (each pack, outside the repository; pack and idx only) | $ipw | $ipc | $ipm | | | $(ratio "$g_w" "$ipw") |"
+	else
+		echo "| \`git index-pack --verify --threads=$(nproc)\` | failed: $(head -1 "$work/err.index-pack") | | | | | |"
+	fi
 	if command -v gix >/dev/null; then
-		gw=0 gc=0 gm=0
+		gw=0 gc=0 gm=0 gok=1
 		for i in "$packdir"/*.idx; do
-			read -r w c m _ < <(measure gix-verify "$repo" gix --threads "$(nproc)" free pack verify --decode "$i")
+			read -r w c m x < <(measure gix-verify "$repo" gix --threads "$(nproc)" free pack verify --decode "$i")
+			peer_ok gix-verify "$x" || gok=0
 			gw=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
 			gc=$(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')
 			[ "$m" -gt "$gm" ] && gm=$m
 		done
-		read -r w c m _ < <(measure gix-fsck "$repo" gix --threads "$(nproc)" fsck)
-		echo "| \`gix free pack verify --decode\` (pack and idx, objects parsed, no fsck checks) | $gw | $gc | $gm | | | $(ratio "$g_w" "$gw") |"
-		echo "| \`gix fsck\` (connectivity from HEAD) | $w | $c | $m | | | $(ratio "$g_w" "$w") |"
-		both=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
-		echo "| the two gix commands together | $both | $(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }') | | | | $(ratio "$g_w" "$both") |"
+		# gix refuses a GIT_CEILING_DIRECTORIES that is not above the repository.
+		read -r w c m x < <(measure gix-fsck "$repo" env -u GIT_CEILING_DIRECTORIES gix --threads "$(nproc)" fsck)
+		peer_ok gix-fsck "$x" || gok=0
+		if [ "$gok" = 1 ]; then
+			echo "| \`gix free pack verify --decode\` (pack and idx, objects parsed, no fsck checks) | $gw | $gc | $gm | | | $(ratio "$g_w" "$gw") |"
+			echo "| \`gix fsck\` (connectivity from HEAD) | $w | $c | $m | | | $(ratio "$g_w" "$w") |"
+			both=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
+			echo "| the two gix commands together | $both | $(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }') | | | | $(ratio "$g_w" "$both") |"
+		else
+			echo "| gitoxide (\`gix\`) | failed: $(head -1 "$work/err.gix-verify" "$work/err.gix-fsck" 2>/dev/null | grep -v '^==>' | grep . | head -1) | | | | | |"
+		fi
 	else
 		echo "| gitoxide (\`gix\`) | not installed | | | | | |"
 	fi
+	echo
+	line="The default build on all cores: $(ratio "$g_w" "$d_w")× \`git fsck --full\`"
+	[ "$ipok" = 1 ] && line+=", $(ratio "$ipw" "$d_w")× \`git index-pack --verify\`"
+	[ "${gok:-0}" = 1 ] && line+=", $(ratio "$both" "$d_w")× the two gix commands"
+	echo "$line (wall-clock ratios in this run)."
 	echo
 	echo "Wall and CPU seconds and peak RSS from GNU time; verdict: the same exit status and the same set"
 	echo "of lines on standard output and standard error as \`git fsck --full\`. Peak RSS counts the pages"

@@ -59,6 +59,25 @@ pub struct TreeLink {
     pub counted: bool,
 }
 
+/// Whether two ids are the same; a SHA-1 id is compared as a fixed-size array (in registers, not
+/// through `memcmp`): this runs for nearly every tree entry.
+#[inline]
+fn same_id(a: &[u8], b: &[u8]) -> bool {
+    match (<&[u8; 20]>::try_from(a), <&[u8; 20]>::try_from(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// An id shown in hexadecimal when it is formatted.
+struct LazyHex<'a>(&'a [u8]);
+
+impl std::fmt::Display for LazyHex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
 /// How far ahead in its base's entries a tree's entry is looked for.
 const REUSE_AHEAD: usize = 4;
 
@@ -108,6 +127,9 @@ pub struct Times {
     pub hash: std::time::Duration,
     /// git's per-object checks and the links they record.
     pub checks: std::time::Duration,
+    /// Of `checks`: marking what the objects link to (git's `mark_used`: lookups, types, flags,
+    /// counts), the connectivity work done while the object is in hand.
+    pub links: std::time::Duration,
 }
 
 impl Times {
@@ -117,6 +139,7 @@ impl Times {
         self.delta += other.delta;
         self.hash += other.hash;
         self.checks += other.checks;
+        self.links += other.links;
     }
 }
 
@@ -255,7 +278,9 @@ impl Core<'_> {
                 let ahead = bl.get(next..).unwrap_or_default().iter().take(REUSE_AHEAD);
                 ahead.enumerate().find_map(|(k, b)| {
                     let same = table::edge_kind(b.edge) == tkind
-                        && bd.get(b.off as usize..b.off as usize + raw) == Some(tid);
+                        && bd
+                            .get(b.off as usize..b.off as usize + raw)
+                            .is_some_and(|bid| same_id(bid, tid));
                     same.then_some((next + k, *b))
                 })
             });
@@ -326,7 +351,8 @@ impl Core<'_> {
     ) -> bool {
         l.tree_links.clear();
         let format = self.format;
-        let h = hex(&id[..format.raw_len()]);
+        // Written out only for a line that names the object.
+        let h = LazyHex(&id[..format.raw_len()]);
         // A tree is checked first, in the pass that collects the links of a well-formed one (nearly
         // all), which are then walked without building `Links`. git checks a tree after its walk:
         // what the check finds (its lines, the special blobs it names) is held until then.
@@ -410,11 +436,15 @@ impl Core<'_> {
         // for the connectivity walk.
         let start = l.edges.len();
         let mut broken = links.walk_failed;
+        let started = self.opts.timing.then(std::time::Instant::now);
         if let Some(d) = simple_tree {
             broken |= self.tree_links(l, d, base);
         }
         for t in &links.targets {
             broken |= self.link(l, kind, &table::oid(&t.id), t.kind).0;
+        }
+        if let Some(s) = started {
+            l.times.links += s.elapsed();
         }
         if l.edges.len() > start {
             l.owners
@@ -466,7 +496,7 @@ impl Core<'_> {
             l.special_events.extend(events);
         }
         for finding in findings {
-            l.lines.push(Line::Err(finding.line(kind, &h)));
+            l.lines.push(Line::Err(finding.line(kind, &h.to_string())));
         }
         if failed {
             return true;

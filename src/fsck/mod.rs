@@ -387,20 +387,28 @@ impl<'o> Fsck<'o> {
                 *slot = e;
             }
         }
+        // A worker's links (many) are taken whole; a few are copied.
+        let adopted = (l.edges.len() >= 1 << 16).then(|| {
+            let mut edges = std::mem::take(&mut l.edges);
+            edges.shrink_to_fit();
+            self.table.adopt_edges(edges)
+        });
         for (i, start, n) in l.owners.drain(..) {
-            let (start, n) = (start as usize, n as usize);
-            if broken_owners
-                .iter()
-                .any(|&at| at >= start && at < start + n)
-            {
+            let (from, to) = (start as usize, (start + n) as usize);
+            if broken_owners.iter().any(|&at| at >= from && at < to) {
                 let o = self.table.obj(i);
                 let k = o.kind.map_or("unknown", Kind::name);
                 let line = format!("error in {k} {}: broken links", self.hex(&o.id));
                 self.out.err(&line);
                 self.out.bits |= bits::OBJECT;
             }
-            if let Some(edges) = l.edges.get(start..start + n) {
-                self.table.set_edges(i, edges);
+            match adopted {
+                Some(base) => self.table.set_edge_range(i, base + start, n),
+                None => {
+                    if let Some(edges) = l.edges.get(from..to) {
+                        self.table.set_edges(i, edges);
+                    }
+                }
             }
         }
         l.edges.clear();

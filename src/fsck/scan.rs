@@ -586,21 +586,88 @@ fn pack_open_errors(
     None
 }
 
-/// One entry of a pack being verified.
+/// One entry of a pack being verified: 24 bytes, as there is one per object (what is rare, a
+/// damaged header, a base offset where no entry starts, a size of 4 GiB or more, is kept beside,
+/// in [`Rare`]).
 struct Ent {
     off: u64,
     n: u32,
-    /// The base entry (for a resolved delta).
-    base: Option<usize>,
+    /// The size its header declares ([`BIG`]: in [`Rare::big_size`]).
+    size: u32,
+    /// The base entry, for a resolved delta ([`NO_BASE`]: none).
+    base: u32,
+    /// The length of its header: its data starts at `off + hdr`.
+    hdr: u16,
     /// The root's type, once known.
     kind: Option<Kind>,
-    /// What is wrong with the header, git's lines; then the entry cannot be unpacked.
-    header_err: Vec<String>,
-    size: u64,
-    data: u64,
     is_delta: bool,
+}
+
+/// [`Ent::size`] of an entry whose size does not fit.
+const BIG: u32 = u32::MAX;
+/// [`Ent::base`] of an entry with no base in the pack.
+const NO_BASE: u32 = u32::MAX;
+
+impl Ent {
+    fn base(&self) -> Option<usize> {
+        (self.base != NO_BASE).then_some(self.base as usize)
+    }
+
+    fn data(&self) -> u64 {
+        self.off + u64::from(self.hdr)
+    }
+}
+
+/// What is rare about a pack's entries, by entry.
+#[derive(Default)]
+struct Rare {
+    /// What is wrong with an entry's header, git's lines; then the entry cannot be unpacked.
+    header_err: std::collections::HashMap<usize, Vec<String>>,
     /// An OFS_DELTA base offset where no entry starts.
-    phantom: Option<u64>,
+    phantom: std::collections::HashMap<usize, u64>,
+    /// A declared size of at least [`BIG`], by entry offset.
+    big_size: std::collections::HashMap<u64, u64>,
+}
+
+impl Rare {
+    fn header_err(&mut self, i: usize, line: String) {
+        self.header_err.entry(i).or_default().push(line);
+    }
+}
+
+/// The entries based on each entry, in offset order, back to back.
+struct Children {
+    /// Where each entry's children start in `list` (one more than there are entries).
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Children {
+    fn new(ents: &[Ent]) -> Children {
+        let mut start = vec![0u32; ents.len() + 1];
+        for e in ents {
+            if let Some(b) = e.base() {
+                start[b + 1] += 1;
+            }
+        }
+        for i in 0..ents.len() {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; start[ents.len()] as usize];
+        for (i, e) in ents.iter().enumerate() {
+            if let Some(b) = e.base() {
+                let at = &mut fill[b];
+                list[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        Children { start, list }
+    }
+
+    fn of(&self, e: usize) -> &[u32] {
+        &self.list[self.start[e] as usize..self.start[e + 1] as usize]
+    }
 }
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
@@ -763,15 +830,14 @@ fn verify_one(
         .map(|(off, n)| Ent {
             off,
             n,
-            base: None,
-            kind: None,
-            header_err: Vec::new(),
             size: 0,
-            data: 0,
+            base: NO_BASE,
+            hdr: 0,
+            kind: None,
             is_delta: false,
-            phantom: None,
         })
         .collect();
+    let mut rare = Rare::default();
     let count = ents.len();
     let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
     let crc_of = |i: usize| {
@@ -821,16 +887,25 @@ fn verify_one(
         let limited = &bytes[..sig_ofs];
         match pack::entry(limited, off, raw) {
             Ok(e) => {
-                ents[i].size = e.size;
-                ents[i].data = e.data;
+                match u32::try_from(e.size) {
+                    Ok(size) if size != BIG => ents[i].size = size,
+                    _ => {
+                        ents[i].size = BIG;
+                        rare.big_size.insert(off, e.size);
+                    }
+                }
+                // A header is a few bytes (its size, a base offset or id).
+                ents[i].hdr = u16::try_from(e.data - off).unwrap_or(u16::MAX);
                 match e.kind {
                     pack::EntryKind::Object(k) => ents[i].kind = Some(kind_of(k)),
                     pack::EntryKind::OfsDelta(base) => {
                         ents[i].is_delta = true;
                         match ents.binary_search_by_key(&base, |e| e.off) {
-                            Ok(b) => ents[i].base = Some(b),
+                            Ok(b) => ents[i].base = b as u32,
                             // git reads whatever is at that offset as an entry.
-                            Err(_) => ents[i].phantom = Some(base),
+                            Err(_) => {
+                                rare.phantom.insert(i, base);
+                            }
                         }
                     }
                     pack::EntryKind::RefDelta(id) => {
@@ -840,43 +915,45 @@ fn verify_one(
                             .and_then(|bn| index.offset(bn).ok())
                             .and_then(|bo| ents.binary_search_by_key(&bo, |e| e.off).ok());
                         match found {
-                            Some(b) => ents[i].base = Some(b),
-                            None => ents[i].header_err.push(format!(
-                                "failed to validate delta base reference at offset {} from {name}",
-                                e.data
-                            )),
+                            Some(b) => ents[i].base = b as u32,
+                            None => rare.header_err(
+                                i,
+                                format!(
+                                    "failed to validate delta base reference at offset {} from {name}",
+                                    e.data
+                                ),
+                            ),
                         }
                     }
                 }
             }
             Err(pack::EntryError::BadHeader) => {
-                ents[i].header_err.push("bad object header".to_string());
-                ents[i]
-                    .header_err
-                    .push(format!("unknown object type -1 at offset {off} in {name}"));
+                rare.header_err(i, "bad object header".to_string());
+                rare.header_err(
+                    i,
+                    format!("unknown object type -1 at offset {off} in {name}"),
+                );
             }
             Err(pack::EntryError::UnknownType { type_code, offset }) => {
-                ents[i].header_err.push(format!(
-                    "unknown object type {type_code} at offset {offset} in {name}"
-                ));
+                rare.header_err(
+                    i,
+                    format!("unknown object type {type_code} at offset {offset} in {name}"),
+                );
             }
             Err(pack::EntryError::BadBase { at }) => {
                 ents[i].is_delta = true;
-                ents[i].header_err.push(format!(
-                    "failed to validate delta base reference at offset {at} from {name}"
-                ));
+                rare.header_err(
+                    i,
+                    format!("failed to validate delta base reference at offset {at} from {name}"),
+                );
             }
         }
     }
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); count];
-    for (i, e) in ents.iter().enumerate() {
-        if let Some(b) = e.base {
-            children[b].push(i as u32);
-        }
-    }
+    drop(crcs);
+    let children = Children::new(&ents);
     f.stage_read += read_started.elapsed();
     let roots: Vec<usize> = (0..count)
-        .filter(|&i| !(ents[i].is_delta && ents[i].base.is_some()))
+        .filter(|&i| !(ents[i].is_delta && ents[i].base().is_some()))
         .collect();
     let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
     let counter = AtomicU64::new(0);
@@ -886,6 +963,7 @@ fn verify_one(
         name: &name,
         index: &index,
         ents: &ents,
+        rare: &rare,
         children: &children,
         done: &done,
         counter: &counter,
@@ -997,7 +1075,8 @@ struct PackCtx<'a> {
     name: &'a str,
     index: &'a idx::Index<'a>,
     ents: &'a [Ent],
-    children: &'a [Vec<u32>],
+    rare: &'a Rare,
+    children: &'a Children,
     /// Which entries were reached (the others are in a REF_DELTA cycle).
     done: &'a [AtomicBool],
     counter: &'a AtomicU64,
@@ -1005,6 +1084,16 @@ struct PackCtx<'a> {
     big: u64,
     /// Whether stages are timed.
     timing: bool,
+}
+
+impl PackCtx<'_> {
+    /// The size entry `e`'s header declares.
+    fn size(&self, e: &Ent) -> u64 {
+        match e.size {
+            BIG => self.rare.big_size.get(&e.off).copied().unwrap_or(u64::MAX),
+            size => u64::from(size),
+        }
+    }
 }
 
 /// One worker's state: what it produced, its inflater and buffers.
@@ -1079,7 +1168,7 @@ struct Frame {
 }
 
 /// The size of each entry's subtree, for [`Split`].
-fn subtree_sizes(ents: &[Ent], children: &[Vec<u32>], roots: &[usize]) -> Vec<u32> {
+fn subtree_sizes(ents: &[Ent], children: &Children, roots: &[usize]) -> Vec<u32> {
     let mut sizes = vec![1u32; ents.len()];
     let mut order = Vec::with_capacity(ents.len());
     let mut stack: Vec<usize> = Vec::new();
@@ -1087,11 +1176,11 @@ fn subtree_sizes(ents: &[Ent], children: &[Vec<u32>], roots: &[usize]) -> Vec<u3
         stack.push(r);
         while let Some(e) = stack.pop() {
             order.push(e);
-            stack.extend(children[e].iter().map(|&c| c as usize));
+            stack.extend(children.of(e).iter().map(|&c| c as usize));
         }
     }
     for &e in order.iter().rev() {
-        if let Some(b) = ents[e].base {
+        if let Some(b) = ents[e].base() {
             sizes[b] = sizes[b].saturating_add(sizes[e]);
         }
     }
@@ -1116,14 +1205,14 @@ fn resolve<'s>(
     let children = p.children;
     let mut kind = ents[root].kind;
     if kind == Some(Kind::Blob)
-        && ents[root].size >= p.big
-        && children[root].is_empty()
-        && ents[root].header_err.is_empty()
+        && p.size(&ents[root]) >= p.big
+        && children.of(root).is_empty()
+        && !p.rare.header_err.contains_key(&root)
     {
         stream_root(core, p, l, z, root);
         return;
     }
-    let data = match ents[root].phantom {
+    let data = match p.rare.phantom.get(&root).copied() {
         Some(base_off) => match phantom_base(core, p, l, z, base_off) {
             Some((k, base)) => {
                 kind = Some(k);
@@ -1135,7 +1224,7 @@ fn resolve<'s>(
                 Err(())
             }
         },
-        None => unpack_root(p, l, z, &ents[root]),
+        None => unpack_root(p, l, z, root),
     };
     let links = visit(core, p, l, root, kind, &data, None);
     let node = data.map(|data| Arc::new(Node { data, links }));
@@ -1183,7 +1272,7 @@ fn descend<'s>(
     };
     let ents = p.ents;
     let children = p.children;
-    if children[top].is_empty() {
+    if children.of(top).is_empty() {
         return;
     }
     let mut stack = vec![Frame {
@@ -1193,11 +1282,11 @@ fn descend<'s>(
     }];
     while let Some(frame) = stack.last_mut() {
         let e = frame.e;
-        if frame.next >= children[e].len() {
+        if frame.next >= children.of(e).len() {
             stack.pop();
             continue;
         }
-        let c = children[e][frame.next] as usize;
+        let c = children.of(e)[frame.next] as usize;
         frame.next += 1;
         if let (Some((scope, split)), Ok(base)) = (spawn, &frame.node)
             && split.sizes[c] >= SPLIT_AT
@@ -1236,7 +1325,7 @@ fn descend<'s>(
                 (cdata, links)
             }
         };
-        if !children[c].is_empty() {
+        if !children.of(c).is_empty() {
             stack.push(Frame {
                 e: c,
                 node: cdata.map(|data| Arc::new(Node { data, links })),
@@ -1262,8 +1351,9 @@ fn stream_root(core: &Core<'_>, p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater
     let ent = &p.ents[e];
     let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
-    let input = p.bytes.get(ent.data as usize..p.sig_ofs).unwrap_or(&[]);
-    let mut h = crate::object::ObjectHasher::new(core.format, Kind::Blob, ent.size, true);
+    let input = p.bytes.get(ent.data() as usize..p.sig_ofs).unwrap_or(&[]);
+    let size = p.size(ent);
+    let mut h = crate::object::ObjectHasher::new(core.format, Kind::Blob, size, true);
     let mut buf = vec![0u8; 1 << 20];
     let mut used = 0;
     let mut total = 0u64;
@@ -1275,7 +1365,7 @@ fn stream_root(core: &Core<'_>, p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater
                 total += step.written as u64;
                 h.update(&buf[..step.written]);
                 if step.end {
-                    break total == ent.size;
+                    break total == size;
                 }
                 if step.consumed == 0 && step.written == 0 {
                     break false;
@@ -1359,17 +1449,18 @@ fn phantom_base(
     }
 }
 
-fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: &Ent) -> Result<Vec<u8>, ()> {
-    if !e.header_err.is_empty() {
-        for m in &e.header_err {
+fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, i: usize) -> Result<Vec<u8>, ()> {
+    let e = &p.ents[i];
+    if let Some(lines) = p.rare.header_err.get(&i) {
+        for m in lines {
             l.error(m);
         }
         return Err(());
     }
-    let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
+    let input = p.bytes.get(e.data() as usize..p.sig_ofs).unwrap_or(&[]);
     let mut out = Vec::new();
     let inflated = timed(p.timing, &mut l.times.inflate, || {
-        inflate_exact(z, input, e.size, &mut out)
+        inflate_exact(z, input, p.size(e), &mut out)
     });
     match inflated {
         Ok(_) => Ok(out),
@@ -1377,10 +1468,10 @@ fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: &Ent) -> Res
             if let Some(m) = line {
                 l.error(&m);
             }
-            if e.size > MAX_OBJECT {
+            if p.size(e) > MAX_OBJECT {
                 l.error(&format!(
                     "the entry at offset {} in {} claims {} bytes, more than the {} bytes fsck holds in memory",
-                    e.off, p.name, e.size, MAX_OBJECT
+                    e.off, p.name, p.size(e), MAX_OBJECT
                 ));
             }
             Err(())
@@ -1396,9 +1487,9 @@ fn apply_child(
     base: &[u8],
     delta_buf: &mut Vec<u8>,
 ) -> Result<Vec<u8>, ()> {
-    let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
+    let input = p.bytes.get(e.data() as usize..p.sig_ofs).unwrap_or(&[]);
     let inflated = timed(p.timing, &mut l.times.inflate, || {
-        inflate_exact(z, input, e.size, delta_buf)
+        inflate_exact(z, input, p.size(e), delta_buf)
     });
     if let Err(line) = inflated {
         if let Some(m) = line {
@@ -1406,7 +1497,8 @@ fn apply_child(
         }
         l.error(&format!(
             "failed to unpack compressed delta at offset {} from {}",
-            e.data, p.name
+            e.data(),
+            p.name
         ));
         return Err(());
     }
@@ -1463,7 +1555,7 @@ fn visit(
                         l.times.checks += s.elapsed();
                     }
                     // Kept only for the children (else the buffer is reused).
-                    if k == Kind::Tree && !p.children[e].is_empty() {
+                    if k == Kind::Tree && !p.children.of(e).is_empty() {
                         links = std::mem::take(&mut l.tree_links);
                     }
                 }

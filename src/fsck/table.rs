@@ -4,7 +4,7 @@
 //! Links are kept as one `u32` each, the target's index with its expected type in the top two
 //! bits, so that the connectivity walk never reads an object a second time.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher as _;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
 use crate::object::Kind;
@@ -145,11 +145,12 @@ impl std::hash::Hash for Key {
     }
 }
 
-type IdMap = HashMap<Key, u32, IdHash>;
-
 /// The table.
 pub struct Table {
-    map: IdMap,
+    /// The index of each object, by its id (which the table compares in `objs`).
+    map: hashbrown::HashTable<u32>,
+    /// The hasher of `map`.
+    hasher: IdHash,
     /// The index last found for ids of each hash slot (`u32::MAX`: none). Trees next to each other
     /// in a delta chain name mostly the same objects, so most lookups end here, in a quarter of a
     /// megabyte, instead of in the map.
@@ -159,8 +160,14 @@ pub struct Table {
     /// For each object that is a stored blob: how many checked trees link to it. Apart from the
     /// objects, in a few MB: a tree's entries that it shares with its base are only counted.
     refs: Vec<AtomicU32>,
-    /// All links (see the module's documentation).
-    pub edges: Vec<u32>,
+    /// All links (see the module's documentation), in chunks: a worker's links are adopted whole
+    /// when its results are folded in ([`Table::adopt_edges`]), not copied; smaller sets are
+    /// appended to the last chunk while it is open.
+    chunks: Vec<Vec<u32>>,
+    /// Where each chunk starts in the numbering of all links.
+    chunk_base: Vec<u32>,
+    /// Whether the last chunk takes appends (it was not adopted).
+    open: bool,
 }
 
 /// A type conflict: git's "object X is a T, not a U".
@@ -213,24 +220,36 @@ fn slot_of(id: &Oid) -> usize {
 impl Default for Table {
     fn default() -> Table {
         Table {
-            map: IdMap::default(),
+            map: hashbrown::HashTable::new(),
+            hasher: IdHash::default(),
             recent: vec![u32::MAX; RECENT],
             objs: Vec::new(),
             refs: Vec::new(),
-            edges: Vec::new(),
+            chunks: Vec::new(),
+            chunk_base: Vec::new(),
+            open: false,
         }
     }
 }
 
 impl Table {
+    fn find(&self, id: &Oid) -> Option<u32> {
+        let objs = &self.objs;
+        self.map
+            .find(self.hasher.hash_one(Key(*id)), |&i| {
+                objs[i as usize].id == *id
+            })
+            .copied()
+    }
+
     /// The index of `id`, if known.
     pub fn get(&self, id: &Oid) -> Option<u32> {
-        self.map.get(&Key(*id)).copied()
+        self.find(id)
     }
 
     /// git's `lookup_unknown_object`: the object, created without a type if new.
     pub fn unknown(&mut self, id: &Oid) -> u32 {
-        if let Some(&i) = self.map.get(&Key(*id)) {
+        if let Some(i) = self.find(id) {
             return i;
         }
         let i = self.objs.len() as u32;
@@ -241,7 +260,10 @@ impl Table {
             edges: (0, 0),
         });
         self.refs.push(AtomicU32::new(0));
-        self.map.insert(Key(*id), i);
+        let (objs, hasher) = (&self.objs, &self.hasher);
+        self.map.insert_unique(hasher.hash_one(Key(*id)), i, |&j| {
+            hasher.hash_one(Key(objs[j as usize].id))
+        });
         i
     }
 
@@ -286,8 +308,8 @@ impl Table {
         let cached = recent.get(slot).copied().unwrap_or(u32::MAX);
         let i = match self.objs.get(cached as usize) {
             Some(o) if o.id == *id => cached,
-            _ => match self.map.get(&Key(*id)) {
-                Some(&i) => {
+            _ => match self.find(id) {
+                Some(i) => {
                     if let Some(r) = recent.get_mut(slot) {
                         *r = i;
                     }
@@ -336,17 +358,58 @@ impl Table {
         (0..self.objs.len() as u32).map(|i| self.obj(i))
     }
 
+    /// The number of links recorded.
+    fn edges_len(&self) -> u32 {
+        match (self.chunk_base.last(), self.chunks.last()) {
+            (Some(&b), Some(c)) => b + c.len() as u32,
+            _ => 0,
+        }
+    }
+
     /// Records `edges` as the links of `i`.
     pub fn set_edges(&mut self, i: u32, edges: &[u32]) {
-        let start = self.edges.len() as u32;
-        self.edges.extend_from_slice(edges);
+        if !self.open {
+            self.chunk_base.push(self.edges_len());
+            self.chunks.push(Vec::new());
+            self.open = true;
+        }
+        let start = self.edges_len();
+        if let Some(c) = self.chunks.last_mut() {
+            c.extend_from_slice(edges);
+        }
         self.objs[i as usize].edges = (start, edges.len() as u32);
+    }
+
+    /// Takes `edges` whole as a chunk of links and returns the number of its first link, for
+    /// [`Table::set_edge_range`].
+    pub fn adopt_edges(&mut self, edges: Vec<u32>) -> u32 {
+        let base = self.edges_len();
+        self.chunk_base.push(base);
+        self.chunks.push(edges);
+        self.open = false;
+        base
+    }
+
+    /// Records the `n` links from number `start` (in an adopted chunk) as the links of `i`.
+    pub fn set_edge_range(&mut self, i: u32, start: u32, n: u32) {
+        self.objs[i as usize].edges = (start, n);
     }
 
     /// The links of `i`.
     pub fn edges_of(&self, i: u32) -> &[u32] {
         let (s, n) = self.objs[i as usize].edges;
-        &self.edges[s as usize..(s + n) as usize]
+        if n == 0 {
+            return &[];
+        }
+        let c = self
+            .chunk_base
+            .partition_point(|&b| b <= s)
+            .saturating_sub(1);
+        let (Some(&base), Some(chunk)) = (self.chunk_base.get(c), self.chunks.get(c)) else {
+            return &[];
+        };
+        let from = (s - base) as usize;
+        chunk.get(from..from + n as usize).unwrap_or(&[])
     }
 
     /// The number of objects.
@@ -378,5 +441,23 @@ mod tests {
         assert_eq!((edge_target(e), edge_kind(e)), (Some(i), Kind::Blob));
         let e = edge(None, Kind::Tag);
         assert_eq!((edge_target(e), edge_kind(e)), (None, Kind::Tag));
+    }
+
+    /// Links appended and links adopted whole read back alike, whatever the chunk.
+    #[test]
+    fn links_in_chunks() {
+        let mut t = Table::default();
+        let ids: Vec<u32> = (0..5u8).map(|b| t.unknown(&oid(&[b; 20]))).collect();
+        t.set_edges(ids[0], &[1, 2]);
+        t.set_edges(ids[1], &[3]);
+        let base = t.adopt_edges(vec![10, 11, 12, 13]);
+        assert_eq!(base, 3);
+        t.set_edge_range(ids[2], base + 1, 2);
+        t.set_edges(ids[3], &[20, 21, 22]);
+        assert_eq!(t.edges_of(ids[0]), [1, 2]);
+        assert_eq!(t.edges_of(ids[1]), [3]);
+        assert_eq!(t.edges_of(ids[2]), [11, 12]);
+        assert_eq!(t.edges_of(ids[3]), [20, 21, 22]);
+        assert!(t.edges_of(ids[4]).is_empty());
     }
 }

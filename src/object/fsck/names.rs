@@ -316,8 +316,29 @@ pub(crate) fn simple_mode(rest: &[u8]) -> Option<(usize, Option<Kind>)> {
 /// that starts with `.` (HFS+ skips ignorable characters, all outside ASCII, before it), an NTFS
 /// short name (which has a `~`), a backslash or a slash, and nearly all names have none.
 pub(super) fn plain_name(name: &[u8]) -> bool {
-    name.first().is_some_and(|&b| b != b'.' && b < 0x80)
-        && !name.iter().any(|&b| matches!(b, b'~' | b'\\' | b'/'))
+    if !name.first().is_some_and(|&b| b != b'.' && b < 0x80) {
+        return false;
+    }
+    // Eight bytes at a time: whether a word holds one of the three bytes.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    let special = |w: u64| has(w, b'~') || has(w, b'\\') || has(w, b'/');
+    let mut words = name.chunks_exact(8);
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        if special(u64::from_le_bytes(w)) {
+            return false;
+        }
+    }
+    let rest = words.remainder();
+    let mut w = [b'a'; 8];
+    w[..rest.len()].copy_from_slice(rest);
+    !special(u64::from_le_bytes(w))
 }
 
 #[cfg(test)]
@@ -385,6 +406,20 @@ mod tests {
             }
         }
         assert!(plain_name(b"Makefile") && plain_name(b"fsck.c") && plain_name(b"gitk"));
+        // Each of the bytes that matter, anywhere in a long name.
+        for len in 1..24 {
+            assert!(plain_name(&vec![b'x'; len]));
+            for at in 1..len {
+                for b in [b'~', b'\\', b'/'] {
+                    let mut n = vec![b'x'; len];
+                    n[at] = b;
+                    assert!(!plain_name(&n), "{:?}", String::from_utf8_lossy(&n));
+                }
+                let mut n = vec![b'x'; len];
+                n[at] = 0xff;
+                assert!(plain_name(&n));
+            }
+        }
         assert!(!plain_name(b".git") && !plain_name(b"GIT~1") && !plain_name(b"a\\b"));
     }
 
