@@ -51,6 +51,8 @@ pub struct Missing {
 /// names mostly the same objects) reuses the link instead of looking the id up again.
 #[derive(Clone, Copy, Debug)]
 pub struct TreeLink {
+    /// Where the entry's name is in the tree.
+    pub name: u32,
     /// Where the entry's id is in the tree.
     pub off: u32,
     /// The link ([`table::edge`]): its target and the type the entry names.
@@ -78,9 +80,6 @@ impl std::fmt::Display for LazyHex<'_> {
     }
 }
 
-/// How far ahead in its base's entries a tree's entry is looked for.
-const REUSE_AHEAD: usize = 4;
-
 /// What one worker (or the sequential scan) produced.
 pub struct Local {
     /// Lines, in the order produced.
@@ -105,7 +104,7 @@ pub struct Local {
     /// Time spent per stage, when timed.
     pub times: Times,
     /// A tree's links, reused from tree to tree.
-    pub scratch: Vec<(Kind, u32)>,
+    pub scratch: Vec<checks::TreeEntryAt>,
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,
@@ -259,8 +258,9 @@ impl Core<'_> {
 
     /// The links of a well-formed tree `d` (its entries in `l.scratch`), into `l.tree_links`
     /// when all resolve. An entry whose type and id are those of an entry of `base` (the tree
-    /// this one is a delta of, looked for in order a few entries ahead) takes that entry's link:
-    /// the target already has its type and `USED`, so only a counted link is counted again.
+    /// this one is a delta of) takes that entry's link: the target already has its type and
+    /// `USED`, so only a counted link is counted again. The base's entries are walked alongside,
+    /// in step while they agree and by name where entries were added, removed or changed.
     fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<(&[u8], &[TreeLink])>) -> bool {
         let raw = self.format.raw_len();
         let entries = std::mem::take(&mut l.scratch);
@@ -269,24 +269,47 @@ impl Core<'_> {
         let mut all = true;
         let mut broken = false;
         let mut next = 0usize;
-        for &(tkind, off) in &entries {
-            let at = off as usize;
+        for e in &entries {
+            let at = e.id as usize;
             let Some(tid) = d.get(at..at + raw) else {
                 continue;
             };
-            let reused = base.and_then(|(bd, bl)| {
-                let ahead = bl.get(next..).unwrap_or_default().iter().take(REUSE_AHEAD);
-                ahead.enumerate().find_map(|(k, b)| {
-                    let same = table::edge_kind(b.edge) == tkind
+            let mut reused = None;
+            if let Some((bd, bl)) = base {
+                let same = |b: &TreeLink| {
+                    table::edge_kind(b.edge) == e.kind
                         && bd
                             .get(b.off as usize..b.off as usize + raw)
-                            .is_some_and(|bid| same_id(bid, tid));
-                    same.then_some((next + k, *b))
-                })
-            });
+                            .is_some_and(|bid| same_id(bid, tid))
+                };
+                if let Some(b) = bl.get(next).filter(|b| same(b)) {
+                    reused = Some(*b);
+                    next += 1;
+                } else {
+                    // Out of step: skip the base's entries named before this one.
+                    let name = d
+                        .get(e.name as usize..at.saturating_sub(1))
+                        .unwrap_or_default();
+                    let name_of = |b: &TreeLink| {
+                        bd.get(b.name as usize..(b.off as usize).saturating_sub(1))
+                            .unwrap_or_default()
+                    };
+                    while bl.get(next).is_some_and(|b| name_of(b) < name) {
+                        next += 1;
+                    }
+                    match bl.get(next) {
+                        Some(b) if same(b) => {
+                            reused = Some(*b);
+                            next += 1;
+                        }
+                        // The same name with another id: the entry changed.
+                        Some(b) if name_of(b) == name => next += 1,
+                        _ => {}
+                    }
+                }
+            }
             let made = match reused {
-                Some((j, b)) => {
-                    next = j + 1;
+                Some(b) => {
                     if b.counted {
                         if let Some(t) = table::edge_target(b.edge) {
                             l.count(self.table, t);
@@ -297,13 +320,18 @@ impl Core<'_> {
                     Some((b.edge, b.counted))
                 }
                 None => {
-                    let (b, made) = self.link(l, Kind::Tree, &table::oid(tid), tkind);
+                    let (b, made) = self.link(l, Kind::Tree, &table::oid(tid), e.kind);
                     broken |= b;
                     made
                 }
             };
             match made {
-                Some((edge, counted)) => links.push(TreeLink { off, edge, counted }),
+                Some((edge, counted)) => links.push(TreeLink {
+                    name: e.name,
+                    off: e.id,
+                    edge,
+                    counted,
+                }),
                 None => all = false,
             }
         }

@@ -130,7 +130,7 @@ mod tests {
 
     /// The links of a well-formed tree as the check pass collects them (the walk of such a tree
     /// is those links), and the trees that are not well-formed.
-    fn simple(t: &[u8], out: &mut Vec<(Kind, u32)>) -> bool {
+    fn simple(t: &[u8], out: &mut Vec<checks::TreeEntryAt>) -> bool {
         let opts = checks::Options::new(false);
         let mut special = SpecialBlobs::default();
         let mut findings = Vec::new();
@@ -157,7 +157,12 @@ mod tests {
         ]);
         let mut out = Vec::new();
         assert!(simple(&t, &mut out));
-        let kinds: Vec<(Kind, u8)> = out.iter().map(|&(k, off)| (k, t[off as usize])).collect();
+        let kinds: Vec<(Kind, u8)> = out.iter().map(|e| (e.kind, t[e.id as usize])).collect();
+        let names: Vec<&[u8]> = out
+            .iter()
+            .map(|e| &t[e.name as usize..e.id as usize - 1])
+            .collect();
+        assert_eq!(names, [&b"a"[..], b"b", b"c", b"e"]);
         // The gitlink is not followed.
         assert_eq!(
             kinds,

@@ -9,7 +9,7 @@ use super::names::{
     tag_name_ok, verify_ordered,
 };
 use crate::gitconfig::Config;
-use crate::object::{Kind, ObjectFormat};
+use crate::object::ObjectFormat;
 
 /// Where the checks send what they find.
 pub(crate) trait Sink {
@@ -108,8 +108,8 @@ pub(crate) fn is_gitattributes(name: &[u8]) -> bool {
 
 /// A tree's links, collected by [`tree_with`] as it checks the entries.
 pub(crate) struct TreeLinks<'v> {
-    /// (type, offset of the id) of every entry but gitlinks, in order.
-    pub(crate) out: &'v mut Vec<(Kind, u32)>,
+    /// Every entry but gitlinks, in order.
+    pub(crate) out: &'v mut Vec<super::TreeEntryAt>,
     /// Whether every entry parsed and has one of the five modes git writes, spelled as git
     /// spells it (else `out` is incomplete).
     pub(crate) simple: bool,
@@ -167,7 +167,11 @@ pub(crate) fn tree_with(
             && t.simple
         {
             match simple_mode(&buf[entry.start..]) {
-                Some((_, Some(kind))) => t.out.push((kind, (entry.end - raw) as u32)),
+                Some((name_at, Some(kind))) => t.out.push(super::TreeEntryAt {
+                    kind,
+                    name: (entry.start + name_at) as u32,
+                    id: (entry.end - raw) as u32,
+                }),
                 Some((_, None)) => {}
                 None => t.simple = false,
             }

@@ -813,9 +813,19 @@ pub fn check_object(
     }
 }
 
+/// Where one entry of a tree is, and the type a link to it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeEntryAt {
+    /// The type a link to it names.
+    pub kind: Kind,
+    /// The offset of its name in the tree (the name ends with the NUL before the id).
+    pub name: u32,
+    /// The offset of its id.
+    pub id: u32,
+}
+
 /// [`check_object`] for a tree, which also collects its links as a walk of a well-formed tree
-/// visits them: (type, offset of the id) of every entry but gitlinks, into `links` (cleared
-/// first). Returns whether the check failed, and whether the tree is well-formed (every entry
+/// visits them: every entry but gitlinks, into `links` (cleared first). Returns whether the check failed, and whether the tree is well-formed (every entry
 /// parsed and has one of the five modes git writes, spelled as git spells it), without which
 /// `links` means nothing.
 pub fn check_tree_links(
@@ -825,7 +835,7 @@ pub fn check_tree_links(
     opts: &Options,
     special: &mut SpecialBlobs,
     out: &mut Vec<Finding>,
-    links: &mut Vec<(Kind, u32)>,
+    links: &mut Vec<TreeEntryAt>,
 ) -> (bool, bool) {
     let mut sink = FsckSink {
         opts,
