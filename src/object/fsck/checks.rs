@@ -5,11 +5,11 @@
 
 use super::MsgId;
 use super::names::{
-    Order, at, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, plain_name, simple_mode,
-    tag_name_ok, verify_ordered,
+    Order, at, first_nul, is_hfs_dot, is_link, is_ntfs_dot, is_ntfs_dotgit, plain_name,
+    simple_mode, tag_name_ok, verify_ordered,
 };
 use crate::gitconfig::Config;
-use crate::object::ObjectFormat;
+use crate::object::{Kind, ObjectFormat};
 
 /// Where the checks send what they find.
 pub(crate) trait Sink {
@@ -42,6 +42,9 @@ pub(crate) struct TreeEntry<'a> {
     pub(crate) id: &'a [u8],
     /// Offset just after the entry.
     pub(crate) end: usize,
+    /// For one of the five modes git writes, spelled as git spells it: the type a link to the
+    /// entry names (`None`: a gitlink).
+    pub(crate) simple: Option<Option<Kind>>,
 }
 
 /// Decodes the entry at `start`, as git's tree walker does (`decode_tree_entry`): the whole
@@ -60,9 +63,11 @@ pub(crate) fn decode_tree_entry(
     if at(rest, 0) == b' ' {
         return Err("malformed mode in tree entry");
     }
-    let mut mode: u32 = 0;
-    let mut i = 0;
-    loop {
+    let (mut mode, mut i, simple): (u32, usize, _) = match simple_mode(rest) {
+        Some((len, kind, value)) => (u32::from(value), len, Some(kind)),
+        None => (0, 0, None),
+    };
+    while simple.is_none() {
         // A NUL comes before the end (checked above), and ends the loop as malformed.
         let c = at(rest, i);
         i += 1;
@@ -78,10 +83,7 @@ pub(crate) fn decode_tree_entry(
         return Err("empty filename in tree entry");
     }
     let tail = rest.get(i..).unwrap_or_default();
-    let name_len = tail
-        .iter()
-        .position(|&b| b == 0)
-        .ok_or("too-short tree object")?;
+    let name_len = first_nul(tail).ok_or("too-short tree object")?;
     let name = &tail[..name_len];
     let id_at = i + name_len + 1;
     let id = rest
@@ -93,6 +95,7 @@ pub(crate) fn decode_tree_entry(
         name,
         id,
         end: start + id_at + raw,
+        simple,
     })
 }
 
@@ -166,13 +169,13 @@ pub(crate) fn tree_with(
         if let Some(t) = links.as_deref_mut()
             && t.simple
         {
-            match simple_mode(&buf[entry.start..]) {
-                Some((name_at, Some(kind))) => t.out.push(super::TreeEntryAt {
+            match entry.simple {
+                Some(Some(kind)) => t.out.push(super::TreeEntryAt {
                     kind,
-                    name: (entry.start + name_at) as u32,
+                    name: (entry.end - raw - 1 - entry.name.len()) as u32,
                     id: (entry.end - raw) as u32,
                 }),
-                Some((_, None)) => {}
+                Some(None) => {}
                 None => t.simple = false,
             }
         }

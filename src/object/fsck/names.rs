@@ -286,9 +286,9 @@ pub(super) fn component_ok(c: &[u8]) -> bool {
 
 /// The mode at the start of a tree entry when it is one of a well-formed tree's (a directory, a
 /// file, an executable, a symbolic link, a gitlink), followed by its space: its length with the
-/// space, and the type a link to it names (`None`: a gitlink, not followed). Compared as words:
-/// this runs once per entry of every tree.
-pub(crate) fn simple_mode(rest: &[u8]) -> Option<(usize, Option<Kind>)> {
+/// space, the type a link to it names (`None`: a gitlink, not followed) and its value. Compared
+/// as words: this runs once per entry of every tree.
+pub(crate) fn simple_mode(rest: &[u8]) -> Option<(usize, Option<Kind>, u16)> {
     let word = |n: usize| -> Option<u64> {
         let mut w = [0u8; 8];
         w[..n].copy_from_slice(rest.get(..n)?);
@@ -300,16 +300,44 @@ pub(crate) fn simple_mode(rest: &[u8]) -> Option<(usize, Option<Kind>)> {
         u64::from_le_bytes(w)
     };
     if word(6)? == as_word(b"40000 ") {
-        return Some((6, Some(Kind::Tree)));
+        return Some((6, Some(Kind::Tree), 0o40000));
     }
     let w = word(7)?;
-    if w == as_word(b"100644 ") || w == as_word(b"100755 ") || w == as_word(b"120000 ") {
-        Some((7, Some(Kind::Blob)))
+    if w == as_word(b"100644 ") {
+        Some((7, Some(Kind::Blob), 0o100644))
+    } else if w == as_word(b"100755 ") {
+        Some((7, Some(Kind::Blob), 0o100755))
+    } else if w == as_word(b"120000 ") {
+        Some((7, Some(Kind::Blob), 0o120000))
     } else if w == as_word(b"160000 ") {
-        Some((7, None))
+        Some((7, None, 0o160000))
     } else {
         None
     }
+}
+
+/// The position of the first NUL in `s`, eight bytes at a time.
+pub(crate) fn first_nul(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut words = s.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        // The lowest flagged byte is the first zero byte (a borrow flags only bytes above one).
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == 0)
+        .map(|p| at + p)
 }
 
 /// Whether every check of a tree entry's name passes without a closer look: each needs a name
@@ -421,6 +449,28 @@ mod tests {
             }
         }
         assert!(!plain_name(b".git") && !plain_name(b"GIT~1") && !plain_name(b"a\\b"));
+    }
+
+    #[test]
+    fn first_nul_is_the_first_zero_byte() {
+        for len in 0..40 {
+            for fill in [1u8, 0x80, 0xff, b'a'] {
+                let none = vec![fill; len];
+                assert_eq!(first_nul(&none), None);
+                for at in 0..len {
+                    let mut s = none.clone();
+                    s[at] = 0;
+                    // A second NUL later, and a 0x01 just after the first (a borrow's neighbour).
+                    if at + 1 < len {
+                        s[at + 1] = 1;
+                    }
+                    if at + 3 < len {
+                        s[at + 3] = 0;
+                    }
+                    assert_eq!(first_nul(&s), Some(at), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]
