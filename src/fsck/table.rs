@@ -286,7 +286,19 @@ impl Table {
     /// Gives `i` the type `kind` unless it has one: a conflict when it is another.
     pub fn set_kind(&self, i: u32, kind: Kind) -> Result<(), Conflict> {
         let cell = &self.objs[i as usize].kind;
-        match cell.compare_exchange(0, kind_code(kind), Relaxed, Relaxed) {
+        // Read first: nearly every object already has its type, and a read leaves the cache line
+        // shared between the threads where a compare-and-swap would take it.
+        let code = kind_code(kind);
+        match cell.load(Relaxed) {
+            v if v == code => return Ok(()),
+            0 => {}
+            v => {
+                return Err(Conflict {
+                    is: kind_from(v).unwrap_or(kind),
+                });
+            }
+        }
+        match cell.compare_exchange(0, code, Relaxed, Relaxed) {
             Ok(_) => Ok(()),
             Err(v) if v == kind_code(kind) => Ok(()),
             Err(v) => Err(Conflict {
@@ -335,7 +347,13 @@ impl Table {
 
     /// Sets `flags` on `i`; returns the flags it had.
     pub fn or_flags(&self, i: u32, flags: u8) -> u8 {
-        self.objs[i as usize].flags.fetch_or(flags, Relaxed)
+        let cell = &self.objs[i as usize].flags;
+        // As in `set_kind`: no write when the flags are set already.
+        let had = cell.load(Relaxed);
+        if had & flags == flags {
+            return had;
+        }
+        cell.fetch_or(flags, Relaxed)
     }
 
     /// Counts one more checked tree linking to the blob `i`.
