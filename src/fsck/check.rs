@@ -61,6 +61,15 @@ pub struct TreeLink {
     pub counted: bool,
 }
 
+/// What a pack's reader knows of an object it hands to [`Core::delta_checked`].
+#[derive(Clone, Copy)]
+pub struct Packed<'a> {
+    /// Its place in the table.
+    pub index: u32,
+    /// The object it is a delta of: its content and links.
+    pub base: Option<(&'a [u8], &'a [TreeLink])>,
+}
+
 /// Whether two ids are the same; a SHA-1 id is compared as a fixed-size array (in registers, not
 /// through `memcmp`): this runs for nearly every tree entry.
 #[inline]
@@ -362,9 +371,10 @@ impl Core<'_> {
         self.delta_checked(l, id, kind, data, loose, at, blobs_now, None)
     }
 
-    /// [`Core::object_checked`] for an object that is a delta of `base` (its content and, for a
-    /// tree, [`Local::tree_links`] as its check left them): the links the two have in common are
-    /// reused. After a tree, `l.tree_links` holds its own.
+    /// [`Core::object_checked`] for an object read from a pack (`packed`: its place in the table,
+    /// and the object it is a delta of: its content and, for a tree, [`Local::tree_links`] as its
+    /// check left them, whose links the two have in common are reused). After a tree,
+    /// `l.tree_links` holds its own.
     #[allow(clippy::too_many_arguments)]
     pub fn delta_checked(
         &self,
@@ -375,9 +385,10 @@ impl Core<'_> {
         loose: Option<&Path>,
         at: u64,
         blobs_now: bool,
-        base: Option<(&[u8], &[TreeLink])>,
+        packed: Option<Packed<'_>>,
     ) -> bool {
         l.tree_links.clear();
+        let base = packed.and_then(|p| p.base);
         let format = self.format;
         // Written out only for a line that names the object.
         let h = LazyHex(&id[..format.raw_len()]);
@@ -424,7 +435,7 @@ impl Core<'_> {
             l.error(&line);
             l.bits |= bits::OBJECT;
         };
-        let Some(i) = self.table.get(id) else {
+        let Some(i) = packed.map(|p| p.index).or_else(|| self.table.get(id)) else {
             // Every stored object is in the table before the scan.
             unparsed(l);
             return true;

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
-use super::check::{Core, Local, TreeLink, timed};
+use super::check::{Core, Local, Packed, TreeLink, timed};
 use super::odb::{self, Mapped, PackFiles};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
@@ -43,6 +43,8 @@ pub struct PackState {
     pub idx_ok: bool,
     /// Whether it opens as git opens a pack (its header and trailer agree with its index).
     pub usable: bool,
+    /// Each object's place in the table, by its position in the index (`u32::MAX`: not taken).
+    pub table_index: Vec<u32>,
 }
 
 impl PackState {
@@ -506,6 +508,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 pack: None,
                 idx_ok: false,
                 usable: false,
+                table_index: Vec::new(),
                 files,
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
@@ -537,18 +540,22 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             };
             if let Some(index) = st.index(format).filter(|_| st.usable) {
                 let sorted = (1..index.len()).all(|n| index.id(n - 1) < index.id(n));
+                f.table.reserve(index.len() as usize);
+                let mut table_index = vec![u32::MAX; index.len() as usize];
                 for n in 0..index.len() {
                     if !sorted && index.lookup(index.id(n)) != Some(n) {
                         continue;
                     }
                     let id = oid(index.id(n));
                     let i = f.table.unknown(&id);
+                    table_index[n as usize] = i;
                     f.table
                         .or_flags(i, super::table::PRESENT | super::table::IN_PACK);
                     if st.files.promisor {
                         f.promisor.insert(id);
                     }
                 }
+                st.table_index = table_index;
             }
             f.packs.push(st);
         }
@@ -963,6 +970,7 @@ fn verify_one(
         name: &name,
         index: &index,
         ents: &ents,
+        table_index: &p.table_index,
         rare: &rare,
         children: &children,
         done: &done,
@@ -1075,6 +1083,8 @@ struct PackCtx<'a> {
     name: &'a str,
     index: &'a idx::Index<'a>,
     ents: &'a [Ent],
+    /// Each object's place in the table, by its position in the index.
+    table_index: &'a [u32],
     rare: &'a Rare,
     children: &'a Children,
     /// Which entries were reached (the others are in a REF_DELTA cycle).
@@ -1547,8 +1557,15 @@ fn visit(
                     let stream = k == Kind::Blob && d.len() as u64 >= p.big;
                     let content = if stream { None } else { Some(d.as_slice()) };
                     let start = p.timing.then(std::time::Instant::now);
-                    let base = base.map(|b| (b.data.as_slice(), b.links.as_slice()));
-                    if core.delta_checked(l, &id, k, content, None, ent.off, false, base) {
+                    let packed = p
+                        .table_index
+                        .get(ent.n as usize)
+                        .filter(|&&i| i != u32::MAX);
+                    let packed = packed.map(|&index| Packed {
+                        index,
+                        base: base.map(|b| (b.data.as_slice(), b.links.as_slice())),
+                    });
+                    if core.delta_checked(l, &id, k, content, None, ent.off, false, packed) {
                         l.err = true;
                     }
                     if let Some(s) = start {

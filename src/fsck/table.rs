@@ -242,6 +242,15 @@ impl Table {
             .copied()
     }
 
+    /// Makes room for `n` more objects.
+    pub fn reserve(&mut self, n: usize) {
+        self.objs.reserve(n);
+        self.refs.reserve(n);
+        let (objs, hasher) = (&self.objs, &self.hasher);
+        self.map
+            .reserve(n, |&j| hasher.hash_one(Key(objs[j as usize].id)));
+    }
+
     /// The index of `id`, if known.
     pub fn get(&self, id: &Oid) -> Option<u32> {
         self.find(id)
