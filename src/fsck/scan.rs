@@ -855,15 +855,20 @@ fn verify_one(
         crc32fast::hash(&bytes[off..end.max(off)])
     };
     let crcs_wanted = index.version() > 1;
-    // On a pool the CRCs are computed in parallel, and the trailer is hashed by one of the jobs
-    // that resolve the delta trees.
-    let crcs: Vec<u32> = match (&f.pool, crcs_wanted) {
-        (_, false) => Vec::new(),
-        (Some(pool), true) => pool.install(|| {
+    let limited = &bytes[..sig_ofs];
+    // Each entry's CRC and header, read on the pool (an entry past the end is refused below
+    // before its header is used); the trailer is hashed by one of the jobs that resolve the
+    // delta trees.
+    let read = |i: usize| {
+        let crc = crcs_wanted.then(|| crc_of(i));
+        (crc, pack::entry(limited, ents[i].off, raw))
+    };
+    let heads: Vec<_> = match &f.pool {
+        Some(pool) => pool.install(|| {
             use rayon::prelude::*;
-            (0..count).into_par_iter().map(crc_of).collect()
+            (0..count).into_par_iter().map(read).collect()
         }),
-        (None, true) => (0..count).map(crc_of).collect(),
+        None => (0..count).map(read).collect(),
     };
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     if f.pool.is_none() {
@@ -882,7 +887,8 @@ fn verify_one(
             ));
         }
         let n = ents[i].n;
-        if let Some(&crc) = crcs.get(i)
+        let (crc, head) = &heads[i];
+        if let Some(crc) = *crc
             && Some(crc) != index.crc32(n)
         {
             f.out.error(&format!(
@@ -891,8 +897,7 @@ fn verify_one(
             ));
             err = true;
         }
-        let limited = &bytes[..sig_ofs];
-        match pack::entry(limited, off, raw) {
+        match head.clone() {
             Ok(e) => {
                 match u32::try_from(e.size) {
                     Ok(size) if size != BIG => ents[i].size = size,
@@ -956,7 +961,7 @@ fn verify_one(
             }
         }
     }
-    drop(crcs);
+    drop(heads);
     let children = Children::new(&ents);
     f.stage_read += read_started.elapsed();
     let roots: Vec<usize> = (0..count)
