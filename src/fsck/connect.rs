@@ -109,8 +109,14 @@ fn report_times(
         .map_or(1, rayon::ThreadPool::current_num_threads);
     let floor = (t.inflate + t.delta + t.hash) / threads as u32;
     let s = |d: std::time::Duration| format!("{:.2}", d.as_secs_f64());
+    let (pack_count, pack_bytes) = f
+        .packs
+        .iter()
+        .filter_map(|p| p.bytes())
+        .fold((0, 0u64), |(n, b), bytes| (n + 1, b + bytes.len() as u64));
     let lines = [
         format!("flagsplit fsck: threads {threads}"),
+        format!("flagsplit fsck: packs {pack_count} ({pack_bytes} bytes)"),
         format!(
             "flagsplit fsck: read {} s (indexes, CRCs, entry headers)",
             s(f.stage_read)

@@ -3,7 +3,7 @@
 
 use std::io::{self, IsTerminal};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
@@ -126,20 +126,14 @@ fn callgrind(exe: &std::path::Path) -> (Option<u64>, Option<String>) {
     }
 }
 
-/// The bytes of the packs of the repository whose git directory is `git_dir`.
-fn pack_bytes(git_dir: &Path) -> u64 {
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(text) => git_dir.join(text.trim_end()),
-        Err(_) => git_dir.to_path_buf(),
-    };
-    std::fs::read_dir(common.join("objects").join("pack"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".pack"))
-                .filter_map(|e| e.metadata().ok())
-                .map(|m| m.len())
-                .sum()
-        })
+/// The bytes of the packs, from the report `FLAGSPLIT_FSCK_TIMES=1` makes `flagsplit-fsck` print
+/// (`flagsplit fsck: packs N (B bytes)`): flagsplit itself lists no directory, since each C
+/// function it imports costs every process's start-up a symbol lookup.
+fn pack_bytes(report: &str) -> u64 {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix("flagsplit fsck: packs "))
+        .and_then(|rest| rest.split_once('(')?.1.split_once(' ')?.0.parse().ok())
         .unwrap_or(0)
 }
 
@@ -150,7 +144,7 @@ fn fsck_run(repo: Option<PathBuf>) -> Result<FsckRun, String> {
         Some(d) => d,
         None => std::env::current_dir().map_err(|e| e.to_string())?,
     };
-    let git_dir = {
+    {
         let saved = std::env::current_dir().ok();
         std::env::set_current_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let found = flagsplit::object::repository::find_git_dir();
@@ -158,38 +152,54 @@ fn fsck_run(repo: Option<PathBuf>) -> Result<FsckRun, String> {
             let _ = std::env::set_current_dir(s);
         }
         match found {
-            Ok(Some(g)) => dir.join(g),
+            Ok(Some(_)) => {}
             Ok(None) => return Err(format!("{} is not in a git repository", dir.display())),
             Err(e) => return Err(e),
         }
-    };
+    }
     let exe = flagsplit::exec_path::find("flagsplit-fsck").map_err(|e| e.to_string())?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let start = Instant::now();
-    let child = Command::new(&exe)
+    let mut child = Command::new(&exe)
         .args(["--no-progress", "--no-dangling"])
+        .env("FLAGSPLIT_FSCK_TIMES", "1")
         .current_dir(&dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("{}: {e}", exe.display()))?;
+    // Read to the end before waiting, so that the child never blocks on a full pipe.
+    let mut report = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = io::Read::read_to_string(&mut err, &mut report);
+    }
     let pid = child.id() as libc::pid_t;
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero `rusage` is a valid value for wait4 to fill in.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // wait4 through syscall(2), which flagsplit imports already: a symbol of its own would cost
+    // every flagsplit process's start-up its lookup.
     // SAFETY: `pid` is our child, not yet waited for (the `Child` is never waited on); `status`
-    // and `usage` are valid for writes.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    // and `usage` are valid for writes for the duration of the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_wait4,
+            pid,
+            &mut status as *mut libc::c_int,
+            0,
+            &mut usage as *mut libc::rusage,
+        )
+    };
     let wall_s = start.elapsed().as_secs_f64();
-    if rc != pid {
+    if rc != libc::c_long::from(pid) {
         return Err(format!("wait4: {}", io::Error::last_os_error()));
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let exit = std::process::ExitStatus::from_raw(status);
     Ok(FsckRun {
         repo: dir.display().to_string(),
-        pack_bytes: pack_bytes(&git_dir),
+        pack_bytes: pack_bytes(&report),
         threads,
         wall_s,
         cpu_s: secs(usage.ru_utime) + secs(usage.ru_stime),
