@@ -93,6 +93,30 @@ fn quick_json_report_is_complete() {
         "{}",
         report["startup"]
     );
+    // The real load: flagsplit-fsck on the repository the test runs in (the checkout), with the
+    // size of its packs as flagsplit-fsck reports it.
+    let common = Command::new("git")
+        .args(["rev-parse", "--git-common-dir"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(common) = common {
+        let dir = std::path::PathBuf::from(String::from_utf8_lossy(&common.stdout).trim());
+        let packs: u64 = std::fs::read_dir(dir.join("objects/pack"))
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".pack"))
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        let fsck = &report["fsck"];
+        assert!(fsck.is_object(), "{}", report["fsck_note"]);
+        assert_eq!(fsck["pack_bytes"].as_u64(), Some(packs), "{fsck}");
+        assert!(fsck["wall_s"].as_f64().is_some_and(|v| v > 0.0), "{fsck}");
+        assert!(fsck["max_rss_kib"].as_u64().is_some_and(|v| v > 0), "{fsck}");
+    }
     // OpenSSL is reported exactly when this build links it for hashing.
     assert_eq!(
         report["build"]["openssl"].is_null(),
