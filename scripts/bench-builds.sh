@@ -277,7 +277,7 @@ if [ -n "$repo" ]; then
 	echo
 	cat "$packdir"/*.pack >/dev/null 2>&1 || true # page cache
 	read -r g_w g_c g_m g_x < <(measure git "$repo" git fsck --full --no-progress)
-	echo "| command | wall (s) | CPU (s) | peak RSS (MB) | exit | verdict | × \`git fsck --full\` (wall) |"
+	echo "| command | wall (s) | CPU (s) | peak RSS (MiB) | exit | verdict | × \`git fsck --full\` (wall) |"
 	echo "|---|---:|---:|---:|---:|---|---:|"
 	echo "| \`git fsck --full\` ($(git --version | sed 's/git version //')) | $g_w | $g_c | $g_m | $g_x | | 1.00 |"
 	declare -A what=([default]="sha1 dc, zlib zlib-rs (default)" [sha1-block]="sha1 block" [openssl-sha1]="sha1 openssl"
@@ -289,7 +289,7 @@ if [ -n "$repo" ]; then
 			[ -z "$t" ] || args+=(--threads "$t")
 			read -r w c m x < <(measure "$name" "$repo" "$root/target/bench-builds/$b/release/flagsplit-fsck" "${args[@]}")
 			label="\`flagsplit fsck${t:+ --threads $t}\` (${what[$b]})"
-			[ "$b$t" != default ] || d_w=$w
+			[ "$b$t" != default ] || { d_w=$w; d_m=$m; }
 			echo "| $label | $w | $c | $m | $x | $(same_as_git "$name") | $(ratio "$g_w" "$w") |"
 		done
 	done
@@ -348,6 +348,9 @@ if [ -n "$repo" ]; then
 	line="The default build on all cores: $(ratio "$g_w" "$d_w")× \`git fsck --full\`"
 	[ "$ipok" = 1 ] && line+=", $(ratio "$ipw" "$d_w")× \`git index-pack --verify\`"
 	[ "${gok:-0}" = 1 ] && line+=", $(ratio "$both" "$d_w")× the two gix commands"
+	pack_b=$(stat -c %s "$packdir"/*.pack 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+	line+="; its peak RSS is the packs' $(awk -v b="$pack_b" 'BEGIN { printf "%.1f", b / 1e6 }') MB"
+	line+=" + $(awk -v m="$d_m" -v b="$pack_b" 'BEGIN { printf "%.1f", (m * 1048576 - b) / 1e6 }') MB"
 	echo "$line (wall-clock ratios in this run)."
 	echo
 	echo "Wall and CPU seconds and peak RSS from GNU time; verdict: the same exit status and the same set"

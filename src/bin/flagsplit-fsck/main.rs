@@ -21,9 +21,23 @@ fn setting(m: &Matches, name: &str, default: bool) -> bool {
 }
 
 fn main() -> ExitCode {
+    tune_malloc();
     let mut args = std::env::args_os();
     args.next();
     run(&FSCK, args)
+}
+
+/// glibc's malloc raises its mmap threshold each time a large block is freed (up to 32 MiB), after
+/// which the object buffers of a pack's walk come from each thread's heap and fragment it: on
+/// git.git about 20 MB of peak RSS. Fixed thresholds keep a buffer of 1 MiB or more mapped (and
+/// returned when freed) and a heap's free top for reuse up to 32 MiB; the run takes no longer.
+fn tune_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters, here before any other thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 32 << 20);
+    }
 }
 
 fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitCode {
