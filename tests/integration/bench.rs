@@ -115,7 +115,10 @@ fn quick_json_report_is_complete() {
         assert!(fsck.is_object(), "{}", report["fsck_note"]);
         assert_eq!(fsck["pack_bytes"].as_u64(), Some(packs), "{fsck}");
         assert!(fsck["wall_s"].as_f64().is_some_and(|v| v > 0.0), "{fsck}");
-        assert!(fsck["max_rss_kib"].as_u64().is_some_and(|v| v > 0), "{fsck}");
+        assert!(
+            fsck["max_rss_kib"].as_u64().is_some_and(|v| v > 0),
+            "{fsck}"
+        );
     }
     // OpenSSL is reported exactly when this build links it for hashing.
     assert_eq!(
