@@ -370,6 +370,18 @@ fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, 
     {
         f.table.or_flags(i, BAD);
     }
+    // The walk reads as `repo_read_object_file` does, which dies on a loose object it cannot
+    // read when no packed copy stands in.
+    if read.is_none()
+        && let Some(path) = f.loose.get(id)
+        && !scan::has_object_pack(f, id)
+    {
+        return Err(Fatal::msg(format!(
+            "loose object {} (stored in {}) is corrupt",
+            f.hex(id),
+            path.display()
+        )));
+    }
     Ok(read)
 }
 
@@ -417,6 +429,30 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
     if kind == Some(Kind::Blob) {
         return Ok(());
     }
+    // A commit the commit-graph lists is parsed from the graph (git's `parse_commit_in_graph`):
+    // its object is not read. (An object of no known type yet is read, as git's `parse_object`
+    // reads it.)
+    let raw = f.repo.format.raw_len();
+    let from_graph = (kind == Some(Kind::Commit))
+        .then(|| f.graph_commits.as_ref()?.get(&id[..raw]))
+        .flatten()
+        .map(|c| {
+            let link = |id: &[u8], kind| super::walk::Target {
+                kind,
+                id: id.to_vec(),
+                mode: 0,
+                name: Vec::new(),
+            };
+            let mut links = super::walk::Links::default();
+            links.targets.push(link(&c.tree, Kind::Tree));
+            links
+                .targets
+                .extend(c.parents.iter().map(|p| link(p, Kind::Commit)));
+            links
+        });
+    if let Some(links) = from_graph {
+        return walk_links(f, i, &id, Kind::Commit, links, pending);
+    }
     let Some((k, data)) = read_for_walk(f, &id)? else {
         // git's walk: an object of no known type is `Unknown object type`, a commit, tree or
         // tag it cannot read `Could not read`; the walk goes on, and no exit bit is set.
@@ -433,7 +469,20 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
     if k == Kind::Blob {
         return Ok(());
     }
-    let mut links = super::walk::links(k, &id, &data, f.repo.format);
+    let links = super::walk::links(k, &id, &data, f.repo.format);
+    walk_links(f, i, &id, k, links, pending)
+}
+
+/// The walk's step from object `i` (`id`, of type `k`) to what it links to.
+fn walk_links(
+    f: &mut Fsck<'_>,
+    i: u32,
+    id: &Oid,
+    k: Kind,
+    mut links: super::walk::Links,
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
+    let id = *id;
     if k == Kind::Commit && f.shallow.contains(&id) {
         links.targets.retain(|t| t.kind != Kind::Commit);
     }

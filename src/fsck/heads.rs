@@ -9,7 +9,7 @@ use crate::repo::refs::{self, RefStore};
 use crate::repo::{index, reflog, worktrees};
 
 use super::connect::{mark_head, parse_oid};
-use super::table::{HAS_OBJ, Oid, oid};
+use super::table::{HAS_OBJ, Oid, PARSED, oid};
 use super::{Fatal, Fsck, bits, scan};
 
 /// git's `parse_object`: the object when it was checked and found valid, or when it can be read
@@ -19,8 +19,33 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     if let Some(i) = f.table.get(id)
         && f.table.obj(i).flags & HAS_OBJ != 0
         && f.table.obj(i).kind.is_some()
+        && (!f.opts.connectivity_only || f.table.obj(i).flags & PARSED != 0)
     {
         return Ok(Some(i));
+    }
+    // git's `parse_object` asks an object it does not know yet (or knows as a blob) for its type
+    // first. Without --full nothing packed was read before, and an entry whose delta chain cannot
+    // be followed is marked bad here, so that the read below dies as git's does.
+    if !f.opts.full
+        && !f.opts.connectivity_only
+        && f.table
+            .get(id)
+            .is_none_or(|i| matches!(f.table.obj(i).kind, None | Some(Kind::Blob)))
+    {
+        match scan::packed_type(f, id) {
+            scan::PackedType::Bad(bad, lines) => {
+                for l in &lines {
+                    f.out.error(l);
+                }
+                for b in &bad {
+                    if let Some(i) = f.table.get(b) {
+                        f.table.or_flags(i, super::table::BAD);
+                    }
+                }
+            }
+            scan::PackedType::Dies(m) => return Err(Fatal::msg(m)),
+            scan::PackedType::Kind(_) | scan::PackedType::NotPacked => {}
+        }
     }
     if !scan::has_object(f, id) {
         if f.loose.contains_key(id) || f.in_pack_bad(id) {
@@ -72,11 +97,28 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         if links.parse_failed {
             return Ok(None);
         }
+        // Parsing a commit or a tag looks up what it names with the type it names (git's
+        // `lookup_commit`, `lookup_tree`): the walk then takes a parent as a commit, from the
+        // commit-graph when it lists it, rather than reading it as an object of no known type.
+        if f.opts.connectivity_only && k != Kind::Tree {
+            for t in &links.targets {
+                let tid = oid(&t.id);
+                if f.table
+                    .get(&tid)
+                    .is_some_and(|ti| f.table.obj(ti).kind.is_none())
+                {
+                    let _ = f.table.lookup(&tid, t.kind);
+                }
+            }
+        }
     }
     match f.table.lookup(id, k) {
         Ok(i) => {
             if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only {
                 f.table.or_flags(i, HAS_OBJ);
+            }
+            if f.opts.connectivity_only {
+                f.table.or_flags(i, PARSED);
             }
             Ok(Some(i))
         }
@@ -559,6 +601,11 @@ pub fn structures_loaded(
         let out = commit_graph::load_lines(&odbs, format, graph_settings(config));
         for l in &out.lines {
             f.out.err(l);
+        }
+        // With --connectivity-only git's walk parses the commits the graph lists from the graph,
+        // without reading their objects.
+        if f.opts.connectivity_only {
+            f.graph_commits = commit_graph::commits(&odbs, format, graph_settings(config));
         }
     }
     Ok(())

@@ -280,6 +280,10 @@ pub struct Fsck<'o> {
     pub seq: Option<check::Local>,
     /// The bitmaps of the multi-pack-indexes that loaded.
     pub midx_bitmaps: Vec<PathBuf>,
+    /// With `--connectivity-only`: the commits the commit-graph lists, which git's walk takes
+    /// from the graph.
+    pub graph_commits:
+        Option<std::collections::HashMap<Vec<u8>, crate::verify::commit_graph::GraphCommit>>,
     /// The refs and HEADs that count as default references.
     pub default_refs: usize,
     /// No default reference was found: `--unreachable` is then ignored, as git does.
@@ -544,6 +548,7 @@ pub fn run_with(
             n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
         },
         midx_bitmaps: Vec::new(),
+        graph_commits: None,
         default_refs: 0,
         no_default_refs: false,
     };

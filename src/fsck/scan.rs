@@ -1670,6 +1670,98 @@ pub fn read_object_with(
     None
 }
 
+/// What git's `oid_object_info` finds of a packed object, which `parse_object` asks before it
+/// reads one it does not know yet: the type, from the headers of its delta chain alone
+/// (`packed_to_object_type`).
+pub enum PackedType {
+    /// Not in a pack that opens.
+    NotPacked,
+    /// The type.
+    Kind(Kind),
+    /// git dies (an entry past the end of the pack): its message.
+    Dies(String),
+    /// The chain cannot be followed (a bad header, an unknown type, a base git cannot find):
+    /// git marks these entries bad, and a read of the object that follows dies. With the lines
+    /// git prints on the way (none for a missing base).
+    Bad(Vec<Oid>, Vec<String>),
+}
+
+/// [`PackedType`] of `id`, from the first pack that opens and has it.
+pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
+    let format = f.repo.format;
+    let raw = format.raw_len();
+    for p in f.packs.iter().filter(|p| p.usable) {
+        let (Some(index), Some(bytes)) = (p.index(format), p.bytes()) else {
+            continue;
+        };
+        let Some(off) = index.lookup(&id[..raw]).and_then(|n| index.offset(n).ok()) else {
+            continue;
+        };
+        let Some(end) = bytes.len().checked_sub(raw) else {
+            continue;
+        };
+        let id_at = |off: u64| {
+            (0..index.len())
+                .find(|&n| index.offset(n) == Ok(off))
+                .map(|n| oid(index.id(n)))
+        };
+        let mut lines = Vec::new();
+        // The entries left behind on the way to the base (git's `poi_stack`).
+        let mut left: Vec<Oid> = Vec::new();
+        let mut at = off;
+        loop {
+            if at > end as u64 {
+                return PackedType::Dies("offset beyond end of packfile (truncated pack?)".into());
+            }
+            let e = match pack::entry(&bytes[..end], at, raw) {
+                Ok(e) => e,
+                Err(pack::EntryError::UnknownType { type_code, offset }) => {
+                    // Not a delta: git names the type it cannot use, and marks the object.
+                    lines.push(format!(
+                        "unknown object type {type_code} at offset {offset} in {}",
+                        p.name
+                    ));
+                    return PackedType::Bad(vec![*id], lines);
+                }
+                Err(pack::EntryError::BadHeader) if at == off => {
+                    lines.push("bad object header".to_string());
+                    return PackedType::Bad(vec![*id], lines);
+                }
+                Err(pack::EntryError::BadHeader) => {
+                    // A base whose header cannot be read: git marks it and unwinds.
+                    lines.push("bad object header".to_string());
+                    left.extend(id_at(at));
+                    return PackedType::Bad(left, lines);
+                }
+                Err(pack::EntryError::BadBase { .. }) => {
+                    left.push(id_at(at).unwrap_or(*id));
+                    return PackedType::Bad(left, lines);
+                }
+            };
+            match e.kind {
+                pack::EntryKind::Object(k) => return PackedType::Kind(kind_of(k)),
+                pack::EntryKind::OfsDelta(base) => {
+                    left.push(id_at(at).unwrap_or(*id));
+                    at = base;
+                }
+                pack::EntryKind::RefDelta(base) => {
+                    left.push(id_at(at).unwrap_or(*id));
+                    match index.lookup(base).and_then(|n| index.offset(n).ok()) {
+                        Some(b) => at = b,
+                        // The base must be in the same pack: git unwinds, silently.
+                        None => return PackedType::Bad(left, lines),
+                    }
+                }
+            }
+            // Deeper than any chain git writes: a cycle.
+            if left.len() > 10_000 {
+                return PackedType::Bad(left, lines);
+            }
+        }
+    }
+    PackedType::NotPacked
+}
+
 /// The type git's `oid_object_info` gives `id`, without inflating more than needed.
 pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
     read_object(f, id).map(|(k, _)| k)

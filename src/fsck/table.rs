@@ -37,6 +37,11 @@ pub const IN_PACK: u8 = 32;
 /// loose copy still counts.
 pub const BAD: u8 = 64;
 
+/// git's `parsed`, where it is not the same as having a type: with `--connectivity-only`, what
+/// the heads' `parse_object` parsed (the objects a parsed commit or tag names get their type, not
+/// this).
+pub const PARSED: u8 = 128;
+
 /// An edge whose target could not be looked up as the type the link names (git's walk gets
 /// `NULL` for it).
 pub const BROKEN: u32 = 0x3fff_ffff;

@@ -861,6 +861,63 @@ pub fn load_lines(odbs: &[&Path], format: ObjectFormat, settings: Settings) -> O
     all
 }
 
+/// A commit as the commit-graph lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphCommit {
+    /// Its tree's raw id.
+    pub tree: Vec<u8>,
+    /// Its parents' raw ids, in order.
+    pub parents: Vec<Vec<u8>>,
+}
+
+/// Each commit the commit-graph lists, by raw id, as a process reading the repository takes it
+/// from the graph instead of reading the object (git's `parse_commit_in_graph`): from the first
+/// object directory of `odbs` whose commit-graph loads, as [`load_lines`] loads it. `None` when
+/// none loads, or when a commit's parents do not resolve in it (the objects are then read).
+pub fn commits(
+    odbs: &[&Path],
+    format: ObjectFormat,
+    settings: Settings,
+) -> Option<HashMap<Vec<u8>, GraphCommit>> {
+    for odb in odbs {
+        let mut found = None;
+        let mut collect = |layers: &[Graph<'_>]| found = Some(all_commits(layers));
+        let (_, loaded) = drive_with(odb, odbs, format, settings, None, Some(&mut collect));
+        if loaded {
+            return found.flatten();
+        }
+    }
+    None
+}
+
+/// Every commit of `layers` with its tree and parents.
+fn all_commits(layers: &[Graph<'_>]) -> Option<HashMap<Vec<u8>, GraphCommit>> {
+    let top = layers.len().checked_sub(1)?;
+    let mut v = Verifier {
+        layers,
+        commits: HashMap::new(),
+        error: 0,
+        out: Outcome::default(),
+    };
+    let mut all = HashMap::new();
+    for g in layers {
+        for lex in 0..g.num_commits {
+            let id = g.oid(lex).to_vec();
+            let row = g.row(lex);
+            let tree = g.commit_data.get(row..row + g.hash_len)?.to_vec();
+            if !v.fill(&id, top, lex + g.in_base).ok()? {
+                return None;
+            }
+            let parents = v.commits.get(&id).map(|c| c.parents.clone())?;
+            all.insert(id, GraphCommit { tree, parents });
+        }
+    }
+    Some(all)
+}
+
+/// What [`drive_with`] hands the loaded layers to.
+type Collect<'a> = &'a mut dyn FnMut(&[Graph<'_>]);
+
 /// Loads the commit-graph of `objects_dir` and, with `read_commit`, verifies it as
 /// `git commit-graph verify` does; without, loads it as a reading process does. Returns what was
 /// printed and whether a commit-graph loaded.
@@ -870,6 +927,18 @@ fn drive(
     format: ObjectFormat,
     settings: Settings,
     read_commit: Option<ReadCommit<'_>>,
+) -> (Outcome, bool) {
+    drive_with(objects_dir, odbs, format, settings, read_commit, None)
+}
+
+/// [`drive`], handing the layers that loaded to `collect` when not verifying.
+fn drive_with(
+    objects_dir: &Path,
+    odbs: &[&Path],
+    format: ObjectFormat,
+    settings: Settings,
+    read_commit: Option<ReadCommit<'_>>,
+    collect: Option<Collect<'_>>,
 ) -> (Outcome, bool) {
     let verifying = read_commit.is_some();
     let mut out = Outcome::default();
@@ -882,7 +951,12 @@ fn drive(
                     let layers = [g];
                     return match read_commit {
                         Some(rc) => (run(&layers, format, rc, false, out), true),
-                        None => (out, true),
+                        None => {
+                            if let Some(c) = collect {
+                                c(&layers);
+                            }
+                            (out, true)
+                        }
                     };
                 }
                 // `git commit-graph verify` opened the file: it does not look for a chain.
@@ -925,7 +999,7 @@ fn drive(
             }
             (out, false)
         }
-        Read::Bytes(text) => verify_chain(odbs, &text, format, settings, read_commit, out),
+        Read::Bytes(text) => verify_chain(odbs, &text, format, settings, read_commit, collect, out),
     }
 }
 
@@ -968,6 +1042,7 @@ fn verify_chain(
     format: ObjectFormat,
     settings: Settings,
     read_commit: Option<ReadCommit<'_>>,
+    collect: Option<Collect<'_>>,
     mut out: Outcome,
 ) -> (Outcome, bool) {
     let count = text.len() / (format.hex_len() + 1);
@@ -1059,6 +1134,11 @@ fn verify_chain(
         }
     }
     let Some(read_commit) = read_commit else {
+        if let Some(c) = collect
+            && !layers.is_empty()
+        {
+            c(&layers);
+        }
         return (out, !layers.is_empty());
     };
     if layers.is_empty() {
