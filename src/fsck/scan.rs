@@ -434,17 +434,17 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
         }
     };
     let mut failed = false;
-    match real {
+    match &real {
         Err(collision) => {
-            f.out.error(&collision);
+            f.out.error(collision);
             f.out.error(&format!(
                 "{hexid}: object corrupt or missing: {}",
                 path.display()
             ));
             failed = true;
         }
-        Ok(real) if real != *id => {
-            let rh = f.hex(&real);
+        Ok(real) if real != id => {
+            let rh = f.hex(real);
             f.out.error(&format!(
                 "{rh}: hash-path mismatch, found at: {}",
                 path.display()
@@ -454,18 +454,10 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
         Ok(_) => {}
     }
     if kind.is_none() {
-        let rh = match (f.hash)(format, Kind::Blob, &[]) {
-            _ if !failed => hexid.clone(),
-            _ => {
-                let mut h = crate::object::ObjectHasher::with_type_name(
-                    format,
-                    &type_name,
-                    data.len() as u64,
-                    true,
-                );
-                h.update(&data);
-                h.finalize().map(|i| i.to_hex()).unwrap_or(hexid.clone())
-            }
+        // git names the object by the id it computed when that is not the path's.
+        let rh = match &real {
+            Ok(r) if failed => f.hex(r),
+            _ => hexid.clone(),
         };
         f.out.error(&format!(
             "{rh}: object is of unknown type '{}': {}",
@@ -1700,14 +1692,21 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
         let Some(end) = bytes.len().checked_sub(raw) else {
             continue;
         };
-        let id_at = |off: u64| {
-            (0..index.len())
-                .find(|&n| index.offset(n) == Ok(off))
-                .map(|n| oid(index.id(n)))
+        // The ids of entries by offset: a search of the whole index, made only for what is
+        // marked bad.
+        let ids_at = |offsets: &[u64]| -> Vec<Oid> {
+            offsets
+                .iter()
+                .filter_map(|&o| {
+                    (0..index.len())
+                        .find(|&n| index.offset(n) == Ok(o))
+                        .map(|n| oid(index.id(n)))
+                })
+                .collect()
         };
         let mut lines = Vec::new();
-        // The entries left behind on the way to the base (git's `poi_stack`).
-        let mut left: Vec<Oid> = Vec::new();
+        // The offsets of the entries left behind on the way to the base (git's `poi_stack`).
+        let mut left: Vec<u64> = Vec::new();
         let mut at = off;
         loop {
             if at > end as u64 {
@@ -1730,32 +1729,32 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
                 Err(pack::EntryError::BadHeader) => {
                     // A base whose header cannot be read: git marks it and unwinds.
                     lines.push("bad object header".to_string());
-                    left.extend(id_at(at));
-                    return PackedType::Bad(left, lines);
+                    left.push(at);
+                    return PackedType::Bad(ids_at(&left), lines);
                 }
                 Err(pack::EntryError::BadBase { .. }) => {
-                    left.push(id_at(at).unwrap_or(*id));
-                    return PackedType::Bad(left, lines);
+                    left.push(at);
+                    return PackedType::Bad(ids_at(&left), lines);
                 }
             };
             match e.kind {
                 pack::EntryKind::Object(k) => return PackedType::Kind(kind_of(k)),
                 pack::EntryKind::OfsDelta(base) => {
-                    left.push(id_at(at).unwrap_or(*id));
+                    left.push(at);
                     at = base;
                 }
                 pack::EntryKind::RefDelta(base) => {
-                    left.push(id_at(at).unwrap_or(*id));
+                    left.push(at);
                     match index.lookup(base).and_then(|n| index.offset(n).ok()) {
                         Some(b) => at = b,
                         // The base must be in the same pack: git unwinds, silently.
-                        None => return PackedType::Bad(left, lines),
+                        None => return PackedType::Bad(ids_at(&left), lines),
                     }
                 }
             }
             // Deeper than any chain git writes: a cycle.
             if left.len() > 10_000 {
-                return PackedType::Bad(left, lines);
+                return PackedType::Bad(ids_at(&left), lines);
             }
         }
     }
