@@ -385,25 +385,60 @@ fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, 
     Ok(read)
 }
 
-/// Uncounts the blob links of the checked trees the walk did not reach.
+/// Leaves in each stored blob's count only the checked trees the walk reached (a blob is
+/// reachable when one links to it). The smaller side is read again: the trees the walk did not
+/// reach are uncounted, or, when they are the more (heads that reach a small part of the
+/// store), the counts are made again from the trees it reached.
 fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
     use super::table::{BAD, PRESENT};
     let format = f.repo.format;
     let n = f.table.len() as u32;
+    let (mut reached, mut unreached) = (Vec::new(), Vec::new());
     for i in 0..n {
         let o = f.table.obj(i);
-        if o.kind != Some(Kind::Tree) || o.flags & (HAS_OBJ | REACHABLE) != HAS_OBJ {
+        if o.kind != Some(Kind::Tree) || o.flags & HAS_OBJ == 0 {
             continue;
         }
-        let id = o.id;
-        let Some((Kind::Tree, data)) = scan::read_object(f, &id) else {
+        if o.flags & REACHABLE != 0 {
+            reached.push(o.id);
+        } else {
+            unreached.push(o.id);
+        }
+    }
+    let recount = reached.len() < unreached.len();
+    let blob = |f: &Fsck<'_>, ti: u32| {
+        let o = f.table.obj(ti);
+        o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT
+    };
+    let trees = if recount {
+        for i in 0..n {
+            if blob(f, i) {
+                f.table.clear_refs(i);
+            }
+        }
+        reached
+    } else {
+        unreached
+    };
+    // In pack order, through a cache of bases: each tree costs one delta, not its chain.
+    let mut trees: Vec<(Option<(usize, u64)>, Oid)> = trees
+        .into_iter()
+        .map(|id| (scan::packed_place(f, &id), id))
+        .collect();
+    trees.sort_unstable();
+    let mut cache = scan::BaseCache::new(96 << 20);
+    for (_, id) in trees {
+        let Some((Kind::Tree, data)) = scan::read_object_cached(f, &id, &mut cache) else {
             continue;
         };
         let links = super::walk::links(Kind::Tree, &id, &data, format);
         for t in links.targets.iter().filter(|t| t.kind == Kind::Blob) {
-            if let Some(ti) = f.table.get(&oid(&t.id)) {
-                let o = f.table.obj(ti);
-                if o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT {
+            if let Some(ti) = f.table.get(&oid(&t.id))
+                && blob(f, ti)
+            {
+                if recount {
+                    f.table.add_ref(ti);
+                } else {
                     f.table.sub_ref(ti);
                 }
             }

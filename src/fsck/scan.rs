@@ -45,6 +45,9 @@ pub struct PackState {
     pub usable: bool,
     /// Each object's place in the table, by its position in the index (`u32::MAX`: not taken).
     pub table_index: Vec<u32>,
+    /// The index's entries sorted by offset (offset, position in the index), made the first
+    /// time a random read asks which entry starts at an offset.
+    by_offset: std::sync::OnceLock<Vec<(u64, u32)>>,
 }
 
 impl PackState {
@@ -59,6 +62,19 @@ impl PackState {
     /// Its bytes, when usable.
     pub fn bytes(&self) -> Option<&[u8]> {
         self.pack.as_ref().map(Mapped::bytes)
+    }
+
+    /// The position in `index` (this pack's) of the entry that starts at `off`, if one does.
+    fn entry_at(&self, index: &idx::Index<'_>, off: u64) -> Option<u32> {
+        let sorted = self.by_offset.get_or_init(|| {
+            let mut v: Vec<(u64, u32)> = (0..index.len())
+                .filter_map(|n| index.offset(n).ok().map(|o| (o, n)))
+                .collect();
+            v.sort_unstable();
+            v
+        });
+        let at = sorted.partition_point(|&(o, _)| o < off);
+        sorted.get(at).filter(|&&(o, _)| o == off).map(|&(_, n)| n)
     }
 }
 
@@ -501,6 +517,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 idx_ok: false,
                 usable: false,
                 table_index: Vec::new(),
+                by_offset: std::sync::OnceLock::new(),
                 files,
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
@@ -1605,12 +1622,84 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     read_object_with(f, id, &mut Vec::new())
 }
 
+/// Delta bases decoded by reads of many objects one after another, kept up to a byte budget
+/// (git's `delta_base_cache_limit`, 96 MiB), the oldest dropped first: read in pack order, a
+/// delta finds its base here instead of decoding the base's whole chain again.
+pub struct BaseCache {
+    map: std::collections::HashMap<(usize, u64), (Kind, std::sync::Arc<[u8]>)>,
+    order: std::collections::VecDeque<(usize, u64)>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl BaseCache {
+    /// An empty cache holding at most `limit` bytes of objects.
+    pub fn new(limit: usize) -> Self {
+        BaseCache {
+            map: std::collections::HashMap::new(),
+            order: std::collections::VecDeque::new(),
+            bytes: 0,
+            limit,
+        }
+    }
+
+    fn get(&self, key: (usize, u64)) -> Option<(Kind, std::sync::Arc<[u8]>)> {
+        self.map.get(&key).cloned()
+    }
+
+    fn put(&mut self, key: (usize, u64), kind: Kind, data: &[u8]) {
+        if data.len() > self.limit / 4 || self.map.contains_key(&key) {
+            return;
+        }
+        while self.bytes + data.len() > self.limit {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, d)) = self.map.remove(&old) {
+                self.bytes -= d.len();
+            }
+        }
+        self.bytes += data.len();
+        self.order.push_back(key);
+        self.map.insert(key, (kind, data.into()));
+    }
+}
+
+/// [`read_object`] through a [`BaseCache`], for a pass over many objects.
+pub fn read_object_cached(
+    f: &Fsck<'_>,
+    id: &Oid,
+    cache: &mut BaseCache,
+) -> Option<(Kind, Vec<u8>)> {
+    read_object_in(f, id, &mut Vec::new(), Some(cache))
+}
+
+/// Where `id` is first stored in a usable pack: (pack, offset), the order of a pass that reads
+/// many objects through a [`BaseCache`].
+pub fn packed_place(f: &Fsck<'_>, id: &Oid) -> Option<(usize, u64)> {
+    let raw = f.repo.format.raw_len();
+    f.packs.iter().enumerate().find_map(|(pi, p)| {
+        let index = p.index(f.repo.format).filter(|_| p.usable)?;
+        let n = index.lookup(&id[..raw])?;
+        index.offset(n).ok().map(|o| (pi, o))
+    })
+}
+
 /// [`read_object`], collecting in `lines` the `error:` lines (without the prefix) git prints when
 /// a packed copy cannot be read.
 pub fn read_object_with(
     f: &Fsck<'_>,
     id: &Oid,
     lines: &mut Vec<String>,
+) -> Option<(Kind, Vec<u8>)> {
+    read_object_in(f, id, lines, None)
+}
+
+fn read_object_in(
+    f: &Fsck<'_>,
+    id: &Oid,
+    lines: &mut Vec<String>,
+    mut cache: Option<&mut BaseCache>,
 ) -> Option<(Kind, Vec<u8>)> {
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id) {
@@ -1632,7 +1721,7 @@ pub fn read_object_with(
         }
     }
     let format = f.repo.format;
-    for p in f.packs.iter().filter(|p| p.usable) {
+    for (pi, p) in f.packs.iter().enumerate().filter(|(_, p)| p.usable) {
         let Some(index) = p.index(format) else {
             continue;
         };
@@ -1644,6 +1733,9 @@ pub fn read_object_with(
         let mut reader = Reader {
             z: &mut z,
             bytes,
+            pack: p,
+            pack_nr: pi,
+            cache: cache.as_deref_mut(),
             index: &index,
             format,
             name: &p.name,
@@ -1692,16 +1784,11 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
         let Some(end) = bytes.len().checked_sub(raw) else {
             continue;
         };
-        // The ids of entries by offset: a search of the whole index, made only for what is
-        // marked bad.
+        // The ids of the entries marked bad, by their offsets.
         let ids_at = |offsets: &[u64]| -> Vec<Oid> {
             offsets
                 .iter()
-                .filter_map(|&o| {
-                    (0..index.len())
-                        .find(|&n| index.offset(n) == Ok(o))
-                        .map(|n| oid(index.id(n)))
-                })
+                .filter_map(|&o| p.entry_at(&index, o).map(|n| oid(index.id(n))))
                 .collect()
         };
         let mut lines = Vec::new();
@@ -1770,6 +1857,10 @@ pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
 struct Reader<'a> {
     z: &'a mut Inflater,
     bytes: &'a [u8],
+    pack: &'a PackState,
+    /// Its place in `Fsck::packs` (the cache's key).
+    pack_nr: usize,
+    cache: Option<&'a mut BaseCache>,
     index: &'a idx::Index<'a>,
     format: ObjectFormat,
     name: &'a str,
@@ -1781,8 +1872,8 @@ struct Reader<'a> {
 impl Reader<'_> {
     /// The id the index gives the entry at `off`.
     fn id_at(&self, off: u64) -> Option<String> {
-        (0..self.index.len())
-            .find(|&n| self.index.offset(n) == Ok(off))
+        self.pack
+            .entry_at(self.index, off)
             .map(|n| hex(self.index.id(n)))
     }
 
@@ -1897,7 +1988,21 @@ impl Reader<'_> {
                 }
             }
         };
-        let Some((k, base)) = self.unpack_at(base_off, depth + 1) else {
+        let cached = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get((self.pack_nr, base_off)));
+        let base = match cached {
+            Some((k, d)) => Some((k, d.to_vec())),
+            None => {
+                let b = self.unpack_at(base_off, depth + 1);
+                if let (Some(c), Some((k, d))) = (self.cache.as_deref_mut(), &b) {
+                    c.put((self.pack_nr, base_off), *k, d);
+                }
+                b
+            }
+        };
+        let Some((k, base)) = base else {
             if let Some(id) = self.id_at(base_off) {
                 self.lines.push(format!(
                     "failed to read delta base object {id} at offset {base_off} from {}",

@@ -380,6 +380,11 @@ impl Table {
         let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| Some(v.saturating_add(n)));
     }
 
+    /// Counts no checked tree linking to the blob `i`.
+    pub fn clear_refs(&self, i: u32) {
+        self.refs[i as usize].store(0, Relaxed);
+    }
+
     /// Counts one checked tree less.
     pub fn sub_ref(&self, i: u32) {
         let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));

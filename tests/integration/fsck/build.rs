@@ -346,4 +346,14 @@ pub(crate) fn repositories(b: &mut Builder) {
     b.case("heads.tree-tag", "r/base", &[], &["vtree", "vblob"]);
     b.case("heads.bad-name", "r/base", &[], &["no-such-ref"]);
     b.case("heads.id", "r/base", &[], &["HEAD~2"]);
+    // Heads that reach few of a pack's trees (blob counts made again from the reached ones),
+    // most of them, or none: blobs shared by reached and unreached trees stay reachable.
+    b.case("heads.gc-old", "r/gc", &[], &["--unreachable", "HEAD~40"]);
+    b.case("heads.gc-recent", "r/gc", &[], &["--unreachable", "HEAD~5"]);
+    b.case(
+        "heads.gc-none",
+        "r/gc",
+        &[],
+        &["--unreachable", "no-such-ref"],
+    );
 }
