@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         let mut special = SpecialBlobs::default();
         let mut findings = Vec::new();
         let mut links = Vec::new();
-        let (_, simple) = check_tree_links(
+        let simple = check_tree_links(
             &id,
             data,
             format,
@@ -24,7 +24,8 @@ fuzz_target!(|data: &[u8]| {
             &mut special,
             &mut findings,
             &mut links,
-        );
+        )
+        .simple;
         if !simple {
             continue;
         }

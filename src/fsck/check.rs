@@ -59,6 +59,41 @@ pub struct TreeLink {
     pub edge: u32,
     /// Whether it was counted (a stored blob) rather than kept.
     pub counted: bool,
+    /// See [`checks::BaseEntry::plain`].
+    pub plain: bool,
+    /// See [`checks::BaseEntry::after_candidate`].
+    pub after_candidate: bool,
+}
+
+impl checks::BaseEntry for TreeLink {
+    fn kind(&self) -> Kind {
+        table::edge_kind(self.edge)
+    }
+    fn name(&self) -> u32 {
+        self.name
+    }
+    fn id(&self) -> u32 {
+        self.off
+    }
+    fn plain(&self) -> bool {
+        self.plain
+    }
+    fn after_candidate(&self) -> bool {
+        self.after_candidate
+    }
+}
+
+/// The object a packed delta was made from, as [`Core::delta_checked`] reads it.
+#[derive(Clone, Copy)]
+pub struct Base<'a> {
+    /// Its content.
+    pub data: &'a [u8],
+    /// For a tree: its links ([`Local::tree_links`] as its check left them).
+    pub links: &'a [TreeLink],
+    /// Whether that tree was clean (see [`checks::TreeChecked::clean`]).
+    pub clean: bool,
+    /// The copies the delta made from it (recorded for a tree whose base is clean).
+    pub copies: &'a [flagsplit_object::delta::Copy],
 }
 
 /// What a pack's reader knows of an object it hands to [`Core::delta_checked`].
@@ -66,8 +101,8 @@ pub struct TreeLink {
 pub struct Packed<'a> {
     /// Its place in the table.
     pub index: u32,
-    /// The object it is a delta of: its content and links.
-    pub base: Option<(&'a [u8], &'a [TreeLink])>,
+    /// The object it is a delta of.
+    pub base: Option<Base<'a>>,
 }
 
 /// Whether two ids are the same; a SHA-1 id is compared as a fixed-size array (in registers, not
@@ -114,6 +149,12 @@ pub struct Local {
     pub times: Times,
     /// A tree's links, reused from tree to tree.
     pub scratch: Vec<checks::TreeEntryAt>,
+    /// The runs of a delta tree's entries copied from its base (reused from tree to tree).
+    pub runs: Vec<checks::Run>,
+    /// Whether the last tree checked was clean (see [`checks::TreeChecked::clean`]).
+    pub tree_clean: bool,
+    /// The copies of the last delta applied, when its check can use them.
+    pub copies: Vec<flagsplit_object::delta::Copy>,
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,
@@ -184,6 +225,9 @@ impl Local {
             err: false,
             times: Times::default(),
             scratch: Vec::new(),
+            runs: Vec::new(),
+            tree_clean: false,
+            copies: Vec::new(),
             tree_links: Vec::new(),
             counts: None,
         }
@@ -265,26 +309,67 @@ impl Core<'_> {
         }
     }
 
-    /// The links of a well-formed tree `d` (its entries in `l.scratch`), into `l.tree_links`
-    /// when all resolve. An entry whose type and id are those of an entry of `base` (the tree
-    /// this one is a delta of) takes that entry's link: the target already has its type and
-    /// `USED`, so only a counted link is counted again. The base's entries are walked alongside,
-    /// in step while they agree and by name where entries were added, removed or changed.
-    fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<(&[u8], &[TreeLink])>) -> bool {
+    /// The links of a well-formed tree `d` (its entries in `l.scratch`, and the runs its
+    /// check found copied from `base` in `l.runs`), into `l.tree_links` when all resolve. A run
+    /// takes the base's links. An entry whose type and id are those of an entry of `base` (the
+    /// tree this one is a delta of) takes that entry's link: the target already has its type
+    /// and `USED`, so only a counted link is counted again. The base's entries are walked
+    /// alongside, in step while they agree and by name where entries were added, removed or
+    /// changed.
+    fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<Base<'_>>) -> bool {
         let raw = self.format.raw_len();
         let entries = std::mem::take(&mut l.scratch);
+        let runs = std::mem::take(&mut l.runs);
         let mut links = std::mem::take(&mut l.tree_links);
         links.clear();
         let mut all = true;
         let mut broken = false;
         let mut next = 0usize;
-        for e in &entries {
+        let mut run_at = 0usize;
+        let reuse = |l: &mut Local, b: &TreeLink| {
+            if b.counted {
+                if let Some(t) = table::edge_target(b.edge) {
+                    l.count(self.table, t);
+                }
+            } else {
+                l.edges.push(b.edge);
+            }
+        };
+        for k in 0..=entries.len() {
+            while let Some(r) = runs.get(run_at).filter(|r| r.at as usize == k) {
+                run_at += 1;
+                let Some(bl) = base.map(|b| b.links) else {
+                    all = false;
+                    continue;
+                };
+                let Some(span) = bl.get(r.first as usize..=r.last as usize) else {
+                    all = false;
+                    continue;
+                };
+                let shift = i64::from(r.to) - checks::BaseEntry::span(&span[0], raw).0 as i64;
+                for b in span {
+                    reuse(l, b);
+                    links.push(TreeLink {
+                        name: (i64::from(b.name) + shift) as u32,
+                        off: (i64::from(b.off) + shift) as u32,
+                        after_candidate: false,
+                        ..*b
+                    });
+                }
+                next = r.last as usize + 1;
+            }
+            let Some(e) = entries.get(k) else { break };
             let at = e.id as usize;
             let Some(tid) = d.get(at..at + raw) else {
                 continue;
             };
             let mut reused = None;
-            if let Some((bd, bl)) = base {
+            if let Some(Base {
+                data: bd,
+                links: bl,
+                ..
+            }) = base
+            {
                 let same = |b: &TreeLink| {
                     table::edge_kind(b.edge) == e.kind
                         && bd
@@ -319,13 +404,7 @@ impl Core<'_> {
             }
             let made = match reused {
                 Some(b) => {
-                    if b.counted {
-                        if let Some(t) = table::edge_target(b.edge) {
-                            l.count(self.table, t);
-                        }
-                    } else {
-                        l.edges.push(b.edge);
-                    }
+                    reuse(l, &b);
                     Some((b.edge, b.counted))
                 }
                 None => {
@@ -340,6 +419,8 @@ impl Core<'_> {
                     off: e.id,
                     edge,
                     counted,
+                    plain: e.plain,
+                    after_candidate: e.after_candidate,
                 }),
                 None => all = false,
             }
@@ -348,6 +429,7 @@ impl Core<'_> {
             links.clear();
         }
         l.scratch = entries;
+        l.runs = runs;
         l.tree_links = links;
         broken
     }
@@ -388,6 +470,7 @@ impl Core<'_> {
         packed: Option<Packed<'_>>,
     ) -> bool {
         l.tree_links.clear();
+        l.tree_clean = false;
         let base = packed.and_then(|p| p.base);
         let format = self.format;
         // Written out only for a line that names the object.
@@ -400,7 +483,13 @@ impl Core<'_> {
             Some(d) if kind == Kind::Tree => {
                 let mut special = SpecialBlobs::default();
                 let mut findings = Vec::new();
-                let (failed, simple) = checks::check_tree_links(
+                let delta = base
+                    .filter(|b| b.clean && !b.links.is_empty() && !b.copies.is_empty())
+                    .map(|b| checks::DeltaOf {
+                        entries: b.links,
+                        copies: b.copies,
+                    });
+                let checked = checks::check_delta_tree_links(
                     &id[..format.raw_len()],
                     d,
                     format,
@@ -408,9 +497,12 @@ impl Core<'_> {
                     &mut special,
                     &mut findings,
                     &mut l.scratch,
+                    &mut l.runs,
+                    delta,
                 );
-                tree_check = Some((failed, findings, special));
-                simple.then_some(d)
+                l.tree_clean = checked.clean;
+                tree_check = Some((checked.failed, findings, special));
+                checked.simple.then_some(d)
             }
             _ => None,
         };

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::{Error as ZError, Inflater as _};
 
-use super::check::{Core, Local, Packed, TreeLink, timed};
+use super::check::{Base, Core, Local, Packed, TreeLink, timed};
 use super::odb::{self, Mapped, PackFiles};
 use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
@@ -1181,6 +1181,20 @@ type Spawn<'a, 's> = Option<(&'a rayon::Scope<'s>, &'s Split)>;
 struct Node {
     data: Vec<u8>,
     links: Vec<TreeLink>,
+    /// Whether the tree's check found nothing (its children's copies of it are not checked
+    /// again).
+    clean: bool,
+}
+
+impl Node {
+    fn new(data: Vec<u8>, (links, clean): (Vec<TreeLink>, bool)) -> Arc<Node> {
+        Arc::new(Node { data, links, clean })
+    }
+
+    /// Whether a delta of it records its copies (for its check to skip them).
+    fn wants_copies(&self) -> bool {
+        self.clean && !self.links.is_empty()
+    }
 }
 
 /// A node on a thread's way down a delta tree: the entry, its node (`Err`: it could not be
@@ -1240,6 +1254,11 @@ fn resolve<'s>(
         Some(base_off) => match phantom_base(core, p, l, z, base_off) {
             Some((k, base)) => {
                 kind = Some(k);
+                let base = Node {
+                    data: base,
+                    links: Vec::new(),
+                    clean: false,
+                };
                 apply_child(p, l, z, &ents[root], &base, delta)
             }
             None => {
@@ -1251,7 +1270,7 @@ fn resolve<'s>(
         None => unpack_root(p, l, z, root),
     };
     let links = visit(core, p, l, root, kind, &data, None);
-    let node = data.map(|data| Arc::new(Node { data, links }));
+    let node = data.map(|data| Node::new(data, links));
     descend(core, p, w, root, node, kind, spawn);
 }
 
@@ -1271,9 +1290,9 @@ fn resolve_handed<'s>(
         l.err = true;
         return;
     };
-    let data = apply_child(p, l, z, &p.ents[c], &base.data, delta);
+    let data = apply_child(p, l, z, &p.ents[c], base, delta);
     let links = visit(core, p, l, c, kind, &data, Some(base));
-    let node = data.map(|data| Arc::new(Node { data, links }));
+    let node = data.map(|data| Node::new(data, links));
     descend(core, p, w, c, node, kind, spawn);
 }
 
@@ -1326,7 +1345,7 @@ fn descend<'s>(
         }
         let (cdata, links) = match &frame.node {
             Ok(base) => {
-                let cdata = apply_child(p, l, z, &ents[c], &base.data, delta);
+                let cdata = apply_child(p, l, z, &ents[c], base, delta);
                 let links = visit(core, p, l, c, kind, &cdata, Some(base));
                 (cdata, links)
             }
@@ -1352,7 +1371,7 @@ fn descend<'s>(
         if !children.of(c).is_empty() {
             stack.push(Frame {
                 e: c,
-                node: cdata.map(|data| Arc::new(Node { data, links })),
+                node: cdata.map(|data| Node::new(data, links)),
                 next: 0,
             });
         }
@@ -1503,14 +1522,18 @@ fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, i: usize) -> Re
     }
 }
 
+/// Applies entry `e`, a delta of `base`; of a tree whose check will skip what it copied from a
+/// clean base, the copies are recorded in `l.copies` (else that is emptied).
 fn apply_child(
     p: &PackCtx<'_>,
     l: &mut Local,
     z: &mut Inflater,
     e: &Ent,
-    base: &[u8],
+    base_node: &Node,
     delta_buf: &mut Vec<u8>,
 ) -> Result<Vec<u8>, ()> {
+    let base = base_node.data.as_slice();
+    l.copies.clear();
     let input = p.bytes.get(e.data() as usize..p.sig_ofs).unwrap_or(&[]);
     let inflated = timed(p.timing, &mut l.times.inflate, || {
         inflate_exact(z, input, p.size(e), delta_buf)
@@ -1527,8 +1550,13 @@ fn apply_child(
         return Err(());
     }
     let mut out = Vec::new();
+    let copies = &mut l.copies;
     let applied = timed(p.timing, &mut l.times.delta, || {
-        delta::apply(base, delta_buf, &mut out, MAX_OBJECT)
+        if base_node.wants_copies() {
+            delta::apply_with(base, delta_buf, &mut out, MAX_OBJECT, |c| copies.push(c))
+        } else {
+            delta::apply(base, delta_buf, &mut out, MAX_OBJECT)
+        }
     });
     match applied {
         Ok(()) => Ok(out),
@@ -1557,13 +1585,14 @@ fn visit(
     kind: Option<Kind>,
     data: &Result<Vec<u8>, ()>,
     base: Option<&Node>,
-) -> Vec<TreeLink> {
+) -> (Vec<TreeLink>, bool) {
     reached(p, e);
     let ent = &p.ents[e];
     let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
     let name = p.name;
     let mut links = Vec::new();
+    let mut clean = false;
     match (data, kind) {
         (Ok(d), Some(k)) => {
             match timed(p.timing, &mut l.times.hash, || (p.hash)(core.format, k, d)) {
@@ -1575,13 +1604,21 @@ fn visit(
                         .table_index
                         .get(ent.n as usize)
                         .filter(|&&i| i != u32::MAX);
+                    let copies = std::mem::take(&mut l.copies);
                     let packed = packed.map(|&index| Packed {
                         index,
-                        base: base.map(|b| (b.data.as_slice(), b.links.as_slice())),
+                        base: base.map(|b| Base {
+                            data: b.data.as_slice(),
+                            links: b.links.as_slice(),
+                            clean: b.clean,
+                            copies: &copies,
+                        }),
                     });
                     if core.delta_checked(l, &id, k, content, None, ent.off, false, packed) {
                         l.err = true;
                     }
+                    clean = l.tree_clean;
+                    l.copies = copies;
                     if let Some(s) = start {
                         l.times.checks += s.elapsed();
                     }
@@ -1610,7 +1647,7 @@ fn visit(
             l.err = true;
         }
     }
-    links
+    (links, clean)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1622,11 +1659,14 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     read_object_with(f, id, &mut Vec::new())
 }
 
+/// A base in a [`BaseCache`]: its type and content.
+type CachedBase = (Kind, std::sync::Arc<[u8]>);
+
 /// Delta bases decoded by reads of many objects one after another, kept up to a byte budget
 /// (git's `delta_base_cache_limit`, 96 MiB), the oldest dropped first: read in pack order, a
 /// delta finds its base here instead of decoding the base's whole chain again.
 pub struct BaseCache {
-    map: std::collections::HashMap<(usize, u64), (Kind, std::sync::Arc<[u8]>)>,
+    map: std::collections::HashMap<(usize, u64), CachedBase>,
     order: std::collections::VecDeque<(usize, u64)>,
     bytes: usize,
     limit: usize,

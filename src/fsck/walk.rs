@@ -143,7 +143,7 @@ mod tests {
             &mut findings,
             out,
         )
-        .1
+        .simple
     }
 
     #[test]

@@ -74,6 +74,29 @@ pub fn sizes(delta: &[u8]) -> Result<(u64, u64, usize), DeltaError> {
 /// Applies `delta` to `base` into `out` (cleared first, allocation kept). A declared result larger
 /// than `limit` is refused before anything is allocated.
 pub fn apply(base: &[u8], delta: &[u8], out: &mut Vec<u8>, limit: u64) -> Result<(), DeltaError> {
+    apply_with(base, delta, out, limit, |_| {})
+}
+
+/// A copy a delta made: `len` bytes of the base from `from` to the result at `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copy {
+    /// Where in the result.
+    pub to: usize,
+    /// Where in the base.
+    pub from: usize,
+    /// How many bytes.
+    pub len: usize,
+}
+
+/// [`apply`], telling `on_copy` of each copy from the base as it is made (in the result's
+/// order): a reader of the result learns which of its bytes are the base's.
+pub fn apply_with(
+    base: &[u8],
+    delta: &[u8],
+    out: &mut Vec<u8>,
+    limit: u64,
+    mut on_copy: impl FnMut(Copy),
+) -> Result<(), DeltaError> {
     out.clear();
     let (base_size, size, mut at) = sizes(delta)?;
     if base_size != base.len() as u64 {
@@ -118,6 +141,11 @@ pub fn apply(base: &[u8], delta: &[u8], out: &mut Vec<u8>, limit: u64) -> Result
             if end > base.len() || len > left {
                 return Err(DeltaError::Wild);
             }
+            on_copy(Copy {
+                to: out.len(),
+                from: off,
+                len,
+            });
             out.extend_from_slice(&base[off..end]);
             left -= len;
         } else if cmd != 0 {

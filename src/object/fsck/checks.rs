@@ -111,31 +111,76 @@ pub(crate) fn is_gitattributes(name: &[u8]) -> bool {
 
 /// A tree's links, collected by [`tree_with`] as it checks the entries.
 pub(crate) struct TreeLinks<'v> {
-    /// Every entry but gitlinks, in order.
+    /// Every entry but gitlinks and those in `runs`, in order.
     pub(crate) out: &'v mut Vec<super::TreeEntryAt>,
+    /// The runs of entries a delta copied from its base, not checked again.
+    pub(crate) runs: &'v mut Vec<super::Run>,
     /// Whether every entry parsed and has one of the five modes git writes, spelled as git
     /// spells it (else `out` is incomplete).
     pub(crate) simple: bool,
+    /// Whether none of git's tree findings applies (set at the end).
+    pub(crate) clean: bool,
 }
 
 /// git's `fsck_tree`: `true` when any report returned non-zero.
 pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
-    tree_with(buf, format, s, None)
+    tree_with::<super::TreeEntryAt>(buf, format, s, None, None)
 }
 
-/// [`tree`], collecting the tree's links into `links` on the way.
-pub(crate) fn tree_with(
+/// Where one copy of a delta's leads: the base entries `first..=last` that the tree has at
+/// `at` (the start of `first` there), byte for byte, when the entry there is the start of a
+/// base entry, every one of them lies whole inside one copy, and their names are plain and in
+/// an order git checked without keeping a candidate.
+fn copied_run<B: super::BaseEntry>(
+    d: &super::DeltaOf<'_, B>,
+    cursor: &mut usize,
+    at: usize,
+    raw: usize,
+) -> Option<(u32, u32, usize)> {
+    while d.copies.get(*cursor).is_some_and(|c| c.to + c.len <= at) {
+        *cursor += 1;
+    }
+    let c = d.copies.get(*cursor).filter(|c| c.to <= at)?;
+    let from = c.from + (at - c.to);
+    let limit = c.from + c.len;
+    let first = d.entries.partition_point(|e| e.span(raw).0 < from);
+    let e = d.entries.get(first)?;
+    let (start, mut end) = e.span(raw);
+    if start != from || end > limit || !e.plain() {
+        return None;
+    }
+    let mut last = first;
+    while let Some(n) = d.entries.get(last + 1) {
+        let (s, e) = n.span(raw);
+        if s != end || e > limit || !n.plain() || n.after_candidate() {
+            break;
+        }
+        last += 1;
+        end = e;
+    }
+    Some((first as u32, last as u32, end - from))
+}
+
+/// [`tree`], collecting the tree's links into `links` on the way; for a delta of a clean tree
+/// (`delta`), the entries it copied whole are not checked again.
+pub(crate) fn tree_with<B: super::BaseEntry>(
     buf: &[u8],
     format: ObjectFormat,
     s: &mut dyn Sink,
     mut links: Option<&mut TreeLinks<'_>>,
+    delta: Option<super::DeltaOf<'_, B>>,
 ) -> bool {
     let raw = format.raw_len();
     let mut failed = false;
     if let Some(t) = links.as_deref_mut() {
         t.out.clear();
+        t.runs.clear();
         t.simple = buf.len() < u32::MAX as usize;
+        t.clean = false;
     }
+    // Runs are only worth finding, and only recorded, when the links are collected.
+    let delta = delta.filter(|_| links.as_ref().is_some_and(|t| t.simple));
+    let mut cursor = 0usize;
     if buf.is_empty() {
         return false;
     }
@@ -166,6 +211,7 @@ pub(crate) fn tree_with(
     let mut candidates: Vec<&[u8]> = Vec::new();
     loop {
         let (mode, name) = (entry.mode, entry.name);
+        let plain = plain_name(name);
         if let Some(t) = links.as_deref_mut()
             && t.simple
         {
@@ -174,6 +220,8 @@ pub(crate) fn tree_with(
                     kind,
                     name: (entry.end - raw - 1 - entry.name.len()) as u32,
                     id: (entry.end - raw) as u32,
+                    plain,
+                    after_candidate: false,
                 }),
                 Some(None) => {}
                 None => t.simple = false,
@@ -182,7 +230,7 @@ pub(crate) fn tree_with(
         null_id |= entry.id.iter().all(|&b| b == 0);
         zero_pad |= at(buf, entry.start) == b'0';
         large_name |= i64::try_from(name.len()).unwrap_or(i64::MAX) > max_len;
-        if !plain_name(name) {
+        if !plain {
             full_path |= name.contains(&b'/');
             empty_name |= name.is_empty();
             dot |= name == b".";
@@ -226,7 +274,7 @@ pub(crate) fn tree_with(
             }
         }
 
-        let next = if entry.end < buf.len() {
+        let mut next = if entry.end < buf.len() {
             match decode_tree_entry(buf, entry.end, raw) {
                 Ok(e) => Some(e),
                 Err(why) => {
@@ -249,13 +297,69 @@ pub(crate) fn tree_with(
             _ => bad_modes = true,
         }
         if let Some((o_mode, o_name)) = previous {
+            let kept = candidates.len();
             match verify_ordered(o_mode, o_name, mode, name, &mut candidates) {
                 Order::Unordered => unsorted = true,
                 Order::Duplicate => duplicates = true,
                 Order::Ok => {}
             }
+            if candidates.len() > kept
+                && entry.simple.is_some_and(|k| k.is_some())
+                && let Some(t) = links.as_deref_mut()
+                && let Some(last) = t.out.last_mut()
+            {
+                last.after_candidate = true;
+            }
         }
         previous = Some((mode, name));
+        // A delta's copy of its base's entries from the next one on: checked in the base, they
+        // and the order between them are not checked again. The order of the next one after
+        // this one is checked here (without a candidate kept, else no run); the one after the
+        // run is checked against its last entry as usual.
+        if let (Some(d), Some(n)) = (&delta, &next)
+            && candidates.is_empty()
+            && links.as_ref().is_some_and(|t| t.simple)
+            && let Some((first, last, len)) = copied_run(d, &mut cursor, n.start, raw)
+        {
+            let mut probe = Vec::new();
+            let ordered = matches!(
+                verify_ordered(mode, name, n.mode, n.name, &mut probe),
+                Order::Ok
+            ) && probe.is_empty();
+            let tail = d.entries.get(last as usize).map(|e| e.span(raw));
+            let end = n.start + len;
+            if let (true, Some((ls, le))) = (ordered, tail)
+                && let Ok(l) = decode_tree_entry(
+                    buf,
+                    n.start + (ls - d.entries[first as usize].span(raw).0),
+                    raw,
+                )
+                && l.end == end
+                && le - ls == l.end - l.start
+                && let Some(t) = links.as_deref_mut()
+            {
+                t.runs.push(super::Run {
+                    at: t.out.len() as u32,
+                    first,
+                    last,
+                    to: n.start as u32,
+                });
+                previous = Some((l.mode, l.name));
+                next = if end < buf.len() {
+                    match decode_tree_entry(buf, end, raw) {
+                        Ok(e) => Some(e),
+                        Err(why) => {
+                            t.simple = false;
+                            s.parse_error(why);
+                            failed |= s.report(MsgId::BadTree, "cannot be parsed as a tree");
+                            break;
+                        }
+                    }
+                } else {
+                    None
+                };
+            }
+        }
         match next {
             Some(e) => entry = e,
             None => break,
@@ -290,10 +394,15 @@ pub(crate) fn tree_with(
             "contains excessively large pathname",
         ),
     ];
+    let mut any = false;
     for (found, id, text) in findings {
         if found {
+            any = true;
             failed |= s.report(id, text);
         }
+    }
+    if let Some(t) = links {
+        t.clean = !any && !failed;
     }
     failed
 }

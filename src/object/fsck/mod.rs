@@ -17,6 +17,8 @@
 //! decides the tag's verdict.
 
 mod checks;
+#[cfg(any(test, fuzzing))]
+pub mod delta_oracle;
 mod gitmodules;
 mod names;
 
@@ -822,12 +824,87 @@ pub struct TreeEntryAt {
     pub name: u32,
     /// The offset of its id.
     pub id: u32,
+    /// See [`BaseEntry::plain`].
+    pub plain: bool,
+    /// See [`BaseEntry::after_candidate`].
+    pub after_candidate: bool,
+}
+
+/// An entry of a well-formed tree as its check saw it, which a check of a tree that is a delta
+/// of it reads to skip the entries the delta copied.
+pub trait BaseEntry {
+    /// The type a link to it names (a tree's or a blob's mode; never a gitlink).
+    fn kind(&self) -> Kind;
+    /// The offset of its name.
+    fn name(&self) -> u32;
+    /// The offset of its id.
+    fn id(&self) -> u32;
+    /// Whether its name is one git's name checks pass without a second look (no `.`-name,
+    /// no HFS+ or NTFS alias, no `/` or `\\`): nothing but its order is checked.
+    fn plain(&self) -> bool;
+    /// Whether git's order check, between it and the entry before it, kept the one before as
+    /// a candidate for a duplicate (a file `foo` before `foo.c`).
+    fn after_candidate(&self) -> bool;
+    /// Where it starts and ends in its tree (its mode is one of those git writes: `40000` or six
+    /// digits).
+    fn span(&self, raw: usize) -> (usize, usize) {
+        let mode = if self.kind() == Kind::Tree { 6 } else { 7 };
+        (
+            (self.name() as usize).saturating_sub(mode),
+            self.id() as usize + raw,
+        )
+    }
+}
+
+impl BaseEntry for TreeEntryAt {
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+    fn name(&self) -> u32 {
+        self.name
+    }
+    fn id(&self) -> u32 {
+        self.id
+    }
+    fn plain(&self) -> bool {
+        self.plain
+    }
+    fn after_candidate(&self) -> bool {
+        self.after_candidate
+    }
+}
+
+/// What the check of a tree that is a delta knows of its base: the base's entries (every one
+/// but gitlinks, in order) when the base is well-formed and its check found nothing, and the
+/// copies the delta made from it.
+#[derive(Clone, Copy)]
+pub struct DeltaOf<'a, B> {
+    /// The base's entries.
+    pub entries: &'a [B],
+    /// The delta's copies, in the order of the result.
+    pub copies: &'a [flagsplit_object::delta::Copy],
+}
+
+/// Entries of a delta tree that are byte for byte a run of its base's entries, copied by one
+/// copy of the delta: git's checks of them and of their order give what they gave in the base
+/// (nothing), so they are not made again. The run's links are the base's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// How many of the tree's collected entries come before it.
+    pub at: u32,
+    /// The base's entries it is, `first..=last`.
+    pub first: u32,
+    /// See `first`.
+    pub last: u32,
+    /// Where in this tree the base's entry `first` starts.
+    pub to: u32,
 }
 
 /// [`check_object`] for a tree, which also collects its links as a walk of a well-formed tree
-/// visits them: every entry but gitlinks, into `links` (cleared first). Returns whether the check failed, and whether the tree is well-formed (every entry
-/// parsed and has one of the five modes git writes, spelled as git spells it), without which
-/// `links` means nothing.
+/// visits them: every entry but gitlinks, into `links` (cleared first). Returns whether the
+/// check failed, whether the tree is well-formed (every entry parsed and has one of the five
+/// modes git writes, spelled as git spells it), without which `links` means nothing, and
+/// whether it is clean (none of git's tree findings applies to it, skip lists aside).
 pub fn check_tree_links(
     oid: &[u8],
     buf: &[u8],
@@ -836,7 +913,28 @@ pub fn check_tree_links(
     special: &mut SpecialBlobs,
     out: &mut Vec<Finding>,
     links: &mut Vec<TreeEntryAt>,
-) -> (bool, bool) {
+) -> TreeChecked {
+    let mut runs = Vec::new();
+    check_delta_tree_links::<TreeEntryAt>(
+        oid, buf, format, opts, special, out, links, &mut runs, None,
+    )
+}
+
+/// [`check_tree_links`] for a tree that is a delta (`delta`: its clean base's entries and the
+/// copies it made): entries copied whole from the base are not checked again; they are in
+/// `runs` (cleared first), not `links`.
+#[allow(clippy::too_many_arguments)]
+pub fn check_delta_tree_links<B: BaseEntry>(
+    oid: &[u8],
+    buf: &[u8],
+    format: ObjectFormat,
+    opts: &Options,
+    special: &mut SpecialBlobs,
+    out: &mut Vec<Finding>,
+    links: &mut Vec<TreeEntryAt>,
+    runs: &mut Vec<Run>,
+    delta: Option<DeltaOf<'_, B>>,
+) -> TreeChecked {
     let mut sink = FsckSink {
         opts,
         skipped: opts.skipped(oid),
@@ -845,10 +943,27 @@ pub fn check_tree_links(
     };
     let mut collect = checks::TreeLinks {
         out: links,
+        runs,
         simple: true,
+        clean: false,
     };
-    let failed = checks::tree_with(buf, format, &mut sink, Some(&mut collect));
-    (failed, collect.simple)
+    let failed = checks::tree_with(buf, format, &mut sink, Some(&mut collect), delta);
+    TreeChecked {
+        failed,
+        simple: collect.simple,
+        clean: collect.clean,
+    }
+}
+
+/// What [`check_tree_links`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeChecked {
+    /// Whether git's check failed.
+    pub failed: bool,
+    /// Whether the tree is well-formed (its links were collected).
+    pub simple: bool,
+    /// Whether none of git's tree findings applies (whether or not it would be reported).
+    pub clean: bool,
 }
 
 /// [`check_object`] for a blob whose content git does not load (larger than
