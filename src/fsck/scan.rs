@@ -686,6 +686,131 @@ impl Children {
     }
 }
 
+/// Entry `i` of a pack (at `off`, `n` in its index) as its header `head` says, its base not
+/// yet found: the base's offset, and whether an OFS_DELTA names it (no entry need start
+/// there). What is rare about it goes to `rare`, when given.
+fn describe(
+    i: usize,
+    off: u64,
+    n: u32,
+    head: &Result<pack::Entry<'_>, pack::EntryError>,
+    index: &idx::Index<'_>,
+    name: &str,
+    mut rare: Option<&mut Rare>,
+) -> (Ent, Option<(u64, bool)>) {
+    let mut ent = Ent {
+        off,
+        n,
+        size: 0,
+        base: NO_BASE,
+        hdr: 0,
+        kind: None,
+        is_delta: false,
+    };
+    let mut base = None;
+    match head {
+        Ok(e) => {
+            match u32::try_from(e.size) {
+                Ok(size) if size != BIG => ent.size = size,
+                _ => {
+                    ent.size = BIG;
+                    if let Some(r) = rare.as_deref_mut() {
+                        r.big_size.insert(off, e.size);
+                    }
+                }
+            }
+            // A header is a few bytes (its size, a base offset or id).
+            ent.hdr = u16::try_from(e.data - off).unwrap_or(u16::MAX);
+            match e.kind {
+                pack::EntryKind::Object(k) => ent.kind = Some(kind_of(k)),
+                pack::EntryKind::OfsDelta(b) => {
+                    ent.is_delta = true;
+                    base = Some((b, true));
+                }
+                pack::EntryKind::RefDelta(id) => {
+                    ent.is_delta = true;
+                    match index.lookup(id).and_then(|bn| index.offset(bn).ok()) {
+                        Some(bo) => base = Some((bo, false)),
+                        None => {
+                            if let Some(r) = rare.as_deref_mut() {
+                                r.header_err(
+                                    i,
+                                    format!(
+                                        "failed to validate delta base reference at offset {} from {name}",
+                                        e.data
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Err(err) => {
+            let Some(r) = rare else {
+                ent.is_delta = matches!(err, pack::EntryError::BadBase { .. });
+                return (ent, None);
+            };
+            match err {
+                pack::EntryError::BadHeader => {
+                    r.header_err(i, "bad object header".to_string());
+                    r.header_err(
+                        i,
+                        format!("unknown object type -1 at offset {off} in {name}"),
+                    );
+                }
+                pack::EntryError::UnknownType { type_code, offset } => {
+                    r.header_err(
+                        i,
+                        format!("unknown object type {type_code} at offset {offset} in {name}"),
+                    );
+                }
+                pack::EntryError::BadBase { at } => {
+                    ent.is_delta = true;
+                    r.header_err(
+                        i,
+                        format!(
+                            "failed to validate delta base reference at offset {at} from {name}"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    (ent, base)
+}
+
+/// The base of entry `i` (`ent`), whose header names `target`: `found`, the entry at that
+/// offset, if any. An OFS_DELTA base where no entry starts is a phantom (git reads whatever is
+/// there); a REF_DELTA's must be an entry.
+fn link_base(
+    i: usize,
+    ent: &Ent,
+    (target, ofs): (u64, bool),
+    found: Option<usize>,
+    name: &str,
+    rare: Option<&mut Rare>,
+) -> u32 {
+    match (found, rare) {
+        (Some(b), _) => b as u32,
+        (None, Some(r)) if ofs => {
+            r.phantom.insert(i, target);
+            NO_BASE
+        }
+        (None, Some(r)) => {
+            r.header_err(
+                i,
+                format!(
+                    "failed to validate delta base reference at offset {} from {name}",
+                    ent.data()
+                ),
+            );
+            NO_BASE
+        }
+        (None, None) => NO_BASE,
+    }
+}
+
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
 pub fn verify_pack(
     f: &mut Fsck<'_>,
@@ -906,68 +1031,11 @@ fn verify_one(
             ));
             err = true;
         }
-        match head.clone() {
-            Ok(e) => {
-                match u32::try_from(e.size) {
-                    Ok(size) if size != BIG => ents[i].size = size,
-                    _ => {
-                        ents[i].size = BIG;
-                        rare.big_size.insert(off, e.size);
-                    }
-                }
-                // A header is a few bytes (its size, a base offset or id).
-                ents[i].hdr = u16::try_from(e.data - off).unwrap_or(u16::MAX);
-                match e.kind {
-                    pack::EntryKind::Object(k) => ents[i].kind = Some(kind_of(k)),
-                    pack::EntryKind::OfsDelta(base) => {
-                        ents[i].is_delta = true;
-                        match ents.binary_search_by_key(&base, |e| e.off) {
-                            Ok(b) => ents[i].base = b as u32,
-                            // git reads whatever is at that offset as an entry.
-                            Err(_) => {
-                                rare.phantom.insert(i, base);
-                            }
-                        }
-                    }
-                    pack::EntryKind::RefDelta(id) => {
-                        ents[i].is_delta = true;
-                        let found = index
-                            .lookup(id)
-                            .and_then(|bn| index.offset(bn).ok())
-                            .and_then(|bo| ents.binary_search_by_key(&bo, |e| e.off).ok());
-                        match found {
-                            Some(b) => ents[i].base = b as u32,
-                            None => rare.header_err(
-                                i,
-                                format!(
-                                    "failed to validate delta base reference at offset {} from {name}",
-                                    e.data
-                                ),
-                            ),
-                        }
-                    }
-                }
-            }
-            Err(pack::EntryError::BadHeader) => {
-                rare.header_err(i, "bad object header".to_string());
-                rare.header_err(
-                    i,
-                    format!("unknown object type -1 at offset {off} in {name}"),
-                );
-            }
-            Err(pack::EntryError::UnknownType { type_code, offset }) => {
-                rare.header_err(
-                    i,
-                    format!("unknown object type {type_code} at offset {offset} in {name}"),
-                );
-            }
-            Err(pack::EntryError::BadBase { at }) => {
-                ents[i].is_delta = true;
-                rare.header_err(
-                    i,
-                    format!("failed to validate delta base reference at offset {at} from {name}"),
-                );
-            }
+        let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
+        ents[i] = ent;
+        if let Some(target) = base {
+            let found = ents.binary_search_by_key(&target.0, |e| e.off).ok();
+            ents[i].base = link_base(i, &ents[i], target, found, &name, Some(&mut rare));
         }
     }
     drop(heads);
@@ -1247,7 +1315,7 @@ fn resolve<'s>(
         && children.of(root).is_empty()
         && !p.rare.header_err.contains_key(&root)
     {
-        stream_root(core, p, l, z, root);
+        stream_root(core, p, l, z, root, &ents[root]);
         return;
     }
     let data = match p.rare.phantom.get(&root).copied() {
@@ -1267,9 +1335,10 @@ fn resolve<'s>(
                 Err(())
             }
         },
-        None => unpack_root(p, l, z, root),
+        None => unpack_root(p, l, z, root, &ents[root]),
     };
-    let links = visit(core, p, l, root, kind, &data, None);
+    let keep = !children.of(root).is_empty();
+    let links = visit(core, p, l, (root, &ents[root]), kind, &data, None, keep);
     let node = data.map(|data| Node::new(data, links));
     descend(core, p, w, root, node, kind, spawn);
 }
@@ -1291,7 +1360,8 @@ fn resolve_handed<'s>(
         return;
     };
     let data = apply_child(p, l, z, &p.ents[c], base, delta);
-    let links = visit(core, p, l, c, kind, &data, Some(base));
+    let keep = !p.children.of(c).is_empty();
+    let links = visit(core, p, l, (c, &p.ents[c]), kind, &data, Some(base), keep);
     let node = data.map(|data| Node::new(data, links));
     descend(core, p, w, c, node, kind, spawn);
 }
@@ -1346,7 +1416,8 @@ fn descend<'s>(
         let (cdata, links) = match &frame.node {
             Ok(base) => {
                 let cdata = apply_child(p, l, z, &ents[c], base, delta);
-                let links = visit(core, p, l, c, kind, &cdata, Some(base));
+                let keep = !children.of(c).is_empty();
+                let links = visit(core, p, l, (c, &ents[c]), kind, &cdata, Some(base), keep);
                 (cdata, links)
             }
             Err(()) => {
@@ -1364,7 +1435,7 @@ fn descend<'s>(
                     }
                 }
                 let cdata = Err(());
-                let links = visit(core, p, l, c, kind, &cdata, None);
+                let links = visit(core, p, l, (c, &ents[c]), kind, &cdata, None, false);
                 (cdata, links)
             }
         };
@@ -1389,9 +1460,15 @@ fn reached(p: &PackCtx<'_>, e: usize) {
 /// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,
 /// as git streams it (to the end of its zlib stream, whatever its header says), and checked
 /// without its content.
-fn stream_root(core: &Core<'_>, p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, e: usize) {
+fn stream_root(
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    l: &mut Local,
+    z: &mut Inflater,
+    e: usize,
+    ent: &Ent,
+) {
     reached(p, e);
-    let ent = &p.ents[e];
     let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
     let input = p.bytes.get(ent.data() as usize..p.sig_ofs).unwrap_or(&[]);
@@ -1492,8 +1569,13 @@ fn phantom_base(
     }
 }
 
-fn unpack_root(p: &PackCtx<'_>, l: &mut Local, z: &mut Inflater, i: usize) -> Result<Vec<u8>, ()> {
-    let e = &p.ents[i];
+fn unpack_root(
+    p: &PackCtx<'_>,
+    l: &mut Local,
+    z: &mut Inflater,
+    i: usize,
+    e: &Ent,
+) -> Result<Vec<u8>, ()> {
     if let Some(lines) = p.rare.header_err.get(&i) {
         for m in lines {
             l.error(m);
@@ -1576,18 +1658,20 @@ fn apply_child(
 }
 
 /// The object at entry `e` is unpacked (or not): hash it, check it, or say why not. A delta's
-/// check reuses its base's links; a tree's own links are returned for its children.
+/// check reuses its base's links; a tree's own links are returned when `keep` (for deltas of
+/// it).
+#[allow(clippy::too_many_arguments)]
 fn visit(
     core: &Core<'_>,
     p: &PackCtx<'_>,
     l: &mut Local,
-    e: usize,
+    (e, ent): (usize, &Ent),
     kind: Option<Kind>,
     data: &Result<Vec<u8>, ()>,
     base: Option<&Node>,
+    keep: bool,
 ) -> (Vec<TreeLink>, bool) {
     reached(p, e);
-    let ent = &p.ents[e];
     let id_raw = p.index.id(ent.n);
     let id = oid(id_raw);
     let name = p.name;
@@ -1623,7 +1707,7 @@ fn visit(
                         l.times.checks += s.elapsed();
                     }
                     // Kept only for the children (else the buffer is reused).
-                    if k == Kind::Tree && !p.children.of(e).is_empty() {
+                    if k == Kind::Tree && keep {
                         links = std::mem::take(&mut l.tree_links);
                     }
                 }
