@@ -258,6 +258,12 @@ pub const FSCK: Command = Command {
             "check packs on N threads (default: one per core; 1: on\nthe calling thread alone) (a flagsplit extension)",
         )
         .flagsplit_extension(),
+        Opt::flag(
+            None,
+            "low-memory",
+            "check packs without their delta trees: each delta's base\nmade from its chain through a 32 MiB cache, as git does\n(slower; 13 bytes an entry instead of ~70; chosen by itself\nwhen a tree would take half the memory available) (a\nflagsplit extension)",
+        )
+        .flagsplit_extension(),
     ],
     epilogue: "Options follow git's rules (unique prefixes, --no-OPTION, git's messages, status 129).\n\n\
                Structures flagsplit does not verify are named on standard error, one line each:\n\

@@ -85,6 +85,8 @@ pub struct Options {
     pub threads: usize,
     /// Report the time of each stage on standard error (`FLAGSPLIT_FSCK_TIMES=1`).
     pub timing: bool,
+    /// `--low-memory`: check packs without building their delta trees.
+    pub low_memory: bool,
 }
 
 impl Default for Options {
@@ -105,6 +107,7 @@ impl Default for Options {
             heads: Vec::new(),
             threads: 0,
             timing: false,
+            low_memory: false,
         }
     }
 }

@@ -953,6 +953,12 @@ fn verify_one(
         return Ok((true, Vec::new()));
     };
     let sig_ofs = bytes.len() - raw;
+    if let Some(why) = low_memory(f, index.len() as usize) {
+        if let Some(line) = why {
+            f.out.err(&format!("notice: {name}: {line}"));
+        }
+        return verify_low_memory(f, p, &index, bytes, raw, err, base_count, total);
+    }
     // Entries by offset.
     let read_started = std::time::Instant::now();
     let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
@@ -1135,6 +1141,498 @@ fn verify_one(
     Ok((err, events))
 }
 
+/// What the delta tree of a pack costs per entry while its headers are read (the entry, its
+/// header, its children and sizes, the order): an estimate for [`low_memory`].
+const TREE_BYTES_PER_ENTRY: usize = 96;
+
+/// Whether a pack of `count` entries is checked without its delta tree: `--low-memory`
+/// (`Some(None)`), or a tree that would take more than half the memory the kernel says is
+/// available (`Some(Some(why))`, said on standard error).
+fn low_memory(f: &Fsck<'_>, count: usize) -> Option<Option<String>> {
+    if f.opts.low_memory {
+        return Some(None);
+    }
+    tree_too_big(count, mem_available()?)
+}
+
+/// [`low_memory`]'s rule, for `count` entries and `available` bytes.
+fn tree_too_big(count: usize, available: usize) -> Option<Option<String>> {
+    let need = count.saturating_mul(TREE_BYTES_PER_ENTRY);
+    (need > available / 2).then(|| {
+        Some(format!(
+            "checked without its delta tree (--low-memory): the tree would take {} MiB of the {} MiB available",
+            need >> 20,
+            available >> 20
+        ))
+    })
+}
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn mem_available() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// The bytes of bases all threads together keep in `--low-memory` (git's default
+/// `core.deltaBaseCacheLimit`).
+const LOW_MEMORY_CACHE: usize = 32 << 20;
+
+/// Entries given to a job at a time in `--low-memory`, in pack order.
+const LOW_MEMORY_CHUNK: usize = 512;
+
+/// Bases a thread decoded in `--low-memory`, by entry, up to a byte budget (the oldest dropped
+/// first). A pack's entries are a thread's keys only while it checks that pack.
+struct NodeCache {
+    pack: usize,
+    map: std::collections::HashMap<u32, (Option<Kind>, Arc<Node>)>,
+    order: std::collections::VecDeque<u32>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl NodeCache {
+    fn new() -> NodeCache {
+        NodeCache {
+            pack: 0,
+            map: std::collections::HashMap::new(),
+            order: std::collections::VecDeque::new(),
+            bytes: 0,
+            limit: 0,
+        }
+    }
+
+    /// Empties it unless it holds pack `pack`'s entries; `limit` bytes from now on.
+    fn for_pack(&mut self, pack: usize, limit: usize) {
+        if self.pack != pack {
+            self.map.clear();
+            self.order.clear();
+            self.bytes = 0;
+            self.pack = pack;
+        }
+        self.limit = limit;
+    }
+
+    fn get(&self, e: usize) -> Option<(Option<Kind>, Arc<Node>)> {
+        self.map.get(&(e as u32)).cloned()
+    }
+
+    fn put(&mut self, e: usize, kind: Option<Kind>, node: &Arc<Node>) {
+        let size = node.data.len() + node.links.len() * std::mem::size_of::<TreeLink>();
+        if size > self.limit / 4 || self.map.contains_key(&(e as u32)) {
+            return;
+        }
+        while self.bytes + size > self.limit {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, n)) = self.map.remove(&old) {
+                self.bytes -= n.data.len() + n.links.len() * std::mem::size_of::<TreeLink>();
+            }
+        }
+        self.bytes += size;
+        self.order.push_back(e as u32);
+        self.map.insert(e as u32, (kind, Arc::clone(node)));
+    }
+}
+
+/// How a base could not be made in `--low-memory`.
+enum Unmade {
+    /// The entries from the one that failed up to the base asked for (git's "failed to read
+    /// delta base object" names each).
+    Broken(Vec<usize>),
+    /// Its chain of REF_DELTA bases never reaches an object.
+    Cycle,
+}
+
+/// What `--low-memory` knows of a pack: its entries' offsets and index positions in pack
+/// order, which entries are bases, and what is rare.
+struct Flat<'a> {
+    offs: &'a [u64],
+    ns: &'a [u32],
+    is_base: &'a [u64],
+    index: &'a idx::Index<'a>,
+    raw: usize,
+    /// The bases already named as unreadable (each once, as the tree names them).
+    named: &'a std::sync::Mutex<std::collections::HashSet<usize>>,
+}
+
+impl Flat<'_> {
+    fn is_base(&self, e: usize) -> bool {
+        self.is_base[e / 64] & (1 << (e % 64)) != 0
+    }
+
+    /// Entry `e`, its header read again, and its base found.
+    fn ent(&self, p: &PackCtx<'_>, e: usize) -> Ent {
+        let off = self.offs[e];
+        let head = pack::entry(&p.bytes[..p.sig_ofs], off, self.raw);
+        let (mut ent, base) = describe(e, off, self.ns[e], &head, self.index, p.name, None);
+        if let Some((target, _)) = base {
+            ent.base = self
+                .offs
+                .binary_search(&target)
+                .map_or(NO_BASE, |b| b as u32);
+        }
+        ent
+    }
+}
+
+/// Makes entry `b` as a base, in `--low-memory`: from this thread's cache, else by walking its
+/// chain down to an object or a cached base and applying the deltas back up (their lines, which
+/// their own turn prints, go to `quiet`).
+#[allow(clippy::too_many_arguments)]
+fn make_base(
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    flat: &Flat<'_>,
+    quiet: &mut Local,
+    z: &mut Inflater,
+    delta: &mut Vec<u8>,
+    cache: &mut NodeCache,
+    b: usize,
+) -> Result<(Option<Kind>, Arc<Node>), Unmade> {
+    let mut chain: Vec<(usize, Ent)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut cur = b;
+    let (mut kind, mut node) = loop {
+        if let Some(hit) = cache.get(cur) {
+            break hit;
+        }
+        // An OFS_DELTA's base comes before it: only REF_DELTA bases can make a cycle.
+        if !seen.insert(cur) {
+            return Err(Unmade::Cycle);
+        }
+        let ent = flat.ent(p, cur);
+        if let Some(&base_off) = p.rare.phantom.get(&cur) {
+            let made = phantom_base(core, p, quiet, z, base_off).and_then(|(k, data)| {
+                let base = Node {
+                    data,
+                    links: Vec::new(),
+                    clean: false,
+                };
+                let d = apply_child(p, quiet, z, &ent, &base, delta).ok()?;
+                Some((Some(k), Node::new(d, (Vec::new(), false))))
+            });
+            match made {
+                Some(m) => {
+                    cache.put(cur, m.0, &m.1);
+                    break m;
+                }
+                None => {
+                    let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
+                    failed.push(cur);
+                    return Err(Unmade::Broken(failed));
+                }
+            }
+        }
+        if ent.is_delta
+            && let Some(next) = ent.base()
+        {
+            chain.push((cur, ent));
+            cur = next;
+            continue;
+        }
+        match unpack_root(p, quiet, z, cur, &ent) {
+            Ok(data) => {
+                let m = (ent.kind, Node::new(data, (Vec::new(), false)));
+                cache.put(cur, m.0, &m.1);
+                break m;
+            }
+            Err(()) => {
+                let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
+                failed.push(cur);
+                return Err(Unmade::Broken(failed));
+            }
+        }
+    };
+    while let Some((e, ent)) = chain.pop() {
+        match apply_child(p, quiet, z, &ent, &node, delta) {
+            Ok(data) => {
+                node = Node::new(data, (Vec::new(), false));
+                cache.put(e, kind, &node);
+            }
+            Err(()) => {
+                let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
+                failed.push(e);
+                return Err(Unmade::Broken(failed));
+            }
+        }
+        kind = kind.or(ent.kind);
+    }
+    Ok((kind, node))
+}
+
+/// Checks entry `e` in `--low-memory`: as the tree would, with its base made by
+/// [`make_base`].
+fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker, e: usize) {
+    let Worker {
+        l,
+        z,
+        delta,
+        quiet,
+        cache,
+    } = w;
+    let Some(z) = z.as_mut() else {
+        l.error("cannot start an inflater");
+        l.err = true;
+        return;
+    };
+    let ent = flat.ent(p, e);
+    let keep = flat.is_base(e);
+    let mut kind = ent.kind;
+    let mut base_node = None;
+    let data = if let Some(&base_off) = p.rare.phantom.get(&e) {
+        match phantom_base(core, p, l, z, base_off) {
+            Some((k, data)) => {
+                kind = Some(k);
+                let base = Node {
+                    data,
+                    links: Vec::new(),
+                    clean: false,
+                };
+                apply_child(p, l, z, &ent, &base, delta)
+            }
+            None => {
+                l.error("bad offset for revindex");
+                Err(())
+            }
+        }
+    } else if ent.is_delta
+        && let Some(b) = ent.base()
+    {
+        quiet.lines.clear();
+        match make_base(core, p, flat, quiet, z, delta, cache, b) {
+            Ok((k, node)) => {
+                kind = k;
+                let data = apply_child(p, l, z, &ent, &node, delta);
+                base_node = Some(node);
+                data
+            }
+            Err(Unmade::Broken(failed)) => {
+                for f in failed.into_iter().rev() {
+                    let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
+                    if first {
+                        let fe = flat.ent(p, f);
+                        l.error(&format!(
+                            "failed to read delta base object {} at offset {} from {}",
+                            hex(p.index.id(fe.n)),
+                            fe.off,
+                            p.name
+                        ));
+                        if let Some(i) = core.table.get(&oid(p.index.id(fe.n))) {
+                            core.table.or_flags(i, super::table::BAD);
+                        }
+                    }
+                }
+                // git cannot read the base, so not the type either.
+                kind = None;
+                Err(())
+            }
+            Err(Unmade::Cycle) => {
+                let id = hex(p.index.id(ent.n));
+                l.error(&format!(
+                    "delta base cycle: the delta at offset {} in {} never reaches a base object",
+                    ent.off, p.name
+                ));
+                l.error(&format!(
+                    "cannot unpack {id} from {} at offset {}",
+                    p.name, ent.off
+                ));
+                l.err = true;
+                return;
+            }
+        }
+    } else {
+        if kind == Some(Kind::Blob)
+            && p.size(&ent) >= p.big
+            && !keep
+            && !p.rare.header_err.contains_key(&e)
+        {
+            stream_root(core, p, l, z, e, &ent);
+            return;
+        }
+        unpack_root(p, l, z, e, &ent)
+    };
+    let links = visit(
+        core,
+        p,
+        l,
+        (e, &ent),
+        kind,
+        &data,
+        base_node.as_deref(),
+        keep,
+    );
+    if keep && let Ok(data) = data {
+        cache.put(e, kind, &Node::new(data, links));
+    }
+}
+
+/// git's `verify_pack` of one pack without its delta tree (`--low-memory`): the entries' CRCs
+/// and headers are read in pack order, then each entry is checked in turn (in chunks on the
+/// pool), a delta's base made from its chain through a bounded cache of bases per thread, as
+/// git's `unpack_entry` does. Memory: 13 bytes an entry and the cache.
+#[allow(clippy::too_many_arguments)]
+fn verify_low_memory(
+    f: &mut Fsck<'_>,
+    p: &PackState,
+    index: &idx::Index<'_>,
+    bytes: &[u8],
+    raw: usize,
+    mut err: bool,
+    base_count: u64,
+    total: u64,
+) -> Result<(bool, SpecialEvents), Fatal> {
+    let name = p.name.clone();
+    let format = f.repo.format;
+    let sig_ofs = bytes.len() - raw;
+    let read_started = std::time::Instant::now();
+    let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
+    for n in 0..index.len() {
+        let off = index.offset(n).map_err(|_| {
+            Fatal::msg(format!(
+                "offset beyond end of pack index for {name} (truncated index?)"
+            ))
+        })?;
+        order.push((off, n));
+    }
+    order.sort_unstable();
+    let offs: Vec<u64> = order.iter().map(|&(o, _)| o).collect();
+    let ns: Vec<u32> = order.iter().map(|&(_, n)| n).collect();
+    drop(order);
+    let count = offs.len();
+    let limited = &bytes[..sig_ofs];
+    let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
+    let mut rare = Rare::default();
+    let mut is_base = vec![0u64; count.div_ceil(64)];
+    let crcs_wanted = index.version() > 1;
+    for i in 0..count {
+        let off = offs[i];
+        if off > sig_ofs as u64 {
+            let sum = trailer();
+            trailer_lines(f, &name, Some(&sum), bytes, index.pack_checksum());
+            return Err(Fatal::msg(
+                "offset beyond end of packfile (truncated pack?)",
+            ));
+        }
+        let n = ns[i];
+        if crcs_wanted {
+            let end = offs
+                .get(i + 1)
+                .map_or(sig_ofs, |&o| (o as usize).min(sig_ofs));
+            let crc = crc32fast::hash(&bytes[off as usize..end.max(off as usize)]);
+            if Some(crc) != index.crc32(n) {
+                f.out.error(&format!(
+                    "index CRC mismatch for object {} from {name} at offset {off}",
+                    hex(index.id(n))
+                ));
+                err = true;
+            }
+        }
+        let head = pack::entry(limited, off, raw);
+        let (ent, base) = describe(i, off, n, &head, index, &name, Some(&mut rare));
+        if let Some(target) = base {
+            let found = offs.binary_search(&target.0).ok();
+            let b = link_base(i, &ent, target, found, &name, Some(&mut rare));
+            if b != NO_BASE {
+                is_base[b as usize / 64] |= 1 << (b % 64);
+            }
+        }
+    }
+    f.stage_read += read_started.elapsed();
+    let counter = AtomicU64::new(0);
+    let children = Children {
+        start: Vec::new(),
+        list: Vec::new(),
+    };
+    let pctx = PackCtx {
+        bytes,
+        sig_ofs,
+        name: &name,
+        index,
+        ents: &[],
+        table_index: &p.table_index,
+        rare: &rare,
+        children: &children,
+        done: &[],
+        counter: &counter,
+        hash: f.hash,
+        big: f.big_file_threshold,
+        timing: f.opts.timing,
+    };
+    let named = std::sync::Mutex::new(std::collections::HashSet::new());
+    let flat = Flat {
+        offs: &offs,
+        ns: &ns,
+        is_base: &is_base,
+        index,
+        raw,
+        named: &named,
+    };
+    let pack_id = bytes.as_ptr() as usize;
+    let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let locals: Vec<Local> = {
+        let core = f.core();
+        match &f.pool {
+            Some(pool) => {
+                let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
+                pool.install(|| {
+                    rayon::scope(|s| {
+                        s.spawn(|_| {
+                            let _ = sum.set(trailer());
+                        });
+                        use rayon::prelude::*;
+                        (0..count.div_ceil(LOW_MEMORY_CHUNK))
+                            .into_par_iter()
+                            .for_each(|c| {
+                                on_worker(|w| {
+                                    w.cache.for_pack(pack_id, limit);
+                                    let end = ((c + 1) * LOW_MEMORY_CHUNK).min(count);
+                                    for e in c * LOW_MEMORY_CHUNK..end {
+                                        check_flat(&core, &pctx, &flat, w, e);
+                                    }
+                                });
+                            });
+                    });
+                });
+                pool.broadcast(|_| {
+                    WORKER.with(|cell| {
+                        cell.borrow_mut().as_mut().map(|w| {
+                            w.cache.for_pack(0, 0);
+                            std::mem::take(&mut w.l)
+                        })
+                    })
+                })
+                .into_iter()
+                .flatten()
+                .collect()
+            }
+            None => {
+                let _ = sum.set(trailer());
+                let mut w = Worker::new();
+                w.l.counts = Some(Vec::new());
+                w.cache.for_pack(pack_id, LOW_MEMORY_CACHE);
+                for e in 0..count {
+                    check_flat(&core, &pctx, &flat, &mut w, e);
+                }
+                vec![w.l]
+            }
+        }
+    };
+    err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
+    let mut events = Vec::new();
+    for mut l in locals {
+        f.times.add(&l.times);
+        err |= l.err;
+        events.append(&mut l.special_events);
+        f.apply(&mut l);
+    }
+    f.out
+        .progress("Checking objects", base_count + count as u64, total, false);
+    Ok((err, events))
+}
+
 /// git's lines for a pack whose trailer is not the hash of the rest (`sum`) or not the checksum
 /// its index names; whether there was one.
 fn trailer_lines(
@@ -1193,6 +1691,10 @@ struct Worker {
     l: Local,
     z: Option<Inflater>,
     delta: Vec<u8>,
+    /// `--low-memory`: where the lines of bases made again go (their own turn prints them).
+    quiet: Local,
+    /// `--low-memory`: the bases this thread made.
+    cache: NodeCache,
 }
 
 impl Worker {
@@ -1201,6 +1703,8 @@ impl Worker {
             l: Local::default(),
             z: Inflater::new().ok(),
             delta: Vec::new(),
+            quiet: Local::default(),
+            cache: NodeCache::new(),
         }
     }
 }
@@ -1301,7 +1805,7 @@ fn resolve<'s>(
     root: usize,
     spawn: Spawn<'_, 's>,
 ) {
-    let Worker { l, z, delta } = w;
+    let Worker { l, z, delta, .. } = w;
     let Some(z) = z.as_mut() else {
         l.error("cannot start an inflater");
         l.err = true;
@@ -1353,7 +1857,7 @@ fn resolve_handed<'s>(
     kind: Option<Kind>,
     spawn: Spawn<'_, 's>,
 ) {
-    let Worker { l, z, delta } = w;
+    let Worker { l, z, delta, .. } = w;
     let Some(z) = z.as_mut() else {
         l.error("cannot start an inflater");
         l.err = true;
@@ -1379,7 +1883,7 @@ fn descend<'s>(
     kind: Option<Kind>,
     spawn: Spawn<'_, 's>,
 ) {
-    let Worker { l, z, delta } = w;
+    let Worker { l, z, delta, .. } = w;
     let Some(z) = z.as_mut() else {
         return;
     };
@@ -2194,4 +2698,40 @@ pub fn has_object_pack(f: &Fsck<'_>, id: &Oid) -> bool {
     f.table
         .get(id)
         .is_some_and(|i| f.table.obj(i).flags & (IN_PACK | BAD) == IN_PACK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree is given up when it would take more than half of what is available, and the
+    /// line says how much of how much.
+    #[test]
+    fn a_tree_too_big_for_the_memory_is_not_built() {
+        let entries = 10_000_000;
+        let need = entries * TREE_BYTES_PER_ENTRY;
+        assert_eq!(tree_too_big(entries, 2 * need), None);
+        let why = tree_too_big(entries, 2 * need - 2).flatten();
+        let why = why.expect("a reason");
+        assert!(why.contains(&format!("{} MiB of the", need >> 20)), "{why}");
+        assert!(why.contains("--low-memory"), "{why}");
+    }
+
+    /// The cache of bases keeps to its budget, drops the oldest first and forgets another pack.
+    #[test]
+    fn the_cache_of_bases_is_bounded() {
+        let mut c = NodeCache::new();
+        c.for_pack(1, 4000);
+        let node = |n: usize| Node::new(vec![0; n], (Vec::new(), false));
+        for e in 0..10 {
+            c.put(e, Some(Kind::Blob), &node(900));
+        }
+        assert!(c.bytes <= 4000);
+        assert!(c.get(0).is_none() && c.get(9).is_some());
+        // Larger than a quarter of the budget: not kept.
+        c.put(20, Some(Kind::Blob), &node(1001));
+        assert!(c.get(20).is_none());
+        c.for_pack(2, 4000);
+        assert!(c.get(9).is_none() && c.bytes == 0);
+    }
 }

@@ -461,6 +461,22 @@ struct Settings {
     subject: Option<String>,
 }
 
+/// The runs of a case: flagsplit checks packs on every core by default; `--threads 1` must
+/// agree, and so must the check without delta trees (`--low-memory`).
+fn variants(case: &Case) -> [(Case, &'static str); 3] {
+    let mut one_thread = case.clone();
+    one_thread
+        .args
+        .extend(["--threads".to_string(), "1".to_string()]);
+    let mut low_memory = case.clone();
+    low_memory.args.push("--low-memory".to_string());
+    [
+        (case.clone(), ""),
+        (one_thread, " (--threads 1)"),
+        (low_memory, " (--low-memory)"),
+    ]
+}
+
 fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>) -> Verdict {
     let path = corpus_dir().join(format!("{}.expected", case.name));
     match &case.expect {
@@ -480,20 +496,45 @@ fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>
             if subject == "git" {
                 return Verdict::Pass;
             }
-            let ran = run_fsck(
-                root,
-                subject,
-                case,
-                Duration::from_secs(20),
-                Some(4 * 1024 * 1024),
-            );
-            match check_bounded(root, &ran, case, pack, offsets) {
-                Ok(()) => Verdict::Pass,
-                Err(why) => Verdict::Fail(format!(
-                    "{}: {}\n{why}",
+            // On every core, on one thread and without delta trees: each bounded, and the
+            // last two saying what the first says.
+            let mut problems = String::new();
+            let mut first: Option<Outcome> = None;
+            for (run, label) in variants(case) {
+                let ran = run_fsck(
+                    root,
+                    subject,
+                    &run,
+                    Duration::from_secs(20),
+                    Some(4 * 1024 * 1024),
+                );
+                if let Err(why) = check_bounded(root, &ran, &run, pack, offsets) {
+                    let _ = write!(problems, "{label}\n{why}");
+                }
+                let (got, _) = outcome(&ran, root);
+                let set = |o: &Outcome| {
+                    let all = |v: &[String]| v.iter().cloned().collect::<BTreeSet<String>>();
+                    (o.status.clone(), all(&o.stdout), all(&o.stderr))
+                };
+                match &first {
+                    None => first = Some(got),
+                    Some(f) if set(f) != set(&got) => {
+                        let _ = write!(
+                            problems,
+                            "{label}: not what the default run said\n  default: {f:?}\n  this:    {got:?}\n"
+                        );
+                    }
+                    Some(_) => {}
+                }
+            }
+            if problems.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail(format!(
+                    "{}: {}\n{problems}",
                     case.name,
                     shown(case, "flagsplit")
-                )),
+                ))
             }
         }
         Expect::Git => {
@@ -540,13 +581,9 @@ fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>
             let Some(subject) = &s.subject else {
                 return Verdict::Pass;
             };
-            // flagsplit checks packs on every core by default; `--threads 1` must agree too.
-            let mut one_thread = case.clone();
-            one_thread
-                .args
-                .extend(["--threads".to_string(), "1".to_string()]);
             let mut problems = String::new();
-            for (run, label) in [(case, ""), (&one_thread, " (--threads 1)")] {
+            for (run, label) in variants(case) {
+                let run = &run;
                 let ran = run_fsck(root, subject, run, limit, Some(4 * 1024 * 1024));
                 let (got, mine) = outcome(&ran, root);
                 if !mine.is_empty() && label.is_empty() {

@@ -89,6 +89,7 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
         heads: m.operands.clone(),
         threads,
         timing: std::env::var_os("FLAGSPLIT_FSCK_TIMES").is_some_and(|v| v == "1"),
+        low_memory: m.flag("low-memory"),
     };
     ExitCode::from(fsck::run(&opts))
 }
