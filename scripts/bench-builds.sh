@@ -15,7 +15,8 @@
 #   4. peak memory (/usr/bin/time -v) hashing a 1 GiB file;
 #   5. with --repo REPO (a git repository; git.git is the reference load): `flagsplit fsck` for each
 #      `sha1` provider (dc, block, openssl) and each `zlib` provider (zlib-rs, miniz, system,
-#      zlib-ng), on all cores and on one, next to `git fsck --full`, `git index-pack --verify`
+#      zlib-ng), on all cores and on one (and the default build with --low-memory), next to
+#      `git fsck --full`, `git index-pack --verify`
 #      (outside the repository) and gitoxide's `gix free pack verify --decode` + `gix fsck` when
 #      `gix` is installed: wall, CPU and peak RSS of each, the verdicts compared with git's.
 #
@@ -293,6 +294,9 @@ if [ -n "$repo" ]; then
 			echo "| $label | $w | $c | $m | $x | $(same_as_git "$name") | $(ratio "$g_w" "$w") |"
 		done
 	done
+	# Without delta trees (each base made from its chain through a bounded cache).
+	read -r w c m x < <(measure default-low "$repo" "$root/target/bench-builds/default/release/flagsplit-fsck" --no-progress --low-memory)
+	echo "| \`flagsplit fsck --low-memory\` (${what[default]}) | $w | $c | $m | $x | $(same_as_git default-low) | $(ratio "$g_w" "$w") |"
 	# A peer that failed is named with its first line of standard error, never shown as a time.
 	peer_ok() { # name status
 		[ "$2" = 0 ] && return 0
