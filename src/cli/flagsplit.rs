@@ -211,7 +211,7 @@ pub const HASH_OBJECT: Command = Command {
 pub const FSCK: Command = Command {
     name: "fsck",
     about: "Verify a git repository as `git fsck --full` does (it never writes to it).",
-    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [OBJECT]...",
+    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [--threads N] [--low-memory] [OBJECT]...",
     preamble: "Gives git 2.47's verdict on the repository it runs in (found as git finds it: the current\n\
                directory upwards, or GIT_DIR): the same exit status (git's bits: 1 objects, 2\n\
                reachability, 4 packs, 8 refs, 16 commit-graph, 32 multi-pack-index, 64 reverse\n\
@@ -323,6 +323,37 @@ pub const HELP: Command = Command {
     conventions: Conventions::Flagsplit,
 };
 
+/// `flagsplit report`.
+pub const REPORT: Command = Command {
+    name: "report",
+    about: "Put benchmark reports side by side: one self-contained HTML page of charts, or Markdown tables.",
+    usage: "[-o FILE] [--markdown] REPORT.json...",
+    preamble: "Reads the JSON reports of `flagsplit bench --json` (schema 1) and of\n\
+               scripts/bench-builds.sh (schema 2) and charts them: throughput per algorithm and size,\n\
+               per provider and machine; start-up instructions per build; the fsck real load per\n\
+               provider beside git and gitoxide. Each run is labelled with its machine and build\n\
+               options; ratios are taken only within one run. The page is one file (inline SVG and\n\
+               CSS, no script, nothing fetched).",
+    options: &[
+        Opt::with_value(
+            Some('o'),
+            "output",
+            "FILE",
+            "write the page to FILE (default: results.html)",
+        ),
+        Opt::flag(
+            None,
+            "markdown",
+            "print the same comparison as Markdown tables on standard output\n(no page is written)",
+        ),
+    ],
+    epilogue: "A file that cannot be read, is not JSON or has a schema this version does not know is named\n\
+               on standard error; the page is still written from the others, and the exit status is 1.",
+    operands: Some(Operands::files("REPORT.json")),
+    hidden: false,
+    conventions: Conventions::Flagsplit,
+};
+
 /// The `flagsplit` program.
 pub static PROGRAM: Program = Program {
     name: "flagsplit",
@@ -335,6 +366,7 @@ pub static PROGRAM: Program = Program {
         FSCK,
         super::imap_send::IMAP_SEND,
         BENCH,
+        REPORT,
         VERSION,
         HELP,
     ],

@@ -54,6 +54,12 @@ fn main() -> ExitCode {
         eprintln!("flagsplit fsck: {err}");
         return ExitCode::from(1);
     }
+    if name == "report" {
+        // Its own executable: the JSON reader and the page cost `flagsplit`'s commands nothing.
+        let err = flagsplit::exec_path::exec("flagsplit-report", args);
+        eprintln!("flagsplit report: {err}");
+        return ExitCode::from(1);
+    }
     if name == "imap-send" {
         // As git runs git-imap-send: a separate executable, so that only it links TLS.
         let err = flagsplit::exec_path::exec("flagsplit-imap-send", args);
