@@ -21,7 +21,11 @@
 #      `gix` is installed: wall, CPU and peak RSS of each, the verdicts compared with git's.
 #
 # Ratios are taken within this one run. Usage:
-#   scripts/bench-builds.sh [--quick] [--tree DIR] [--repo REPO [--fsck-only]] > report.md
+#   scripts/bench-builds.sh [--quick] [--tree DIR] [--repo REPO [--fsck-only]] [--json FILE] > report.md
+#
+# Beside the Markdown it writes one JSON report (schema 2, read by `flagsplit report`; default
+# target/bench-builds/report.json): the generator, the machine, the tools, each build's options
+# (`flagsplit version --build-options --json`) and every figure with its unit, method and rounds.
 # --quick uses 1 timing run instead of 5 (3 for the tree). Needs valgrind, GNU time (/usr/bin/time),
 # git, openssl and coreutils; as root it installs missing ones with apt-get (unless
 # FLAGSPLIT_TEST_NO_INSTALL=1).
@@ -33,13 +37,16 @@ tree_runs=3
 tree=${HOME}/.rustup/toolchains
 repo=
 fsck_only=0
+json_out=$root/target/bench-builds/report.json
+arguments="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) runs=1 tree_runs=1 ;;
 	--tree) tree=$2; shift ;;
 	--repo) repo=$(cd "$2" && pwd); shift ;;
 	--fsck-only) fsck_only=1 ;;
-	*) echo "usage: $0 [--quick] [--tree DIR] [--repo REPO [--fsck-only]]" >&2; exit 2 ;;
+	--json) json_out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
+	*) echo "usage: $0 [--quick] [--tree DIR] [--repo REPO [--fsck-only]] [--json FILE]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -110,14 +117,27 @@ mkdir -p "$nogit"
 export GIT_CEILING_DIRECTORIES=$work GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 cd "$nogit"
 
+# --- the JSON report's figures ------------------------------------------------------------------
+figs=$work/figures
+: >"$figs"
+jstr() { printf '"%s"' "$(printf '%s' "$1" | tr -d '\n\t' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"; }
+jnum() { if [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 'null'; fi; }
+fig() { # section algorithm build label metric value unit method rounds
+	local build=null
+	[ -z "$3" ] || build=$(jstr "$3")
+	printf '    {"section": %s, "algorithm": %s, "build": %s, "label": %s, "metric": %s, "value": %s, "unit": %s, "method": %s, "rounds": %s}\n' \
+		"$(jstr "$1")" "$(jstr "$2")" "$build" "$(jstr "$4")" "$(jstr "$5")" "$(jnum "$6")" "$(jstr "$7")" "$(jstr "$8")" "$9" >>"$figs"
+}
+
 # --- report header ----------------------------------------------------------------------------
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 flags=$(grep -m1 '^flags' /proc/cpuinfo | grep -oE '\b(sha_ni|avx2|avx512f|bmi2)\b' | tr '\n' ' ')
 echo "# flagsplit build comparison"
 echo
 echo "Machine: $cpu, $(nproc) logical CPUs, flags of note: ${flags:-none}; $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"'), kernel $(uname -r)."
 echo "Tools: $(rustc -V), $(git --version), $(openssl version), $(sha1sum --version | head -1), valgrind $(valgrind --version | sed 's/valgrind-//')."
-echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg). Timings are the best of $runs runs; instruction counts are exact."
+echo "Load average at start: $load_at_start. Timings are the best of $runs runs; instruction counts are exact."
 echo
 
 if [ "$fsck_only" = 0 ]; then
@@ -133,14 +153,18 @@ echo "|---|---:|---:|---:|"
 for b in "${builds[@]}"; do
 	n=$(ir "$(bin "$b")" sha1sum /dev/null)
 	echo "| \`flagsplit sha1sum /dev/null\` ($b build) | $n | $(ratio "$n" "$git_ir") | $(ratio "$n" "$default_ir") |"
+	fig startup "" "$b" "flagsplit sha1sum /dev/null ($b build)" instructions "$n" instructions "callgrind total Ir" 1
 done
 echo "| coreutils \`sha1sum /dev/null\` | $cu_ir | $(ratio "$cu_ir" "$git_ir") | |"
+fig startup "" "" "coreutils sha1sum /dev/null" instructions "$cu_ir" instructions "callgrind total Ir" 1
 # The other commands of the same binary: adding a command must cost the others nothing.
 for cmd in md5sum sha256sum; do
 	n=$(ir "$(bin default)" "$cmd" /dev/null)
 	echo "| \`flagsplit $cmd /dev/null\` (default build) | $n | $(ratio "$n" "$git_ir") | $(ratio "$n" "$default_ir") |"
+	fig startup "" default "flagsplit $cmd /dev/null (default build)" instructions "$n" instructions "callgrind total Ir" 1
 done
 echo "| \`git hash-object /dev/null\` (outside a repository) | $git_ir | 1.00 | |"
+fig startup "" "" "git hash-object /dev/null (outside a repository)" instructions "$git_ir" instructions "callgrind total Ir" 1
 echo
 
 # --- 2. throughput ----------------------------------------------------------------------------
@@ -158,24 +182,26 @@ t_openssl_md5=$(best "$runs" openssl dgst -md5 "$big")
 t_git=$(best "$runs" git hash-object "$big")
 t_cu_sha1=$(best "$runs" sha1sum "$big")
 t_cu_md5=$(best "$runs" md5sum "$big")
-row() { # label seconds
+row() { # label seconds algorithm [build]
 	local mbs
 	mbs=$(awk -v t="$2" 'BEGIN { printf "%.0f", 300 * 1048576 / t / 1e6 }')
 	echo "| $1 | $2 | $mbs | $(ratio "$t_openssl_sha1" "$2") | $(ratio "$t_openssl_md5" "$2") | $(ratio "$t_git" "$2") | $(ratio "$t_cu_sha1" "$2") | $(ratio "$t_cu_md5" "$2") |"
+	fig throughput "$3 300 MiB" "${4:-}" "$1" mb_per_s "$mbs" MB/s "one 300 MiB file in the page cache, best of $runs wall-clock runs" "$runs"
+	fig throughput "$3 300 MiB" "${4:-}" "$1" seconds "$2" s "one 300 MiB file in the page cache, best of $runs wall-clock runs" "$runs"
 }
 echo "| command | seconds | MB/s | × \`openssl dgst -sha1\` | × \`openssl dgst -md5\` | × \`git hash-object\` | × coreutils \`sha1sum\` | × coreutils \`md5sum\` |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-row "\`flagsplit sha1sum\` (default: dc, collision detection)" "$(best "$runs" "$D" sha1sum "$big")"
-row "\`flagsplit sha1sum --no-collision-detection\` (default: block)" "$(best "$runs" "$D" sha1sum --no-collision-detection "$big")"
-row "\`flagsplit sha1sum\` (openssl-sha1 build: OpenSSL)" "$(best "$runs" "$O" sha1sum "$big")"
-row "\`flagsplit hash-object\` (default: dc)" "$(best "$runs" "$D" hash-object "$big")"
-row "\`flagsplit md5sum\` (default: builtin)" "$(best "$runs" "$D" md5sum "$big")"
-row "\`flagsplit md5sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" md5sum "$big")"
-row "\`openssl dgst -sha1\`" "$t_openssl_sha1"
-row "\`openssl dgst -md5\`" "$t_openssl_md5"
-row "coreutils \`sha1sum\`" "$t_cu_sha1"
-row "coreutils \`md5sum\`" "$t_cu_md5"
-row "\`git hash-object\`" "$t_git"
+row "\`flagsplit sha1sum\` (default: dc, collision detection)" "$(best "$runs" "$D" sha1sum "$big")" sha1 default
+row "\`flagsplit sha1sum --no-collision-detection\` (default: block)" "$(best "$runs" "$D" sha1sum --no-collision-detection "$big")" sha1 default
+row "\`flagsplit sha1sum\` (openssl-sha1 build: OpenSSL)" "$(best "$runs" "$O" sha1sum "$big")" sha1 openssl-sha1
+row "\`flagsplit hash-object\` (default: dc)" "$(best "$runs" "$D" hash-object "$big")" sha1 default
+row "\`flagsplit md5sum\` (default: builtin)" "$(best "$runs" "$D" md5sum "$big")" md5 default
+row "\`flagsplit md5sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" md5sum "$big")" md5 all-features
+row "\`openssl dgst -sha1\`" "$t_openssl_sha1" sha1
+row "\`openssl dgst -md5\`" "$t_openssl_md5" md5
+row "coreutils \`sha1sum\`" "$t_cu_sha1" sha1
+row "coreutils \`md5sum\`" "$t_cu_md5" md5
+row "\`git hash-object\`" "$t_git" sha1
 echo
 echo "Each × column is (that command's time) / (this row's time): above 1 means this row is faster."
 echo
@@ -185,13 +211,15 @@ row256() { # label seconds
 	local mbs
 	mbs=$(awk -v t="$2" 'BEGIN { printf "%.0f", 300 * 1048576 / t / 1e6 }')
 	echo "| $1 | $2 | $mbs | $(ratio "$t_openssl_sha256" "$2") | $(ratio "$t_cu_sha256" "$2") |"
+	fig throughput "sha256 300 MiB" "${3:-}" "$1" mb_per_s "$mbs" MB/s "one 300 MiB file in the page cache, best of $runs wall-clock runs" "$runs"
+	fig throughput "sha256 300 MiB" "${3:-}" "$1" seconds "$2" s "one 300 MiB file in the page cache, best of $runs wall-clock runs" "$runs"
 }
 echo "SHA-256 on the same file:"
 echo
 echo "| command | seconds | MB/s | × \`openssl dgst -sha256\` | × coreutils \`sha256sum\` |"
 echo "|---|---:|---:|---:|---:|"
-row256 "\`flagsplit sha256sum\` (default: builtin)" "$(best "$runs" "$D" sha256sum "$big")"
-row256 "\`flagsplit sha256sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" sha256sum "$big")"
+row256 "\`flagsplit sha256sum\` (default: builtin)" "$(best "$runs" "$D" sha256sum "$big")" default
+row256 "\`flagsplit sha256sum\` (all-features build: OpenSSL)" "$(best "$runs" "$A" sha256sum "$big")" all-features
 row256 "\`openssl dgst -sha256\`" "$t_openssl_sha256"
 row256 "coreutils \`sha256sum\`" "$t_cu_sha256"
 echo
@@ -228,6 +256,12 @@ echo "| \`git hash-object --stdin-paths\` | $t_g | $(fps "$t_g") | 1.00 | $(rati
 echo "| \`flagsplit hash-object --stdin-paths\` in a SHA-256 repository | $t_f256 | $(fps "$t_f256") | $(ratio "$t_g256" "$t_f256") | $(ratio "$t_f256" "$t_cat") |"
 echo "| \`git hash-object --stdin-paths\` in a SHA-256 repository | $t_g256 | $(fps "$t_g256") | 1.00 | $(ratio "$t_g256" "$t_cat") |"
 echo "| \`xargs -0 -P$(nproc) cat >/dev/null\` (reading only) | $t_cat | $(fps "$t_cat") | | 1.00 |"
+tm="$nfiles files, $mib MiB, warm page cache, best of $tree_runs wall-clock runs"
+fig tree "" default "flagsplit hash-object --stdin-paths (SHA-1)" seconds "$t_f" s "$tm" "$tree_runs"
+fig tree "" "" "git hash-object --stdin-paths (SHA-1)" seconds "$t_g" s "$tm" "$tree_runs"
+fig tree "" default "flagsplit hash-object --stdin-paths (SHA-256)" seconds "$t_f256" s "$tm" "$tree_runs"
+fig tree "" "" "git hash-object --stdin-paths (SHA-256)" seconds "$t_g256" s "$tm" "$tree_runs"
+fig tree "" "" "xargs -P$(nproc) cat (the I/O floor)" seconds "$t_cat" s "$tm" "$tree_runs"
 echo
 echo
 
@@ -245,6 +279,7 @@ for cmd in "$D sha1sum" "$D md5sum" "$D sha256sum" "$D hash-object" "$O sha1sum"
 	label=${cmd/$root\/target\/bench-builds\//}
 	label=${label/\/release\/flagsplit/: flagsplit}
 	echo "| \`$label\` | $(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}') |"
+	fig memory "" "" "$label" peak_rss_mib "$(awk -v k="$kib" 'BEGIN{printf "%.1f", k/1024}')" MiB "GNU time -v maximum resident set size, a 1 GiB file" 1
 done
 echo
 fi
@@ -281,6 +316,12 @@ if [ -n "$repo" ]; then
 	echo "| command | wall (s) | CPU (s) | peak RSS (MiB) | exit | verdict | × \`git fsck --full\` (wall) |"
 	echo "|---|---:|---:|---:|---:|---|---:|"
 	echo "| \`git fsck --full\` ($(git --version | sed 's/git version //')) | $g_w | $g_c | $g_m | $g_x | | 1.00 |"
+	fsck_fig() { # build label wall cpu rss
+		fig fsck "" "$1" "$2" wall_s "$3" s "GNU time, one run, warm page cache" 1
+		fig fsck "" "$1" "$2" cpu_s "$4" s "GNU time (user + system), one run" 1
+		[ -z "$5" ] || fig fsck "" "$1" "$2" peak_rss_mib "$5" MiB "GNU time maximum resident set size, one run" 1
+	}
+	fsck_fig "" "git fsck --full ($(git --version | sed 's/git version //'))" "$g_w" "$g_c" "$g_m"
 	declare -A what=([default]="sha1 dc, zlib zlib-rs (default)" [sha1-block]="sha1 block" [openssl-sha1]="sha1 openssl"
 		[zlib-miniz]="zlib miniz" [zlib-system]="zlib system" [zlib-ng]="zlib zlib-ng")
 	for b in "${fsck_builds[@]}"; do
@@ -292,11 +333,13 @@ if [ -n "$repo" ]; then
 			label="\`flagsplit fsck${t:+ --threads $t}\` (${what[$b]})"
 			[ "$b$t" != default ] || { d_w=$w; d_m=$m; }
 			echo "| $label | $w | $c | $m | $x | $(same_as_git "$name") | $(ratio "$g_w" "$w") |"
+			fsck_fig "$b" "flagsplit fsck${t:+ --threads $t} (${what[$b]})" "$w" "$c" "$m"
 		done
 	done
 	# Without delta trees (each base made from its chain through a bounded cache).
 	read -r w c m x < <(measure default-low "$repo" "$root/target/bench-builds/default/release/flagsplit-fsck" --no-progress --low-memory)
 	echo "| \`flagsplit fsck --low-memory\` (${what[default]}) | $w | $c | $m | $x | $(same_as_git default-low) | $(ratio "$g_w" "$w") |"
+	fsck_fig default "flagsplit fsck --low-memory (${what[default]})" "$w" "$c" "$m"
 	# A peer that failed is named with its first line of standard error, never shown as a time.
 	peer_ok() { # name status
 		[ "$2" = 0 ] && return 0
@@ -322,6 +365,7 @@ if [ -n "$repo" ]; then
 	done
 	if [ "$ipok" = 1 ]; then
 		echo "| \`git index-pack --verify --threads=$(nproc)\` (each pack, outside the repository; pack and idx only) | $ipw | $ipc | $ipm | | | $(ratio "$g_w" "$ipw") |"
+		fsck_fig "" "git index-pack --verify --threads=$(nproc)" "$ipw" "$ipc" "$ipm"
 	else
 		echo "| \`git index-pack --verify --threads=$(nproc)\` | failed: $(head -1 "$work/err.index-pack") | | | | | |"
 	fi
@@ -342,6 +386,9 @@ if [ -n "$repo" ]; then
 			echo "| \`gix fsck\` (connectivity from HEAD) | $w | $c | $m | | | $(ratio "$g_w" "$w") |"
 			both=$(awk -v a="$gw" -v b="$w" 'BEGIN { printf "%.2f", a + b }')
 			echo "| the two gix commands together | $both | $(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }') | | | | $(ratio "$g_w" "$both") |"
+			fsck_fig "" "gix free pack verify --decode ($(gix --version 2>/dev/null | head -1))" "$gw" "$gc" "$gm"
+			fsck_fig "" "gix fsck" "$w" "$c" "$m"
+			fsck_fig "" "the two gix commands together" "$both" "$(awk -v a="$gc" -v b="$c" 'BEGIN { printf "%.2f", a + b }')" ""
 		else
 			echo "| gitoxide (\`gix\`) | failed: $(head -1 "$work/err.gix-verify" "$work/err.gix-fsck" 2>/dev/null | grep -v '^==>' | grep . | head -1) | | | | | |"
 		fi
@@ -367,5 +414,38 @@ if [ -n "$repo" ]; then
 	echo
 	sed 's/^/- /' "$t_file"
 	echo
+	# The stages as figures: "inflate 2.99 s CPU" and the like.
+	while read -r stage value unit rest; do
+		[ "$unit" = s ] || continue
+		fig fsck-stages "" default "$stage${rest:+ $rest}" seconds "$value" s "FLAGSPLIT_FSCK_TIMES=1, one run" 1
+	done <"$t_file"
 fi
+
+# --- the JSON report ----------------------------------------------------------------------------
+{
+	echo "{"
+	echo '  "schema": 2,'
+	echo "  \"generator\": {\"name\": \"scripts/bench-builds.sh\", \"flagsplit\": $(jstr "$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"), \"arguments\": $(jstr "$arguments"), \"timing_runs\": $runs},"
+	echo "  \"machine\": {\"cpu_model\": $(jstr "$cpu"), \"cpu_flags\": $(jstr "${flags% }"), \"logical_cpus\": $(nproc), \"os\": $(jstr "$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"')"), \"kernel\": $(jstr "$(uname -r)"), \"arch\": $(jstr "$(uname -m)"), \"load_at_start\": $(jstr "$load_at_start")},"
+	echo "  \"tools\": {\"rustc\": $(jstr "$(rustc -V)"), \"git\": $(jstr "$(git --version)"), \"openssl\": $(jstr "$(openssl version)"), \"coreutils\": $(jstr "$(sha1sum --version | head -1)"), \"valgrind\": $(jstr "$(valgrind --version)"), \"gix\": $(jstr "$(gix --version 2>/dev/null | head -1)")},"
+	echo '  "builds": {'
+	first=1
+	for b in "${wanted[@]}"; do
+		[ -n "${built[$b]:-}" ] || continue
+		[ "${built[$b]}" = 1 ] || continue
+		built[$b]=2
+		[ "$first" = 1 ] || echo ","
+		first=0
+		printf '    %s: {"cargo": %s, "selection": %s, "options": %s}' "$(jstr "$b")" "$(jstr "${feat[$b]:-}")" "$(jstr "${sel[$b]:-}")" \
+			"$("$(bin "$b")" version --build-options --json | tr '\n' ' ' | sed 's/  */ /g')"
+	done
+	echo
+	echo "  },"
+	echo '  "figures": ['
+	sed '$!s/$/,/' "$figs"
+	echo "  ]"
+	echo "}"
+} >"$json_out.part"
+mv "$json_out.part" "$json_out"
+log "JSON report: $json_out"
 log "done"

@@ -40,22 +40,26 @@ const COLOURS: [&str; 8] = [
     "#3366cc", "#dc7a12", "#2a9d4b", "#b8336a", "#6c4ab6", "#0f8b8d", "#8d6e00", "#555555",
 ];
 
-/// Width of every chart's drawing, in its own units (it is scaled to the page).
-const W: f64 = 760.0;
-const ROW: f64 = 22.0;
-const LABEL: f64 = 330.0;
+/// Width of every chart's drawing, in its own units: the page scales it to the column (at most
+/// `svg.chart`'s max-width), so a phone shows it at about its own size.
+const W: f64 = 420.0;
+/// Height of one bar's row: its label above, the bar and its value below.
+const ROW: f64 = 34.0;
+/// The longest bar, leaving room for the value after it.
+const BAR: f64 = 250.0;
 
-/// One chart as an `<svg>`: a horizontal bar per figure, its label, value and unit, grouped.
+/// One chart as an `<svg>`: per group a heading, per figure its label, its bar and its value
+/// with the unit (and the ratio within its run).
 fn svg(chart: &Chart, runs: &[Run]) -> String {
-    let rows: usize = chart.groups.iter().map(|g| g.bars.len() + 1).sum();
-    let h = 30.0 + rows as f64 * ROW + 10.0;
+    let rows: usize = chart.groups.iter().map(|g| g.bars.len()).sum();
+    let heads = chart.groups.len();
+    let h = 28.0 + heads as f64 * 22.0 + rows as f64 * ROW + 6.0;
     let max = chart
         .groups
         .iter()
         .flat_map(|g| g.bars.iter().map(|b| b.value))
         .fold(0.0f64, f64::max)
         .max(1e-9);
-    let bar_w = W - LABEL - 150.0;
     let mut s = String::new();
     let _ = write!(
         s,
@@ -64,8 +68,7 @@ fn svg(chart: &Chart, runs: &[Run]) -> String {
     );
     let _ = write!(
         s,
-        "<text x=\"0\" y=\"18\" class=\"unit\">{} ({}; {})</text>",
-        esc(&chart.title),
+        "<text x=\"0\" y=\"16\" class=\"unit\">{}; {}</text>",
         esc(&chart.unit),
         if chart.higher_is_better {
             "longer is better"
@@ -73,35 +76,33 @@ fn svg(chart: &Chart, runs: &[Run]) -> String {
             "shorter is better"
         }
     );
-    let mut y = 30.0;
+    let mut y = 28.0;
     for g in &chart.groups {
         let _ = write!(
             s,
             "<text x=\"0\" y=\"{:.0}\" class=\"group\">{}</text>",
-            y + 15.0,
+            y + 16.0,
             esc(&g.name)
         );
-        y += ROW;
+        y += 22.0;
         for b in &g.bars {
-            let w = (b.value / max * bar_w).max(1.0);
+            let w = (b.value / max * BAR).max(1.0);
             let colour = COLOURS[b.run % COLOURS.len()];
             let mut label = esc(&b.label);
-            if label.chars().count() > 52 {
-                label = label.chars().take(51).collect::<String>() + "…";
+            if label.chars().count() > 62 {
+                label = label.chars().take(61).collect::<String>() + "…";
             }
             let _ = write!(
                 s,
-                "<text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"end\" class=\"label\"><title>{} — {}</title>{label}</text>",
-                LABEL - 6.0,
-                y + 15.0,
+                "<text x=\"0\" y=\"{:.0}\" class=\"label\"><title>{} — {}</title>{label}</text>",
+                y + 12.0,
                 esc(&b.label),
                 esc(&runs[b.run].label()),
             );
             let _ = write!(
                 s,
-                "<rect x=\"{LABEL}\" y=\"{:.0}\" width=\"{w:.1}\" height=\"{:.0}\" fill=\"{colour}\"/>",
-                y + 3.0,
-                ROW - 6.0
+                "<rect x=\"0\" y=\"{:.0}\" width=\"{w:.1}\" height=\"12\" fill=\"{colour}\"/>",
+                y + 16.0
             );
             let ratio = b
                 .ratio
@@ -110,8 +111,8 @@ fn svg(chart: &Chart, runs: &[Run]) -> String {
             let _ = write!(
                 s,
                 "<text x=\"{:.1}\" y=\"{:.0}\" class=\"value\">{} {}{ratio}</text>",
-                LABEL + w + 5.0,
-                y + 15.0,
+                w + 4.0,
+                y + 27.0,
                 num(b.value),
                 esc(&chart.unit)
             );
@@ -128,9 +129,9 @@ pub fn html(runs: &[Run], charts: &[Chart], problems: &[String]) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>flagsplit benchmark reports</title>\n<style>\n\
-         body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em; max-width: 60em; color: #222; }\n\
+         body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 0.8em; max-width: 44em; color: #222; }\n\
          h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }\n\
-         svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; }\n\
+         svg.chart { display: block; width: 100%; max-width: 42em; height: auto; font-size: 11px; }\n\
          svg text.unit { font-weight: bold; } svg text.group { font-weight: bold; fill: #444; }\n\
          svg text.label, svg text.value { fill: #222; }\n\
          ul.runs { padding-left: 1.2em; } .swatch { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.4em; vertical-align: middle; }\n\
