@@ -25,7 +25,9 @@
 #
 # Beside the Markdown it writes one JSON report (schema 2, read by `flagsplit report`; default
 # target/bench-builds/report.json): the generator, the machine, the tools, each build's options
-# (`flagsplit version --build-options --json`) and every figure with its unit, method and rounds.
+# (`flagsplit version --build-options --json`) and every figure with its unit, method and rounds;
+# unless --fsck-only, also the `flagsplit bench --json` reports (schema 1) of the default and
+# sha1-block builds beside it, bench-default.json and bench-sha1-block.json.
 # --quick uses 1 timing run instead of 5 (3 for the tree). Needs valgrind, GNU time (/usr/bin/time),
 # git, openssl and coreutils; as root it installs missing ones with apt-get (unless
 # FLAGSPLIT_TEST_NO_INSTALL=1).
@@ -80,7 +82,8 @@ declare -A sel=([sha1-block]="FLAGSPLIT_SHA1_PROVIDER=block")
 builds=(default openssl-sha1 openssl-tls all-features)
 fsck_builds=(default sha1-block openssl-sha1 zlib-miniz zlib-system zlib-ng)
 wanted=()
-[ "$fsck_only" = 1 ] || wanted=("${builds[@]}")
+# sha1-block too: its `flagsplit bench --json` report is written beside the default build's.
+[ "$fsck_only" = 1 ] || wanted=("${builds[@]}" sha1-block)
 [ -z "$repo" ] || wanted+=("${fsck_builds[@]}")
 declare -A built=()
 for b in "${wanted[@]}"; do
@@ -419,6 +422,17 @@ if [ -n "$repo" ]; then
 		[ "$unit" = s ] || continue
 		fig fsck-stages "" default "$stage${rest:+ $rest}" seconds "$value" s "FLAGSPLIT_FSCK_TIMES=1, one run" 1
 	done <"$t_file"
+fi
+
+# --- 6. each provider in process: `flagsplit bench --json` of the default and sha1-block builds --
+if [ "$fsck_only" = 0 ]; then
+	for b in default sha1-block; do
+		log "flagsplit bench --json ($b build)"
+		quick=()
+		[ "$runs" != 1 ] || quick=(--quick)
+		"$(bin "$b")" bench "${quick[@]}" --json >"$(dirname "$json_out")/bench-$b.json.part"
+		mv "$(dirname "$json_out")/bench-$b.json.part" "$(dirname "$json_out")/bench-$b.json"
+	done
 fi
 
 # --- the JSON report ----------------------------------------------------------------------------

@@ -57,7 +57,7 @@ dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 # The matrix's target directory holds a default release build already: reuse it.
 if cargo install --quiet --path . --locked --root "$dest" --target-dir "$root/target/matrix" >"$dest.log" 2>&1; then
-	for bin in flagsplit flagsplit-fsck flagsplit-imap-send; do
+	for bin in flagsplit flagsplit-fsck flagsplit-report flagsplit-imap-send; do
 		[ -x "$dest/bin/$bin" ] && pass "installed $bin" || fail "cargo install did not install $bin"
 	done
 	if out=$(env -u FLAGSPLIT_EXEC_PATH PATH=/usr/bin:/bin "$dest/bin/flagsplit" fsck --bogus 2>&1); [ $? = 129 ] &&

@@ -6,7 +6,8 @@
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
-# groff/man-db/zsh/fish for checking the generated man pages and completions.
+# groff/man-db/zsh/fish for checking the generated man pages and completions, and chromium (with
+# fonts-dejavu-core) for rendering `flagsplit report`'s page.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
 set -euo pipefail
@@ -22,7 +23,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3)
+packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,7 +43,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 absent=()
-for tool in cargo rustfmt cargo-clippy cc cmake pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff; do
+for tool in cargo rustfmt cargo-clippy cc cmake pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff chromium; do
 	command -v "$tool" >/dev/null || absent+=("$tool")
 done
 pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")

@@ -17,6 +17,8 @@ pub const FLAGSPLIT: &str = "flagsplit";
 pub const IMAP_SEND: &str = "flagsplit-imap-send";
 /// The `flagsplit-fsck` executable (`flagsplit fsck`).
 pub const FSCK: &str = "flagsplit-fsck";
+/// The `flagsplit-report` executable (`flagsplit report`): no facility; it links none.
+pub const REPORT: &str = "flagsplit-report";
 
 /// Checked SHA-1 (object ids, `sha1sum`).
 pub const SHA1: &str = "sha1";
@@ -99,7 +101,7 @@ pub static SPEC: Spec = Spec {
     name: "flagsplit",
     prefix: "FLAGSPLIT",
     cfg_prefix: "flagsplit",
-    binaries: &[FLAGSPLIT, FSCK, IMAP_SEND],
+    binaries: &[FLAGSPLIT, FSCK, REPORT, IMAP_SEND],
     default_features: &["rustls-tls"],
     facilities: &[
         Facility {
@@ -241,7 +243,7 @@ pub static SPEC: Spec = Spec {
             when: When::Run,
             values: "directory",
             default: "the directory of flagsplit, then PATH",
-            help: "where `flagsplit imap-send` and `flagsplit fsck` look for flagsplit-imap-send and flagsplit-fsck",
+            help: "where `flagsplit imap-send`, `flagsplit fsck` and `flagsplit report` look for flagsplit-imap-send, flagsplit-fsck and flagsplit-report",
         },
         Variable {
             name: "FLAGSPLIT_FSCK_TIMES",

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use flagsplit::build_options::BUILD_INFO;
-use flagsplit::spec::{FLAGSPLIT, FSCK, IMAP_SEND, MD5, SHA1, SHA1_UNSAFE, SPEC, TLS};
+use flagsplit::spec::{FLAGSPLIT, FSCK, IMAP_SEND, MD5, REPORT, SHA1, SHA1_UNSAFE, SPEC, TLS};
 
 fn run(binary: &str, args: &[&str]) -> String {
     let out = Command::new(binary).args(args).output().expect("run");
@@ -147,6 +147,7 @@ fn needed_is_the_c_runtime_and_what_the_selection_links() {
     for (binary, exe) in [
         (FLAGSPLIT, env!("CARGO_BIN_EXE_flagsplit")),
         (FSCK, env!("CARGO_BIN_EXE_flagsplit-fsck")),
+        (REPORT, env!("CARGO_BIN_EXE_flagsplit-report")),
         (IMAP_SEND, env!("CARGO_BIN_EXE_flagsplit-imap-send")),
     ] {
         let out = match Command::new("readelf").args(["-d", exe]).output() {

@@ -18,5 +18,6 @@ mod imap_exec_path;
 mod imap_send;
 mod providers;
 mod repo_refs;
+mod report;
 mod spec;
 mod verify_files;

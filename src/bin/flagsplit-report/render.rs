@@ -169,7 +169,62 @@ pub fn html(runs: &[Run], charts: &[Chart], problems: &[String]) -> String {
     s
 }
 
-/// The same comparison as Markdown tables.
+/// Every figure of one run as tables: one per section, a row per thing measured and a column per
+/// metric (with its unit), in the report's order.
+fn run_tables(s: &mut String, n: usize, run: &Run) {
+    let mut sections: Vec<&str> = Vec::new();
+    for f in &run.figures {
+        if !sections.contains(&f.section.as_str()) {
+            sections.push(&f.section);
+        }
+    }
+    for section in sections {
+        let figs: Vec<_> = run
+            .figures
+            .iter()
+            .filter(|f| f.section == section)
+            .collect();
+        let mut metrics: Vec<(&str, &str)> = Vec::new();
+        let mut rows: Vec<(&str, &str)> = Vec::new();
+        for f in &figs {
+            if !metrics.contains(&(f.metric.as_str(), f.unit.as_str())) {
+                metrics.push((&f.metric, &f.unit));
+            }
+            if !rows.contains(&(f.algorithm.as_str(), f.label.as_str())) {
+                rows.push((&f.algorithm, &f.label));
+            }
+        }
+        let method = figs.first().map(|f| f.method.as_str()).unwrap_or_default();
+        let _ = writeln!(s, "\n#### Run {n}: {section} ({method})\n");
+        let head: Vec<String> = metrics.iter().map(|(m, u)| format!("{m} ({u})")).collect();
+        let _ = writeln!(s, "| what | {} |", head.join(" | "));
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(metrics.len()));
+        for (alg, label) in rows {
+            let cells: Vec<String> = metrics
+                .iter()
+                .map(|(m, _)| {
+                    figs.iter()
+                        .find(|f| f.algorithm == alg && f.label == label && f.metric == *m)
+                        .map(|f| num(f.value))
+                        .unwrap_or_default()
+                })
+                .collect();
+            let what = if alg.is_empty() || label.contains(alg) {
+                label.to_string()
+            } else {
+                format!("{alg}: {label}")
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} |",
+                what.replace('|', "\\|"),
+                cells.join(" | ")
+            );
+        }
+    }
+}
+
+/// The same comparison as Markdown tables, then every figure of each run.
 pub fn markdown(runs: &[Run], charts: &[Chart]) -> String {
     let mut s = String::new();
     s.push_str("Runs:\n\n");
@@ -205,6 +260,9 @@ pub fn markdown(runs: &[Run], charts: &[Chart]) -> String {
                 s.push('\n');
             }
         }
+    }
+    for (i, r) in runs.iter().enumerate() {
+        run_tables(&mut s, i + 1, r);
     }
     s
 }
