@@ -121,7 +121,7 @@ fn schema_1(file: &str, v: &Value) -> Result<Run, Unreadable> {
     if let Some(n) = v["startup"]["instructions"].as_f64() {
         figures.push(Figure {
             section: "startup".into(),
-            label: text(&v["startup"], "command"),
+            label: command_name(&text(&v["startup"], "command")),
             algorithm: String::new(),
             metric: "instructions".into(),
             value: n,
@@ -209,6 +209,18 @@ fn schema_2(file: &str, v: &Value) -> Result<Run, Unreadable> {
         ),
         figures,
     })
+}
+
+/// A command line as a reader names it: the program without its directory
+/// (`/x/release/flagsplit sha1sum /dev/null` is `flagsplit sha1sum /dev/null`).
+fn command_name(line: &str) -> String {
+    match line.split_once(' ') {
+        Some((program, rest)) => {
+            let name = program.rsplit('/').next().unwrap_or(program);
+            format!("{name} {rest}")
+        }
+        None => line.rsplit('/').next().unwrap_or(line).to_string(),
+    }
 }
 
 /// `64 B`, `1 KiB`, `300 MiB`.
@@ -355,7 +367,7 @@ mod tests {
     const ONE: &str = r#"{"schema": 1, "machine": {"cpu_model": "CPU X", "logical_cpus": 2},
         "build": {"providers": {"sha1": {"provider": "dc"}, "md5": "builtin"}},
         "throughput": [{"facility": "sha1", "provider": "dc", "size_bytes": 65536, "mb_per_s": 1500.5, "ns_per_message": 1}],
-        "startup": {"command": "flagsplit sha1sum /dev/null", "instructions": 377538},
+        "startup": {"command": "/x/release/flagsplit sha1sum /dev/null", "instructions": 377538},
         "fsck": null}"#;
 
     #[test]
@@ -365,6 +377,7 @@ mod tests {
         assert_eq!(run.machine, "CPU X, 2 CPUs");
         assert_eq!(run.figures.len(), 2);
         assert_eq!(run.figures[0].algorithm, "sha1 64 KiB");
+        assert_eq!(run.figures[1].label, "flagsplit sha1sum /dev/null");
         let two = r#"{"schema": 2, "generator": {"name": "scripts/bench-builds.sh"},
             "machine": {"cpu_model": "CPU Y"}, "builds": {"default": {}, "sha1-block": {}},
             "figures": [
