@@ -811,6 +811,22 @@ fn link_base(
     }
 }
 
+/// The index's entries by pack offset: (offset, position in the index), sorted as pairs (faster
+/// than sorting the entries); git dies on an offset the index cannot give.
+fn by_offset(index: &idx::Index<'_>, name: &str) -> Result<Vec<(u64, u32)>, Fatal> {
+    let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
+    for n in 0..index.len() {
+        let off = index.offset(n).map_err(|_| {
+            Fatal::msg(format!(
+                "offset beyond end of pack index for {name} (truncated index?)"
+            ))
+        })?;
+        order.push((off, n));
+    }
+    order.sort_unstable();
+    Ok(order)
+}
+
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
 pub fn verify_pack(
     f: &mut Fsck<'_>,
@@ -961,17 +977,7 @@ fn verify_one(
     }
     // Entries by offset.
     let read_started = std::time::Instant::now();
-    let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
-    for n in 0..index.len() {
-        let off = index.offset(n).map_err(|_| {
-            Fatal::msg(format!(
-                "offset beyond end of pack index for {name} (truncated index?)"
-            ))
-        })?;
-        order.push((off, n));
-    }
-    // Sorted as pairs, which is faster than sorting the entries.
-    order.sort_unstable();
+    let order = by_offset(&index, &name)?;
     let mut ents: Vec<Ent> = order
         .into_iter()
         .map(|(off, n)| Ent {
@@ -1488,16 +1494,7 @@ fn verify_low_memory(
     let format = f.repo.format;
     let sig_ofs = bytes.len() - raw;
     let read_started = std::time::Instant::now();
-    let mut order: Vec<(u64, u32)> = Vec::with_capacity(index.len() as usize);
-    for n in 0..index.len() {
-        let off = index.offset(n).map_err(|_| {
-            Fatal::msg(format!(
-                "offset beyond end of pack index for {name} (truncated index?)"
-            ))
-        })?;
-        order.push((off, n));
-    }
-    order.sort_unstable();
+    let order = by_offset(index, &name)?;
     let offs: Vec<u64> = order.iter().map(|&(o, _)| o).collect();
     let ns: Vec<u32> = order.iter().map(|&(_, n)| n).collect();
     drop(order);

@@ -127,6 +127,15 @@ pub(crate) fn tree(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
     tree_with::<super::TreeEntryAt>(buf, format, s, None, None)
 }
 
+/// The entry at `at`, if the tree does not end there.
+fn entry_after(buf: &[u8], at: usize, raw: usize) -> Result<Option<TreeEntry<'_>>, &'static str> {
+    if at < buf.len() {
+        decode_tree_entry(buf, at, raw).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// Where one copy of a delta's leads: the base entries `first..=last` that the tree has at
 /// `at` (the start of `first` there), byte for byte, when the entry there is the start of a
 /// base entry, every one of them lies whole inside one copy, and their names are plain and in
@@ -274,20 +283,16 @@ pub(crate) fn tree_with<B: super::BaseEntry>(
             }
         }
 
-        let mut next = if entry.end < buf.len() {
-            match decode_tree_entry(buf, entry.end, raw) {
-                Ok(e) => Some(e),
-                Err(why) => {
-                    if let Some(t) = links.as_deref_mut() {
-                        t.simple = false;
-                    }
-                    s.parse_error(why);
-                    failed |= s.report(MsgId::BadTree, "cannot be parsed as a tree");
-                    break;
+        let mut next = match entry_after(buf, entry.end, raw) {
+            Ok(next) => next,
+            Err(why) => {
+                if let Some(t) = links.as_deref_mut() {
+                    t.simple = false;
                 }
+                s.parse_error(why);
+                failed |= s.report(MsgId::BadTree, "cannot be parsed as a tree");
+                break;
             }
-        } else {
-            None
         };
 
         match mode {
@@ -336,6 +341,9 @@ pub(crate) fn tree_with<B: super::BaseEntry>(
                 )
                 && l.end == end
                 && le - ls == l.end - l.start
+                // An entry after the run that does not parse is left to the entry-by-entry walk,
+                // which reports it where git does.
+                && let Ok(after) = entry_after(buf, end, raw)
                 && let Some(t) = links.as_deref_mut()
             {
                 t.runs.push(super::Run {
@@ -345,19 +353,7 @@ pub(crate) fn tree_with<B: super::BaseEntry>(
                     to: n.start as u32,
                 });
                 previous = Some((l.mode, l.name));
-                next = if end < buf.len() {
-                    match decode_tree_entry(buf, end, raw) {
-                        Ok(e) => Some(e),
-                        Err(why) => {
-                            t.simple = false;
-                            s.parse_error(why);
-                            failed |= s.report(MsgId::BadTree, "cannot be parsed as a tree");
-                            break;
-                        }
-                    }
-                } else {
-                    None
-                };
+                next = after;
             }
         }
         match next {
