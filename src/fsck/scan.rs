@@ -827,6 +827,20 @@ fn by_offset(index: &idx::Index<'_>, name: &str) -> Result<Vec<(u64, u32)>, Fata
     Ok(order)
 }
 
+/// The workers' results folded into the run, in order: whether one found an error, and the special
+/// blobs their trees named (to be replayed in pack order).
+fn fold(f: &mut Fsck<'_>, locals: Vec<Local>) -> (bool, SpecialEvents) {
+    let mut err = false;
+    let mut events = Vec::new();
+    for mut l in locals {
+        f.times.add(&l.times);
+        err |= l.err;
+        events.append(&mut l.special_events);
+        f.apply(&mut l);
+    }
+    (err, events)
+}
+
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
 pub fn verify_pack(
     f: &mut Fsck<'_>,
@@ -1119,13 +1133,8 @@ fn verify_one(
         }
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-    let mut events = Vec::new();
-    for mut l in locals {
-        f.times.add(&l.times);
-        err |= l.err;
-        events.append(&mut l.special_events);
-        f.apply(&mut l);
-    }
+    let (failed, events) = fold(f, locals);
+    err |= failed;
     // What no root reached: a cycle of REF_DELTA bases.
     for (e, d) in ents.iter().zip(&done) {
         if d.load(Relaxed) {
@@ -1618,13 +1627,8 @@ fn verify_low_memory(
         }
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-    let mut events = Vec::new();
-    for mut l in locals {
-        f.times.add(&l.times);
-        err |= l.err;
-        events.append(&mut l.special_events);
-        f.apply(&mut l);
-    }
+    let (failed, events) = fold(f, locals);
+    err |= failed;
     f.out
         .progress("Checking objects", base_count + count as u64, total, false);
     Ok((err, events))
