@@ -1444,12 +1444,20 @@ fn prompt_run(
         .expect("slave");
     let dir = tempfile::tempdir().expect("dir");
     // Found on this process's PATH: the child's has no git (nor anything else).
-    let setsid = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join("setsid"))
-        .find(|p| p.exists())
-        .expect("setsid (util-linux)");
+    let on_path = |name: &str| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(name))
+            .find(|p| p.exists())
+    };
+    let setsid = on_path("setsid").expect("setsid (util-linux)");
+    // A test command started in the background (`cmd &` in a script) has SIGINT ignored, which its
+    // children inherit and keep, as they should: the sender starts with the default disposition,
+    // as it does from a terminal (coreutils env).
+    let env_bin = on_path("env").expect("env (coreutils)");
     let mut c = Command::new(setsid);
     c.arg("--ctty")
+        .arg(env_bin)
+        .arg("--default-signal=INT,TERM")
         .arg(BIN)
         .args(["--list", "-c", "imap.host=imap://127.0.0.1"])
         .arg("-c")
