@@ -148,7 +148,7 @@ build() {
 	envs+=("${build_env[@]}")
 	local t0=$SECONDS
 	if ! (cd "$tree" && env CARGO_HOME="$home" CARGO_TARGET_DIR="$tdir" "${envs[@]}" \
-		cargo build --release --locked "${offline[@]}" --bins "$@") >"$work/log/$name" 2>&1; then
+		cargo build --release --locked "${offline[@]}" --bin flagsplit --bin flagsplit-imap-send "$@") >"$work/log/$name" 2>&1; then
 		tail -30 "$work/log/$name"
 		fail "$name: build failed (log: $work/log/$name)"
 		return 1
