@@ -625,6 +625,19 @@ const BIG: u32 = u32::MAX;
 const NO_BASE: u32 = u32::MAX;
 
 impl Ent {
+    /// The entry at `off`, `n` in the index, before its header is read.
+    fn at(off: u64, n: u32) -> Ent {
+        Ent {
+            off,
+            n,
+            size: 0,
+            base: NO_BASE,
+            hdr: 0,
+            kind: None,
+            is_delta: false,
+        }
+    }
+
     fn base(&self) -> Option<usize> {
         (self.base != NO_BASE).then_some(self.base as usize)
     }
@@ -698,15 +711,7 @@ fn describe(
     name: &str,
     mut rare: Option<&mut Rare>,
 ) -> (Ent, Option<(u64, bool)>) {
-    let mut ent = Ent {
-        off,
-        n,
-        size: 0,
-        base: NO_BASE,
-        hdr: 0,
-        kind: None,
-        is_delta: false,
-    };
+    let mut ent = Ent::at(off, n);
     let mut base = None;
     match head {
         Ok(e) => {
@@ -992,18 +997,7 @@ fn verify_one(
     // Entries by offset.
     let read_started = std::time::Instant::now();
     let order = by_offset(&index, &name)?;
-    let mut ents: Vec<Ent> = order
-        .into_iter()
-        .map(|(off, n)| Ent {
-            off,
-            n,
-            size: 0,
-            base: NO_BASE,
-            hdr: 0,
-            kind: None,
-            is_delta: false,
-        })
-        .collect();
+    let mut ents: Vec<Ent> = order.into_iter().map(|(off, n)| Ent::at(off, n)).collect();
     let mut rare = Rare::default();
     let count = ents.len();
     let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
@@ -1201,54 +1195,33 @@ const LOW_MEMORY_CHUNK: usize = 512;
 /// first). A pack's entries are a thread's keys only while it checks that pack.
 struct NodeCache {
     pack: usize,
-    map: std::collections::HashMap<u32, (Option<Kind>, Arc<Node>)>,
-    order: std::collections::VecDeque<u32>,
-    bytes: usize,
-    limit: usize,
+    nodes: Budgeted<u32, (Option<Kind>, Arc<Node>)>,
 }
 
 impl NodeCache {
     fn new() -> NodeCache {
         NodeCache {
             pack: 0,
-            map: std::collections::HashMap::new(),
-            order: std::collections::VecDeque::new(),
-            bytes: 0,
-            limit: 0,
+            nodes: Budgeted::new(0),
         }
     }
 
     /// Empties it unless it holds pack `pack`'s entries; `limit` bytes from now on.
     fn for_pack(&mut self, pack: usize, limit: usize) {
         if self.pack != pack {
-            self.map.clear();
-            self.order.clear();
-            self.bytes = 0;
+            self.nodes.clear();
             self.pack = pack;
         }
-        self.limit = limit;
+        self.nodes.limit = limit;
     }
 
     fn get(&self, e: usize) -> Option<(Option<Kind>, Arc<Node>)> {
-        self.map.get(&(e as u32)).cloned()
+        self.nodes.get(e as u32)
     }
 
     fn put(&mut self, e: usize, kind: Option<Kind>, node: &Arc<Node>) {
         let size = node.data.len() + node.links.len() * std::mem::size_of::<TreeLink>();
-        if size > self.limit / 4 || self.map.contains_key(&(e as u32)) {
-            return;
-        }
-        while self.bytes + size > self.limit {
-            let Some(old) = self.order.pop_front() else {
-                break;
-            };
-            if let Some((_, n)) = self.map.remove(&old) {
-                self.bytes -= n.data.len() + n.links.len() * std::mem::size_of::<TreeLink>();
-            }
-        }
-        self.bytes += size;
-        self.order.push_back(e as u32);
-        self.map.insert(e as u32, (kind, Arc::clone(node)));
+        self.nodes.put(e as u32, (kind, Arc::clone(node)), size);
     }
 }
 
@@ -2251,20 +2224,24 @@ pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
 /// A base in a [`BaseCache`]: its type and content.
 type CachedBase = (Kind, std::sync::Arc<[u8]>);
 
-/// Delta bases decoded by reads of many objects one after another, kept up to a byte budget
-/// (git's `delta_base_cache_limit`, 96 MiB), the oldest dropped first: read in pack order, a
-/// delta finds its base here instead of decoding the base's whole chain again.
-pub struct BaseCache {
-    map: std::collections::HashMap<(usize, u64), CachedBase>,
-    order: std::collections::VecDeque<(usize, u64)>,
+/// Delta bases decoded by reads of many objects one after another, by (pack, offset), kept up to
+/// a byte budget (git's `delta_base_cache_limit`, 96 MiB): read in pack order, a delta finds its
+/// base here instead of decoding the base's whole chain again.
+pub type BaseCache = Budgeted<(usize, u64), CachedBase>;
+
+/// Values kept up to a byte budget, the oldest dropped first; a value larger than a quarter of
+/// the budget is not kept.
+pub struct Budgeted<K, V> {
+    map: std::collections::HashMap<K, (V, usize)>,
+    order: std::collections::VecDeque<K>,
     bytes: usize,
     limit: usize,
 }
 
-impl BaseCache {
-    /// An empty cache holding at most `limit` bytes of objects.
+impl<K: std::hash::Hash + Eq + Copy, V: Clone> Budgeted<K, V> {
+    /// An empty one holding at most `limit` bytes.
     pub fn new(limit: usize) -> Self {
-        BaseCache {
+        Budgeted {
             map: std::collections::HashMap::new(),
             order: std::collections::VecDeque::new(),
             bytes: 0,
@@ -2272,25 +2249,33 @@ impl BaseCache {
         }
     }
 
-    fn get(&self, key: (usize, u64)) -> Option<(Kind, std::sync::Arc<[u8]>)> {
-        self.map.get(&key).cloned()
+    fn get(&self, key: K) -> Option<V> {
+        self.map.get(&key).map(|(v, _)| v.clone())
     }
 
-    fn put(&mut self, key: (usize, u64), kind: Kind, data: &[u8]) {
-        if data.len() > self.limit / 4 || self.map.contains_key(&key) {
+    /// Keeps `value`, which takes `size` bytes.
+    fn put(&mut self, key: K, value: V, size: usize) {
+        if size > self.limit / 4 || self.map.contains_key(&key) {
             return;
         }
-        while self.bytes + data.len() > self.limit {
+        while self.bytes + size > self.limit {
             let Some(old) = self.order.pop_front() else {
                 break;
             };
-            if let Some((_, d)) = self.map.remove(&old) {
-                self.bytes -= d.len();
+            if let Some((_, n)) = self.map.remove(&old) {
+                self.bytes -= n;
             }
         }
-        self.bytes += data.len();
+        self.bytes += size;
         self.order.push_back(key);
-        self.map.insert(key, (kind, data.into()));
+        self.map.insert(key, (value, size));
+    }
+
+    /// Empties it.
+    fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+        self.bytes = 0;
     }
 }
 
@@ -2626,7 +2611,7 @@ impl Reader<'_> {
             None => {
                 let b = self.unpack_at(base_off, depth + 1);
                 if let (Some(c), Some((k, d))) = (self.cache.as_deref_mut(), &b) {
-                    c.put((self.pack_nr, base_off), *k, d);
+                    c.put((self.pack_nr, base_off), (*k, d.as_slice().into()), d.len());
                 }
                 b
             }
@@ -2727,12 +2712,12 @@ mod tests {
         for e in 0..10 {
             c.put(e, Some(Kind::Blob), &node(900));
         }
-        assert!(c.bytes <= 4000);
+        assert!(c.nodes.bytes <= 4000);
         assert!(c.get(0).is_none() && c.get(9).is_some());
         // Larger than a quarter of the budget: not kept.
         c.put(20, Some(Kind::Blob), &node(1001));
         assert!(c.get(20).is_none());
         c.for_pack(2, 4000);
-        assert!(c.get(9).is_none() && c.bytes == 0);
+        assert!(c.get(9).is_none() && c.nodes.bytes == 0);
     }
 }

@@ -189,7 +189,7 @@ fn said(
     format: ObjectFormat,
     opts: &Options,
     delta: Option<DeltaOf<'_, TreeEntryAt>>,
-) -> (Said, usize) {
+) -> (Said, usize, Vec<TreeEntryAt>) {
     let raw = format.raw_len();
     let id = vec![7u8; raw];
     let mut special = SpecialBlobs::default();
@@ -249,6 +249,7 @@ fn said(
             links: if c.simple { links } else { Vec::new() },
         },
         runs.iter().map(|r| (r.last - r.first + 1) as usize).sum(),
+        out,
     )
 }
 
@@ -276,34 +277,19 @@ pub fn check_pair(
     target: &[u8],
     copies: &[Copy],
 ) -> usize {
-    let raw = format.raw_len();
     for c in copies {
         assert_eq!(base[c.from..c.from + c.len], target[c.to..c.to + c.len]);
     }
-    let (base_said, _) = said(base, format, opts, None);
-    let mut base_entries = Vec::new();
-    {
-        let mut special = SpecialBlobs::default();
-        let mut findings = Vec::new();
-        check_tree_links(
-            &[7u8; 32][..raw],
-            base,
-            format,
-            opts,
-            &mut special,
-            &mut findings,
-            &mut base_entries,
-        );
-    }
+    let (base_said, _, base_entries) = said(base, format, opts, None);
     if !(base_said.simple && base_said.clean) || base_entries.is_empty() {
         return 0;
     }
-    let (plain, _) = said(target, format, opts, None);
+    let (plain, _, _) = said(target, format, opts, None);
     let delta = DeltaOf {
         entries: &base_entries,
         copies,
     };
-    let (skipping, skipped) = said(target, format, opts, Some(delta));
+    let (skipping, skipped, _) = said(target, format, opts, Some(delta));
     assert_eq!(
         plain, skipping,
         "base {base:?}\ntarget {target:?}\ncopies {copies:?}"
@@ -361,7 +347,7 @@ mod tests {
             check_pair(ObjectFormat::Sha1, &opts, &base, &target, &copies),
             1
         );
-        let (plain, _) = said(&target, ObjectFormat::Sha1, &opts, None);
+        let (plain, _, _) = said(&target, ObjectFormat::Sha1, &opts, None);
         assert!(
             plain
                 .findings
