@@ -262,9 +262,9 @@ pub static SPEC: Spec = Spec {
         Variable {
             name: "FLAGSPLIT_FSCK_SUBJECT",
             when: When::Test,
-            values: "git",
+            values: "git | path of a flagsplit",
             default: "flagsplit",
-            help: "the fsck corpus test compares git with itself (to check the harness)",
+            help: "the fsck corpus test compares git with itself (to check the harness), or with another flagsplit build (to see which cases a change fixed)",
         },
         Variable {
             name: "FLAGSPLIT_FSCK_KEEP",

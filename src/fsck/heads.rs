@@ -114,7 +114,11 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     }
     match f.table.lookup(id, k) {
         Ok(i) => {
-            if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only {
+            // (The empty tree is read from git's cached objects, not from a store.)
+            if f.table.obj(i).flags & HAS_OBJ == 0
+                && f.opts.connectivity_only
+                && *id != f.empty_tree
+            {
                 f.table.or_flags(i, HAS_OBJ);
             }
             if f.opts.connectivity_only {

@@ -291,6 +291,8 @@ pub struct Fsck<'o> {
     pub default_refs: usize,
     /// No default reference was found: `--unreachable` is then ignored, as git does.
     pub no_default_refs: bool,
+    /// The empty tree's id, which git reads whether or not it is stored (a cached object).
+    pub empty_tree: Oid,
 }
 
 impl<'o> Fsck<'o> {
@@ -432,6 +434,13 @@ impl Fsck<'_> {
     }
 }
 
+/// The id of the empty tree in `format` (git's `EMPTY_TREE_SHA1_BIN_LITERAL` and its SHA-256 twin).
+pub fn empty_tree_id(format: ObjectFormat) -> Oid {
+    let mut h = crate::object::ObjectHasher::new(format, Kind::Tree, 0, false);
+    h.update(b"");
+    h.finalize().map_or([0; 32], |id| table::oid(id.as_bytes()))
+}
+
 /// Lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
@@ -529,6 +538,7 @@ pub fn run_with(
         Err(e) => return Err((out, e)),
     };
     let big_file_threshold = walk::big_file_threshold(&config);
+    let empty_tree = empty_tree_id(repo.format);
     let mut f = Fsck {
         opts,
         repo,
@@ -554,6 +564,7 @@ pub fn run_with(
         graph_commits: None,
         default_refs: 0,
         no_default_refs: false,
+        empty_tree,
     };
     for w in f.checks.config_warnings().to_vec() {
         f.out.err(&w);

@@ -2315,6 +2315,9 @@ fn read_object_in(
     lines: &mut Vec<String>,
     mut cache: Option<&mut BaseCache>,
 ) -> Option<(Kind, Vec<u8>)> {
+    if let Some(cached) = cached_object(f, id) {
+        return Some(cached);
+    }
     let mut z = Inflater::new().ok()?;
     if let Some(path) = f.loose.get(id) {
         match read_loose(&mut z, path, &f.hex(id), None) {
@@ -2669,9 +2672,19 @@ pub fn total_objects(f: &Fsck<'_>) -> u64 {
         .sum()
 }
 
-/// git's `has_object`: stored loose, or in a pack that git has not marked bad for it.
+/// git's cached objects (`find_cached_object`), which every read asks first: the empty tree,
+/// there whether or not it is stored (and read from there even when its stored copy is corrupt).
+pub fn cached_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
+    (*id == f.empty_tree).then(|| (Kind::Tree, Vec::new()))
+}
+
+/// git's `has_object`: a cached object, stored loose, or in a pack that git has not marked bad
+/// for it.
 pub fn has_object(f: &Fsck<'_>, id: &Oid) -> bool {
     use super::table::{BAD, PRESENT};
+    if *id == f.empty_tree {
+        return true;
+    }
     match f.table.get(id).map(|i| f.table.obj(i).flags) {
         Some(fl) if fl & PRESENT != 0 => fl & BAD == 0 || f.loose.contains_key(id),
         _ => false,

@@ -19,10 +19,12 @@
 //! `fatal:` line naming the pack and the offset of the entry, and without a panic.
 //!
 //! Variables: `FLAGSPLIT_FSCK_CASES=SUBSTRING` runs the cases whose names contain it;
-//! `FLAGSPLIT_FSCK_SUBJECT=git` compares git with itself (to check the harness);
+//! `FLAGSPLIT_FSCK_SUBJECT=git` compares git with itself (to check the harness), and
+//! `FLAGSPLIT_FSCK_SUBJECT=PATH` another flagsplit build (to see which cases a change fixed);
 //! `FLAGSPLIT_FSCK_KEEP=1` keeps the built repositories and prints where they are.
 
 mod build;
+mod classes;
 mod corrupt;
 mod packgen;
 
@@ -91,6 +93,7 @@ fn world() -> &'static World {
         build::repositories(&mut b);
         corrupt::corruptions(&mut b);
         packgen::hostile_packs(&mut b);
+        classes::classes(&mut b);
         let cases = b.into_cases();
         let keep = std::env::var_os("FLAGSPLIT_FSCK_KEEP").is_some();
         let _ = writeln_stderr(&format!(
@@ -387,10 +390,12 @@ fn has_fsck(program: &str) -> bool {
     out.is_ok_and(|o| !String::from_utf8_lossy(&o.stderr).contains("is not a flagsplit command"))
 }
 
-/// The program under test: flagsplit when it has `fsck`, git with `FLAGSPLIT_FSCK_SUBJECT=git`.
+/// The program under test: flagsplit when it has `fsck`, git with `FLAGSPLIT_FSCK_SUBJECT=git`,
+/// another flagsplit with `FLAGSPLIT_FSCK_SUBJECT=PATH`.
 fn subject() -> Option<String> {
     match std::env::var("FLAGSPLIT_FSCK_SUBJECT").ok().as_deref() {
         Some("git") => Some("git".to_string()),
+        Some(path) if !path.is_empty() => Some(path.to_string()),
         _ if has_fsck(FLAGSPLIT) => Some(FLAGSPLIT.to_string()),
         _ => None,
     }
