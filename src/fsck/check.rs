@@ -161,8 +161,18 @@ pub struct Local {
     /// For a worker: its own counts of tree links to stored blobs (`Table::refs`), by object,
     /// added to the table's when the `Local` is applied; `None`: counted in the table. A byte
     /// each, so that the counts of a large repository stay in a core's cache (a count that
-    /// reaches 255 goes to the table).
+    /// reaches 255 is noted in `spilled`).
     pub counts: Option<Vec<u8>>,
+    /// The objects whose count in `counts` reached 255, once each time: 255 more for each when
+    /// the `Local` is applied (a worker does not write counts to the table, so that what a pack's
+    /// check did can be taken back, see `scan::verify_pack`).
+    pub spilled: Vec<u32>,
+    /// The type conflicts met (git's `object X is a T, not a U`): which of the two git reports
+    /// depends on the order in which it reads the objects.
+    pub conflicts: usize,
+    /// Links to objects made as another type when the missing ones were created
+    /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
+    pub unresolved: Vec<(usize, String)>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -230,6 +240,9 @@ impl Local {
             copies: Vec::new(),
             tree_links: Vec::new(),
             counts: None,
+            spilled: Vec::new(),
+            conflicts: 0,
+            unresolved: Vec::new(),
         }
     }
 
@@ -243,7 +256,7 @@ impl Local {
                     c.resize(table.len().max(i + 1), 0);
                 }
                 if c[i] == u8::MAX {
-                    table.add_refs(i as u32, u32::from(u8::MAX));
+                    self.spilled.push(i as u32);
                     c[i] = 0;
                 }
                 c[i] += 1;
@@ -297,6 +310,7 @@ impl Core<'_> {
                 (false, None)
             }
             Err(c) => {
+                l.conflicts += 1;
                 l.error(&format!(
                     "object {} is a {}, not a {}",
                     hex(&tid[..self.format.raw_len()]),
@@ -516,9 +530,6 @@ impl Core<'_> {
             // A shallow commit's parents are not followed (git grafts it with no parents).
             links.targets.retain(|t| t.kind != Kind::Commit);
         }
-        for e in &links.errors {
-            l.error(e);
-        }
         let unparsed = |l: &mut Local| {
             let line = match loose {
                 Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
@@ -533,6 +544,7 @@ impl Core<'_> {
             return true;
         };
         if let Err(c) = self.table.set_kind(i, kind) {
+            l.conflicts += 1;
             l.error(&format!(
                 "object {h} is a {}, not a {}",
                 c.is.name(),
@@ -541,19 +553,38 @@ impl Core<'_> {
             unparsed(l);
             return true;
         }
-        if links.parse_failed {
-            // git's parser looked these up (with their types) before it failed.
-            for t in &links.targets {
-                let tid = table::oid(&t.id);
-                if let Err(c) = self.table.lookup_known(&tid, t.kind, &mut l.recent) {
-                    l.error(&format!(
-                        "object {} is a {}, not a {}",
-                        hex(&t.id),
-                        c.is.name(),
-                        t.kind.name()
-                    ));
-                }
+        // git's parser looks up what a commit or tag names (an id the table does not have yet is
+        // created when the results are folded in: one named twice in this object as two types
+        // is a conflict here, as git's lookup would make it).
+        let mut absent: Vec<(Oid, Kind)> = Vec::new();
+        let recent = &mut l.recent;
+        let parsed = links.parse_lookups(kind, &id[..format.raw_len()], |tid, tk| {
+            let tid = table::oid(tid);
+            match self.table.lookup_known(&tid, tk, recent) {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => match absent.iter().find(|(a, _)| *a == tid) {
+                    Some(&(_, is)) if is != tk => Err(is),
+                    Some(_) => Ok(()),
+                    None => {
+                        absent.push((tid, tk));
+                        Ok(())
+                    }
+                },
+                Err(c) => Err(c.is),
             }
+        });
+        if let Err(lines) = parsed {
+            l.conflicts += 1;
+            for m in &lines {
+                l.error(m);
+            }
+            unparsed(l);
+            return true;
+        }
+        for e in &links.errors {
+            l.error(e);
+        }
+        if links.parse_failed {
             unparsed(l);
             return true;
         }
@@ -655,7 +686,7 @@ impl Core<'_> {
 mod tests {
     use super::*;
 
-    /// A worker's byte-sized counts spill to the table at 255: nothing is lost.
+    /// A worker's byte-sized counts spill at 255 (noted for when it is applied): nothing is lost.
     #[test]
     fn counts_spill_to_the_table() {
         let mut t = Table::default();
@@ -668,7 +699,12 @@ mod tests {
             l.count(&t, i);
         }
         let kept = l.counts.as_ref().map_or(0, |c| u32::from(c[i as usize]));
-        assert_eq!(t.obj(i).refs + kept, 600);
+        // Noted, not written: the table has none until the Local is applied.
+        assert_eq!(t.obj(i).refs, 0);
+        assert_eq!(l.spilled.len() as u32 * 255 + kept, 600);
+        for s in std::mem::take(&mut l.spilled) {
+            t.add_refs(s, 255);
+        }
         assert_eq!(t.obj(i).refs, 2 * 255);
         // Without counts of its own, a Local counts in the table.
         let mut shared = Local::default();

@@ -5,7 +5,7 @@ use crate::gitconfig::Config;
 use crate::object::Kind;
 
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
-use super::{Fatal, Fsck, bits, odb, scan};
+use super::{Fatal, Fsck, bits, hex, odb, scan};
 
 /// The whole run.
 pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
@@ -281,18 +281,48 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
                 continue;
             }
             let id = o.id;
-            let known = o.kind.is_some();
+            let known = o.kind;
+            // git's walk does not read a blob.
+            if known == Some(Kind::Blob) {
+                continue;
+            }
             let read = read_for_walk(f, &id)?;
-            if read.is_none() && !known {
+            if read.is_none() && known.is_none() {
                 let d = f.describe(&id);
                 f.out.error(&format!("Unknown object type for {d}"));
             }
             if let Some((k, data)) = read {
-                let _ = f.table.lookup(&id, k);
+                if !read_as(f, &id, known, k) {
+                    continue;
+                }
                 let links = super::walk::links(k, &id, &data, f.repo.format);
+                let table = &mut f.table;
+                let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
+                    table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
+                });
+                if let Err(lines) = parsed {
+                    for l in &lines {
+                        f.out.error(l);
+                    }
+                    continue;
+                }
+                for e in &links.errors {
+                    f.out.error(e);
+                }
+                if links.parse_failed {
+                    continue;
+                }
                 for t in links.targets {
-                    if let Ok(ti) = f.table.lookup(&oid(&t.id), t.kind) {
-                        f.table.or_flags(ti, USED);
+                    match f.table.lookup(&oid(&t.id), t.kind) {
+                        Ok(ti) => {
+                            f.table.or_flags(ti, USED);
+                        }
+                        Err(c) => f.out.error(&format!(
+                            "object {} is a {}, not a {}",
+                            hex(&t.id),
+                            c.is.name(),
+                            t.kind.name()
+                        )),
                     }
                 }
             }
@@ -498,14 +528,39 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
         }
         return Ok(());
     };
-    if kind.is_none() {
-        let _ = f.table.lookup(&id, k);
+    if !read_as(f, &id, kind, k) {
+        return Ok(());
     }
     if k == Kind::Blob {
         return Ok(());
     }
     let links = super::walk::links(k, &id, &data, f.repo.format);
     walk_links(f, i, &id, k, links, pending)
+}
+
+/// The object `id`, known as `known` (`None`: of no type yet), read as `k`: git's walk takes an
+/// object of no type as what it reads, and its `parse_commit`, `parse_tree` and `parse_tag`
+/// refuse an object known as another type than it reads as (`Object X not a commit`). Whether
+/// the walk goes on.
+fn read_as(f: &mut Fsck<'_>, id: &Oid, known: Option<Kind>, k: Kind) -> bool {
+    match known {
+        None => {
+            let _ = f.table.lookup(id, k);
+            true
+        }
+        // A blob is not read by the walk.
+        Some(Kind::Blob) => false,
+        Some(known) if known != k => {
+            let what = match known {
+                Kind::Commit => "commit",
+                Kind::Tag => "tag",
+                Kind::Tree | Kind::Blob => "tree",
+            };
+            f.out.error(&format!("Object {} not a {what}", f.hex(id)));
+            false
+        }
+        Some(_) => true,
+    }
 }
 
 /// The walk's step from object `i` (`id`, of type `k`) to what it links to.
@@ -521,8 +576,22 @@ fn walk_links(
     if k == Kind::Commit && f.shallow.contains(&id) {
         links.targets.retain(|t| t.kind != Kind::Commit);
     }
+    // git's parser of a commit or tag looks up what it names; when it fails, nothing is walked.
+    let table = &mut f.table;
+    let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
+        table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
+    });
+    if let Err(lines) = parsed {
+        for l in &lines {
+            f.out.error(l);
+        }
+        return Ok(());
+    }
     for e in &links.errors {
         f.out.error(e);
+    }
+    if links.parse_failed {
+        return Ok(());
     }
     let name = f.names.get(&id).cloned();
     let parents: Vec<usize> = links
@@ -534,7 +603,18 @@ fn walk_links(
         .collect();
     for (n, t) in links.targets.iter().enumerate() {
         let tid = oid(&t.id);
-        let target = f.table.lookup(&tid, t.kind).ok();
+        let target = match f.table.lookup(&tid, t.kind) {
+            Ok(ti) => Some(ti),
+            Err(c) => {
+                f.out.error(&format!(
+                    "object {} is a {}, not a {}",
+                    f.hex(&tid),
+                    c.is.name(),
+                    t.kind.name()
+                ));
+                None
+            }
+        };
         if let (Some(name), Some(_)) = (&name, target)
             && f.opts.name_objects
         {

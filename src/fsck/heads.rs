@@ -89,43 +89,10 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
             return Ok(None);
         }
     }
-    if k != Kind::Blob {
-        let links = super::walk::links(k, id, &data, f.repo.format);
-        for e in &links.errors {
-            f.out.error(e);
-        }
-        if links.parse_failed {
-            return Ok(None);
-        }
-        // Parsing a commit or a tag looks up what it names with the type it names (git's
-        // `lookup_commit`, `lookup_tree`): the walk then takes a parent as a commit, from the
-        // commit-graph when it lists it, rather than reading it as an object of no known type.
-        if f.opts.connectivity_only && k != Kind::Tree {
-            for t in &links.targets {
-                let tid = oid(&t.id);
-                if f.table
-                    .get(&tid)
-                    .is_some_and(|ti| f.table.obj(ti).kind.is_none())
-                {
-                    let _ = f.table.lookup(&tid, t.kind);
-                }
-            }
-        }
-    }
-    match f.table.lookup(id, k) {
-        Ok(i) => {
-            // (The empty tree is read from git's cached objects, not from a store.)
-            if f.table.obj(i).flags & HAS_OBJ == 0
-                && f.opts.connectivity_only
-                && *id != f.empty_tree
-            {
-                f.table.or_flags(i, HAS_OBJ);
-            }
-            if f.opts.connectivity_only {
-                f.table.or_flags(i, PARSED);
-            }
-            Ok(Some(i))
-        }
+    // git's `parse_object_buffer`: the object looked up as its type, then (a commit or a tag)
+    // parsed, which looks up what it names with the types it names them as.
+    let i = match f.table.lookup(id, k) {
+        Ok(i) => i,
         Err(c) => {
             f.out.error(&format!(
                 "object {} is a {}, not a {}",
@@ -133,9 +100,40 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
                 c.is.name(),
                 k.name()
             ));
-            Ok(None)
+            return Ok(None);
+        }
+    };
+    if k != Kind::Blob {
+        let mut links = super::walk::links(k, id, &data, f.repo.format);
+        if k == Kind::Commit && f.shallow.contains(id) {
+            links.targets.retain(|t| t.kind != Kind::Commit);
+        }
+        let table = &mut f.table;
+        let raw = &id[..f.repo.format.raw_len()];
+        let parsed = links.parse_lookups(k, raw, |tid, tk| {
+            table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
+        });
+        if let Err(lines) = parsed {
+            for l in &lines {
+                f.out.error(l);
+            }
+            return Ok(None);
+        }
+        for e in &links.errors {
+            f.out.error(e);
+        }
+        if links.parse_failed {
+            return Ok(None);
         }
     }
+    // (The empty tree is read from git's cached objects, not from a store.)
+    if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only && *id != f.empty_tree {
+        f.table.or_flags(i, HAS_OBJ);
+    }
+    if f.opts.connectivity_only {
+        f.table.or_flags(i, PARSED);
+    }
+    Ok(Some(i))
 }
 
 impl Fsck<'_> {
@@ -402,8 +400,16 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
                 continue;
             }
             let id = oid(&e.id);
-            let Ok(i) = f.table.lookup(&id, Kind::Blob) else {
-                continue;
+            let i = match f.table.lookup(&id, Kind::Blob) {
+                Ok(i) => i,
+                Err(c) => {
+                    f.out.error(&format!(
+                        "object {} is a {}, not a blob",
+                        f.hex(&id),
+                        c.is.name()
+                    ));
+                    continue;
+                }
             };
             let name = format!(
                 "{}:{}",

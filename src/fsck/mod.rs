@@ -354,9 +354,41 @@ impl<'o> Fsck<'o> {
         }
     }
 
+    /// Creates the objects `l`'s links named that the table did not have when they were checked,
+    /// as the types the links name, and puts them in their places in `l.edges`. A link to an
+    /// object made just before as another type is git's `object X is a T, not a U`, kept for
+    /// [`Fsck::apply`]. Returns the number of those.
+    pub fn resolve(&mut self, l: &mut check::Local) -> usize {
+        let mut conflicts = 0;
+        for m in l.missing.drain(..) {
+            let e = match self.table.lookup(&m.id, m.kind) {
+                Ok(ti) => {
+                    self.table.or_flags(ti, USED);
+                    table::edge(Some(ti), m.kind)
+                }
+                Err(c) => {
+                    conflicts += 1;
+                    let line = format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&m.id),
+                        c.is.name(),
+                        m.kind.name()
+                    );
+                    l.unresolved.push((m.at, line));
+                    table::edge(None, m.kind)
+                }
+            };
+            if let Some(slot) = l.edges.get_mut(m.at) {
+                *slot = e;
+            }
+        }
+        conflicts
+    }
+
     /// Folds what a check produced into the run: its lines, bits and links (creating the objects
-    /// it linked to that the table did not have). Leaves `l` empty for reuse.
+    /// it linked to that the table did not have, [`Fsck::resolve`]). Leaves `l` empty for reuse.
     pub fn apply(&mut self, l: &mut check::Local) {
+        self.resolve(l);
         for line in l.lines.drain(..) {
             match line {
                 check::Line::Out(b) => {
@@ -374,27 +406,14 @@ impl<'o> Fsck<'o> {
                 }
             }
         }
+        for i in l.spilled.drain(..) {
+            self.table.add_refs(i, u32::from(u8::MAX));
+        }
+        l.conflicts = 0;
         let mut broken_owners = Vec::new();
-        for m in l.missing.drain(..) {
-            let e = match self.table.lookup(&m.id, m.kind) {
-                Ok(ti) => {
-                    self.table.or_flags(ti, USED);
-                    table::edge(Some(ti), m.kind)
-                }
-                Err(c) => {
-                    self.out.error(&format!(
-                        "object {} is a {}, not a {}",
-                        self.hex(&m.id),
-                        c.is.name(),
-                        m.kind.name()
-                    ));
-                    broken_owners.push(m.at);
-                    table::edge(None, m.kind)
-                }
-            };
-            if let Some(slot) = l.edges.get_mut(m.at) {
-                *slot = e;
-            }
+        for (at, line) in l.unresolved.drain(..) {
+            self.out.error(&line);
+            broken_owners.push(at);
         }
         // A worker's links (many) are taken whole; a few are copied.
         let adopted = (l.edges.len() >= 1 << 16).then(|| {

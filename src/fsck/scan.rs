@@ -988,11 +988,13 @@ fn verify_one(
         return Ok((true, Vec::new()));
     };
     let sig_ofs = bytes.len() - raw;
+    // The types and flags before the pack, to put back should its check meet a type conflict.
+    let saved = f.table.save();
     if let Some(why) = low_memory(f, index.len() as usize) {
         if let Some(line) = why {
             f.out.err(&format!("notice: {name}: {line}"));
         }
-        return verify_low_memory(f, p, &index, bytes, raw, err, base_count, total);
+        return verify_low_memory(f, p, &index, bytes, raw, err, base_count, total, &saved);
     }
     // Entries by offset.
     let read_started = std::time::Instant::now();
@@ -1127,7 +1129,19 @@ fn verify_one(
         }
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-    let (failed, events) = fold(f, locals);
+    let Some((failed, events)) = settle(f, locals) else {
+        let offs: Vec<u64> = ents.iter().map(|e| e.off).collect();
+        let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
+        let mut is_base = vec![0u64; count.div_ceil(64)];
+        for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
+            is_base[e / 64] |= 1 << (e % 64);
+        }
+        let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
+        let (failed, events) = again_in_git_order(f, p, &index, bytes, raw, flat, &rare, &saved);
+        f.out
+            .progress("Checking objects", base_count + count as u64, total, false);
+        return Ok((err | failed, events));
+    };
     err |= failed;
     // What no root reached: a cycle of REF_DELTA bases.
     for (e, d) in ents.iter().zip(&done) {
@@ -1471,6 +1485,7 @@ fn verify_low_memory(
     mut err: bool,
     base_count: u64,
     total: u64,
+    saved: &[u16],
 ) -> Result<(bool, SpecialEvents), Fatal> {
     let name = p.name.clone();
     let format = f.repo.format;
@@ -1600,11 +1615,94 @@ fn verify_low_memory(
         }
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-    let (failed, events) = fold(f, locals);
+    let (failed, events) = match settle(f, locals) {
+        Some(settled) => settled,
+        None => {
+            let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
+            again_in_git_order(f, p, index, bytes, raw, flat, &rare, saved)
+        }
+    };
     err |= failed;
     f.out
         .progress("Checking objects", base_count + count as u64, total, false);
     Ok((err, events))
+}
+
+/// The workers' results folded into the run ([`fold`]), unless they met a type conflict: an
+/// object that a link names as another type than the object has, or two links that name it as
+/// two types (git's `object X is a T, not a U`). Which of the two git reports (the link, or the
+/// object as corrupt) depends on which it reads first, and the workers did not read the pack in
+/// git's order: then `None`, and nothing is folded in.
+fn settle(f: &mut Fsck<'_>, mut locals: Vec<Local>) -> Option<(bool, SpecialEvents)> {
+    let mut conflicts: usize = locals.iter().map(|l| l.conflicts).sum();
+    for l in &mut locals {
+        conflicts += f.resolve(l);
+    }
+    (conflicts == 0).then(|| fold(f, locals))
+}
+
+/// A pack's entries (offsets, index positions and which are bases, in pack order: `flat`)
+/// checked again one after another, each folded into the run as soon as it is checked: git's
+/// order, which decides which side of a type conflict git reports. The types and flags are first
+/// put back as they were before the pack (`saved`). Only a pack whose check met a conflict
+/// ([`settle`]) is checked so, with a delta's base made through a cache as in `--low-memory`.
+#[allow(clippy::too_many_arguments)]
+fn again_in_git_order(
+    f: &mut Fsck<'_>,
+    p: &PackState,
+    index: &idx::Index<'_>,
+    bytes: &[u8],
+    raw: usize,
+    (offs, ns, is_base): (&[u64], &[u32], &[u64]),
+    rare: &Rare,
+    saved: &[u16],
+) -> (bool, SpecialEvents) {
+    f.table.restore(saved);
+    let counter = AtomicU64::new(0);
+    let children = Children {
+        start: Vec::new(),
+        list: Vec::new(),
+    };
+    let pctx = PackCtx {
+        bytes,
+        sig_ofs: bytes.len() - raw,
+        name: &p.name,
+        index,
+        ents: &[],
+        table_index: &p.table_index,
+        rare,
+        children: &children,
+        done: &[],
+        counter: &counter,
+        hash: f.hash,
+        big: f.big_file_threshold,
+        timing: f.opts.timing,
+    };
+    let named = std::sync::Mutex::new(std::collections::HashSet::new());
+    let flat = Flat {
+        offs,
+        ns,
+        is_base,
+        index,
+        raw,
+        named: &named,
+    };
+    // Counted in the table as it goes (no counts of its own): each entry is folded in at once.
+    let mut w = Worker::new();
+    w.cache.for_pack(bytes.as_ptr() as usize, LOW_MEMORY_CACHE);
+    let (mut err, mut events) = (false, Vec::new());
+    for e in 0..offs.len() {
+        {
+            let core = f.core();
+            check_flat(&core, &pctx, &flat, &mut w, e);
+        }
+        err |= std::mem::take(&mut w.l.err);
+        events.append(&mut w.l.special_events);
+        let times = std::mem::take(&mut w.l.times);
+        f.times.add(&times);
+        f.apply(&mut w.l);
+    }
+    (err, events)
 }
 
 /// git's lines for a pack whose trailer is not the hash of the rest (`sum`) or not the checksum

@@ -359,6 +359,23 @@ impl Table {
         }
     }
 
+    /// Every object's type and flags, for [`Table::restore`].
+    pub fn save(&self) -> Vec<u16> {
+        self.objs
+            .iter()
+            .map(|o| u16::from(o.kind.load(Relaxed)) << 8 | u16::from(o.flags.load(Relaxed)))
+            .collect()
+    }
+
+    /// Puts back the types and flags [`Table::save`] took; an object made since has none.
+    pub fn restore(&self, saved: &[u16]) {
+        for (i, o) in self.objs.iter().enumerate() {
+            let v = saved.get(i).copied().unwrap_or(0);
+            o.kind.store((v >> 8) as u8, Relaxed);
+            o.flags.store(v as u8, Relaxed);
+        }
+    }
+
     /// Sets `flags` on `i`; returns the flags it had.
     pub fn or_flags(&self, i: u32, flags: u8) -> u8 {
         let cell = &self.objs[i as usize].flags;

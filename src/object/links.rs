@@ -61,6 +61,42 @@ pub struct Links {
     pub tag_name: Option<Vec<u8>>,
 }
 
+impl Links {
+    /// git's parser looks up each object a commit or tag names (`lookup_tree`, `lookup_commit`,
+    /// ... in `parse_commit_buffer` and `parse_tag_buffer`), in [`Links::targets`]' order, with
+    /// the type it is named as; an object known as another type fails the parse there. `lookup`
+    /// gives `Err(its type)` for such an object. `Err` holds git's lines then (without `error: `):
+    /// `object X is a blob, not a commit`, and `bad tree pointer X in commit Y`, `bad parent X in
+    /// commit Y` or `bad tag pointer to X in Y`; the objects after it are not looked up, and the
+    /// parser's own [`Links::errors`] (which come after every lookup) are not printed.
+    pub fn parse_lookups(
+        &self,
+        kind: Kind,
+        oid: &[u8],
+        mut lookup: impl FnMut(&[u8], Kind) -> Result<(), Kind>,
+    ) -> Result<(), Vec<String>> {
+        if !matches!(kind, Kind::Commit | Kind::Tag) {
+            return Ok(());
+        }
+        for (n, t) in self.targets.iter().enumerate() {
+            let Err(is) = lookup(&t.id, t.kind) else {
+                continue;
+            };
+            let (id, of) = (to_hex(&t.id), to_hex(oid));
+            let bad = match kind {
+                Kind::Tag => format!("bad tag pointer to {id} in {of}"),
+                _ if n == 0 => format!("bad tree pointer {id} in commit {of}"),
+                _ => format!("bad parent {id} in commit {of}"),
+            };
+            return Err(vec![
+                format!("object {id} is a {}, not a {}", is.name(), t.kind.name()),
+                bad,
+            ]);
+        }
+        Ok(())
+    }
+}
+
 /// [`links_for`] for content whose id is computed here (with collision detection for SHA-1).
 pub fn links(kind: Kind, buf: &[u8], format: ObjectFormat) -> Links {
     let mut h = ObjectHasher::new(format, kind, buf.len() as u64, true);
@@ -293,6 +329,54 @@ mod tests {
         let l = links(Kind::Tag, t.as_bytes(), ObjectFormat::Sha1);
         assert!(l.parse_failed);
         assert!(l.errors[0].starts_with("unknown tag type 'bogus' in "));
+    }
+
+    /// The first object named as another type than it has fails the parse, with git's lines;
+    /// nothing after it is looked up.
+    #[test]
+    fn parse_lookups_stop_at_the_first_conflict() {
+        let other = "1111111111111111111111111111111111111111";
+        let c = format!("tree {H}\nparent {other}\nparent {H}\nauthor x\n");
+        let l = links(Kind::Commit, c.as_bytes(), ObjectFormat::Sha1);
+        let mut asked = Vec::new();
+        let r = l.parse_lookups(Kind::Commit, &[0xab; 20], |id, k| {
+            asked.push((to_hex(id), k));
+            if to_hex(id) == other {
+                Err(Kind::Blob)
+            } else {
+                Ok(())
+            }
+        });
+        let lines = r.expect_err("a conflict");
+        assert_eq!(lines[0], format!("object {other} is a blob, not a commit"));
+        assert_eq!(
+            lines[1],
+            format!("bad parent {other} in commit {}", "ab".repeat(20))
+        );
+        assert_eq!(asked.len(), 2);
+        let r = l.parse_lookups(Kind::Commit, &[0xab; 20], |_, k| {
+            if k == Kind::Tree {
+                Err(Kind::Commit)
+            } else {
+                Ok(())
+            }
+        });
+        assert!(r.expect_err("tree")[1].starts_with(&format!("bad tree pointer {H} in commit ")));
+        let t = format!("object {H}\ntype commit\ntag v1\ntagger x\n\nmsg\n");
+        let l = links(Kind::Tag, t.as_bytes(), ObjectFormat::Sha1);
+        let r = l.parse_lookups(Kind::Tag, &[1; 20], |_, _| Err(Kind::Blob));
+        assert_eq!(
+            r.expect_err("tag"),
+            [
+                format!("object {H} is a blob, not a commit"),
+                format!("bad tag pointer to {H} in {}", "01".repeat(20))
+            ]
+        );
+        // Trees and blobs are not parsed with lookups.
+        assert!(
+            l.parse_lookups(Kind::Tree, &[1; 20], |_, _| Err(Kind::Blob))
+                .is_ok()
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::fs;
 
 use super::build::{Builder, CORRUPT_OPTIONS, MISSING_OPTIONS};
-use super::corrupt::write_loose;
+use super::corrupt::{unhex, write_loose};
 
 /// What these cases run with.
 const OPTIONS: &[(&str, &[&str])] = &[
@@ -21,6 +21,7 @@ const OPTIONS: &[(&str, &[&str])] = &[
 /// Every class.
 pub(crate) fn classes(b: &mut Builder) {
     empty_tree(b);
+    named_as_another_type(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -119,4 +120,140 @@ fn empty_tree(b: &mut Builder) {
     fs::write(&path, b"garbage\n").expect("write");
     b.cases("cls-empty-tree-corrupt", &dir, OPTIONS);
     let _ = (CORRUPT_OPTIONS, MISSING_OPTIONS, write_loose);
+}
+
+/// An object that a tag, commit or tree names as another type than it has. git's parser of a
+/// commit or tag looks up what it names with the type it names it as (`lookup_commit`...): the
+/// first of the two to be read gives the object its type, and the other one fails — the tag or
+/// commit does not parse (`bad tag pointer to X in Y`, and it is neither valid nor dangling), the
+/// tree's walk finds a broken link, or the object itself is `corrupt or missing`. Loose, and
+/// packed in both orders (a pack is checked in offset order), referenced or not.
+fn named_as_another_type(b: &mut Builder) {
+    // (name, the object named: a rev, what names it)
+    let ident = "tagger T <t@example.com> 1700000000 +0000";
+    let who =
+        "author A <a@example.com> 1700000000 +0000\ncommitter C <c@example.com> 1700000000 +0000";
+    let variants: &[(&str, &str, String)] = &[
+        (
+            "tag-commit-blob",
+            "HEAD:a",
+            format!("tag\nobject X\ntype commit\ntag wrong\n{ident}\n\nm\n"),
+        ),
+        (
+            "tag-tree-commit",
+            "HEAD",
+            format!("tag\nobject X\ntype tree\ntag wrong\n{ident}\n\nm\n"),
+        ),
+        (
+            "tag-tag-blob",
+            "HEAD:a",
+            format!("tag\nobject X\ntype tag\ntag wrong\n{ident}\n\nm\n"),
+        ),
+        (
+            "tag-blob-tree",
+            "HEAD^{tree}",
+            format!("tag\nobject X\ntype blob\ntag wrong\n{ident}\n\nm\n"),
+        ),
+        (
+            "commit-tree-blob",
+            "HEAD:a",
+            format!("commit\ntree X\nparent HEAD\n{who}\n\nm\n"),
+        ),
+        (
+            "commit-parent-tree",
+            "HEAD^{tree}",
+            format!("commit\ntree T\nparent X\n{who}\n\nm\n"),
+        ),
+        (
+            "commit-second-parent-blob",
+            "HEAD:a",
+            format!("commit\ntree T\nparent HEAD\nparent X\n{who}\n\nm\n"),
+        ),
+    ];
+    for (name, named, text) in variants {
+        let dir = format!("r/cls-type-{name}");
+        fs::create_dir_all(b.path(&dir)).expect("mkdir");
+        b.sh(
+            &dir,
+            "git init -q . && echo a > a && git add a && git commit -q -m one",
+        );
+        let x = rev(b, &dir, named);
+        let (kind, body) = text.split_once('\n').expect("kind");
+        let content = body
+            .replace('X', &x)
+            .replace("HEAD", &rev(b, &dir, "HEAD"))
+            .replace("tree T", &format!("tree {}", rev(b, &dir, "HEAD^{tree}")));
+        let y = write_loose(b, &dir, kind, content.as_bytes());
+        let refname = if kind == "tag" {
+            "refs/tags/wrong"
+        } else {
+            "refs/heads/wrong"
+        };
+        fs::write(b.path(&format!("{dir}/.git/{refname}")), format!("{y}\n")).expect("ref");
+        let opts: &[(&str, &[&str])] = &[
+            ("default", &[]),
+            ("connectivity-only", &["--connectivity-only"]),
+            ("no-full", &["--no-full"]),
+            ("unreachable", &["--unreachable", "--no-reflogs"]),
+        ];
+        b.cases(&format!("cls-type-{name}"), &dir, opts);
+        // Packed: the object named first, then the one naming it; and the other way round.
+        let all = b.sh(
+            &dir,
+            "git cat-file --batch-all-objects --batch-check='%(objectname)'",
+        );
+        let rest: Vec<&str> = all.lines().filter(|l| *l != x && *l != y).collect();
+        for (order, first, second) in [("named-first", &x, &y), ("naming-first", &y, &x)] {
+            let to = format!("{dir}-{order}");
+            b.copy(&dir, &to);
+            let list = format!("{first}\n{second}\n{}\n", rest.join("\n"));
+            b.sh(
+                &to,
+                &format!(
+                    "printf '{list}' | git pack-objects -q .git/objects/pack/pack >/dev/null
+                     git prune-packed"
+                ),
+            );
+            b.cases(&format!("cls-type-{name}-{order}"), &to, opts);
+        }
+        // Nothing refers to the one naming it.
+        let to = format!("{dir}-unreferenced");
+        b.copy(&dir, &to);
+        fs::remove_file(b.path(&format!("{to}/.git/{refname}"))).expect("rm ref");
+        b.cases(&format!("cls-type-{name}-unreferenced"), &to, &opts[..3]);
+    }
+    // In a pack's order git reads a tree whose entries are a base's, then a commit, then a tree
+    // that is a delta of the first and names the commit as a blob: the commit has its type when
+    // the delta is read, so the delta's link is broken (flagsplit resolves the delta with its
+    // base, before the commit, unless it checks such a pack again in git's order).
+    let dir = fresh(
+        b,
+        "cls-type-delta-order",
+        "",
+        "i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo \"file $i\" > f$i; done
+         git add . && git commit -q -m base",
+    );
+    let commit = rev(b, &dir, "HEAD");
+    let mut tree = Vec::new();
+    for line in b.sh(&dir, "git ls-tree HEAD").lines().take(12) {
+        let (meta, name) = line.split_once('\t').expect("entry");
+        let id = meta.rsplit(' ').next().expect("id");
+        tree.extend_from_slice(format!("100644 {name}\0").as_bytes());
+        tree.extend_from_slice(&unhex(id));
+    }
+    tree.extend_from_slice(b"100644 x\0");
+    tree.extend_from_slice(&unhex(&commit));
+    fs::write(b.path(&format!("{dir}/t2")), &tree).expect("write");
+    b.sh(
+        &dir,
+        "t1=$(git rev-parse HEAD^{tree}) c=$(git rev-parse HEAD)
+         t2=$(git hash-object --literally -t tree -w t2) && rm t2
+         d=$(git commit-tree $t2 -p HEAD -m d) && echo $d > .git/refs/heads/d
+         { echo $t1; echo $c; echo $t2; echo $d; git ls-tree HEAD | cut -f1 | cut -d' ' -f3; } |
+           git pack-objects -q --window=50 .git/objects/pack/pack >/dev/null
+         git prune-packed
+         # The second tree is a delta of the first, after the commit.
+         git verify-pack -v .git/objects/pack/*.idx | grep -q \"^$t2 tree .* $t1\\$\"",
+    );
+    b.cases("cls-type-delta-order", &dir, &CORRUPT_OPTIONS[..1]);
 }
