@@ -24,6 +24,8 @@ pub struct Core<'a> {
     pub checks: &'a checks::Options,
     /// The shallow boundary.
     pub shallow: &'a HashSet<Oid>,
+    /// The object store, for a delta base a pack could not give (git then reads it by its id).
+    pub store: super::store::Store<'a>,
 }
 
 /// A line for standard output or standard error.
@@ -173,6 +175,8 @@ pub struct Local {
     /// Links to objects made as another type when the missing ones were created
     /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
+    /// A read that stood in for a delta base a pack could not give died (git's message).
+    pub fatal: Option<String>,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -243,6 +247,7 @@ impl Local {
             spilled: Vec::new(),
             conflicts: 0,
             unresolved: Vec::new(),
+            fatal: None,
         }
     }
 

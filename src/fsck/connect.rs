@@ -371,48 +371,15 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
 /// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
 fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
-    use super::table::{BAD, IN_PACK};
-    let flags = f.table.get(id).map_or(0, |i| f.table.obj(i).flags);
-    if flags & BAD != 0 && !f.loose.contains_key(id) {
-        let pack = f
-            .packs
-            .iter()
-            .find(|p| {
-                p.index(f.repo.format)
-                    .is_some_and(|x| x.lookup(&id[..f.repo.format.raw_len()]).is_some())
-            })
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
-        return Err(Fatal::msg(format!(
-            "packed object {} (stored in {pack}) is corrupt",
-            f.hex(id)
-        )));
-    }
     let mut lines = Vec::new();
-    let read = scan::read_object_with(f, id, &mut lines);
+    let read = f.store().read_or_die(id, &mut lines);
     for l in &lines {
         f.out.error(l);
     }
-    f.take_fatal()?;
-    if read.is_none()
-        && flags & IN_PACK != 0
-        && let Some(i) = f.table.get(id)
-    {
-        f.table.or_flags(i, BAD);
+    match read.fatal {
+        Some(m) => Err(Fatal::msg(m)),
+        None => Ok(read.object),
     }
-    // The walk reads as `repo_read_object_file` does, which dies on a loose object it cannot
-    // read when no packed copy stands in.
-    if read.is_none()
-        && let Some(path) = f.loose.get(id)
-        && !scan::has_object_pack(f, id)
-    {
-        return Err(Fatal::msg(format!(
-            "loose object {} (stored in {}) is corrupt",
-            f.hex(id),
-            path.display()
-        )));
-    }
-    Ok(read)
 }
 
 /// Leaves in each stored blob's count only the checked trees the walk reached (a blob is

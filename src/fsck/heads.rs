@@ -33,53 +33,29 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
             .is_none_or(|i| matches!(f.table.obj(i).kind, None | Some(Kind::Blob)))
     {
         match scan::packed_type(f, id) {
-            scan::PackedType::Bad(bad, lines) => {
+            scan::PackedType::Bad(pack, bad, lines) => {
                 for l in &lines {
                     f.out.error(l);
                 }
                 for b in &bad {
-                    if let Some(i) = f.table.get(b) {
-                        f.table.or_flags(i, super::table::BAD);
-                    }
+                    f.store().mark_bad(pack, b);
                 }
             }
             scan::PackedType::Dies(m) => return Err(Fatal::msg(m)),
             scan::PackedType::Kind(_) | scan::PackedType::NotPacked => {}
         }
     }
-    if !scan::has_object(f, id) {
-        if f.loose.contains_key(id) || f.in_pack_bad(id) {
-            return Err(Fatal::msg(format!(
-                "{} object {} (stored in {}) is corrupt",
-                if f.loose.contains_key(id) {
-                    "loose"
-                } else {
-                    "packed"
-                },
-                f.hex(id),
-                f.stored_in(id)
-            )));
-        }
-        return Ok(None);
-    }
+    // git's `repo_read_object_file`: packs first, a copy that cannot be read marked bad and the
+    // next read; git dies when none could be read and one is corrupt.
     let mut lines = Vec::new();
-    let read = scan::read_object_with(f, id, &mut lines);
+    let read = f.store().read_or_die(id, &mut lines);
     for l in &lines {
         f.out.error(l);
     }
-    f.take_fatal()?;
-    let Some((k, data)) = read else {
-        if let Some(path) = f.loose.get(id) {
-            return Err(Fatal::msg(format!(
-                "loose object {} (stored in {}) is corrupt",
-                f.hex(id),
-                path.display()
-            )));
-        }
-        // git marks a packed copy it could not read as bad, and no longer finds it.
-        if let Some(i) = f.table.get(id) {
-            f.table.or_flags(i, super::table::BAD);
-        }
+    if let Some(m) = read.fatal {
+        return Err(Fatal::msg(m));
+    }
+    let Some((k, data)) = read.object else {
         return Ok(None);
     };
     match (f.hash)(f.repo.format, k, &data) {
@@ -134,26 +110,6 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         f.table.or_flags(i, PARSED);
     }
     Ok(Some(i))
-}
-
-impl Fsck<'_> {
-    fn in_pack_bad(&self, id: &Oid) -> bool {
-        self.table
-            .get(id)
-            .is_some_and(|i| self.table.obj(i).flags & super::table::BAD != 0)
-    }
-
-    fn stored_in(&self, id: &Oid) -> String {
-        let format = self.repo.format;
-        self.packs
-            .iter()
-            .find(|p| {
-                p.index(format)
-                    .is_some_and(|i| i.lookup(&id[..format.raw_len()]).is_some())
-            })
-            .map(|p| p.name.clone())
-            .unwrap_or_default()
-    }
 }
 
 /// An object named on the command line (a full hex id, or a ref name).
@@ -517,22 +473,17 @@ fn commit_for_graph(
     use crate::verify::commit_graph::Commit;
     let id = oid(raw);
     let mut read_lines = Vec::new();
-    let read = scan::read_object_with(f, &id, &mut read_lines);
+    // A process of its own: the copies fsck marked bad count for it.
+    let read = f.store().fresh().read_or_die(&id, &mut read_lines);
     lines.extend(read_lines.into_iter().map(|l| format!("error: {l}")));
-    match read {
-        Some((Kind::Commit, data)) => Commit::Found(data),
-        Some(_) => Commit::NotACommit,
-        None => match f.loose.get(&id) {
-            Some(path) => Commit::Corrupt {
-                lines: Vec::new(),
-                message: format!(
-                    "loose object {} (stored in {}) is corrupt",
-                    f.hex(&id),
-                    path.display()
-                ),
-            },
-            None => Commit::Missing,
+    match (read.object, read.fatal) {
+        (Some((Kind::Commit, data)), _) => Commit::Found(data),
+        (Some(_), _) => Commit::NotACommit,
+        (None, Some(message)) => Commit::Corrupt {
+            lines: Vec::new(),
+            message,
         },
+        (None, None) => Commit::Missing,
     }
 }
 

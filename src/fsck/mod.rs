@@ -19,6 +19,7 @@ pub mod connect;
 pub mod heads;
 pub mod odb;
 pub mod scan;
+pub mod store;
 pub mod table;
 pub mod walk;
 
@@ -343,14 +344,37 @@ impl<'o> Fsck<'o> {
         err
     }
 
+    /// The object store, as git reads objects from it.
+    pub fn store(&self) -> store::Store<'_> {
+        self.store_with(&self.packs)
+    }
+
+    /// The object store with `packs` (the run's, while it has lent them out).
+    pub fn store_with<'a>(&'a self, packs: &'a [scan::PackState]) -> store::Store<'a> {
+        store::Store {
+            packs,
+            loose: &self.loose,
+            table: &self.table,
+            format: self.repo.format,
+            empty_tree: self.empty_tree,
+            fresh: false,
+        }
+    }
+
     /// What a check needs of the run.
     pub fn core(&self) -> check::Core<'_> {
+        self.core_with(&self.packs)
+    }
+
+    /// What a check needs of the run, with `packs` (the run's, while it has lent them out).
+    pub fn core_with<'a>(&'a self, packs: &'a [scan::PackState]) -> check::Core<'a> {
         check::Core {
             table: &self.table,
             format: self.repo.format,
             opts: self.opts,
             checks: &self.checks.opts,
             shallow: &self.shallow,
+            store: self.store_with(packs),
         }
     }
 
@@ -389,6 +413,12 @@ impl<'o> Fsck<'o> {
     /// it linked to that the table did not have, [`Fsck::resolve`]). Leaves `l` empty for reuse.
     pub fn apply(&mut self, l: &mut check::Local) {
         self.resolve(l);
+        if let Some(m) = l.fatal.take() {
+            let mut pending = self.pending_fatal.borrow_mut();
+            if pending.is_none() {
+                *pending = Some(m);
+            }
+        }
         for line in l.lines.drain(..) {
             match line {
                 check::Line::Out(b) => {

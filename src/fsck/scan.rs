@@ -48,6 +48,9 @@ pub struct PackState {
     /// The index's entries sorted by offset (offset, position in the index), made the first
     /// time a random read asks which entry starts at an offset.
     by_offset: std::sync::OnceLock<Vec<(u64, u32)>>,
+    /// The objects whose copy here could not be read (git's `bad_object_oids`): no longer
+    /// found in this pack.
+    bad: std::sync::Mutex<Vec<Oid>>,
 }
 
 impl PackState {
@@ -62,6 +65,20 @@ impl PackState {
     /// Its bytes, when usable.
     pub fn bytes(&self) -> Option<&[u8]> {
         self.pack.as_ref().map(Mapped::bytes)
+    }
+
+    /// Whether its copy of `id` was marked bad.
+    pub fn is_bad(&self, id: &Oid) -> bool {
+        self.bad.lock().is_ok_and(|b| b.contains(id))
+    }
+
+    /// Marks its copy of `id` bad (git's `mark_bad_packed_object`).
+    pub fn mark_bad(&self, id: &Oid) {
+        if let Ok(mut b) = self.bad.lock()
+            && !b.contains(id)
+        {
+            b.push(*id);
+        }
     }
 
     /// The position in `index` (this pack's) of the entry that starts at `off`, if one does.
@@ -198,9 +215,23 @@ pub enum LooseRead {
     },
     /// git's `error:` lines (without the prefix).
     Bad(Vec<String>),
+    /// The file could not be opened, or is empty: git's lines.
+    Unmapped(Vec<String>),
 }
 
-/// Reads a loose object file as git's `read_loose_object` does.
+/// How a loose object is read, which decides git's messages: by fsck's scan of the files
+/// (`read_loose_object`, which names the file) or through the object store
+/// (`loose_object_info`, which names the object; a stream shorter than its header says is then
+/// read as its content padded with zeros, whose hash does not match).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum LooseBy {
+    /// fsck's scan.
+    Scan,
+    /// The object store.
+    Store,
+}
+
+/// Reads a loose object file as git's `read_loose_object` (or `loose_object_info`) does.
 /// With `stream` (the big-file threshold and the object format), a blob larger than the
 /// threshold is hashed as it is inflated instead of being held.
 pub fn read_loose(
@@ -208,11 +239,23 @@ pub fn read_loose(
     path: &Path,
     hexid: &str,
     stream: Option<(u64, ObjectFormat)>,
+    by: LooseBy,
 ) -> LooseRead {
     let map = match Mapped::open(path) {
         Ok(m) => m,
+        Err(e) if by == LooseBy::Store => {
+            let gone = e.kind() == std::io::ErrorKind::NotFound;
+            return LooseRead::Unmapped(if gone {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "unable to open loose object {hexid}: {}",
+                    crate::os_error::strerror(&e)
+                )]
+            });
+        }
         Err(e) => {
-            return LooseRead::Bad(vec![format!(
+            return LooseRead::Unmapped(vec![format!(
                 "unable to mmap {}: {}",
                 path.display(),
                 crate::os_error::strerror(&e)
@@ -222,14 +265,21 @@ pub fn read_loose(
     let input = map.bytes();
     let mut lines = Vec::new();
     if input.is_empty() {
-        // git's map_fd refuses an empty file, then reports the mapping with a stale errno.
+        // git's map_fd refuses an empty file; fsck's scan then reports the mapping with a stale
+        // errno.
         lines.push(format!("object file {} is empty", path.display()));
-        lines.push(format!(
-            "unable to mmap {}: No such file or directory",
-            path.display()
-        ));
-        return LooseRead::Bad(lines);
+        if by == LooseBy::Scan {
+            lines.push(format!(
+                "unable to mmap {}: No such file or directory",
+                path.display()
+            ));
+        }
+        return LooseRead::Unmapped(lines);
     }
+    let unpack_header = match by {
+        LooseBy::Scan => format!("unable to unpack header of {}", path.display()),
+        LooseBy::Store => format!("unable to unpack {hexid} header"),
+    };
     // git inflates at most 32 bytes to find the header.
     z.reset();
     let mut hdr = [0u8; loose::MAX_HEADER_LEN];
@@ -250,7 +300,7 @@ pub fn read_loose(
                 if let Some(m) = inflate_message(&e) {
                     lines.push(m);
                 }
-                lines.push(format!("unable to unpack header of {}", path.display()));
+                lines.push(unpack_header);
                 return LooseRead::Bad(lines);
             }
         }
@@ -258,11 +308,20 @@ pub fn read_loose(
     let header = match loose::parse_header(&hdr[..got]) {
         Ok(h) => h,
         Err(loose::HeaderError::NoNul) => {
-            lines.push(format!("unable to unpack header of {}", path.display()));
+            lines.push(match by {
+                LooseBy::Scan => unpack_header,
+                LooseBy::Store => format!(
+                    "header for {hexid} too long, exceeds {} bytes",
+                    loose::MAX_HEADER_LEN
+                ),
+            });
             return LooseRead::Bad(lines);
         }
         Err(loose::HeaderError::Malformed) => {
-            lines.push(format!("unable to parse header of {}", path.display()));
+            lines.push(match by {
+                LooseBy::Scan => format!("unable to parse header of {}", path.display()),
+                LooseBy::Store => format!("unable to parse {hexid} header"),
+            });
             return LooseRead::Bad(lines);
         }
     };
@@ -273,7 +332,7 @@ pub fn read_loose(
     // git's streaming check (`check_stream_oid`) says only what is wrong with the stream.
     let corrupt = |lines: &mut Vec<String>, what: &str| {
         lines.push(format!("{what} loose object '{hexid}'"));
-        if !streaming {
+        if !streaming && by == LooseBy::Scan {
             lines.push(format!("unable to unpack contents of {}", path.display()));
         }
     };
@@ -350,6 +409,9 @@ pub fn read_loose(
                 .map(|i| oid(i.as_bytes()))
                 .map_err(|e| e.to_string()),
         },
+        // Through the store, the content (git pads it with zeros; its hash does not match
+        // either way, and what follows the real bytes parses as nothing).
+        None if (total as u64) < size && by == LooseBy::Store => LooseRead::Ok { type_name, data },
         None if (total as u64) < size => {
             // A stream shorter than its header says: git hashes its buffer of the declared size
             // (the rest zero), so the object does not match its name. The zeros are hashed, not
@@ -379,7 +441,7 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
     let stream = Some((f.big_file_threshold, format));
-    let (type_name, data) = match read_loose(z, path, &hexid, stream) {
+    let (type_name, data) = match read_loose(z, path, &hexid, stream, LooseBy::Scan) {
         LooseRead::Ok { type_name, data } => (type_name, data),
         LooseRead::Short { id: real } => {
             match real {
@@ -422,7 +484,7 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
             }
             return;
         }
-        LooseRead::Bad(lines) => {
+        LooseRead::Bad(lines) | LooseRead::Unmapped(lines) => {
             for l in lines {
                 f.out.error(&l);
             }
@@ -518,6 +580,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 usable: false,
                 table_index: Vec::new(),
                 by_offset: std::sync::OnceLock::new(),
+                bad: std::sync::Mutex::new(Vec::new()),
                 files,
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
@@ -856,7 +919,7 @@ pub fn verify_pack(
     let format = f.repo.format;
     let raw = format.raw_len();
     let packs = std::mem::take(&mut f.packs);
-    let result = verify_one(f, &packs[pi], format, raw, base_count, total);
+    let result = verify_one(f, (&packs, pi), format, raw, base_count, total);
     f.packs = packs;
     let (mut err, events) = result?;
     err |= replay_special(f, pi, events);
@@ -950,12 +1013,13 @@ type SpecialEvents = Vec<(u64, Vec<u8>, bool)>;
 
 fn verify_one(
     f: &mut Fsck<'_>,
-    p: &PackState,
+    (packs, pi): (&[PackState], usize),
     format: ObjectFormat,
     raw: usize,
     base_count: u64,
     total: u64,
 ) -> Result<(bool, SpecialEvents), Fatal> {
+    let p = &packs[pi];
     let name = p.name.clone();
     // verify_pack_index
     let Some(idx_map) = &p.idx else {
@@ -994,7 +1058,17 @@ fn verify_one(
         if let Some(line) = why {
             f.out.err(&format!("notice: {name}: {line}"));
         }
-        return verify_low_memory(f, p, &index, bytes, raw, err, base_count, total, &saved);
+        return verify_low_memory(
+            f,
+            (packs, pi),
+            &index,
+            bytes,
+            raw,
+            err,
+            base_count,
+            total,
+            &saved,
+        );
     }
     // Entries by offset.
     let read_started = std::time::Instant::now();
@@ -1069,6 +1143,7 @@ fn verify_one(
     let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
     let counter = AtomicU64::new(0);
     let pctx = PackCtx {
+        pack_nr: pi,
         bytes,
         sig_ofs,
         name: &name,
@@ -1084,7 +1159,7 @@ fn verify_one(
         timing: f.opts.timing,
     };
     let locals: Vec<Local> = {
-        let core = f.core();
+        let core = f.core_with(packs);
         match &f.pool {
             Some(pool) => {
                 let threads = pool.current_num_threads();
@@ -1137,7 +1212,8 @@ fn verify_one(
             is_base[e / 64] |= 1 << (e % 64);
         }
         let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
-        let (failed, events) = again_in_git_order(f, p, &index, bytes, raw, flat, &rare, &saved);
+        let (failed, events) =
+            again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, &saved);
         f.out
             .progress("Checking objects", base_count + count as u64, total, false);
         return Ok((err | failed, events));
@@ -1241,11 +1317,152 @@ impl NodeCache {
 
 /// How a base could not be made in `--low-memory`.
 enum Unmade {
-    /// The entries from the one that failed up to the base asked for (git's "failed to read
-    /// delta base object" names each).
-    Broken(Vec<usize>),
+    /// Neither its pack nor the rest of the store could give it.
+    Broken,
     /// Its chain of REF_DELTA bases never reaches an object.
     Cycle,
+}
+
+/// What making a base ran into on the way, for the entry whose base it is to report: the
+/// entries that could not be read as bases (git's `failed to read delta base object`, each then
+/// read by its id from the rest of the store), and the lines those reads printed.
+#[derive(Default)]
+struct Detours {
+    failed: Vec<usize>,
+    lines: Vec<String>,
+}
+
+/// git's `unpack_entry` when the base at entry `e` could not be made from its pack: the object
+/// is marked bad in the pack and read by its id from the rest of the store (another pack, or a
+/// loose copy), which gives the deltas based on it their base.
+fn recover(
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    e: &Ent,
+    detours: &mut Detours,
+) -> Option<(Kind, Vec<u8>)> {
+    let id = oid(p.index.id(e.n));
+    core.store.mark_bad(p.pack_nr, &id);
+    let read = core.store.read(&id, &mut detours.lines, None);
+    if let Some(m) = read.fatal {
+        detours.lines.push(format!("{FATAL_MARK}{m}"));
+    }
+    read.object
+}
+
+/// Marks a line of [`Detours::lines`] as git's death (`fatal:`), not an `error:`.
+const FATAL_MARK: &str = "\0fatal: ";
+
+/// Prints what making a base ran into ([`Detours`]): each base that could not be read once
+/// (`named`), and the lines of the reads that stood in for them.
+fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Detours) {
+    for f in detours.failed {
+        let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
+        if first {
+            let fe = flat.ent(p, f);
+            l.error(&format!(
+                "failed to read delta base object {} at offset {} from {}",
+                hex(p.index.id(fe.n)),
+                fe.off,
+                p.name
+            ));
+        }
+    }
+    for line in detours.lines {
+        match line.strip_prefix(FATAL_MARK) {
+            Some(m) => l.fatal = l.fatal.take().or(Some(m.to_string())),
+            None => l.error(&line),
+        }
+    }
+}
+
+/// A base made in `--low-memory`: its type (when known) and its node.
+type Made = (Option<Kind>, Arc<Node>);
+
+/// Makes entry `b` as a base, in `--low-memory`: from this thread's cache, else by walking its
+/// chain down to an object or a cached base and applying the deltas back up (their lines, which
+/// their own turn prints, go to `quiet`). A link of the chain that cannot be made is read by its
+/// id from the rest of the store, as git does ([`recover`], noted in `detours`).
+#[allow(clippy::too_many_arguments)]
+fn make_base(
+    core: &Core<'_>,
+    p: &PackCtx<'_>,
+    flat: &Flat<'_>,
+    quiet: &mut Local,
+    z: &mut Inflater,
+    delta: &mut Vec<u8>,
+    cache: &mut NodeCache,
+    b: usize,
+    detours: &mut Detours,
+) -> Result<Made, Unmade> {
+    let mut chain: Vec<(usize, Ent)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut cur = b;
+    // The innermost link: a cached base, a phantom's, or an object.
+    let (mut at, mut made): (usize, Result<Made, ()>) = loop {
+        if let Some(hit) = cache.get(cur) {
+            break (cur, Ok(hit));
+        }
+        // An OFS_DELTA's base comes before it: only REF_DELTA bases can make a cycle.
+        if !seen.insert(cur) {
+            return Err(Unmade::Cycle);
+        }
+        let ent = flat.ent(p, cur);
+        if let Some(&base_off) = p.rare.phantom.get(&cur) {
+            let made = phantom_base(core, p, quiet, z, base_off).and_then(|(k, data)| {
+                let base = Node {
+                    data,
+                    links: Vec::new(),
+                    clean: false,
+                };
+                let d = apply_child(p, quiet, z, &ent, &base, delta).ok()?;
+                Some((Some(k), Node::new(d, (Vec::new(), false))))
+            });
+            if let Some(m) = &made {
+                cache.put(cur, m.0, &m.1);
+            }
+            break (cur, made.ok_or(()));
+        }
+        if ent.is_delta
+            && let Some(next) = ent.base()
+        {
+            chain.push((cur, ent));
+            cur = next;
+            continue;
+        }
+        let made = unpack_root(p, quiet, z, cur, &ent).map(|data| {
+            let m = (ent.kind, Node::new(data, (Vec::new(), false)));
+            cache.put(cur, m.0, &m.1);
+            m
+        });
+        break (cur, made);
+    };
+    // Up the chain: a link that could not be made is read from the rest of the store.
+    let stand_in = |at: usize, detours: &mut Detours| {
+        detours.failed.push(at);
+        let ent = flat.ent(p, at);
+        recover(core, p, &ent, detours)
+            .map(|(k, data)| (Some(k), Node::new(data, (Vec::new(), false))))
+            .ok_or(())
+    };
+    while let Some((e, ent)) = chain.pop() {
+        if made.is_err() {
+            made = stand_in(at, detours);
+        }
+        made = match made {
+            Ok((kind, node)) => apply_child(p, quiet, z, &ent, &node, delta).map(|data| {
+                let node = Node::new(data, (Vec::new(), false));
+                cache.put(e, kind, &node);
+                (kind, node)
+            }),
+            Err(()) => Err(()),
+        };
+        at = e;
+    }
+    if made.is_err() {
+        made = stand_in(at, detours);
+    }
+    made.map_err(|()| Unmade::Broken)
 }
 
 /// What `--low-memory` knows of a pack: its entries' offsets and index positions in pack
@@ -1278,91 +1495,6 @@ impl Flat<'_> {
         }
         ent
     }
-}
-
-/// Makes entry `b` as a base, in `--low-memory`: from this thread's cache, else by walking its
-/// chain down to an object or a cached base and applying the deltas back up (their lines, which
-/// their own turn prints, go to `quiet`).
-#[allow(clippy::too_many_arguments)]
-fn make_base(
-    core: &Core<'_>,
-    p: &PackCtx<'_>,
-    flat: &Flat<'_>,
-    quiet: &mut Local,
-    z: &mut Inflater,
-    delta: &mut Vec<u8>,
-    cache: &mut NodeCache,
-    b: usize,
-) -> Result<(Option<Kind>, Arc<Node>), Unmade> {
-    let mut chain: Vec<(usize, Ent)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut cur = b;
-    let (mut kind, mut node) = loop {
-        if let Some(hit) = cache.get(cur) {
-            break hit;
-        }
-        // An OFS_DELTA's base comes before it: only REF_DELTA bases can make a cycle.
-        if !seen.insert(cur) {
-            return Err(Unmade::Cycle);
-        }
-        let ent = flat.ent(p, cur);
-        if let Some(&base_off) = p.rare.phantom.get(&cur) {
-            let made = phantom_base(core, p, quiet, z, base_off).and_then(|(k, data)| {
-                let base = Node {
-                    data,
-                    links: Vec::new(),
-                    clean: false,
-                };
-                let d = apply_child(p, quiet, z, &ent, &base, delta).ok()?;
-                Some((Some(k), Node::new(d, (Vec::new(), false))))
-            });
-            match made {
-                Some(m) => {
-                    cache.put(cur, m.0, &m.1);
-                    break m;
-                }
-                None => {
-                    let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
-                    failed.push(cur);
-                    return Err(Unmade::Broken(failed));
-                }
-            }
-        }
-        if ent.is_delta
-            && let Some(next) = ent.base()
-        {
-            chain.push((cur, ent));
-            cur = next;
-            continue;
-        }
-        match unpack_root(p, quiet, z, cur, &ent) {
-            Ok(data) => {
-                let m = (ent.kind, Node::new(data, (Vec::new(), false)));
-                cache.put(cur, m.0, &m.1);
-                break m;
-            }
-            Err(()) => {
-                let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
-                failed.push(cur);
-                return Err(Unmade::Broken(failed));
-            }
-        }
-    };
-    while let Some((e, ent)) = chain.pop() {
-        match apply_child(p, quiet, z, &ent, &node, delta) {
-            Ok(data) => {
-                node = Node::new(data, (Vec::new(), false));
-                cache.put(e, kind, &node);
-            }
-            Err(()) => {
-                let mut failed: Vec<usize> = chain.iter().map(|(e, _)| *e).collect();
-                failed.push(e);
-                return Err(Unmade::Broken(failed));
-            }
-        }
-        kind = kind.or(ent.kind);
-    }
-    Ok((kind, node))
 }
 
 /// Checks entry `e` in `--low-memory`: as the tree would, with its base made by
@@ -1404,29 +1536,17 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
         && let Some(b) = ent.base()
     {
         quiet.lines.clear();
-        match make_base(core, p, flat, quiet, z, delta, cache, b) {
+        let mut detours = Detours::default();
+        let made = make_base(core, p, flat, quiet, z, delta, cache, b, &mut detours);
+        report_detours(p, flat, l, detours);
+        match made {
             Ok((k, node)) => {
                 kind = k;
                 let data = apply_child(p, l, z, &ent, &node, delta);
                 base_node = Some(node);
                 data
             }
-            Err(Unmade::Broken(failed)) => {
-                for f in failed.into_iter().rev() {
-                    let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
-                    if first {
-                        let fe = flat.ent(p, f);
-                        l.error(&format!(
-                            "failed to read delta base object {} at offset {} from {}",
-                            hex(p.index.id(fe.n)),
-                            fe.off,
-                            p.name
-                        ));
-                        if let Some(i) = core.table.get(&oid(p.index.id(fe.n))) {
-                            core.table.or_flags(i, super::table::BAD);
-                        }
-                    }
-                }
+            Err(Unmade::Broken) => {
                 // git cannot read the base, so not the type either.
                 kind = None;
                 Err(())
@@ -1478,7 +1598,7 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
 #[allow(clippy::too_many_arguments)]
 fn verify_low_memory(
     f: &mut Fsck<'_>,
-    p: &PackState,
+    (packs, pi): (&[PackState], usize),
     index: &idx::Index<'_>,
     bytes: &[u8],
     raw: usize,
@@ -1487,6 +1607,7 @@ fn verify_low_memory(
     total: u64,
     saved: &[u16],
 ) -> Result<(bool, SpecialEvents), Fatal> {
+    let p = &packs[pi];
     let name = p.name.clone();
     let format = f.repo.format;
     let sig_ofs = bytes.len() - raw;
@@ -1541,6 +1662,7 @@ fn verify_low_memory(
         list: Vec::new(),
     };
     let pctx = PackCtx {
+        pack_nr: pi,
         bytes,
         sig_ofs,
         name: &name,
@@ -1567,7 +1689,7 @@ fn verify_low_memory(
     let pack_id = bytes.as_ptr() as usize;
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let locals: Vec<Local> = {
-        let core = f.core();
+        let core = f.core_with(packs);
         match &f.pool {
             Some(pool) => {
                 let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
@@ -1619,7 +1741,7 @@ fn verify_low_memory(
         Some(settled) => settled,
         None => {
             let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
-            again_in_git_order(f, p, index, bytes, raw, flat, &rare, saved)
+            again_in_git_order(f, (packs, pi), index, bytes, raw, flat, &rare, saved)
         }
     };
     err |= failed;
@@ -1649,7 +1771,7 @@ fn settle(f: &mut Fsck<'_>, mut locals: Vec<Local>) -> Option<(bool, SpecialEven
 #[allow(clippy::too_many_arguments)]
 fn again_in_git_order(
     f: &mut Fsck<'_>,
-    p: &PackState,
+    (packs, pi): (&[PackState], usize),
     index: &idx::Index<'_>,
     bytes: &[u8],
     raw: usize,
@@ -1657,6 +1779,7 @@ fn again_in_git_order(
     rare: &Rare,
     saved: &[u16],
 ) -> (bool, SpecialEvents) {
+    let p = &packs[pi];
     f.table.restore(saved);
     let counter = AtomicU64::new(0);
     let children = Children {
@@ -1664,6 +1787,7 @@ fn again_in_git_order(
         list: Vec::new(),
     };
     let pctx = PackCtx {
+        pack_nr: pi,
         bytes,
         sig_ofs: bytes.len() - raw,
         name: &p.name,
@@ -1693,7 +1817,7 @@ fn again_in_git_order(
     let (mut err, mut events) = (false, Vec::new());
     for e in 0..offs.len() {
         {
-            let core = f.core();
+            let core = f.core_with(packs);
             check_flat(&core, &pctx, &flat, &mut w, e);
         }
         err |= std::mem::take(&mut w.l.err);
@@ -1730,6 +1854,8 @@ fn trailer_lines(
 
 /// What the workers resolving one pack share.
 struct PackCtx<'a> {
+    /// Its place in the run's packs.
+    pack_nr: usize,
     bytes: &'a [u8],
     sig_ofs: usize,
     name: &'a str,
@@ -1842,10 +1968,12 @@ impl Node {
 }
 
 /// A node on a thread's way down a delta tree: the entry, its node (`Err`: it could not be
-/// read) and the next child to apply.
+/// read), its type (the root's, or the type of the object read in its place) and the next child
+/// to apply.
 struct Frame {
     e: usize,
     node: Result<Arc<Node>, ()>,
+    kind: Option<Kind>,
     next: usize,
 }
 
@@ -1967,6 +2095,7 @@ fn descend<'s>(
     let mut stack = vec![Frame {
         e: top,
         node,
+        kind,
         next: 0,
     }];
     while let Some(frame) = stack.last_mut() {
@@ -1977,6 +2106,28 @@ fn descend<'s>(
         }
         let c = children.of(e)[frame.next] as usize;
         frame.next += 1;
+        if frame.node.is_err() && frame.next == 1 {
+            // git's `unpack_entry`: a base its pack cannot give is marked bad there and read by
+            // its id from the rest of the store (another pack, a loose copy).
+            l.error(&format!(
+                "failed to read delta base object {} at offset {} from {}",
+                hex(p.index.id(ents[e].n)),
+                ents[e].off,
+                p.name
+            ));
+            let mut detours = Detours::default();
+            if let Some((k, data)) = recover(core, p, &ents[e], &mut detours) {
+                frame.node = Ok(Node::new(data, (Vec::new(), false)));
+                frame.kind = Some(k);
+            }
+            for line in detours.lines {
+                match line.strip_prefix(FATAL_MARK) {
+                    Some(m) => l.fatal = l.fatal.take().or(Some(m.to_string())),
+                    None => l.error(&line),
+                }
+            }
+        }
+        let kind = frame.kind;
         if let (Some((scope, split)), Ok(base)) = (spawn, &frame.node)
             && split.sizes[c] >= SPLIT_AT
             && split.pending.load(Relaxed) < split.limit
@@ -1997,19 +2148,6 @@ fn descend<'s>(
                 (cdata, links)
             }
             Err(()) => {
-                if frame.next == 1 {
-                    let line = format!(
-                        "failed to read delta base object {} at offset {} from {}",
-                        hex(p.index.id(ents[e].n)),
-                        ents[e].off,
-                        p.name
-                    );
-                    l.error(&line);
-                    let bad = oid(p.index.id(ents[e].n));
-                    if let Some(i) = core.table.get(&bad) {
-                        core.table.or_flags(i, super::table::BAD);
-                    }
-                }
                 let cdata = Err(());
                 let links = visit(core, p, l, (c, &ents[c]), kind, &cdata, None, false);
                 (cdata, links)
@@ -2019,6 +2157,7 @@ fn descend<'s>(
             stack.push(Frame {
                 e: c,
                 node: cdata.map(|data| Node::new(data, links)),
+                kind,
                 next: 0,
             });
         }
@@ -2411,62 +2550,14 @@ fn read_object_in(
     f: &Fsck<'_>,
     id: &Oid,
     lines: &mut Vec<String>,
-    mut cache: Option<&mut BaseCache>,
+    cache: Option<&mut BaseCache>,
 ) -> Option<(Kind, Vec<u8>)> {
-    if let Some(cached) = cached_object(f, id) {
-        return Some(cached);
+    let read = f.store().read(id, lines, cache);
+    if let Some(m) = read.fatal {
+        *f.pending_fatal.borrow_mut() = Some(m);
+        return None;
     }
-    let mut z = Inflater::new().ok()?;
-    if let Some(path) = f.loose.get(id) {
-        match read_loose(&mut z, path, &f.hex(id), None) {
-            LooseRead::Ok { type_name, data } => match Kind::from_bytes(&type_name) {
-                Some(k) => return Some((k, data)),
-                // git's reader dies on a type it does not know.
-                None => {
-                    *f.pending_fatal.borrow_mut() = Some("invalid object type".to_string());
-                    return None;
-                }
-            },
-            // git's reader says what is wrong with the stream, not which file it came from.
-            LooseRead::Bad(bad) => lines.extend(
-                bad.into_iter()
-                    .filter(|l| !l.starts_with("unable to unpack contents of ")),
-            ),
-            _ => {}
-        }
-    }
-    let format = f.repo.format;
-    for (pi, p) in f.packs.iter().enumerate().filter(|(_, p)| p.usable) {
-        let Some(index) = p.index(format) else {
-            continue;
-        };
-        let Some(bytes) = p.bytes() else { continue };
-        let Some(n) = index.lookup(&id[..format.raw_len()]) else {
-            continue;
-        };
-        let Ok(off) = index.offset(n) else { continue };
-        let mut reader = Reader {
-            z: &mut z,
-            bytes,
-            pack: p,
-            pack_nr: pi,
-            cache: cache.as_deref_mut(),
-            index: &index,
-            format,
-            name: &p.name,
-            lines,
-            fatal: None,
-        };
-        let r = reader.unpack_at(off, 0);
-        if let Some(m) = reader.fatal {
-            *f.pending_fatal.borrow_mut() = Some(m);
-            return None;
-        }
-        if r.is_some() {
-            return r;
-        }
-    }
-    None
+    read.object
 }
 
 /// What git's `oid_object_info` finds of a packed object, which `parse_object` asks before it
@@ -2480,16 +2571,16 @@ pub enum PackedType {
     /// git dies (an entry past the end of the pack): its message.
     Dies(String),
     /// The chain cannot be followed (a bad header, an unknown type, a base git cannot find):
-    /// git marks these entries bad, and a read of the object that follows dies. With the lines
-    /// git prints on the way (none for a missing base).
-    Bad(Vec<Oid>, Vec<String>),
+    /// git marks these entries bad in the pack (its number), and a read of the object that
+    /// follows dies. With the lines git prints on the way (none for a missing base).
+    Bad(usize, Vec<Oid>, Vec<String>),
 }
 
 /// [`PackedType`] of `id`, from the first pack that opens and has it.
 pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
     let format = f.repo.format;
     let raw = format.raw_len();
-    for p in f.packs.iter().filter(|p| p.usable) {
+    for (pack_nr, p) in f.packs.iter().enumerate().filter(|(_, p)| p.usable) {
         let (Some(index), Some(bytes)) = (p.index(format), p.bytes()) else {
             continue;
         };
@@ -2522,21 +2613,21 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
                         "unknown object type {type_code} at offset {offset} in {}",
                         p.name
                     ));
-                    return PackedType::Bad(vec![*id], lines);
+                    return PackedType::Bad(pack_nr, vec![*id], lines);
                 }
                 Err(pack::EntryError::BadHeader) if at == off => {
                     lines.push("bad object header".to_string());
-                    return PackedType::Bad(vec![*id], lines);
+                    return PackedType::Bad(pack_nr, vec![*id], lines);
                 }
                 Err(pack::EntryError::BadHeader) => {
                     // A base whose header cannot be read: git marks it and unwinds.
                     lines.push("bad object header".to_string());
                     left.push(at);
-                    return PackedType::Bad(ids_at(&left), lines);
+                    return PackedType::Bad(pack_nr, ids_at(&left), lines);
                 }
                 Err(pack::EntryError::BadBase { .. }) => {
                     left.push(at);
-                    return PackedType::Bad(ids_at(&left), lines);
+                    return PackedType::Bad(pack_nr, ids_at(&left), lines);
                 }
             };
             match e.kind {
@@ -2550,13 +2641,13 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
                     match index.lookup(base).and_then(|n| index.offset(n).ok()) {
                         Some(b) => at = b,
                         // The base must be in the same pack: git unwinds, silently.
-                        None => return PackedType::Bad(ids_at(&left), lines),
+                        None => return PackedType::Bad(pack_nr, ids_at(&left), lines),
                     }
                 }
             }
             // Deeper than any chain git writes: a cycle.
             if left.len() > 10_000 {
-                return PackedType::Bad(ids_at(&left), lines);
+                return PackedType::Bad(pack_nr, ids_at(&left), lines);
             }
         }
     }
@@ -2569,19 +2660,19 @@ pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
 }
 
 /// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.
-struct Reader<'a> {
-    z: &'a mut Inflater,
-    bytes: &'a [u8],
-    pack: &'a PackState,
+pub(super) struct Reader<'a> {
+    pub(super) z: &'a mut Inflater,
+    pub(super) bytes: &'a [u8],
+    pub(super) pack: &'a PackState,
     /// Its place in `Fsck::packs` (the cache's key).
-    pack_nr: usize,
-    cache: Option<&'a mut BaseCache>,
-    index: &'a idx::Index<'a>,
-    format: ObjectFormat,
-    name: &'a str,
-    lines: &'a mut Vec<String>,
+    pub(super) pack_nr: usize,
+    pub(super) cache: Option<&'a mut BaseCache>,
+    pub(super) index: &'a idx::Index<'a>,
+    pub(super) format: ObjectFormat,
+    pub(super) name: &'a str,
+    pub(super) lines: &'a mut Vec<String>,
     /// git dies here (an offset past the end of the pack).
-    fatal: Option<String>,
+    pub(super) fatal: Option<String>,
 }
 
 impl Reader<'_> {
@@ -2629,7 +2720,7 @@ impl Reader<'_> {
         }
     }
 
-    fn unpack_at(&mut self, off: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+    pub(super) fn unpack_at(&mut self, off: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
         // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
         if depth > 10_000 {
             return None;
@@ -2770,31 +2861,14 @@ pub fn total_objects(f: &Fsck<'_>) -> u64 {
         .sum()
 }
 
-/// git's cached objects (`find_cached_object`), which every read asks first: the empty tree,
-/// there whether or not it is stored (and read from there even when its stored copy is corrupt).
-pub fn cached_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
-    (*id == f.empty_tree).then(|| (Kind::Tree, Vec::new()))
-}
-
-/// git's `has_object`: a cached object, stored loose, or in a pack that git has not marked bad
-/// for it.
+/// git's `has_object` ([`super::store::Store::has_object`]).
 pub fn has_object(f: &Fsck<'_>, id: &Oid) -> bool {
-    use super::table::{BAD, PRESENT};
-    if *id == f.empty_tree {
-        return true;
-    }
-    match f.table.get(id).map(|i| f.table.obj(i).flags) {
-        Some(fl) if fl & PRESENT != 0 => fl & BAD == 0 || f.loose.contains_key(id),
-        _ => false,
-    }
+    f.store().has_object(id)
 }
 
 /// git's `has_object_pack`.
 pub fn has_object_pack(f: &Fsck<'_>, id: &Oid) -> bool {
-    use super::table::{BAD, IN_PACK};
-    f.table
-        .get(id)
-        .is_some_and(|i| f.table.obj(i).flags & (IN_PACK | BAD) == IN_PACK)
+    f.store().has_object_pack(id)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use std::fs;
 
-use super::build::{Builder, CORRUPT_OPTIONS, MISSING_OPTIONS};
+use super::build::{Builder, CORRUPT_OPTIONS, MISSING_OPTIONS, PACK_OPTIONS};
 use super::corrupt::{unhex, write_loose};
 
 /// What these cases run with.
@@ -22,6 +22,7 @@ const OPTIONS: &[(&str, &[&str])] = &[
 pub(crate) fn classes(b: &mut Builder) {
     empty_tree(b);
     named_as_another_type(b);
+    good_copy_elsewhere(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -256,4 +257,239 @@ fn named_as_another_type(b: &mut Builder) {
          git verify-pack -v .git/objects/pack/*.idx | grep -q \"^$t2 tree .* $t1\\$\"",
     );
     b.cases("cls-type-delta-order", &dir, &CORRUPT_OPTIONS[..1]);
+}
+
+/// The three blobs of git's t5303-pack-corruption-resilience: mostly random bytes (stored
+/// uncompressed by zlib, so their text shows in the pack), the second a delta of the first and
+/// the third a delta of the second. Written to `dir` as `file_1`..`file_3`.
+fn t5303_files(b: &Builder, dir: &str) {
+    let random = |seed: u64, n: usize| crate::support::Rng(seed).bytes(n);
+    let common = random(1, 2000);
+    let mut f1 = common.clone();
+    f1.extend_from_slice(b" base \n");
+    let mut f2 = common[..1800].to_vec();
+    f2.extend_from_slice(b" delta1 \n");
+    f2.extend_from_slice(&random(2, 150));
+    let mut f3 = common[..1800].to_vec();
+    f3.extend_from_slice(b" delta delta2 \n");
+    f3.extend_from_slice(&random(3, 100));
+    for (name, data) in [("file_1", f1), ("file_2", f2), ("file_3", f3)] {
+        fs::write(b.path(&format!("{dir}/{name}")), data).expect("write");
+    }
+}
+
+/// A repository with t5303's blobs in one pack (`ofs`: OFS_DELTA, else REF_DELTA), and the pack's
+/// path without its extension (root-relative); with `reachable`, a commit of the three files
+/// (its commit and tree loose).
+fn t5303_pack(b: &Builder, name: &str, ofs: bool, reachable: bool) -> (String, String) {
+    let dir = format!("r/{name}");
+    fs::create_dir_all(b.path(&dir)).expect("mkdir");
+    b.sh(&dir, "git init -q .");
+    t5303_files(b, &dir);
+    let ids: Vec<String> = (1..=3)
+        .map(|n| {
+            b.sh(&dir, &format!("git hash-object -w file_{n}"))
+                .trim()
+                .to_string()
+        })
+        .collect();
+    let flag = if ofs { "--delta-base-offset" } else { "" };
+    let stem = b
+        .sh(
+            &dir,
+            &format!(
+                "printf '{}\\n{}\\n{}\\n' | git pack-objects {flag} -q .git/objects/pack/pack",
+                ids[0], ids[1], ids[2]
+            ),
+        )
+        .trim()
+        .to_string();
+    b.sh(&dir, "git prune-packed");
+    // The chain t5303 relies on: blob 2 a delta of blob 1, blob 3 of blob 2.
+    let chain = b.sh(
+        &dir,
+        &format!("git verify-pack -v .git/objects/pack/pack-{stem}.idx"),
+    );
+    assert!(
+        chain.contains(&format!("1 {}", ids[0])) && chain.contains(&format!("2 {}", ids[1])),
+        "t5303's delta chain in {dir}:\n{chain}"
+    );
+    if reachable {
+        b.sh(
+            &dir,
+            "git add file_1 file_2 file_3 2>/dev/null
+             git commit -q -m files",
+        );
+    }
+    (dir.clone(), format!("{dir}/.git/objects/pack/pack-{stem}"))
+}
+
+/// Writes `bytes` at `at` bytes into the pack entry of `id` (t5303's `do_corrupt_object`).
+fn poke(b: &Builder, dir: &str, pack: &str, id: &str, at: u64, bytes: &[u8]) {
+    let offset = b.sh(
+        dir,
+        &format!(
+            "git show-index < '{}/{pack}.idx' | grep {id} | cut -d' ' -f1",
+            b.root.display()
+        ),
+    );
+    let offset: u64 = offset.trim().parse().expect("offset");
+    let path = b.path(&format!("{pack}.pack"));
+    let mut data = fs::read(&path).expect("pack");
+    let from = (offset + at) as usize;
+    data[from..from + bytes.len()].copy_from_slice(bytes);
+    b.sh(".", &format!("chmod u+w '{pack}.pack'"));
+    fs::write(&path, data).expect("write pack");
+}
+
+/// Replaces the first `from` in the pack by `to` (t5303's `perl -pe s/from/to/`).
+fn replace(b: &Builder, pack: &str, from: &[u8], to: &[u8]) {
+    let path = b.path(&format!("{pack}.pack"));
+    let mut data = fs::read(&path).expect("pack");
+    let at = data
+        .windows(from.len())
+        .position(|w| w == from)
+        .expect("the text in the pack");
+    data[at..at + to.len()].copy_from_slice(to);
+    b.sh(".", &format!("chmod u+w '{pack}.pack'"));
+    fs::write(&path, data).expect("write pack");
+}
+
+/// Writes loose copies of `files` although they are packed (t5303 hides the idx meanwhile).
+fn loose_copies(b: &Builder, dir: &str, pack: &str, files: &[&str]) {
+    let root = b.root.display();
+    b.sh(
+        dir,
+        &format!(
+            "mv '{root}/{pack}.idx' '{root}/{pack}.idx.away'
+             for f in {}; do git hash-object -w $f >/dev/null; done
+             mv '{root}/{pack}.idx.away' '{root}/{pack}.idx'",
+            files.join(" ")
+        ),
+    );
+}
+
+/// A damaged packed object whose object has a good copy elsewhere (loose, or in another pack),
+/// the states of git's t5303: git reads a delta base its pack cannot give by its id from the
+/// rest of the store, so the deltas based on it are checked (and valid), and the object itself is
+/// not lost. Each state with OFS_DELTA and REF_DELTA entries, the blobs dangling or reachable.
+fn good_copy_elsewhere(b: &mut Builder) {
+    type Damage = fn(&Builder, &str, &str, &[String]);
+    let states: &[(&str, Damage, &[&str])] = &[
+        // The first object's header (type 0), and a loose copy of it, or of the first delta.
+        (
+            "header-first",
+            |b, d, p, ids| poke(b, d, p, &ids[0], 0, b"\0"),
+            &["file_1"],
+        ),
+        (
+            "header-first-loose-delta",
+            |b, d, p, ids| poke(b, d, p, &ids[0], 0, b"\0"),
+            &["file_2"],
+        ),
+        // The first object's data.
+        (
+            "data-first",
+            |b, _, p, _| replace(b, p, b" base ", b"abcdef"),
+            &["file_1"],
+        ),
+        (
+            "data-first-loose-delta",
+            |b, _, p, _| replace(b, p, b" base ", b"abcdef"),
+            &["file_2"],
+        ),
+        // The first delta's header, and its data.
+        (
+            "header-delta",
+            |b, d, p, ids| poke(b, d, p, &ids[1], 0, b"\0"),
+            &["file_2"],
+        ),
+        (
+            "data-delta",
+            |b, _, p, _| replace(b, p, b" delta1 ", b"abcdefgh"),
+            &["file_2"],
+        ),
+        // The first delta's base reference.
+        (
+            "base-ref-delta",
+            |b, d, p, ids| poke(b, d, p, &ids[1], 2, b"\0"),
+            &["file_2"],
+        ),
+        // No copy: what git can still read.
+        (
+            "header-first-no-copy",
+            |b, d, p, ids| poke(b, d, p, &ids[0], 0, b"\0"),
+            &[],
+        ),
+        // A size in the header too small for the data.
+        (
+            "small-size",
+            |b, d, p, ids| poke(b, d, p, &ids[0], 0, b"\xb2\x01"),
+            &[],
+        ),
+    ];
+    let opts: &[(&str, &[&str])] = &[("default", &[]), ("unreachable", &["--unreachable"])];
+    for (state, damage, copies) in states {
+        for (kind, ofs) in [("ofs", true), ("ref", false)] {
+            for reachable in [false, true] {
+                let name = format!(
+                    "cls-copy-{state}-{kind}{}",
+                    if reachable { "-reachable" } else { "" }
+                );
+                let (dir, pack) = t5303_pack(b, &name, ofs, reachable);
+                let ids: Vec<String> = (1..=3)
+                    .map(|n| {
+                        b.sh(&dir, &format!("git hash-object file_{n}"))
+                            .trim()
+                            .to_string()
+                    })
+                    .collect();
+                damage(b, &dir, &pack, &ids);
+                loose_copies(b, &dir, &pack, copies);
+                b.cases(&name, &dir, if reachable { PACK_OPTIONS } else { opts });
+            }
+        }
+    }
+    // The first delta's base reference damaged, and a second pack with the first two blobs.
+    let (dir, pack) = t5303_pack(b, "cls-copy-redundant-pack", true, true);
+    let ids: Vec<String> = (1..=3)
+        .map(|n| {
+            b.sh(&dir, &format!("git hash-object file_{n}"))
+                .trim()
+                .to_string()
+        })
+        .collect();
+    poke(b, &dir, &pack, &ids[1], 2, b"\0");
+    let root = b.root.display();
+    b.sh(
+        &dir,
+        &format!(
+            "mv '{root}/{pack}.idx' '{root}/{pack}.idx.away'
+             git hash-object -w file_1 file_2 >/dev/null
+             printf '{}\\n{}\\n' | git pack-objects -q .git/objects/pack/pack >/dev/null
+             git prune-packed
+             mv '{root}/{pack}.idx.away' '{root}/{pack}.idx'",
+            ids[0], ids[1]
+        ),
+    );
+    b.cases("cls-copy-redundant-pack", &dir, CORRUPT_OPTIONS);
+    // The third blob's base offset pointing at another object; a loose copy of it.
+    let (dir, pack) = t5303_pack(b, "cls-copy-wrong-base", true, true);
+    let ids: Vec<String> = (1..=3)
+        .map(|n| {
+            b.sh(&dir, &format!("git hash-object file_{n}"))
+                .trim()
+                .to_string()
+        })
+        .collect();
+    poke(b, &dir, &pack, &ids[2], 2, b"\x90\x1b");
+    b.cases("cls-copy-wrong-base-no-copy", &dir, CORRUPT_OPTIONS);
+    b.copy(&dir, "r/cls-copy-wrong-base-loose");
+    let pack2 = pack.replace("r/cls-copy-wrong-base/", "r/cls-copy-wrong-base-loose/");
+    loose_copies(b, "r/cls-copy-wrong-base-loose", &pack2, &["file_3"]);
+    b.cases(
+        "cls-copy-wrong-base-loose",
+        "r/cls-copy-wrong-base-loose",
+        CORRUPT_OPTIONS,
+    );
 }
