@@ -35,7 +35,12 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
             grafts.display()
         ));
     }
-    scan::open_packs(f, &dirs);
+    let midx = config
+        .get_bool("core.multipackindex")
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    scan::open_packs(f, &dirs, midx);
     super::heads::structures_loaded(f, config, &dirs)?;
     if promisor_remote {
         promisor_referents(f);

@@ -670,12 +670,31 @@ pub fn structures_after_walk(
                         idx_path.with_extension("pack").display()
                     )]);
                 };
+                // (The child git names the pack under the real path it was given.)
                 let Some(index) = p.index(format) else {
-                    return midx::PackEntry::Unusable(vec![format!(
+                    let shown = idx_path.display().to_string();
+                    let mut lines: Vec<String> = p
+                        .idx
+                        .as_ref()
+                        .and_then(|m| crate::fsck::idx_error(m.bytes(), format, &shown))
+                        .map(|e| format!("error: {e}"))
+                        .into_iter()
+                        .collect();
+                    lines.push(format!(
                         "error: packfile {} index unavailable",
-                        p.name
-                    )]);
+                        idx_path.with_extension("pack").display()
+                    ));
+                    return midx::PackEntry::Unusable(lines);
                 };
+                if !p.usable {
+                    let shown = idx_path.with_extension("pack").display().to_string();
+                    let lines = scan::pack_open_errors(p, &index, format, &shown)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|l| format!("error: {l}"))
+                        .collect();
+                    return midx::PackEntry::Unusable(lines);
+                }
                 match index.lookup(raw).map(|n| index.offset(n)) {
                     Some(Ok(off)) => midx::PackEntry::Offset(off),
                     _ => midx::PackEntry::NotInIndex,

@@ -294,6 +294,11 @@ pub struct Fsck<'o> {
     pub no_default_refs: bool,
     /// The empty tree's id, which git reads whether or not it is stored (a cached object).
     pub empty_tree: Oid,
+    /// The objects a multi-pack-index puts in a pack whose `.idx` is gone, and that pack (its
+    /// place in `packs`).
+    pub lost: std::collections::HashMap<Oid, usize>,
+    /// Lines the store printed while it was shared (flushed to standard error).
+    pub notes: std::sync::Mutex<Vec<String>>,
 }
 
 impl<'o> Fsck<'o> {
@@ -358,6 +363,8 @@ impl<'o> Fsck<'o> {
             format: self.repo.format,
             empty_tree: self.empty_tree,
             fresh: false,
+            lost: &self.lost,
+            notes: &self.notes,
         }
     }
 
@@ -474,6 +481,14 @@ impl<'o> Fsck<'o> {
 }
 
 impl Fsck<'_> {
+    /// Prints the lines the store noted while it was shared ([`Fsck::notes`]).
+    pub fn flush_notes(&mut self) {
+        let notes = self.notes.get_mut().map(std::mem::take).unwrap_or_default();
+        for n in notes {
+            self.out.error(&n);
+        }
+    }
+
     /// The `Fatal` a read of the store ran into, if any.
     pub fn take_fatal(&self) -> Result<(), Fatal> {
         match self.pending_fatal.borrow_mut().take() {
@@ -481,6 +496,14 @@ impl Fsck<'_> {
             None => Ok(()),
         }
     }
+}
+
+/// Why an index (`.idx`, named `shown` in messages) does not load, in git's words; `None` when
+/// it does.
+pub fn idx_error(bytes: &[u8], format: ObjectFormat, shown: &str) -> Option<String> {
+    flagsplit_object::idx::Index::parse(bytes, format.raw_len(), shown)
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// The id of the empty tree in `format` (git's `EMPTY_TREE_SHA1_BIN_LITERAL` and its SHA-256 twin).
@@ -614,11 +637,15 @@ pub fn run_with(
         default_refs: 0,
         no_default_refs: false,
         empty_tree,
+        lost: Default::default(),
+        notes: Default::default(),
     };
     for w in f.checks.config_warnings().to_vec() {
         f.out.err(&w);
     }
-    match connect::fsck(&mut f, &config) {
+    let result = connect::fsck(&mut f, &config);
+    f.flush_notes();
+    match result {
         Ok(()) => {
             f.out.flush();
             Ok(f.out.bits)

@@ -51,6 +51,9 @@ pub struct PackState {
     /// The objects whose copy here could not be read (git's `bad_object_oids`): no longer
     /// found in this pack.
     bad: std::sync::Mutex<Vec<Oid>>,
+    /// What git prints each time a multi-pack-index sends it to this pack and its index does
+    /// not load (see `unopened_packs`).
+    pub open_lines: Vec<String>,
 }
 
 impl PackState {
@@ -566,9 +569,10 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
 
 /// Opens every pack of every object directory and records what each holds; git prints an
 /// index's load error each time it tries to use it.
-pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
+pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool) {
     let format = f.repo.format;
     for dir in dirs {
+        let first = f.packs.len();
         for files in odb::packs(&dir.path) {
             let name = files.pack.display().to_string();
             let idx_map = Mapped::open(&files.idx).ok();
@@ -581,6 +585,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
                 table_index: Vec::new(),
                 by_offset: std::sync::OnceLock::new(),
                 bad: std::sync::Mutex::new(Vec::new()),
+                open_lines: Vec::new(),
                 files,
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
@@ -599,7 +604,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             // git finds an object in a pack by a binary search of its index, and only in a pack
             // that opens (its header and trailer agree with the index).
             st.usable = match st.index(format) {
-                Some(index) => match pack_open_errors(&st, &index, format) {
+                Some(index) => match pack_open_errors(&st, &index, format, &st.name) {
                     None => true,
                     Some(lines) => {
                         for l in lines {
@@ -631,17 +636,94 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir]) {
             }
             f.packs.push(st);
         }
+        if midx {
+            unopened_packs(f, dir, first);
+        }
+    }
+}
+
+/// The packs the multi-pack-index of `dir` lists whose index does not load (their `.pack` still
+/// there): the `.idx` is gone or damaged. git has them among its packs through the
+/// multi-pack-index (`packfile … index not opened` when it checks them), finds none of their
+/// objects, and each time it looks for an object the multi-pack-index puts there it tries to
+/// open the index again (its error, then `packfile … index unavailable`). `first` is where this
+/// directory's packs start in `f.packs`.
+fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize) {
+    let pack_dir = dir.path.join("pack");
+    let stem_of = |name: &[u8]| -> Option<String> {
+        std::str::from_utf8(name)
+            .ok()
+            .and_then(|n| n.strip_suffix(".idx"))
+            .map(str::to_string)
+    };
+    let known = |packs: &[PackState], stem: &str| -> Option<usize> {
+        (first..packs.len()).find(|&n| packs[n].files.idx.file_stem() == Some(stem.as_ref()))
+    };
+    let unopened = |name: &[u8]| -> bool {
+        let Some(stem) = stem_of(name) else {
+            return false;
+        };
+        match known(&f.packs, &stem) {
+            Some(n) => !f.packs[n].idx_ok,
+            None => {
+                !pack_dir.join(format!("{stem}.idx")).exists()
+                    && pack_dir.join(format!("{stem}.pack")).is_file()
+            }
+        }
+    };
+    let found = crate::verify::midx::objects_of_packs(&dir.path, f.repo.format, &unopened);
+    for (name, ids) in found {
+        let Some(stem) = stem_of(&name) else {
+            continue;
+        };
+        let n = match known(&f.packs, &stem) {
+            Some(n) => n,
+            None => {
+                let files = PackFiles {
+                    pack: pack_dir.join(format!("{stem}.pack")),
+                    idx: pack_dir.join(format!("{stem}.idx")),
+                    promisor: pack_dir.join(format!("{stem}.promisor")).exists(),
+                };
+                f.packs.push(PackState {
+                    name: files.pack.display().to_string(),
+                    idx: None,
+                    pack: None,
+                    idx_ok: false,
+                    usable: false,
+                    table_index: Vec::new(),
+                    by_offset: std::sync::OnceLock::new(),
+                    bad: std::sync::Mutex::new(Vec::new()),
+                    open_lines: Vec::new(),
+                    files,
+                });
+                f.packs.len() - 1
+            }
+        };
+        let p = &mut f.packs[n];
+        let idx_name = p.files.idx.display().to_string();
+        let mut lines: Vec<String> = p
+            .idx
+            .as_ref()
+            .and_then(|m| idx::Index::parse(m.bytes(), f.repo.format.raw_len(), &idx_name).err())
+            .map(|e| e.to_string())
+            .into_iter()
+            .collect();
+        lines.push(format!("packfile {} index unavailable", p.name));
+        p.open_lines = lines;
+        for id in ids {
+            f.lost.insert(oid(&id), n);
+        }
     }
 }
 
 /// git's `is_pack_valid`: the pack's header and trailer against its index. `None` when valid,
 /// else git's lines.
-fn pack_open_errors(
+pub(crate) fn pack_open_errors(
     p: &PackState,
     index: &idx::Index<'_>,
     format: ObjectFormat,
+    name: &str,
 ) -> Option<Vec<String>> {
-    let name = &p.name;
     let Some(bytes) = p.bytes() else {
         return Some(vec![]);
     };
@@ -1041,7 +1123,7 @@ fn verify_one(
             .error(&format!("Packfile index for {name} hash mismatch"));
         err = true;
     }
-    if let Some(lines) = pack_open_errors(p, &index, format) {
+    if let Some(lines) = pack_open_errors(p, &index, format, &p.name) {
         for l in lines {
             f.out.error(&l);
         }

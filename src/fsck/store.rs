@@ -32,6 +32,10 @@ pub struct Store<'a> {
     /// As a new git process sees the store (a `git commit-graph verify` that fsck runs): the
     /// packed copies marked bad so far count, and none is marked.
     pub fresh: bool,
+    /// The objects a multi-pack-index puts in a pack whose `.idx` is gone, and that pack.
+    pub lost: &'a HashMap<Oid, usize>,
+    /// Where lines printed by a search go (`error: packfile … index unavailable`).
+    pub notes: &'a std::sync::Mutex<Vec<String>>,
 }
 
 /// What a read found.
@@ -52,6 +56,13 @@ impl Store<'_> {
 
     /// The packs that hold `id` and have not marked it bad, in search order: (pack, offset).
     fn packed(&self, id: &Oid) -> impl Iterator<Item = (usize, u64)> + '_ {
+        // git looks an object up in the multi-pack-index first; a pack of it that cannot be
+        // opened says so, each time.
+        if let Some(p) = self.lost.get(id).and_then(|&n| self.packs.get(n))
+            && let Ok(mut notes) = self.notes.lock()
+        {
+            notes.extend(p.open_lines.iter().cloned());
+        }
         let flags = self.table.get(id).map_or(0, |i| self.table.obj(i).flags);
         let raw = self.format.raw_len();
         let id = *id;

@@ -481,6 +481,45 @@ pub fn load_lines(objects_dir: &Path, shown: &Path, format: ObjectFormat) -> Loa
     }
 }
 
+/// The packs the multi-pack-index of `objects_dir` lists (as it names them, `pack-….idx`) that
+/// `wanted` picks, each with the objects the index puts in it (raw ids). git reaches a pack it
+/// lists through the index, also when the pack's own `.idx` is gone. Nothing is printed: the
+/// loading's messages are [`load_lines`]'.
+pub fn objects_of_packs(
+    objects_dir: &Path,
+    format: ObjectFormat,
+    wanted: &dyn Fn(&[u8]) -> bool,
+) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
+    let mut quiet = Outcome::default();
+    let found = with_loaded(objects_dir, objects_dir, format, &mut quiet, |chain, _| {
+        let Some(c) = chain else {
+            return Vec::new();
+        };
+        let mut packs: Vec<(Vec<u8>, Vec<Vec<u8>>)> = Vec::new();
+        for id in 0..c.total_packs() {
+            if let Some(name) = c.pack_name(id).filter(|n| wanted(n)) {
+                packs.push((name.to_vec(), Vec::new()));
+            }
+        }
+        if packs.is_empty() {
+            return packs;
+        }
+        for l in &c.layers {
+            for i in 0..l.m.num_objects {
+                let global = l.m.pack_int_id(i).saturating_add(l.packs_in_base);
+                let Some(name) = c.pack_name(global) else {
+                    continue;
+                };
+                if let Some((_, ids)) = packs.iter_mut().find(|(n, _)| n == name) {
+                    ids.push(l.m.oid(i).to_vec());
+                }
+            }
+        }
+        packs
+    });
+    found.unwrap_or_default()
+}
+
 /// `git multi-pack-index verify --object-dir <objects_dir> --no-progress`. git resolves the
 /// directory to its real path (`real_pathdup`), which is what its messages show; so does this.
 /// `pack_entry` is asked, for a pack (the path of its `.idx`, `<real objects_dir>/pack/<name as

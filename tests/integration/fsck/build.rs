@@ -107,6 +107,12 @@ impl Builder {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Removes `root/dir/file`.
+    pub fn rm(&self, dir: &str, file: &str) {
+        fs::remove_file(self.path(dir).join(file))
+            .unwrap_or_else(|e| panic!("rm {dir}/{file}: {e}"));
+    }
+
     /// `cp -a root/from root/to`.
     pub fn copy(&self, from: &str, to: &str) {
         self.sh(".", &format!("cp -a '{from}' '{to}'"));

@@ -23,6 +23,7 @@ pub(crate) fn classes(b: &mut Builder) {
     empty_tree(b);
     named_as_another_type(b);
     good_copy_elsewhere(b);
+    midx_packs(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -492,4 +493,87 @@ fn good_copy_elsewhere(b: &mut Builder) {
         "r/cls-copy-wrong-base-loose",
         CORRUPT_OPTIONS,
     );
+}
+
+/// A multi-pack-index whose packs lost or damaged their `.idx` (or their `.pack`): git has the
+/// pack among its packs through the index (`packfile … index not opened`, `unable to load
+/// rev-index`), finds none of its objects, and each time it looks for one the index puts there
+/// it tries to open the pack's index again (its error, then `packfile … index unavailable`).
+fn midx_packs(b: &mut Builder) {
+    type Damage = fn(&Builder, &str, &str);
+    let states: &[(&str, &str, &str, Damage)] = &[
+        ("idx-gone", "", "HEAD", |b, d, p| {
+            b.rm(d, &format!("{p}.idx"))
+        }),
+        ("idx-gone-old", "", "HEAD~2", |b, d, p| {
+            b.rm(d, &format!("{p}.idx"))
+        }),
+        ("pack-gone", "", "HEAD", |b, d, p| {
+            b.rm(d, &format!("{p}.pack"))
+        }),
+        ("both-gone", "", "HEAD", |b, d, p| {
+            b.rm(d, &format!("{p}.pack"));
+            b.rm(d, &format!("{p}.idx"));
+        }),
+        ("idx-truncated", "", "HEAD", |b, d, p| {
+            b.sh(
+                d,
+                &format!("f='{p}.idx'; chmod u+w $f; head -c 500 $f > t; mv t $f"),
+            );
+        }),
+        // An idx of the wrong size (git's `wrong index v2 file size`), and one whose trailer
+        // moved (the pack no longer matches it).
+        ("idx-size", "", "HEAD", |b, d, p| {
+            b.sh(
+                d,
+                &format!("f='{p}.idx'; chmod u+w $f; head -c 100 /dev/zero >> $f"),
+            );
+        }),
+        ("idx-mismatch", "", "HEAD", |b, d, p| {
+            b.sh(
+                d,
+                &format!("f='{p}.idx'; chmod u+w $f; head -c 8 /dev/zero >> $f"),
+            );
+        }),
+        ("bitmap-idx-gone", "--bitmap", "HEAD", |b, d, p| {
+            b.rm(d, &format!("{p}.idx"))
+        }),
+        (
+            "incremental-idx-gone",
+            "--incremental",
+            "HEAD",
+            |b, d, p| b.rm(d, &format!("{p}.idx")),
+        ),
+        // With the multi-pack-index off, the pack without its .idx is not one of git's.
+        ("off-idx-gone", "", "HEAD", |b, d, p| {
+            b.rm(d, &format!("{p}.idx"));
+            b.sh(d, "git config core.multiPackIndex false");
+        }),
+    ];
+    for (state, write, holding, damage) in states {
+        let name = format!("cls-midx-{state}");
+        let dir = fresh(
+            b,
+            &name,
+            "",
+            &format!(
+                "i=0; while [ $i -lt 3 ]; do i=$((i+1)); echo $i > f$i; git add f$i; git commit -q -m c$i; git repack -dq; done
+                 git multi-pack-index write {write}"
+            ),
+        );
+        let pack = b
+            .sh(
+                &dir,
+                &format!(
+                    "h=$(git rev-parse {holding})
+                     for i in .git/objects/pack/*.idx; do
+                       if git show-index < $i | grep -q $h; then echo ${{i%.idx}}; fi
+                     done"
+                ),
+            )
+            .trim()
+            .to_string();
+        damage(b, &dir, &pack);
+        b.cases(&name, &dir, PACK_OPTIONS);
+    }
 }
