@@ -278,24 +278,50 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
         uncount_unreachable_trees(f);
     }
     if f.opts.connectivity_only && f.opts.dangling {
-        // git marks what unreachable objects point to, reading them now.
-        let n = f.table.len() as u32;
-        for i in 0..n {
+        // git marks what unreachable objects point to, reading them now: the loose objects,
+        // then each pack's in its index's order (which decides which read marks a broken
+        // packed copy bad first).
+        let mut order = f.loose_order.clone();
+        order.extend(scan::packed_ids(f));
+        for id in order {
+            let Some(i) = f.table.get(&id) else {
+                continue;
+            };
             let o = f.table.obj(i);
             if o.flags & HAS_OBJ == 0 || o.flags & REACHABLE != 0 {
                 continue;
             }
             let id = o.id;
-            let known = o.kind;
-            // git's walk does not read a blob.
+            let mut known = o.kind;
+            // git asks an object of no type for its type first (`oid_object_info`, from its
+            // headers alone); then its walk parses it, unless it is a blob.
+            if known.is_none() {
+                let mut lines = Vec::new();
+                let found = f.store().object_type(&id, &mut lines);
+                for l in &lines {
+                    f.out.error(l);
+                }
+                if let Some(k) = found.map_err(Fatal::msg)? {
+                    let _ = f.table.lookup(&id, k);
+                    known = Some(k);
+                }
+            }
+            if known.is_none() {
+                // git's `fsck_walk` parses an object of no type (`parse_object`).
+                known = match super::heads::parse_object(f, &id)? {
+                    Some(i) => f.table.obj(i).kind,
+                    None => None,
+                };
+                if known.is_none() {
+                    let d = f.describe(&id);
+                    f.out.error(&format!("Unknown object type for {d}"));
+                    continue;
+                }
+            }
             if known == Some(Kind::Blob) {
                 continue;
             }
             let read = read_for_walk(f, &id)?;
-            if read.is_none() && known.is_none() {
-                let d = f.describe(&id);
-                f.out.error(&format!("Unknown object type for {d}"));
-            }
             if let Some((k, data)) = read {
                 if !read_as(f, &id, known, k) {
                     continue;
@@ -490,9 +516,14 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
     if let Some(links) = from_graph {
         return walk_links(f, i, &id, Kind::Commit, links, pending);
     }
-    let Some((k, data)) = read_for_walk(f, &id)? else {
-        // git's walk: an object of no known type is `Unknown object type`, a commit, tree or
-        // tag it cannot read `Could not read`; the walk goes on, and no exit bit is set.
+    // git's walk parses an object of no known type (`parse_object`, which checks its hash):
+    // one it cannot is `Unknown object type`; a commit, tree or tag it cannot read is `Could not
+    // read`. The walk goes on, and no exit bit is set.
+    let read = match kind {
+        None => super::heads::parse_stored(f, &id)?.map(|(_, k, data)| (k, data)),
+        Some(_) => read_for_walk(f, &id)?,
+    };
+    let Some((k, data)) = read else {
         let d = f.describe(&id);
         match kind {
             None => f.out.error(&format!("Unknown object type for {d}")),

@@ -23,27 +23,26 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     {
         return Ok(Some(i));
     }
-    // git's `parse_object` asks an object it does not know yet (or knows as a blob) for its type
-    // first. Without --full nothing packed was read before, and an entry whose delta chain cannot
-    // be followed is marked bad here, so that the read below dies as git's does.
-    if !f.opts.full
-        && !f.opts.connectivity_only
-        && f.table
-            .get(id)
-            .is_none_or(|i| matches!(f.table.obj(i).kind, None | Some(Kind::Blob)))
-    {
-        match scan::packed_type(f, id) {
-            scan::PackedType::Bad(pack, bad, lines) => {
-                for l in &lines {
-                    f.out.error(l);
-                }
-                for b in &bad {
-                    f.store().mark_bad(pack, b);
-                }
-            }
-            scan::PackedType::Dies(m) => return Err(Fatal::msg(m)),
-            scan::PackedType::Kind(_) | scan::PackedType::NotPacked => {}
+    Ok(parse_stored(f, id)?.map(|(i, _, _)| i))
+}
+
+/// [`parse_object`] of an object not parsed yet: read from the store and parsed, with its type
+/// and content.
+pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec<u8>)>, Fatal> {
+    // git's `parse_object` asks an object it does not have yet (or has as a blob) for its type
+    // first (`oid_object_info`): from the headers of a packed copy's delta chain, marking bad what
+    // cannot be followed, so that the read below dies as git's does. It has an object once it
+    // was given a type, and with --connectivity-only every stored object from the start.
+    let known = f.table.get(id).map(|i| f.table.obj(i));
+    let has = known
+        .is_some_and(|o| o.kind.is_some() || (f.opts.connectivity_only && o.flags & HAS_OBJ != 0));
+    if !has || known.is_some_and(|o| o.kind == Some(Kind::Blob)) {
+        let mut lines = Vec::new();
+        let found = f.store().object_type(id, &mut lines);
+        for l in &lines {
+            f.out.error(l);
         }
+        found.map_err(Fatal::msg)?;
     }
     // git's `repo_read_object_file`: packs first, a copy that cannot be read marked bad and the
     // next read; git dies when none could be read and one is corrupt.
@@ -109,7 +108,7 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
     if f.opts.connectivity_only {
         f.table.or_flags(i, PARSED);
     }
-    Ok(Some(i))
+    Ok(Some((i, k, data)))
 }
 
 /// An object named on the command line (a full hex id, or a ref name).

@@ -266,6 +266,8 @@ pub struct Fsck<'o> {
     pub packs: Vec<scan::PackState>,
     /// The loose objects, by id.
     pub loose: std::collections::HashMap<Oid, PathBuf>,
+    /// The loose objects' ids in the order of the scan (of each object directory in turn).
+    pub loose_order: Vec<Oid>,
     /// Names for `--name-objects`.
     pub names: std::collections::HashMap<Oid, String>,
     /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
@@ -622,6 +624,7 @@ pub fn run_with(
         promisor: Default::default(),
         packs: Vec::new(),
         loose: Default::default(),
+        loose_order: Vec::new(),
         names: Default::default(),
         shallow: Default::default(),
         pending_fatal: Default::default(),

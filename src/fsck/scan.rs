@@ -85,7 +85,7 @@ impl PackState {
     }
 
     /// The position in `index` (this pack's) of the entry that starts at `off`, if one does.
-    fn entry_at(&self, index: &idx::Index<'_>, off: u64) -> Option<u32> {
+    pub(super) fn entry_at(&self, index: &idx::Index<'_>, off: u64) -> Option<u32> {
         let sorted = self.by_offset.get_or_init(|| {
             let mut v: Vec<(u64, u32)> = (0..index.len())
                 .filter_map(|n| index.offset(n).ok().map(|o| (o, n)))
@@ -98,7 +98,7 @@ impl PackState {
     }
 }
 
-fn kind_of(k: flagsplit_object::Kind) -> Kind {
+pub(super) fn kind_of(k: flagsplit_object::Kind) -> Kind {
     match k {
         flagsplit_object::Kind::Commit => Kind::Commit,
         flagsplit_object::Kind::Tree => Kind::Tree,
@@ -179,6 +179,7 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
             let i = f.table.unknown(&id);
             f.table.or_flags(i, super::table::PRESENT);
             f.loose.entry(id).or_insert_with(|| path.clone());
+            f.loose_order.push(id);
             if check {
                 check_loose(f, &mut z, &id, path);
                 let sub = u64::from(raw[0]);
@@ -220,6 +221,25 @@ pub enum LooseRead {
     Bad(Vec<String>),
     /// The file could not be opened, or is empty: git's lines.
     Unmapped(Vec<String>),
+    /// For [`LooseBy::StoreType`]: the type's name as the header writes it.
+    Header {
+        /// The type's name.
+        type_name: Vec<u8>,
+    },
+}
+
+/// The type's name in the header of a loose object file, as git's `oid_object_info` reads it
+/// (`Err`: git's lines).
+pub fn read_loose_header(
+    z: &mut Inflater,
+    path: &Path,
+    hexid: &str,
+) -> Result<Vec<u8>, Vec<String>> {
+    match read_loose(z, path, hexid, None, LooseBy::StoreType) {
+        LooseRead::Header { type_name } | LooseRead::Ok { type_name, .. } => Ok(type_name),
+        LooseRead::Bad(lines) | LooseRead::Unmapped(lines) => Err(lines),
+        LooseRead::Streamed { .. } | LooseRead::Short { .. } => Err(Vec::new()),
+    }
 }
 
 /// How a loose object is read, which decides git's messages: by fsck's scan of the files
@@ -232,6 +252,9 @@ pub enum LooseBy {
     Scan,
     /// The object store.
     Store,
+    /// The object store, for the type alone (git's `oid_object_info`): only the header is
+    /// inflated ([`LooseRead::Header`]).
+    StoreType,
 }
 
 /// Reads a loose object file as git's `read_loose_object` (or `loose_object_info`) does.
@@ -246,7 +269,7 @@ pub fn read_loose(
 ) -> LooseRead {
     let map = match Mapped::open(path) {
         Ok(m) => m,
-        Err(e) if by == LooseBy::Store => {
+        Err(e) if by != LooseBy::Scan => {
             let gone = e.kind() == std::io::ErrorKind::NotFound;
             return LooseRead::Unmapped(if gone {
                 Vec::new()
@@ -281,7 +304,7 @@ pub fn read_loose(
     }
     let unpack_header = match by {
         LooseBy::Scan => format!("unable to unpack header of {}", path.display()),
-        LooseBy::Store => format!("unable to unpack {hexid} header"),
+        LooseBy::Store | LooseBy::StoreType => format!("unable to unpack {hexid} header"),
     };
     // git inflates at most 32 bytes to find the header.
     z.reset();
@@ -313,7 +336,7 @@ pub fn read_loose(
         Err(loose::HeaderError::NoNul) => {
             lines.push(match by {
                 LooseBy::Scan => unpack_header,
-                LooseBy::Store => format!(
+                LooseBy::Store | LooseBy::StoreType => format!(
                     "header for {hexid} too long, exceeds {} bytes",
                     loose::MAX_HEADER_LEN
                 ),
@@ -323,11 +346,16 @@ pub fn read_loose(
         Err(loose::HeaderError::Malformed) => {
             lines.push(match by {
                 LooseBy::Scan => format!("unable to parse header of {}", path.display()),
-                LooseBy::Store => format!("unable to parse {hexid} header"),
+                LooseBy::Store | LooseBy::StoreType => format!("unable to parse {hexid} header"),
             });
             return LooseRead::Bad(lines);
         }
     };
+    if by == LooseBy::StoreType {
+        return LooseRead::Header {
+            type_name: header.type_name.to_vec(),
+        };
+    }
     let size = header.size;
     let type_name = header.type_name.to_vec();
     let streaming =
@@ -414,7 +442,7 @@ pub fn read_loose(
         },
         // Through the store, the content (git pads it with zeros; its hash does not match
         // either way, and what follows the real bytes parses as nothing).
-        None if (total as u64) < size && by == LooseBy::Store => LooseRead::Ok { type_name, data },
+        None if (total as u64) < size && by != LooseBy::Scan => LooseRead::Ok { type_name, data },
         None if (total as u64) < size => {
             // A stream shorter than its header says: git hashes its buffer of the declared size
             // (the rest zero), so the object does not match its name. The zeros are hashed, not
@@ -487,6 +515,8 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
             }
             return;
         }
+        // (Not asked for.)
+        LooseRead::Header { .. } => return,
         LooseRead::Bad(lines) | LooseRead::Unmapped(lines) => {
             for l in lines {
                 f.out.error(&l);
@@ -2736,9 +2766,22 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
     PackedType::NotPacked
 }
 
-/// The type git's `oid_object_info` gives `id`, without inflating more than needed.
+/// The type git's `oid_object_info` gives `id`, from headers alone
+/// ([`super::store::Store::object_type`]); its lines are kept in [`Fsck::notes`], its death in
+/// [`Fsck::pending_fatal`].
 pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
-    read_object(f, id).map(|(k, _)| k)
+    let mut lines = Vec::new();
+    let found = f.store().object_type(id, &mut lines);
+    if let Ok(mut notes) = f.notes.lock() {
+        notes.extend(lines);
+    }
+    match found {
+        Ok(k) => k,
+        Err(m) => {
+            f.pending_fatal.borrow_mut().get_or_insert(m);
+            None
+        }
+    }
 }
 
 /// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.

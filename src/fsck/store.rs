@@ -13,8 +13,12 @@ use crate::object::{Kind, ObjectFormat};
 use crate::zlib::Inflater;
 use flagsplit_zlib::Inflater as _;
 
-use super::scan::{BaseCache, LooseBy, LooseRead, PackState, Reader, read_loose};
+use super::scan::{
+    BaseCache, LooseBy, LooseRead, PackState, Reader, kind_of, read_loose, read_loose_header,
+};
+use super::table::oid;
 use super::table::{BAD, IN_PACK, Oid, Table};
+use flagsplit_object::pack;
 
 /// What git's reads see of the repository's objects.
 #[derive(Clone, Copy)]
@@ -110,6 +114,157 @@ impl Store<'_> {
             return None;
         }
         self.packs.iter().find(|p| p.is_bad(id))
+    }
+
+    /// git's `oid_object_info` for the type of `id`: a cached object's, else a packed copy's
+    /// from the headers of its delta chain alone (`packed_to_object_type`: a link of the chain
+    /// that cannot be followed is marked bad and its type asked elsewhere, git's
+    /// `retry_bad_packed_offset`), a copy that gives none marked bad and the next asked, else
+    /// the loose copy's header. `Err` is git's death (an entry past the end of a pack, a loose
+    /// object of an unknown type).
+    pub fn object_type(&self, id: &Oid, lines: &mut Vec<String>) -> Result<Option<Kind>, String> {
+        self.object_type_at(id, lines, 0)
+    }
+
+    fn object_type_at(
+        &self,
+        id: &Oid,
+        lines: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<Option<Kind>, String> {
+        if let Some((k, _)) = self.cached(id) {
+            return Ok(Some(k));
+        }
+        // Each retry marks a copy bad first, so this ends; the bound keeps the stack small on
+        // hostile packs.
+        if depth > 1000 {
+            return Ok(None);
+        }
+        let mut tried = Vec::new();
+        while let Some((n, off)) = self.packed(id).find(|(n, _)| !tried.contains(n)) {
+            tried.push(n);
+            if let Some(k) = self.packed_to_type(n, off, lines, depth)? {
+                return Ok(Some(k));
+            }
+            self.mark_bad(n, id);
+        }
+        let Some(path) = self.loose.get(id) else {
+            return Ok(None);
+        };
+        let Ok(mut z) = Inflater::new() else {
+            return Ok(None);
+        };
+        match read_loose_header(&mut z, path, &self.hex(id)) {
+            Ok(name) => match Kind::from_bytes(&name) {
+                Some(k) => Ok(Some(k)),
+                None => Err("invalid object type".to_string()),
+            },
+            Err(bad) => {
+                lines.extend(bad);
+                Ok(None)
+            }
+        }
+    }
+
+    /// git's `packed_to_object_type` for the entry at `off` in pack `n`.
+    fn packed_to_type(
+        &self,
+        n: usize,
+        off: u64,
+        lines: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<Option<Kind>, String> {
+        let p = &self.packs[n];
+        let raw = self.format.raw_len();
+        let (Some(index), Some(bytes)) = (p.index(self.format), p.bytes()) else {
+            return Ok(None);
+        };
+        let Some(end) = bytes.len().checked_sub(raw) else {
+            return Ok(None);
+        };
+        let header = |at: u64| -> Result<Result<pack::Entry<'_>, pack::EntryError>, String> {
+            if at > end as u64 {
+                return Err("offset beyond end of packfile (truncated pack?)".to_string());
+            }
+            Ok(pack::entry(&bytes[..end], at, raw))
+        };
+        let unknown =
+            |code: u8, at: u64| format!("unknown object type {code} at offset {at} in {}", p.name);
+        // `retry_bad_packed_offset`: the entry at `at` marked bad, its type asked elsewhere.
+        let retry = |at: u64, lines: &mut Vec<String>| -> Result<Option<Kind>, String> {
+            let Some(k) = p.entry_at(&index, at) else {
+                lines.push("bad offset for revindex".to_string());
+                return Ok(None);
+            };
+            let other = oid(index.id(k));
+            self.mark_bad(n, &other);
+            self.object_type_at(&other, lines, depth + 1)
+        };
+        let mut e = match header(off)? {
+            Ok(e) => e,
+            Err(pack::EntryError::BadHeader) => {
+                lines.push("bad object header".to_string());
+                return Ok(None);
+            }
+            Err(pack::EntryError::UnknownType { type_code, .. }) => {
+                lines.push(unknown(type_code, off));
+                return Ok(None);
+            }
+            // A delta whose base cannot be followed: the object is left behind and retried.
+            Err(pack::EntryError::BadBase { .. }) => return retry(off, lines),
+        };
+        let mut left = vec![off];
+        let unwound = loop {
+            let base = match e.kind {
+                pack::EntryKind::Object(k) => return Ok(Some(kind_of(k))),
+                pack::EntryKind::OfsDelta(b) => Some(b),
+                pack::EntryKind::RefDelta(b) => index.lookup(b).and_then(|k| index.offset(k).ok()),
+            };
+            let Some(base) = base else {
+                break true;
+            };
+            e = match header(base)? {
+                Ok(next) => next,
+                Err(pack::EntryError::BadBase { .. }) => {
+                    left.push(base);
+                    break true;
+                }
+                // A base whose header gives no type: retried, else the chain is unwound.
+                Err(pack::EntryError::BadHeader) => {
+                    lines.push("bad object header".to_string());
+                    match retry(base, lines)? {
+                        Some(k) => return Ok(Some(k)),
+                        None => break true,
+                    }
+                }
+                Err(pack::EntryError::UnknownType { type_code: 0, .. }) => {
+                    match retry(base, lines)? {
+                        Some(k) => return Ok(Some(k)),
+                        None => break true,
+                    }
+                }
+                // A type git does not know (not a delta): the chain ends there, unknown.
+                Err(pack::EntryError::UnknownType { type_code, .. }) => {
+                    lines.push(unknown(type_code, base));
+                    break false;
+                }
+            };
+            left.push(base);
+            // Deeper than any chain git writes: a cycle.
+            if left.len() > 10_000 {
+                break true;
+            }
+        };
+        if unwound {
+            // (The last pushed is a base whose own header was read; the entries left behind
+            // are the deltas before it.)
+            while let Some(at) = left.pop() {
+                if let Some(k) = retry(at, lines)? {
+                    return Ok(Some(k));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// The store as a new git process sees it ([`Store::fresh`]).
@@ -237,7 +392,9 @@ impl Store<'_> {
                 lines.extend(bad);
                 none(None)
             }
-            LooseRead::Streamed { .. } | LooseRead::Short { .. } => none(None),
+            LooseRead::Streamed { .. } | LooseRead::Short { .. } | LooseRead::Header { .. } => {
+                none(None)
+            }
         }
     }
 }
