@@ -322,6 +322,10 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
                 continue;
             }
             let read = read_for_walk(f, &id)?;
+            if read.is_none() {
+                // git's `parse_commit`, `parse_tree`, `parse_tag`.
+                f.out.error(&format!("Could not read {}", f.hex(&id)));
+            }
             if let Some((k, data)) = read {
                 if !read_as(f, &id, known, k) {
                     continue;

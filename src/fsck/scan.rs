@@ -2375,6 +2375,15 @@ fn phantom_base(
                     }
                 }
             }
+            // A REF_DELTA whose base is not in the pack: git's `get_delta_base` fails (its
+            // position then is past the base's id).
+            pack::EntryKind::RefDelta(id) if p.index.lookup(id).is_none() => {
+                l.error(&format!(
+                    "failed to validate delta base reference at offset {} from {}",
+                    e.data, p.name
+                ));
+                None
+            }
             _ => None,
         },
         Err(pack::EntryError::BadHeader) => {
@@ -2392,7 +2401,13 @@ fn phantom_base(
             ));
             None
         }
-        Err(pack::EntryError::BadBase { .. }) => None,
+        Err(pack::EntryError::BadBase { at }) => {
+            l.error(&format!(
+                "failed to validate delta base reference at offset {at} from {}",
+                p.name
+            ));
+            None
+        }
     }
 }
 
@@ -2798,6 +2813,8 @@ pub(super) struct Reader<'a> {
     pub(super) lines: &'a mut Vec<String>,
     /// git dies here (an offset past the end of the pack).
     pub(super) fatal: Option<String>,
+    /// The store, which stands in for a base the pack cannot give.
+    pub(super) store: Option<&'a super::store::Store<'a>>,
 }
 
 impl Reader<'_> {
@@ -2827,6 +2844,18 @@ impl Reader<'_> {
                         None
                     }
                 }
+            }
+            // A REF_DELTA whose base is not in the pack (see `phantom_base`).
+            Ok(pack::Entry {
+                kind: pack::EntryKind::RefDelta(id),
+                data,
+                ..
+            }) if self.index.lookup(id).is_none() => {
+                self.lines.push(format!(
+                    "failed to validate delta base reference at offset {data} from {}",
+                    self.name
+                ));
+                None
             }
             Ok(_) => None,
             Err(pack::EntryError::BadHeader) => {
@@ -2933,13 +2962,25 @@ impl Reader<'_> {
                 b
             }
         };
-        let Some((k, base)) = base else {
-            if let Some(id) = self.id_at(base_off) {
-                self.lines.push(format!(
-                    "failed to read delta base object {id} at offset {base_off} from {}",
-                    self.name
-                ));
+        // A base the pack cannot give is marked bad and read by its id from the rest of the
+        // store (git's `unpack_entry`).
+        let base = base.or_else(|| {
+            let n = self.pack.entry_at(self.index, base_off)?;
+            let id = oid(self.index.id(n));
+            self.lines.push(format!(
+                "failed to read delta base object {} at offset {base_off} from {}",
+                hex(self.index.id(n)),
+                self.name
+            ));
+            let store = self.store?;
+            store.mark_bad(self.pack_nr, &id);
+            let read = store.read(&id, self.lines, None);
+            if let Some(m) = read.fatal {
+                self.fatal.get_or_insert(m);
             }
+            read.object
+        });
+        let Some((k, base)) = base else {
             return None;
         };
         if let Err(line) = inflated {

@@ -350,6 +350,7 @@ impl Store<'_> {
                 name: &p.name,
                 lines,
                 fatal: None,
+                store: Some(self),
             };
             let got = reader.unpack_at(off, 0);
             if let Some(m) = reader.fatal {

@@ -416,6 +416,18 @@ fn good_copy_elsewhere(b: &mut Builder) {
             |b, d, p, ids| poke(b, d, p, &ids[1], 2, b"\0"),
             &["file_2"],
         ),
+        // The first delta's base offset one byte back, into the object before it (t5303's
+        // `corruption #1`), with and without a copy.
+        (
+            "base-ofs-one",
+            |b, d, p, ids| poke(b, d, p, &ids[1], 2, b"\x01"),
+            &["file_2"],
+        ),
+        (
+            "base-ofs-one-no-copy",
+            |b, d, p, ids| poke(b, d, p, &ids[1], 2, b"\x01"),
+            &[],
+        ),
         // No copy: what git can still read.
         (
             "header-first-no-copy",
@@ -429,7 +441,11 @@ fn good_copy_elsewhere(b: &mut Builder) {
             &[],
         ),
     ];
-    let opts: &[(&str, &[&str])] = &[("default", &[]), ("unreachable", &["--unreachable"])];
+    let opts: &[(&str, &[&str])] = &[
+        ("default", &[]),
+        ("unreachable", &["--unreachable"]),
+        ("connectivity-only", &["--connectivity-only"]),
+    ];
     for (state, damage, copies) in states {
         for (kind, ofs) in [("ofs", true), ("ref", false)] {
             for reachable in [false, true] {
