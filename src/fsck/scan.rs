@@ -2980,9 +2980,7 @@ impl Reader<'_> {
             }
             read.object
         });
-        let Some((k, base)) = base else {
-            return None;
-        };
+        let (k, base) = base?;
         if let Err(line) = inflated {
             self.lines.extend(line);
             self.lines.push(format!(
