@@ -15,7 +15,8 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     };
     let run_started = std::time::Instant::now();
     let mut packs_wall = std::time::Duration::ZERO;
-    let (dirs, alternate_errors) = odb::object_dirs(&objects);
+    let env_alternates = std::env::var_os("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+    let (dirs, alternate_errors) = odb::object_dirs(&objects, env_alternates.as_deref());
     for e in alternate_errors {
         f.out.error(&e);
     }

@@ -528,16 +528,25 @@ pub fn hex(bytes: &[u8]) -> String {
 /// names its git directory as git prints it.
 pub fn find_repo() -> Result<Repo, Fatal> {
     use crate::object::repository;
-    let found = repository::find_git_dir().map_err(Fatal::msg)?;
-    let Some(git_dir) = found else {
+    let found = repository::discover().map_err(Fatal::msg)?;
+    let Some((git_dir, how)) = found else {
         return Err(Fatal::msg(
             "not a git repository (or any of the parent directories): .git",
         ));
     };
-    let display = if std::env::var_os("GIT_DIR").is_some_and(|d| !d.is_empty()) {
-        git_dir.clone()
-    } else {
-        display_git_dir(&git_dir)
+    let display = match how {
+        repository::Found::Env => explicit_git_dir(&git_dir),
+        repository::Found::WorkTree => display_git_dir(&git_dir),
+        // git's `setup_bare_git_dir`: `.` in the git directory itself, its real path from a
+        // directory inside it (which stays the current one).
+        repository::Found::GitDir => {
+            let here = std::env::current_dir().ok();
+            if here.as_deref() == Some(git_dir.as_path()) {
+                PathBuf::from(".")
+            } else {
+                git_dir.clone()
+            }
+        }
     };
     let common_dir = match std::fs::read_to_string(display.join("commondir")) {
         Ok(text) => {
@@ -556,6 +565,49 @@ pub fn find_repo() -> Result<Repo, Fatal> {
         common_dir,
         format,
     })
+}
+
+/// git's `setup_explicit_git_dir` for `GIT_DIR` (`git_dir`): run from inside its worktree but
+/// not at its top (`GIT_WORK_TREE`, else `core.worktree`, unless `core.bare`), git works from the
+/// top and names the git directory by its real path; otherwise as `GIT_DIR` gives it.
+fn explicit_git_dir(git_dir: &Path) -> PathBuf {
+    let Ok(cwd) = std::env::current_dir() else {
+        return git_dir.to_path_buf();
+    };
+    let work_tree = match std::env::var_os("GIT_WORK_TREE").filter(|w| !w.is_empty()) {
+        Some(w) => Some(PathBuf::from(w)),
+        None => {
+            let config = crate::gitconfig::Config::load_for_repo(git_dir, git_dir).ok();
+            let get = |k: &str| {
+                config
+                    .as_ref()
+                    .and_then(|c| c.get(k))
+                    .and_then(|e| e.value_str())
+            };
+            let bare = config
+                .as_ref()
+                .and_then(|c| c.get_bool("core.bare").ok().flatten())
+                .unwrap_or(false);
+            match get("core.worktree") {
+                _ if bare => None,
+                Some(w) => {
+                    use std::os::unix::ffi::OsStrExt;
+                    Some(git_dir.join(std::ffi::OsStr::from_bytes(w)))
+                }
+                None => None,
+            }
+        }
+    };
+    let Some(top) = work_tree.and_then(|w| std::fs::canonicalize(w).ok()) else {
+        return git_dir.to_path_buf();
+    };
+    if cwd != top && cwd.starts_with(&top) {
+        let real = std::fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf());
+        if std::env::set_current_dir(&top).is_ok() {
+            return real;
+        }
+    }
+    git_dir.to_path_buf()
 }
 
 /// git works from the top of the worktree (or inside a bare repository), so it names a

@@ -28,15 +28,30 @@ pub struct LooseFiles {
     pub cruft: Vec<PathBuf>,
 }
 
-/// The object directories: `objects` first, then its alternates, depth-first as git adds them
-/// (at most 5 levels deep, each directory once); and git's errors for the entries it skips.
-pub fn object_dirs(objects: &Path) -> (Vec<ObjectDir>, Vec<String>) {
+/// The object directories: `objects` first, then the alternates of `GIT_ALTERNATE_OBJECT_DIRECTORIES`
+/// (`env`, separated by `:`, relative ones to the current directory) and of
+/// `objects/info/alternates` (relative ones to the directory that lists them), each followed
+/// by its own alternates, depth-first as git's `prepare_alt_odb` adds them; and git's errors for
+/// the entries it skips. An alternate is named by its real path (git normalises it); each
+/// directory comes once, and `objects` is not its own alternate.
+pub fn object_dirs(objects: &Path, env: Option<&std::ffi::OsStr>) -> (Vec<ObjectDir>, Vec<String>) {
     let mut out = vec![ObjectDir {
         path: objects.to_path_buf(),
     }];
-    let mut seen = vec![canonical(objects)];
+    let normalized = canonical(objects);
+    let mut seen = vec![objects.to_path_buf()];
     let mut errors = Vec::new();
-    add_alternates(objects, 0, &mut out, &mut seen, &mut errors);
+    let mut alt = Alternates {
+        normalized: &normalized,
+        out: &mut out,
+        seen: &mut seen,
+        errors: &mut errors,
+    };
+    if let Some(env) = env {
+        use std::os::unix::ffi::OsStrExt;
+        alt.link_entries(env.as_bytes(), b':', None, 0);
+    }
+    alt.read_info(objects, 0);
     (out, errors)
 }
 
@@ -44,59 +59,159 @@ fn canonical(p: &Path) -> PathBuf {
     fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn add_alternates(
-    dir: &Path,
-    depth: usize,
-    out: &mut Vec<ObjectDir>,
-    seen: &mut Vec<PathBuf>,
-    errors: &mut Vec<String>,
-) {
-    if depth > 5 {
-        return;
+/// git's `strbuf_realpath` without dying: the real path, where only the last component may be
+/// missing.
+fn realpath(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = fs::canonicalize(p) {
+        return Some(c);
     }
-    let Ok(text) = fs::read(dir.join("info").join("alternates")) else {
-        return;
+    let name = p.file_name()?;
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || line[0] == b'#' {
-            continue;
+    Some(fs::canonicalize(parent).ok()?.join(name))
+}
+
+/// What [`object_dirs`] has found so far.
+struct Alternates<'a> {
+    normalized: &'a Path,
+    out: &'a mut Vec<ObjectDir>,
+    seen: &'a mut Vec<PathBuf>,
+    errors: &'a mut Vec<String>,
+}
+
+impl Alternates<'_> {
+    /// git's `read_info_alternates`: the alternates `dir` lists.
+    fn read_info(&mut self, dir: &Path, depth: usize) {
+        if let Ok(text) = fs::read(dir.join("info").join("alternates")) {
+            self.link_entries(&text, b'\n', Some(dir), depth);
         }
-        let Ok(s) = std::str::from_utf8(line) else {
-            continue;
-        };
-        let p = Path::new(s);
-        // git names a relative entry after the real path of the directory it is relative to.
-        let path = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            PathBuf::from(format!("{}/{s}", canonical(dir).display()))
-        };
-        // git's realpath lets only the last component be missing.
-        let parent_exists = path
-            .parent()
-            .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir());
-        if !parent_exists {
-            errors.push(format!(
-                "unable to normalize alternate object path: {}",
-                path.display()
+    }
+
+    /// git's `link_alt_odb_entries`: `sep`-separated entries, relative ones to `base` (the
+    /// current directory when `None`). Deeper than five levels, git stops with an error naming
+    /// the directory whose alternates it ignores.
+    fn link_entries(&mut self, text: &[u8], sep: u8, base: Option<&Path>, depth: usize) {
+        if text.is_empty() {
+            return;
+        }
+        if depth > 5 {
+            self.errors.push(format!(
+                "{}: ignoring alternate object stores, nesting too deep",
+                base.map_or_else(String::new, |b| b.display().to_string())
             ));
-            continue;
+            return;
+        }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (entry, after) = parse_entry(rest, sep);
+            rest = after;
+            if !entry.is_empty() {
+                self.link_entry(&entry, base, depth);
+            }
+        }
+    }
+
+    /// git's `link_alt_odb_entry`.
+    fn link_entry(&mut self, entry: &[u8], base: Option<&Path>, depth: usize) {
+        use std::os::unix::ffi::OsStrExt;
+        let entry = Path::new(std::ffi::OsStr::from_bytes(entry));
+        let joined = match base {
+            Some(b) if !entry.is_absolute() => {
+                let b = realpath(b).unwrap_or_else(|| b.to_path_buf());
+                PathBuf::from(format!("{}/{}", b.display(), entry.display()))
+            }
+            _ => entry.to_path_buf(),
+        };
+        let Some(mut path) = realpath(&joined) else {
+            self.errors.push(format!(
+                "unable to normalize alternate object path: {}",
+                joined.display()
+            ));
+            return;
+        };
+        // (The real path has no trailing slash.)
+        while path.as_os_str().len() > 1 && path.as_os_str().as_bytes().ends_with(b"/") {
+            path = PathBuf::from(std::ffi::OsStr::from_bytes(
+                &path.as_os_str().as_bytes()[..path.as_os_str().len() - 1],
+            ));
         }
         if !path.is_dir() {
-            errors.push(format!(
+            self.errors.push(format!(
                 "object directory {} does not exist; check .git/objects/info/alternates",
                 path.display()
             ));
-            continue;
+            return;
         }
-        let c = canonical(&path);
-        if seen.contains(&c) {
-            continue;
+        if path == self.normalized || self.seen.contains(&path) {
+            return;
         }
-        seen.push(c);
-        out.push(ObjectDir { path: path.clone() });
-        add_alternates(&path, depth + 1, out, seen, errors);
+        self.seen.push(path.clone());
+        self.out.push(ObjectDir { path: path.clone() });
+        self.read_info(&path, depth + 1);
+    }
+}
+
+/// git's `parse_alt_odb_entry`: one entry of `text` up to `sep` (a `#` line is a comment; a
+/// quoted one is unquoted as C quotes it, or taken as it is when its quoting is broken), and the
+/// rest.
+fn parse_entry(text: &[u8], sep: u8) -> (Vec<u8>, &[u8]) {
+    let end = text.iter().position(|&b| b == sep).unwrap_or(text.len());
+    let after = text.get(end + 1..).unwrap_or(&[]);
+    if text.first() == Some(&b'#') {
+        return (Vec::new(), after);
+    }
+    if text.first() == Some(&b'"')
+        && let Some((unquoted, used)) = unquote_c(text)
+    {
+        let rest = &text[used..];
+        // What follows the closing quote up to the separator is skipped with it.
+        let skip = rest
+            .iter()
+            .position(|&b| b == sep)
+            .map_or(rest.len(), |p| p + 1);
+        return (unquoted, &rest[skip.min(rest.len())..]);
+    }
+    (text[..end].to_vec(), after)
+}
+
+/// C-style unquoting of a string starting with `"` (git's `unquote_c_style`): the bytes and how
+/// many were used (through the closing quote), or `None` when it is broken.
+fn unquote_c(text: &[u8]) -> Option<(Vec<u8>, usize)> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    loop {
+        let c = *text.get(i)?;
+        i += 1;
+        match c {
+            b'"' => return Some((out, i)),
+            b'\\' => {
+                let e = *text.get(i)?;
+                i += 1;
+                let v = match e {
+                    b'a' => 7,
+                    b'b' => 8,
+                    b'f' => 12,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    b'v' => 11,
+                    b'\\' | b'"' => e,
+                    b'0'..=b'3' => {
+                        let d = |b: Option<&u8>| {
+                            b.filter(|b| (b'0'..=b'7').contains(b)).map(|b| b - b'0')
+                        };
+                        let (x, y) = (d(text.get(i))?, d(text.get(i + 1))?);
+                        i += 2;
+                        ((e - b'0') << 6) | (x << 3) | y
+                    }
+                    _ => return None,
+                };
+                out.push(v);
+            }
+            _ => out.push(c),
+        }
     }
 }
 

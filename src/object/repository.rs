@@ -18,8 +18,25 @@ pub fn current_format() -> Result<ObjectFormat, String> {
 
 /// The repository's git directory, as git's discovery finds it.
 pub fn find_git_dir() -> Result<Option<PathBuf>, String> {
+    Ok(discover()?.map(|(dir, _)| dir))
+}
+
+/// How a git directory was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// `GIT_DIR` names it.
+    Env,
+    /// A `.git` directory or file in a directory at or above the current one (a worktree).
+    WorkTree,
+    /// The current directory, or one above it, is itself the git directory (a bare repository,
+    /// or inside a `.git` directory).
+    GitDir,
+}
+
+/// [`find_git_dir`], and how it was found.
+pub fn discover() -> Result<Option<(PathBuf, Found)>, String> {
     if let Some(dir) = std::env::var_os("GIT_DIR").filter(|d| !d.is_empty()) {
-        return Ok(Some(PathBuf::from(dir)));
+        return Ok(Some((PathBuf::from(dir), Found::Env)));
     }
     let cwd = std::env::current_dir()
         .map_err(|e| format!("unable to get current working directory: {e}"))?;
@@ -29,14 +46,14 @@ pub fn find_git_dir() -> Result<Option<PathBuf>, String> {
         let dot_git = dir.join(".git");
         if let Ok(meta) = fs::metadata(&dot_git) {
             if meta.is_file() {
-                return read_git_file(&dot_git, dir).map(Some);
+                return read_git_file(&dot_git, dir).map(|d| Some((d, Found::WorkTree)));
             }
             if meta.is_dir() && is_git_directory(&dot_git) {
-                return Ok(Some(dot_git));
+                return Ok(Some((dot_git, Found::WorkTree)));
             }
         }
         if is_git_directory(dir) {
-            return Ok(Some(dir.to_path_buf()));
+            return Ok(Some((dir.to_path_buf(), Found::GitDir)));
         }
         match dir.parent() {
             Some(parent) if parent.as_os_str().len() > ceiling => dir = parent,

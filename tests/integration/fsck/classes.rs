@@ -24,6 +24,8 @@ pub(crate) fn classes(b: &mut Builder) {
     named_as_another_type(b);
     good_copy_elsewhere(b);
     midx_packs(b);
+    alternates(b);
+    paths(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -592,4 +594,120 @@ fn midx_packs(b: &mut Builder) {
         damage(b, &dir, &pack);
         b.cases(&name, &dir, PACK_OPTIONS);
     }
+}
+
+/// Alternates as git reads them: each named by its real path (`../../alt.git/objects` is
+/// `…/alt.git/objects` in every message), `#` comments, C-quoted entries, duplicates and the
+/// repository itself skipped, entries that do not exist reported, `GIT_ALTERNATE_OBJECT_DIRECTORIES`
+/// read first, and more than five levels of alternates of alternates refused (`ignoring alternate
+/// object stores, nesting too deep`).
+fn alternates(b: &mut Builder) {
+    // An empty object file in an alternate listed by a relative path (t1450's `alternate objects
+    // are correctly blamed`).
+    let dir = fresh(
+        b,
+        "cls-alt-relative",
+        "",
+        "git init -q --bare ../cls-alt-relative-store.git
+         echo a > a && git add a && git commit -q -m one
+         mkdir -p ../cls-alt-relative-store.git/objects/01
+         : > ../cls-alt-relative-store.git/objects/01/23456789012345678901234567890123456789
+         echo '../../../cls-alt-relative-store.git/objects' > .git/objects/info/alternates",
+    );
+    b.cases("cls-alt-relative", &dir, CORRUPT_OPTIONS);
+    // Comments, a quoted entry, a duplicate, the repository itself, one that does not exist.
+    let dir = fresh(
+        b,
+        "cls-alt-entries",
+        "",
+        "git init -q --bare ../cls-alt-entries-store.git
+         (cd ../cls-alt-entries-store.git && git --work-tree=. commit -q --allow-empty -m other)
+         echo a > a && git add a && git commit -q -m one
+         s=$(cd ../cls-alt-entries-store.git/objects && pwd)
+         printf '# a comment\n\"%s\"\n%s/\n../objects\n%s\n/nowhere/objects\n' \
+           \"$s\" \"$s\" \"$(pwd)/.git/objects\" > .git/objects/info/alternates",
+    );
+    b.cases("cls-alt-entries", &dir, CORRUPT_OPTIONS);
+    // Seven repositories, each the alternate of the one before (t5613).
+    let dir = fresh(
+        b,
+        "cls-alt-deep",
+        "",
+        "prev=$(pwd)
+         for n in 1 2 3 4 5 6 7; do
+           git init -q --bare ../cls-alt-deep-$n.git
+           echo \"$(cd ../cls-alt-deep-$n.git/objects && pwd)\" >> \"$prev/.git/objects/info/alternates\" 2>/dev/null ||
+             echo \"$(cd ../cls-alt-deep-$n.git/objects && pwd)\" >> \"$prev/objects/info/alternates\"
+           prev=$(cd ../cls-alt-deep-$n.git && pwd)
+         done
+         echo a > a && git add a && git commit -q -m one",
+    );
+    b.cases("cls-alt-deep", &dir, CORRUPT_OPTIONS);
+    // From the environment, relative to where fsck runs.
+    let dir = fresh(
+        b,
+        "cls-alt-env",
+        "",
+        "git init -q --bare ../cls-alt-env-store.git
+         echo a > a && git add a && git commit -q -m one
+         mkdir -p ../cls-alt-env-store.git/objects/01
+         : > ../cls-alt-env-store.git/objects/01/23456789012345678901234567890123456789",
+    );
+    b.case(
+        "cls-alt-env.default",
+        &dir,
+        &[(
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "../cls-alt-env-store.git/objects:/nowhere/objects",
+        )],
+        &[],
+    );
+}
+
+/// The paths in git's messages depend on where it runs: from a worktree's top or a directory in
+/// it, git works from the top (`.git/objects/…`); from the git directory itself it names it `.`;
+/// from a directory inside the git directory (or a bare repository) by its real path; with
+/// `GIT_DIR` and `GIT_WORK_TREE` from a directory inside the worktree, by its real path too.
+fn paths(b: &mut Builder) {
+    // A damaged loose tree and a damaged packed blob, in a worktree and in a bare repository.
+    b.copy("r/c-pack-blob-zlib", "r/cls-path");
+    fs::create_dir_all(b.path("r/cls-path/.git/objects/ab")).expect("mkdir");
+    fs::write(
+        b.path("r/cls-path/.git/objects/ab/cdef0123456789abcdef0123456789abcdef01"),
+        b"not zlib",
+    )
+    .expect("write");
+    for (name, cwd, env) in [
+        ("cls-path-git-dir", "r/cls-path/.git", &[][..]),
+        ("cls-path-objects", "r/cls-path/.git/objects", &[][..]),
+        ("cls-path-refs-heads", "r/cls-path/.git/refs/heads", &[][..]),
+        (
+            "cls-path-env-work-tree",
+            "r/cls-path/d",
+            &[("GIT_DIR", "../.git"), ("GIT_WORK_TREE", "..")][..],
+        ),
+        (
+            "cls-path-env-git-dir",
+            "r/cls-path/d/e",
+            &[("GIT_DIR", "../../.git")][..],
+        ),
+    ] {
+        b.case(&format!("{name}.default"), cwd, env, &[]);
+        b.case(
+            &format!("{name}.connectivity-only"),
+            cwd,
+            env,
+            &["--connectivity-only"],
+        );
+    }
+    b.sh(
+        "r",
+        "cp -a cls-path/.git cls-path-bare.git && git --git-dir=cls-path-bare.git config core.bare true",
+    );
+    b.cases("cls-path-bare", "r/cls-path-bare.git", CORRUPT_OPTIONS);
+    b.cases(
+        "cls-path-bare-objects",
+        "r/cls-path-bare.git/objects",
+        CORRUPT_OPTIONS,
+    );
 }
