@@ -20,6 +20,7 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
         && f.table.obj(i).flags & HAS_OBJ != 0
         && f.table.obj(i).kind.is_some()
         && (!f.opts.connectivity_only || f.table.obj(i).flags & PARSED != 0)
+        && !(f.table.obj(i).kind == Some(Kind::Tree) && f.store_has_side_effects(id))
     {
         return Ok(Some(i));
     }
@@ -78,7 +79,8 @@ pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec
             return Ok(None);
         }
     };
-    if k != Kind::Blob {
+    // (Parsing a tree does not read its entries.)
+    if matches!(k, Kind::Commit | Kind::Tag) {
         let mut links = super::walk::links(k, id, &data, f.repo.format);
         if k == Kind::Commit && f.shallow.contains(id) {
             links.targets.retain(|t| t.kind != Kind::Commit);
@@ -109,6 +111,24 @@ pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec
         f.table.or_flags(i, PARSED);
     }
     Ok(Some((i, k, data)))
+}
+
+impl Fsck<'_> {
+    /// Whether reading `id` again from the store could print something or mark a copy bad: a
+    /// multi-pack-index sends it to a pack whose index does not load, or a pack holding it was
+    /// found damaged. git's check of a tree forgets its content (`free_tree_buffer`), so each
+    /// `parse_object` of a tree reads it again; flagsplit does so only then.
+    fn store_has_side_effects(&self, id: &Oid) -> bool {
+        if self.lost.contains_key(id) {
+            return true;
+        }
+        let raw = self.repo.format.raw_len();
+        self.packs.iter().any(|p| {
+            p.damaged
+                && p.index(self.repo.format)
+                    .is_some_and(|x| x.lookup(&id[..raw]).is_some())
+        })
+    }
 }
 
 /// An object named on the command line (a full hex id, or a ref name).

@@ -54,6 +54,9 @@ pub struct PackState {
     /// What git prints each time a multi-pack-index sends it to this pack and its index does
     /// not load (see `unopened_packs`).
     pub open_lines: Vec<String>,
+    /// Its check found something wrong: a read of one of its objects may not be what the check
+    /// of the object found.
+    pub damaged: bool,
 }
 
 impl PackState {
@@ -616,6 +619,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool) {
                 by_offset: std::sync::OnceLock::new(),
                 bad: std::sync::Mutex::new(Vec::new()),
                 open_lines: Vec::new(),
+                damaged: false,
                 files,
             };
             // git prints why a pack cannot be used each time it tries to use it; every mode
@@ -724,6 +728,7 @@ fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize) {
                     by_offset: std::sync::OnceLock::new(),
                     bad: std::sync::Mutex::new(Vec::new()),
                     open_lines: Vec::new(),
+                    damaged: false,
                     files,
                 });
                 f.packs.len() - 1
@@ -1035,6 +1040,7 @@ pub fn verify_pack(
     f.packs = packs;
     let (mut err, events) = result?;
     err |= replay_special(f, pi, events);
+    f.packs[pi].damaged = err;
     Ok(err)
 }
 

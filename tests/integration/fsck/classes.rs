@@ -594,6 +594,21 @@ fn midx_packs(b: &mut Builder) {
         damage(b, &dir, &pack);
         b.cases(&name, &dir, PACK_OPTIONS);
     }
+    // Every object loose too, and the index's cache-tree naming trees the multi-pack-index puts
+    // in a pack whose .idx is of the wrong size: git reads a tree again from the store each time
+    // (its check forgot the tree's content), through the multi-pack-index first.
+    let dir = fresh(
+        b,
+        "cls-midx-loose-copies",
+        "",
+        "mkdir d && echo a > d/a && echo b > b && git add . && git commit -q -m one
+         echo c > d/c && git add . && git commit -q -m two
+         git cat-file --batch-all-objects --batch-check='%(objectname)' |
+           git pack-objects -q .git/objects/pack/test >/dev/null
+         git multi-pack-index write
+         f=$(ls .git/objects/pack/test-*.idx); chmod u+w $f; head -c 100 /dev/zero >> $f",
+    );
+    b.cases("cls-midx-loose-copies", &dir, PACK_OPTIONS);
 }
 
 /// Alternates as git reads them: each named by its real path (`../../alt.git/objects` is
