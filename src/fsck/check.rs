@@ -177,6 +177,9 @@ pub struct Local {
     pub unresolved: Vec<(usize, String)>,
     /// A read that stood in for a delta base a pack could not give died (git's message).
     pub fatal: Option<String>,
+    /// Whether the links of the object being checked are counted (`false` for a copy of an
+    /// object checked before).
+    pub counting: bool,
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -248,12 +251,16 @@ impl Local {
             conflicts: 0,
             unresolved: Vec::new(),
             fatal: None,
+            counting: true,
         }
     }
 
     /// Counts one more checked tree linking to the stored blob `i`: in this worker's own counts
     /// when it keeps them (a plain increment, no shared cache line), else in the table.
     pub fn count(&mut self, table: &Table, i: u32) {
+        if !self.counting {
+            return;
+        }
         match &mut self.counts {
             Some(c) => {
                 let i = i as usize;
@@ -594,7 +601,10 @@ impl Core<'_> {
             return true;
         }
         // git clears SEEN just before it tests it: an object stored twice is checked twice.
-        self.table.or_flags(i, HAS_OBJ | SEEN);
+        // (A tree's links to stored blobs are counted once: the walk uncounts each tree it did
+        // not reach once.)
+        let again = self.table.or_flags(i, HAS_OBJ | SEEN) & HAS_OBJ != 0;
+        l.counting = !again;
         if self.opts.verbose {
             l.err(&format!("Checking {} {h}", kind.name()));
         }
@@ -610,6 +620,7 @@ impl Core<'_> {
         for t in &links.targets {
             broken |= self.link(l, kind, &table::oid(&t.id), t.kind).0;
         }
+        l.counting = true;
         if let Some(s) = started {
             l.times.links += s.elapsed();
         }

@@ -26,6 +26,7 @@ pub(crate) fn classes(b: &mut Builder) {
     midx_packs(b);
     alternates(b);
     paths(b);
+    stored_twice(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -725,4 +726,35 @@ fn paths(b: &mut Builder) {
         "r/cls-path-bare.git/objects",
         CORRUPT_OPTIONS,
     );
+}
+
+/// Objects stored twice (in two packs, or loose and packed) are checked twice; an unreachable
+/// tree stored twice still leaves its blobs unreachable.
+fn stored_twice(b: &mut Builder) {
+    let dir = fresh(
+        b,
+        "cls-twice-packs",
+        "",
+        "echo a > a && git add a && git commit -q -m one
+         git checkout -q -b gone && echo g > g && git add g && git commit -q -m gone
+         git checkout -q - && git branch -q -D gone
+         g=$(git rev-parse HEAD@{1})
+         git rev-list --objects $g | cut -d' ' -f1 > list
+         git pack-objects -q .git/objects/pack/pack < list >/dev/null
+         printf '%s\\n' $(git rev-parse $g) $(git rev-parse $g^{tree}) $(git rev-parse $g:g) |
+           git pack-objects -q .git/objects/pack/pack >/dev/null
+         rm list",
+    );
+    let opts: &[(&str, &[&str])] = &[
+        ("default", &[]),
+        ("unreachable", &["--unreachable", "--no-reflogs"]),
+        (
+            "connectivity-only",
+            &["--connectivity-only", "--unreachable", "--no-reflogs"],
+        ),
+    ];
+    b.cases("cls-twice-packs", &dir, opts);
+    b.copy(&dir, "r/cls-twice-loose");
+    b.sh("r/cls-twice-loose", "git prune-packed");
+    b.cases("cls-twice-loose", "r/cls-twice-loose", opts);
 }
