@@ -499,9 +499,11 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
     }
     // A commit the commit-graph lists is parsed from the graph (git's `parse_commit_in_graph`):
     // its object is not read. (An object of no known type yet is read, as git's `parse_object`
-    // reads it.)
+    // reads it, and so is a commit the heads' `parse_object` parsed already: its links are its
+    // object's.)
     let raw = f.repo.format.raw_len();
-    let from_graph = (kind == Some(Kind::Commit))
+    let parsed = f.table.obj(i).flags & super::table::PARSED != 0;
+    let from_graph = (kind == Some(Kind::Commit) && !parsed)
         .then(|| f.graph_commits.as_ref()?.get(&id[..raw]))
         .flatten()
         .map(|c| {

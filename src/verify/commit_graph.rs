@@ -900,6 +900,10 @@ fn all_commits(layers: &[Graph<'_>]) -> Option<HashMap<Vec<u8>, GraphCommit>> {
         out: Outcome::default(),
     };
     let mut all = HashMap::new();
+    // A process finds a commit in the graph by a binary search of its ids (which a damaged
+    // order can defeat), or by the position its child's entry gives (git's
+    // `insert_parent_or_die`).
+    let mut found = Vec::new();
     for g in layers {
         for lex in 0..g.num_commits {
             let id = g.oid(lex).to_vec();
@@ -909,10 +913,24 @@ fn all_commits(layers: &[Graph<'_>]) -> Option<HashMap<Vec<u8>, GraphCommit>> {
                 return None;
             }
             let parents = v.commits.get(&id).map(|c| c.parents.clone())?;
+            if g.bsearch(&id) == Some(lex) {
+                found.push(id.clone());
+            }
             all.insert(id, GraphCommit { tree, parents });
         }
     }
-    Some(all)
+    let mut reached: HashMap<Vec<u8>, GraphCommit> = HashMap::new();
+    while let Some(id) = found.pop() {
+        if reached.contains_key(&id) {
+            continue;
+        }
+        let Some(c) = all.remove(&id) else {
+            continue;
+        };
+        found.extend(c.parents.iter().cloned());
+        reached.insert(id, c);
+    }
+    Some(reached)
 }
 
 /// What [`drive_with`] hands the loaded layers to.

@@ -27,6 +27,7 @@ pub(crate) fn classes(b: &mut Builder) {
     alternates(b);
     paths(b);
     stored_twice(b);
+    graph_walk(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -757,4 +758,72 @@ fn stored_twice(b: &mut Builder) {
     b.copy(&dir, "r/cls-twice-loose");
     b.sh("r/cls-twice-loose", "git prune-packed");
     b.cases("cls-twice-loose", "r/cls-twice-loose", opts);
+}
+
+/// With `--connectivity-only` git's walk takes a commit from the commit-graph unless it parsed
+/// the commit's object already (a ref names it) or cannot find it there (a binary search of the
+/// graph's ids, which a damaged order defeats): the damaged commit-graphs of the corpus, walked.
+fn graph_walk(b: &mut Builder) {
+    for name in [
+        "tree",
+        "date",
+        "fanout",
+        "trailer",
+        "split-chain",
+        "split-trailer",
+    ] {
+        b.case(
+            &format!("cls-graph-walk-{name}"),
+            &format!("r/c-cgraph-{name}"),
+            &[],
+            &["--connectivity-only"],
+        );
+    }
+    // Ids out of order, and a parent's id changed, in a graph of commits most refs do not name.
+    let dir = fresh(
+        b,
+        "cls-graph-walk-order",
+        "",
+        "i=0; while [ $i -lt 12 ]; do i=$((i+1)); echo $i > f; git add f; git commit -q -m c$i; done
+         git tag t6 HEAD~6
+         git commit-graph write --reachable",
+    );
+    let graph = b.path(&format!("{dir}/.git/objects/info/commit-graph"));
+    let mut data = fs::read(&graph).expect("graph");
+    // Header (8 bytes), then the chunk table: OIDF, OIDL, ... (12 bytes each).
+    let chunk = |data: &[u8], want: &[u8; 4]| -> usize {
+        (0..usize::from(data[6]))
+            .map(|i| 8 + 12 * i)
+            .find(|&at| &data[at..at + 4] == want)
+            .map(|at| u64::from_be_bytes(data[at + 4..at + 12].try_into().expect("8")) as usize)
+            .expect("chunk")
+    };
+    let oidl = chunk(&data, b"OIDL");
+    // Two ids swapped: the binary search no longer finds them.
+    let (a, c) = (oidl + 20, oidl + 5 * 20);
+    let first = data[a..a + 20].to_vec();
+    let second = data[c..c + 20].to_vec();
+    data[a..a + 20].copy_from_slice(&second);
+    data[c..c + 20].copy_from_slice(&first);
+    super::corrupt::retrail(&mut data, 20);
+    b.sh(".", &format!("chmod u+w '{}'", graph.display()));
+    fs::write(&graph, data).expect("write graph");
+    b.cases("cls-graph-walk-order", &dir, CORRUPT_OPTIONS);
+    // Every commit named by a ref (parsed from its object before the walk), one's tree id
+    // damaged in the graph (t5318's `detect incorrect tree OID`).
+    let dir = fresh(
+        b,
+        "cls-graph-walk-named",
+        "",
+        "i=0; while [ $i -lt 8 ]; do i=$((i+1)); echo $i > f; git add f; git commit -q -m c$i; git tag t$i; done
+         git commit-graph write --reachable",
+    );
+    let graph = b.path(&format!("{dir}/.git/objects/info/commit-graph"));
+    let mut data = fs::read(&graph).expect("graph");
+    let cdat = chunk(&data, b"CDAT");
+    // The fourth commit's tree id (each row: tree id, two parent positions, date).
+    data[cdat + 3 * 36 + 5] ^= 0x40;
+    super::corrupt::retrail(&mut data, 20);
+    fs::write(&graph, data).expect("write graph");
+    b.cases("cls-graph-walk-named", &dir, CORRUPT_OPTIONS);
 }
