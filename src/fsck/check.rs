@@ -24,6 +24,8 @@ pub struct Core<'a> {
     pub checks: &'a checks::Options,
     /// The shallow boundary.
     pub shallow: &'a HashSet<Oid>,
+    /// The grafts.
+    pub grafts: &'a super::grafts::Grafts,
     /// The object store, for a delta base a pack could not give (git then reads it by its id).
     pub store: super::store::Store<'a>,
 }
@@ -538,9 +540,9 @@ impl Core<'_> {
             }
             _ => walk::Links::default(),
         };
-        if kind == Kind::Commit && self.shallow.contains(id) {
-            // A shallow commit's parents are not followed (git grafts it with no parents).
-            links.targets.retain(|t| t.kind != Kind::Commit);
+        if kind == Kind::Commit {
+            // A shallow or grafted commit's own parents are not followed.
+            super::grafts::apply(&mut links, self.grafts.of(id, self.shallow), format);
         }
         let unparsed = |l: &mut Local| {
             let line = match loose {

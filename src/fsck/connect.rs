@@ -28,13 +28,24 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
             }
         }
     }
-    // git's deprecated grafts file replaces commits' parents; flagsplit follows the commits' own.
-    let grafts = f.repo.common_dir.join("info").join("grafts");
-    if grafts.is_file() {
-        f.out.err(&format!(
-            "notice: not checked: {} (grafts: the commits' own parents are followed)",
-            grafts.display()
-        ));
+    // git's deprecated grafts replace the parents of the commits they name.
+    let graft_file = std::env::var_os("GIT_GRAFT_FILE")
+        .filter(|g| !g.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| f.repo.common_dir.join("info").join("grafts"));
+    if let Ok(text) = std::fs::read(&graft_file) {
+        let advise = crate::gitconfig::parse_maybe_bool(
+            std::env::var("GIT_ADVICE")
+                .ok()
+                .as_deref()
+                .map(str::as_bytes),
+        ) != Some(false)
+            && config
+                .get_bool("advice.graftfiledeprecated")
+                .ok()
+                .flatten()
+                .unwrap_or(true);
+        f.grafts = super::grafts::Grafts::parse(&text, f.repo.format, advise);
     }
     let midx = config
         .get_bool("core.multipackindex")
@@ -159,7 +170,11 @@ fn promisor_referents(f: &mut Fsck<'_>) {
     let ids: Vec<Oid> = f.promisor.iter().copied().collect();
     for id in ids {
         if let Some((k, data)) = scan::read_object(f, &id) {
-            for t in super::walk::links(k, &id, &data, format).targets {
+            let mut links = super::walk::links(k, &id, &data, format);
+            if k == Kind::Commit {
+                super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), format);
+            }
+            for t in links.targets {
                 f.promisor.insert(oid(&t.id));
             }
         }
@@ -331,7 +346,10 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
                 if !read_as(f, &id, known, k) {
                     continue;
                 }
-                let links = super::walk::links(k, &id, &data, f.repo.format);
+                let mut links = super::walk::links(k, &id, &data, f.repo.format);
+                if k == Kind::Commit {
+                    super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), f.repo.format);
+                }
                 let table = &mut f.table;
                 let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
                     table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
@@ -583,8 +601,8 @@ fn walk_links(
     pending: &mut Vec<u32>,
 ) -> Result<(), Fatal> {
     let id = *id;
-    if k == Kind::Commit && f.shallow.contains(&id) {
-        links.targets.retain(|t| t.kind != Kind::Commit);
+    if k == Kind::Commit {
+        super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), f.repo.format);
     }
     // git's parser of a commit or tag looks up what it names; when it fails, nothing is walked.
     let table = &mut f.table;

@@ -82,8 +82,8 @@ pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec
     // (Parsing a tree does not read its entries.)
     if matches!(k, Kind::Commit | Kind::Tag) {
         let mut links = super::walk::links(k, id, &data, f.repo.format);
-        if k == Kind::Commit && f.shallow.contains(id) {
-            links.targets.retain(|t| t.kind != Kind::Commit);
+        if k == Kind::Commit {
+            super::grafts::apply(&mut links, f.grafts.of(id, &f.shallow), f.repo.format);
         }
         let table = &mut f.table;
         let raw = &id[..f.repo.format.raw_len()];
@@ -177,7 +177,8 @@ fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
             if k != Kind::Commit {
                 return None;
             }
-            let links = super::walk::links(k, id, &data, f.repo.format);
+            let mut links = super::walk::links(k, id, &data, f.repo.format);
+            super::grafts::apply(&mut links, f.grafts.of(id, &f.shallow), f.repo.format);
             Some(
                 links
                     .targets
@@ -496,7 +497,17 @@ fn commit_for_graph(
     let read = f.store().fresh().read_or_die(&id, &mut read_lines);
     lines.extend(read_lines.into_iter().map(|l| format!("error: {l}")));
     match (read.object, read.fatal) {
-        (Some((Kind::Commit, data)), _) => Commit::Found(data),
+        // (The child git applies the grafts and the shallow boundary too.)
+        (Some((Kind::Commit, data)), _) => match f.grafts.of(&id, &f.shallow) {
+            Some(parents) => Commit::Grafted(
+                data,
+                parents
+                    .iter()
+                    .map(|p| p[..f.repo.format.raw_len()].to_vec())
+                    .collect(),
+            ),
+            None => Commit::Found(data),
+        },
         (Some(_), _) => Commit::NotACommit,
         (None, Some(message)) => Commit::Corrupt {
             lines: Vec::new(),
@@ -574,8 +585,10 @@ pub fn structures_loaded(
                 .extend(loaded.bitmap.map(|name| d.path.join("pack").join(name)));
         }
     }
+    // git reads no commit-graph in a repository with grafts or a shallow boundary
+    // (`commit_graph_compatible`).
     let shallow = f.repo.common_dir.join("shallow").exists();
-    let grafts = f.repo.common_dir.join("info/grafts").exists();
+    let grafts = !f.grafts.parents.is_empty();
     if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
         let out = commit_graph::load_lines(&odbs, format, graph_settings(config));

@@ -16,6 +16,7 @@
 
 pub mod check;
 pub mod connect;
+pub mod grafts;
 pub mod heads;
 pub mod odb;
 pub mod scan;
@@ -273,6 +274,8 @@ pub struct Fsck<'o> {
     /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
     /// follow.
     pub shallow: std::collections::HashSet<Oid>,
+    /// The grafts (`info/grafts`), whose parents git gives the commits they name.
+    pub grafts: grafts::Grafts,
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
@@ -383,6 +386,7 @@ impl<'o> Fsck<'o> {
             opts: self.opts,
             checks: &self.checks.opts,
             shallow: &self.shallow,
+            grafts: &self.grafts,
             store: self.store_with(packs),
         }
     }
@@ -679,6 +683,7 @@ pub fn run_with(
         loose_order: Vec::new(),
         names: Default::default(),
         shallow: Default::default(),
+        grafts: Default::default(),
         pending_fatal: Default::default(),
         seq: None,
         times: check::Times::default(),
@@ -700,6 +705,16 @@ pub fn run_with(
     }
     let result = connect::fsck(&mut f, &config);
     f.flush_notes();
+    // git reads the graft file (and prints what it says about it) once it parses a commit.
+    let parsed_commit = f.grafts.read
+        && f.table.iter().any(|o| {
+            o.kind == Some(Kind::Commit) && o.flags & (table::HAS_OBJ | table::PARSED) != 0
+        });
+    if parsed_commit {
+        for l in std::mem::take(&mut f.grafts.lines) {
+            f.out.err(&l);
+        }
+    }
     match result {
         Ok(()) => {
             f.out.flush();

@@ -25,7 +25,8 @@
 //! git records those ids with that type (a later object of another type with the same id is
 //! then `object <id> is a <type>, not a <type>`).
 //!
-//! Grafts and shallow commits (whose parents git does not follow) are the caller's to apply.
+//! Grafts and shallow commits (whose parents git does not follow) are the caller's to apply
+//! (then [`Links::grafted`]).
 
 use super::fsck::{decode_tree_entry, parse_hex_id};
 use super::{Kind, ObjectFormat, ObjectHasher};
@@ -59,6 +60,9 @@ pub struct Links {
     pub walk_failed: bool,
     /// For a tag that parses, the name of its `tag` line.
     pub tag_name: Option<Vec<u8>>,
+    /// For a commit: its parents in `targets` are the ones a graft (or the shallow boundary)
+    /// gives it, not its own (the caller applies grafts).
+    pub grafted: bool,
 }
 
 impl Links {
@@ -86,6 +90,7 @@ impl Links {
             let bad = match kind {
                 Kind::Tag => format!("bad tag pointer to {id} in {of}"),
                 _ if n == 0 => format!("bad tree pointer {id} in commit {of}"),
+                _ if self.grafted => format!("bad graft parent {id} in commit {of}"),
                 _ => format!("bad parent {id} in commit {of}"),
             };
             return Err(vec![

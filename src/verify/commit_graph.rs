@@ -55,6 +55,9 @@ const ERROR_HASH: u32 = 2;
 pub enum Commit {
     /// A commit, with its content (after the object header).
     Found(Vec<u8>),
+    /// A commit (its content) that a graft or the shallow boundary gives other parents (their
+    /// raw ids), which git's parser takes instead of its own.
+    Grafted(Vec<u8>, Vec<Vec<u8>>),
     /// An object of another type (`Object … not a commit`).
     NotACommit,
     /// No such object, or it cannot be read (`Could not read …`).
@@ -661,6 +664,13 @@ impl Verifier<'_, '_> {
             }
             Commit::Found(buf) => match parse_commit_buffer(&buf, format) {
                 Ok(c) => Some(c),
+                Err(what) => {
+                    self.out.error(format!("{what} {}", hex(id)));
+                    None
+                }
+            },
+            Commit::Grafted(buf, parents) => match parse_commit_buffer(&buf, format) {
+                Ok(c) => Some(OdbCommit { parents, ..c }),
                 Err(what) => {
                     self.out.error(format!("{what} {}", hex(id)));
                     None

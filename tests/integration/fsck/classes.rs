@@ -28,6 +28,7 @@ pub(crate) fn classes(b: &mut Builder) {
     paths(b);
     stored_twice(b);
     graph_walk(b);
+    grafts(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -826,4 +827,110 @@ fn graph_walk(b: &mut Builder) {
     super::corrupt::retrail(&mut data, 20);
     fs::write(&graph, data).expect("write graph");
     b.cases("cls-graph-walk-named", &dir, CORRUPT_OPTIONS);
+}
+
+/// Grafts (`info/grafts`, deprecated) as git 2.47 applies them: a grafted commit's parents are
+/// the graft's (its own are not followed, and may be dangling), a commit-graph disagrees with
+/// them (`commit-graph parent for … is … != …`), and git prints its deprecation advice and an
+/// error for each line it cannot use once it parses a commit.
+fn grafts(b: &mut Builder) {
+    let history = "i=0; while [ $i -lt 6 ]; do i=$((i+1)); echo $i > f; git add f; git commit -q -m c$i; done";
+    let opts: &[(&str, &[&str])] = &[
+        ("default", &[]),
+        ("unreachable", &["--unreachable", "--no-reflogs"]),
+        (
+            "connectivity-only",
+            &["--connectivity-only", "--no-reflogs"],
+        ),
+        ("no-full", &["--no-full", "--no-reflogs"]),
+        ("name-objects", &["--name-objects", "--no-reflogs"]),
+        ("root", &["--root", "--no-reflogs"]),
+        ("head", &["HEAD~1"]),
+    ];
+    // HEAD grafted onto HEAD~3 (two commits skipped), HEAD~4 made a root.
+    let dir = fresh(
+        b,
+        "cls-graft",
+        "",
+        &format!(
+            "{history}
+             h=$(git rev-parse HEAD) h3=$(git rev-parse HEAD~3) h4=$(git rev-parse HEAD~4)
+             printf '%s %s\\n%s\\n' $h $h3 $h4 > .git/info/grafts"
+        ),
+    );
+    b.cases("cls-graft", &dir, opts);
+    b.copy(&dir, "r/cls-graft-packed");
+    b.sh(
+        "r/cls-graft-packed",
+        "git -c core.commitGraph=false repack -adq",
+    );
+    b.cases("cls-graft-packed", "r/cls-graft-packed", &opts[..3]);
+    // A commit-graph written before the graft (git's t5318 `commit grafts invalidate
+    // commit-graph`).
+    let dir = fresh(
+        b,
+        "cls-graft-commit-graph",
+        "",
+        &format!(
+            "{history}
+             git commit-graph write --reachable
+             echo \"$(git rev-parse HEAD~1) $(git rev-parse HEAD~4)\" > .git/info/grafts"
+        ),
+    );
+    b.cases("cls-graft-commit-graph", &dir, &opts[..3]);
+    // The advice turned off, by the environment and by the configuration.
+    b.case(
+        "cls-graft-commit-graph.no-advice",
+        &dir,
+        &[("GIT_ADVICE", "0")],
+        &[],
+    );
+    b.case(
+        "cls-graft-commit-graph.no-advice-config",
+        &dir,
+        &[(
+            "GIT_CONFIG_PARAMETERS",
+            "'advice.graftFileDeprecated=false'",
+        )],
+        &[],
+    );
+    // Parents that are missing or not commits, lines git cannot use, a duplicate.
+    let dir = fresh(
+        b,
+        "cls-graft-bad",
+        "",
+        &format!(
+            "{history}
+             {{
+               echo '# a comment'
+               echo \"$(git rev-parse HEAD) 1111111111111111111111111111111111111111\"
+               echo \"$(git rev-parse HEAD~1) $(git rev-parse HEAD~1^{{tree}})\"
+               echo \"$(git rev-parse HEAD) $(git rev-parse HEAD~2)\"
+               echo 'not a graft'
+               echo \"$(git rev-parse HEAD~2) $(git rev-parse HEAD~3)x\"
+               echo
+             }} > grafts
+             mv grafts .git/info/grafts"
+        ),
+    );
+    b.cases("cls-graft-bad", &dir, &opts[..5]);
+    // The file GIT_GRAFT_FILE names, and a repository with no commit to parse.
+    let dir = fresh(b, "cls-graft-env", "", history);
+    b.sh(
+        &dir,
+        "echo \"$(git rev-parse HEAD) $(git rev-parse HEAD~2)\" > ../cls-graft-env.grafts",
+    );
+    b.case(
+        "cls-graft-env.default",
+        &dir,
+        &[("GIT_GRAFT_FILE", "$ROOT/r/cls-graft-env.grafts")],
+        &["--unreachable", "--no-reflogs"],
+    );
+    let dir = fresh(
+        b,
+        "cls-graft-no-commits",
+        "",
+        "echo 1111111111111111111111111111111111111111 > .git/info/grafts",
+    );
+    b.cases("cls-graft-no-commits", &dir, &opts[..1]);
 }
