@@ -9,11 +9,15 @@
 //! output counts as refused here, for every provider; the checks themselves are tested by
 //! `crates/zlib/tests/inflate.rs` in normal builds.
 //!
+//! zlib's own verdict ([`flagsplit_zlib::failure::inflate_failure`], the words git prints for a
+//! corrupt stream) agrees with zlib-rs's: a stream zlib-rs refuses as corrupt has a failure there,
+//! with the message every provider's `inflate_to_vec*` gives; one it accepts has none.
+//!
 //! Input: limit (u16 LE), expected size (u16 LE), n (one byte, taken mod 8), n chunk sizes, then
 //! the stream.
 #![no_main]
 
-use flagsplit_zlib::{Error, Inflater, Visitor, for_each_provider};
+use flagsplit_zlib::{Error, Inflater, Visitor, failure, for_each_provider};
 use libfuzzer_sys::fuzz_target;
 
 /// What an inflater made of the input.
@@ -63,6 +67,8 @@ struct Run<'a> {
     chunks: &'a [u8],
     /// Per provider: limited, exact, chunked.
     outcomes: Vec<(&'static str, [Outcome; 3])>,
+    /// zlib-rs's error from `inflate_to_vec_limited`, if any.
+    reference_error: Option<Error>,
 }
 
 impl Run<'_> {
@@ -101,11 +107,11 @@ impl Visitor for Run<'_> {
     fn visit<I: Inflater>(&mut self) {
         let mut inf = I::new().expect("new");
         let mut out = Vec::new();
-        let limited = outcome(
-            inf.inflate_to_vec_limited(self.stream, self.limit, &mut out),
-            self.stream,
-            &out,
-        );
+        let r = inf.inflate_to_vec_limited(self.stream, self.limit, &mut out);
+        if let (Err(e), true) = (&r, self.outcomes.is_empty()) {
+            self.reference_error = Some(e.clone());
+        }
+        let limited = outcome(r, self.stream, &out);
         assert!(out.len() <= self.limit);
         let exact = outcome(
             inf.inflate_to_vec(self.stream, self.expected, &mut out),
@@ -150,10 +156,26 @@ fuzz_target!(|data: &[u8]| {
         expected,
         chunks,
         outcomes: Vec::new(),
+        reference_error: None,
     };
     for_each_provider(&mut run);
     let (first, reference) = &run.outcomes[0];
     for (name, o) in &run.outcomes[1..] {
         assert_eq!(o, reference, "{name} and {first} disagree");
+    }
+    // zlib's words: what zlib-rs (the first provider) refused as corrupt fails with zlib's
+    // message; a stream it accepted does not fail.
+    let failure = failure::inflate_failure(stream, &[usize::MAX]);
+    match (&run.reference_error, &reference[0]) {
+        (Some(Error::Corrupt { detail, .. }), _) => {
+            let f = failure.expect("zlib-rs refused the stream as corrupt: zlib fails too");
+            if let Some(m) = &f.message {
+                assert_eq!(m, detail, "zlib's message is the one reported");
+            }
+        }
+        (None, Outcome::Ok { .. }) => {
+            assert_eq!(failure, None, "zlib-rs accepted the stream: zlib does too")
+        }
+        _ => {}
     }
 });

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use flagsplit_object::{delta, idx, loose, pack};
-use flagsplit_zlib::{Error as ZError, Inflater as _};
+use flagsplit_zlib::Inflater as _;
 
 use super::check::{Base, Core, Local, Packed, TreeLink, timed};
 use super::odb::{self, Mapped, PackFiles};
@@ -133,16 +133,17 @@ fn unsafe_algorithm(format: ObjectFormat) -> Algorithm {
     }
 }
 
-/// git's `git_inflate` message for a zlib error (`inflate: data stream error (MSG)`), when the
-/// error is one git prints.
-fn inflate_message(e: &ZError) -> Option<String> {
-    match e {
-        ZError::Corrupt { detail, .. } => Some(format!("inflate: data stream error ({detail})")),
-        _ => None,
-    }
+/// git's `git_inflate` line for the zlib stream at the start of `input` inflated with room for
+/// `room` bytes of output (`inflate: data stream error (MSG)`), when zlib's `inflate()` fails
+/// there: zlib's own words, whichever provider inflated the stream
+/// ([`flagsplit_zlib::failure::inflate_failure`]).
+fn zlib_line(input: &[u8], room: usize) -> Option<String> {
+    flagsplit_zlib::failure::inflate_failure(input, &[room]).map(|f| f.git_line())
 }
 
-/// Inflates exactly `size` bytes from `input`; on failure, git's zlib line if it prints one.
+/// Inflates exactly `size` bytes from `input` (a pack entry's data); on failure, the line git
+/// prints (its buffer holds `size` bytes and one more, and zlib goes on while it needs no room:
+/// an error there is printed too).
 fn inflate_exact(
     z: &mut Inflater,
     input: &[u8],
@@ -153,7 +154,7 @@ fn inflate_exact(
         return Err(None);
     }
     z.inflate_to_vec(input, size as usize, out)
-        .map_err(|e| inflate_message(&e))
+        .map_err(|_| zlib_line(input, size as usize + 1))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -325,10 +326,8 @@ pub fn read_loose(
                     break;
                 }
             }
-            Err(e) => {
-                if let Some(m) = inflate_message(&e) {
-                    lines.push(m);
-                }
+            Err(_) => {
+                lines.extend(zlib_line(input, usize::MAX));
                 lines.push(unpack_header);
                 return LooseRead::Bad(lines);
             }
@@ -423,10 +422,8 @@ pub fn read_loose(
                     return LooseRead::Bad(lines);
                 }
             }
-            Err(e) => {
-                if let Some(m) = inflate_message(&e) {
-                    lines.push(m);
-                }
+            Err(_) => {
+                lines.extend(zlib_line(input, usize::MAX));
                 corrupt(&mut lines, "corrupt");
                 return LooseRead::Bad(lines);
             }
@@ -2324,8 +2321,8 @@ fn stream_root(
                     break false;
                 }
             }
-            Err(err) => {
-                if let Some(m) = inflate_message(&err) {
+            Err(_) => {
+                if let Some(m) = zlib_line(input, usize::MAX) {
                     l.error(&m);
                 }
                 break false;

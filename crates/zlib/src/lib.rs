@@ -18,6 +18,7 @@
 
 #![deny(missing_docs)]
 
+pub mod failure;
 #[cfg(feature = "zlib-miniz")]
 pub mod miniz;
 #[cfg(feature = "zlib-system")]
@@ -35,8 +36,10 @@ use std::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// Not a valid zlib stream: a bad header, a bad block, a distance too far back, a wrong
-    /// Adler-32, or a preset dictionary (which git never uses). `detail` is the provider's own
-    /// message, so it differs between providers; the verdict does not.
+    /// Adler-32, or a preset dictionary (which git never uses). From `inflate_to_vec` and
+    /// `inflate_to_vec_limited`, `detail` is zlib's own message for the stream
+    /// ([`failure::inflate_failure`]), the same from every provider; from the streaming
+    /// [`Inflater::inflate`], which does not hold the stream, it is the provider's.
     #[error("corrupt zlib stream ({provider}: {detail})")]
     Corrupt {
         /// The provider that refused ([`Inflater::PROVIDER`]).
@@ -205,7 +208,7 @@ fn drive<I: Inflater>(
     let result = fill(inflater, input, out, cap, &mut written);
     out.truncate(written);
     let consumed = result.map_err(|e| match (e, bound) {
-        (Filled::Error(e), _) => e,
+        (Filled::Error(e), _) => in_zlib_words(e, input),
         (Filled::Over, Bound::Expected(n)) => Error::SizeMismatch {
             expected: n as u64,
             actual: ActualSize::MoreThan(n as u64),
@@ -221,6 +224,21 @@ fn drive<I: Inflater>(
         });
     }
     Ok(consumed)
+}
+
+/// `e` with zlib's own message for the stream at the start of `input` when it is
+/// [`Error::Corrupt`] (a provider's message may be another's, or lost: see [`failure`]).
+pub(crate) fn in_zlib_words(e: Error, input: &[u8]) -> Error {
+    match e {
+        Error::Corrupt { provider, detail } => {
+            let zlib = failure::inflate_failure(input, &[usize::MAX]).and_then(|f| f.message);
+            Error::Corrupt {
+                provider,
+                detail: zlib.unwrap_or(detail),
+            }
+        }
+        other => other,
+    }
 }
 
 /// Why [`fill`] stopped short of the stream's end.

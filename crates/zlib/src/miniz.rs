@@ -208,7 +208,7 @@ impl Inflater for Miniz {
                 }
                 failed => {
                     out.truncate(written);
-                    return Err(corrupt(failed));
+                    return Err(crate::in_zlib_words(corrupt(failed), input));
                 }
             }
         }

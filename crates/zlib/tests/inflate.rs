@@ -692,3 +692,152 @@ fn versions() {
         }
     }
 }
+
+/// Python's zlib's message for each stream inflated in one go (`None`: no error), in one
+/// process: the oracle for zlib's words.
+fn python_messages(streams: &[Vec<u8>]) -> Vec<Option<String>> {
+    const SCRIPT: &str = "import sys,zlib,struct
+d=sys.stdin.buffer.read();o=sys.stdout.buffer;i=0
+while i<len(d):
+    n,=struct.unpack_from('<I',d,i);i+=4;s=d[i:i+n];i+=n
+    try:
+        zlib.decompressobj().decompress(s);m=b''
+    except zlib.error as e:
+        m=str(e).split(': ',1)[-1].encode()
+    o.write(struct.pack('<I',len(m))+m)
+";
+    let mut request = Vec::new();
+    for s in streams {
+        request.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        request.extend_from_slice(s);
+    }
+    let mut child = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&request));
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut out)
+        .expect("read python's output");
+    writer.join().expect("writer").expect("write to python");
+    assert!(child.wait().expect("wait").success(), "python3 failed");
+    let mut messages = Vec::new();
+    let mut i = 0;
+    while i < out.len() {
+        let n = u32::from_le_bytes(out[i..i + 4].try_into().expect("4")) as usize;
+        let m = String::from_utf8_lossy(&out[i + 4..i + 4 + n]).into_owned();
+        messages.push((!m.is_empty()).then_some(m));
+        i += 4 + n;
+    }
+    messages
+}
+
+/// Each provider's inflate_to_vec over the corrupt streams: the detail of each `Corrupt` error.
+struct Details<'a> {
+    streams: &'a [(Vec<u8>, usize)],
+    seen: Vec<(&'static str, Vec<Option<String>>)>,
+}
+
+impl Visitor for Details<'_> {
+    fn visit<I: Inflater>(&mut self) {
+        let mut inf = I::new().expect("new");
+        let mut out = Vec::new();
+        let details = self
+            .streams
+            .iter()
+            .map(|(s, n)| match inf.inflate_to_vec(s, *n, &mut out) {
+                Err(Error::Corrupt { detail, .. }) => Some(detail),
+                _ => None,
+            })
+            .collect();
+        self.seen.push((I::PROVIDER, details));
+    }
+}
+
+/// zlib's message for a corrupt stream (`invalid distance too far back`, `incorrect data
+/// check`...) is the same from `failure::inflate_failure` and from every provider's
+/// `inflate_to_vec` as from Python's zlib (the system's): zlib-rs loses the messages of the
+/// errors its fast loop finds, and miniz_oxide has none of its own.
+#[test]
+fn zlib_messages_are_zlibs() {
+    if !runs("python3", &["-c", "import zlib"]) {
+        skip(
+            "zlib_messages_are_zlibs",
+            "python3 with zlib not found (the oracle)",
+        );
+        return;
+    }
+    let mut rng = Rng(77);
+    let originals: Vec<Vec<u8>> = (0..40)
+        .map(|i| {
+            let size = 200 + rng.below(30_000);
+            data(&mut rng, i, size)
+        })
+        .collect();
+    let requests: Vec<(Params, &[u8])> = originals
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            (
+                Params {
+                    level: [1i8, 6, 9][i % 3],
+                    ..DEFAULT
+                },
+                &d[..],
+            )
+        })
+        .collect();
+    let streams = python_compress(&requests);
+    let mut corrupt: Vec<(Vec<u8>, usize)> = Vec::new();
+    for (s, d) in streams.iter().zip(&originals) {
+        for _ in 0..60 {
+            let mut bad = s.clone();
+            let at = rng.below(bad.len());
+            bad[at] ^= 1 << rng.below(8);
+            corrupt.push((bad, d.len()));
+        }
+    }
+    let bytes: Vec<Vec<u8>> = corrupt.iter().map(|(s, _)| s.clone()).collect();
+    let python = python_messages(&bytes);
+    let mut compared = 0;
+    for ((s, _), want) in corrupt.iter().zip(&python) {
+        let got = flagsplit_zlib::failure::inflate_failure(s, &[usize::MAX]);
+        match want {
+            Some(w) => {
+                let got = got.and_then(|f| f.message);
+                assert_eq!(got.as_deref(), Some(w.as_str()), "stream {}", hex(s));
+                compared += 1;
+            }
+            // No error for Python: none for the reference (the stream ends, or is cut short).
+            None => assert!(got.is_none_or(|f| f.message.is_none()), "stream {}", hex(s)),
+        }
+    }
+    assert!(compared > 1000, "{compared} corrupt streams compared");
+    let mut d = Details {
+        streams: &corrupt,
+        seen: Vec::new(),
+    };
+    for_each_provider(&mut d);
+    for (provider, details) in &d.seen {
+        for (((s, _), want), got) in corrupt.iter().zip(&python).zip(details) {
+            if let Some(got) = got {
+                assert_eq!(Some(got), want.as_ref(), "{provider}: stream {}", hex(s));
+            }
+        }
+    }
+    eprintln!(
+        "zlib: {compared} corrupt streams, zlib's message from the reference and from {}",
+        d.seen
+            .iter()
+            .map(|(p, _)| *p)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}

@@ -29,6 +29,7 @@ pub(crate) fn classes(b: &mut Builder) {
     stored_twice(b);
     graph_walk(b);
     grafts(b);
+    zlib_words(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -933,4 +934,131 @@ fn grafts(b: &mut Builder) {
         "echo 1111111111111111111111111111111111111111 > .git/info/grafts",
     );
     b.cases("cls-graft-no-commits", &dir, &opts[..1]);
+}
+
+/// A damaged deflate stream, in a pack and loose: git prints zlib's own message for it
+/// (`inflate: data stream error (invalid distance too far back)`, `(incorrect data check)`,
+/// `(invalid block type)`...), whichever provider flagsplit inflates with; an entry's stream is
+/// inflated with room for its size and one byte more, and an error zlib finds there (with no more
+/// room) is printed too. The damage is chosen by reading the streams with zlib's rules
+/// ([`flagsplit_zlib::failure`]): one byte flipped for each message it finds, and one whose
+/// stream holds a byte more than the entry's size and then a wrong Adler-32.
+fn zlib_words(b: &mut Builder) {
+    use flagsplit_zlib::Inflater as _;
+    use flagsplit_zlib::failure::inflate_failure;
+    let text = {
+        let mut rng = crate::support::Rng(42);
+        let words: Vec<String> = (0..300)
+            .map(|_| {
+                let n = 2 + rng.below(6);
+                (0..n)
+                    .map(|_| (b'a' + rng.below(8) as u8) as char)
+                    .collect()
+            })
+            .collect();
+        let mut t = String::new();
+        for _ in 0..5000 {
+            t.push_str(&words[rng.below(words.len())]);
+            t.push(' ');
+        }
+        t
+    };
+    let base = fresh(b, "cls-zlib-base", "", "");
+    fs::write(b.path(&format!("{base}/words")), &text).expect("write");
+    b.sh(
+        &base,
+        "git add words && git commit -q -m words && git repack -adq && git prune-packed",
+    );
+    let stem = super::corrupt::the_pack(b, &base);
+    let pack = fs::read(b.path(&format!("{stem}.pack"))).expect("pack");
+    let idx = fs::read(b.path(&format!("{stem}.idx"))).expect("idx");
+    let entries = super::corrupt::pack_entries(&pack, &super::corrupt::idx_v2(&idx, 20), 20);
+    let blob = entries
+        .iter()
+        .filter(|e| e.kind == 3)
+        .max_by_key(|e| e.end - e.data)
+        .expect("the blob")
+        .clone();
+    let size = blob.size as usize;
+    // One flip per message zlib gives, and one whose stream is a byte longer with a bad
+    // Adler-32 (found at the very end, after the room is full: git still prints it).
+    let mut chosen: Vec<(String, usize, u8)> = Vec::new();
+    let mut z = flagsplit_zlib::zlib_rs::ZlibRs::new().expect("inflater");
+    let mut out = Vec::new();
+    // (Every 7th byte from the start, where the block headers and code tables are, then every
+    // 61st: enough to find each message once.)
+    let offsets =
+        (blob.data + 2..blob.end).filter(|&at| at < blob.data + 200 && at % 7 == 0 || at % 61 == 0);
+    'search: for at in offsets {
+        for bit in [0, 3, 6] {
+            let mut bad = pack[blob.data..blob.end].to_vec();
+            bad[at - blob.data] ^= 1 << bit;
+            let Some(f) = inflate_failure(&bad, &[size + 1]) else {
+                continue;
+            };
+            let message = f.message.clone().unwrap_or_default();
+            let long = matches!(
+                z.inflate_to_vec(&bad, size, &mut out),
+                Err(flagsplit_zlib::Error::SizeMismatch { .. })
+            );
+            let key = if long {
+                format!("{message} (long)")
+            } else {
+                message
+            };
+            if !chosen.iter().any(|(k, _, _)| *k == key) {
+                chosen.push((key, at, 1 << bit));
+            }
+            if chosen.len() >= 12 {
+                break 'search;
+            }
+        }
+    }
+    assert!(
+        chosen
+            .iter()
+            .any(|(k, _, _)| k == "invalid distance too far back"),
+        "no flip gives `invalid distance too far back`: {chosen:?}"
+    );
+    for (n, (_, at, bit)) in chosen.iter().enumerate() {
+        let dir = format!("r/cls-zlib-pack-{n}");
+        b.copy(&base, &dir);
+        let rel = stem.replacen(&base, &dir, 1);
+        let path = b.path(&format!("{rel}.pack"));
+        let mut bytes = fs::read(&path).expect("pack");
+        bytes[*at] ^= bit;
+        b.sh(".", &format!("chmod u+w '{rel}.pack'"));
+        fs::write(&path, bytes).expect("write pack");
+        b.cases(&format!("cls-zlib-pack-{n}"), &dir, PACK_OPTIONS);
+    }
+    // The same flips in the loose object (zlib's message for the header, then the content).
+    let loose_dir = fresh(b, "cls-zlib-loose-base", "", "");
+    fs::write(b.path(&format!("{loose_dir}/words")), &text).expect("write");
+    b.sh(&loose_dir, "git add words && git commit -q -m words");
+    let id = rev(b, &loose_dir, "HEAD:words");
+    let file = loose(&loose_dir, &id);
+    let stream = fs::read(b.path(&file)).expect("loose");
+    let mut done: Vec<String> = Vec::new();
+    let mut n = 0;
+    for at in (2..stream.len()).filter(|&at| at < 200 && at % 5 == 0 || at % 97 == 0) {
+        for bit in [1, 4, 7] {
+            let mut bad = stream.clone();
+            bad[at] ^= 1 << bit;
+            let Some(f) = inflate_failure(&bad, &[usize::MAX]) else {
+                continue;
+            };
+            let key = f.message.unwrap_or_default();
+            if done.contains(&key) || n >= 6 {
+                continue;
+            }
+            done.push(key);
+            let dir = format!("r/cls-zlib-loose-{n}");
+            b.copy(&loose_dir, &dir);
+            let path = b.path(&loose(&dir, &id));
+            b.sh(".", &format!("chmod u+w '{}'", path.display()));
+            fs::write(&path, &bad).expect("write loose");
+            b.cases(&format!("cls-zlib-loose-{n}"), &dir, CORRUPT_OPTIONS);
+            n += 1;
+        }
+    }
 }
