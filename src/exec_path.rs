@@ -12,7 +12,12 @@
 //! package (Cargo sets `CARGO` and `CARGO_MANIFEST_PATH` for it), [`find`] asks the same Cargo to
 //! build the helper into the same target directory, with the same profile, target and features
 //! ([`CargoRun`]), and uses what it built. The selection variables and `config.toml` reach that
-//! build as they reached the first one (the environment is inherited, the file is read again).
+//! build as they reached the first one (the environment is inherited, the file is read again);
+//! what `cargo run` itself added to the environment (the package's `CARGO_PKG_*`, `CARGO_MANIFEST_*`,
+//! `OUT_DIR`, the build script's `rustc-env` values: [`CARGO_RUN_VARS`]) is taken out, so that
+//! the second build sees the environment the first one saw — a build script that watches one of
+//! them (`ring`'s watches `CARGO_PKG_NAME`) would otherwise be rerun, and this package's own
+//! refuses `FLAGSPLIT_*` names it does not know.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -127,6 +132,27 @@ pub fn find(name: &str) -> Result<PathBuf, NotFound> {
     run.build(name, not_found)
 }
 
+/// What `cargo run` adds to the environment of the program it runs, beyond what the user had:
+/// every name here, and every name starting with `CARGO_PKG_`. `FLAGSPLIT_RUSTC` is this
+/// package's build script's `rustc-env`.
+pub const CARGO_RUN_VARS: &[&str] = &[
+    "CARGO",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+    "OUT_DIR",
+    "FLAGSPLIT_RUSTC",
+];
+
+/// Whether `cargo run` put variable `name` in the environment (see [`CARGO_RUN_VARS`]).
+pub fn set_by_cargo_run(name: &OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.starts_with("CARGO_PKG_") || CARGO_RUN_VARS.contains(&n))
+}
+
 /// The Cargo features of this package that are on in this build, as `cargo build --features`
 /// takes them (`default` aside: the list is complete, so it goes with `--no-default-features`).
 pub const FEATURES: &[(&str, bool)] = &[
@@ -231,6 +257,11 @@ impl CargoRun {
     fn build(&self, name: &str, mut not_found: NotFound) -> Result<PathBuf, NotFound> {
         let mut cmd = Command::new(&self.cargo);
         cmd.args(self.args(name, FEATURES));
+        for (var, _) in std::env::vars_os() {
+            if set_by_cargo_run(&var) {
+                cmd.env_remove(var);
+            }
+        }
         // Cargo writes nothing meant for standard output here; keep the helper's stdout its own.
         cmd.stdout(std::process::Stdio::null());
         let built = self
@@ -419,6 +450,38 @@ mod tests {
             args.last().map(OsString::as_os_str),
             Some(OsStr::new("--no-default-features"))
         );
+    }
+
+    #[test]
+    fn what_cargo_run_adds_is_taken_out_and_the_build_scripts_values_are_known() {
+        for name in [
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_PRE",
+            "OUT_DIR",
+            "CARGO",
+        ] {
+            assert!(set_by_cargo_run(OsStr::new(name)), "{name}");
+        }
+        for name in [
+            "CARGO_HOME",
+            "CARGO_TARGET_DIR",
+            "FLAGSPLIT_SHA1_PROVIDER",
+            "PATH",
+        ] {
+            assert!(!set_by_cargo_run(OsStr::new(name)), "{name}");
+        }
+        // Every `rustc-env` of the build script is something `cargo run` sets.
+        let build = std::fs::read_to_string(own().join("build.rs")).expect("build.rs");
+        for rest in build.split("rustc-env=").skip(1) {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            assert!(
+                set_by_cargo_run(OsStr::new(&name)),
+                "build.rs sets {name} with rustc-env: add it to CARGO_RUN_VARS"
+            );
+        }
     }
 
     #[test]

@@ -526,30 +526,6 @@ fn commit_for_graph(
     }
 }
 
-/// The number of commits a commit-graph file lists (its OIDF fan-out's last entry), for
-/// progress.
-fn graph_commits(path: &std::path::Path) -> Option<u64> {
-    let data = std::fs::read(path).ok()?;
-    let be32 = |at: usize| -> Option<u32> {
-        let b = data.get(at..at + 4)?;
-        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    if data.get(..4)? != b"CGPH" {
-        return None;
-    }
-    let chunks = usize::from(*data.get(6)?);
-    for c in 0..chunks {
-        let at = 8 + 12 * c;
-        if be32(at)? == u32::from_be_bytes(*b"OIDF") {
-            let hi = u64::from(be32(at + 4)?);
-            let lo = u64::from(be32(at + 8)?);
-            let off = usize::try_from((hi << 32) | lo).ok()?;
-            return be32(off + 4 * 255).map(u64::from);
-        }
-    }
-    None
-}
-
 /// `core.<key>` as a boolean, git's default when unset or unreadable.
 fn core_bool(config: &crate::gitconfig::Config, key: &str, default: bool) -> bool {
     config.get_bool(key).ok().flatten().unwrap_or(default)
@@ -617,7 +593,11 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
     let format = f.repo.format;
     let mut lines = Vec::new();
     let (mut rev_bad, mut bitmap_bad) = (false, false);
-    for p in &f.packs {
+    let mut meter = f
+        .out
+        .progress()
+        .start_delayed("Verifying reverse pack-indexes", f.packs.len() as u64);
+    for (n, p) in f.packs.iter().enumerate() {
         let name = p.name.clone();
         match p.index(format) {
             None => {
@@ -637,6 +617,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
                 rev_bad |= out.failed;
             }
         }
+        meter.display(n as u64 + 1);
         let bm = bitmap::pack_bitmap_path(&name);
         if let Ok(bytes) = std::fs::read(&bm) {
             let out = bitmap::verify(std::path::Path::new(&bm), &bytes, format);
@@ -644,6 +625,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
             bitmap_bad |= out.failed;
         }
     }
+    meter.stop();
     for path in f.midx_bitmaps.clone() {
         if let Ok(bytes) = std::fs::read(&path) {
             let out = bitmap::verify(&path, &bytes, format);
@@ -678,12 +660,9 @@ pub fn structures_after_walk(
             let fr: &Fsck<'_> = f;
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
-            let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
-            // The child git runs shows its own progress on a terminal.
-            if let Some(n) = graph_commits(&commit_graph::graph_path(&d.path)) {
-                f.out
-                    .progress("Verifying commits in commit graph", n, n, true);
-            }
+            let progress = fr.out.progress();
+            let out =
+                commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read, progress);
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
@@ -720,7 +699,7 @@ pub fn structures_after_walk(
                     _ => midx::PackEntry::NotInIndex,
                 }
             };
-            let out = midx::verify(&d.path, format, &mut entry);
+            let out = midx::verify_progress(&d.path, format, &mut entry, fr.out.progress());
             for l in &out.lines {
                 f.out.err(l);
             }
