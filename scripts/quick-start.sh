@@ -59,6 +59,13 @@ set +e
 bash -c "$bench_cmd" >"$work/bench.out" 2>"$work/bench.err"
 bs=$?
 set -e
+# Everything it runs was built by the fsck line: the sibling build must not have changed what
+# the first build made (it runs in the environment the first one saw).
+if grep -qE '^ *Compiling ' "$work/bench.err"; then
+	fail "$bench_cmd compiled again after $fsck_cmd: $(grep -E '^ *Compiling ' "$work/bench.err" | tr -s ' ' | tr '\n' ';')"
+else
+	pass "$bench_cmd built nothing: $fsck_cmd had built flagsplit and flagsplit-fsck as they are"
+fi
 if [ "$bs" = 0 ] && grep -qE '^fsck of .*: [0-9.]+ s wall, [0-9.]+ s CPU, [0-9]+ MB peak RSS, exit [0-9]+' "$work/bench.out"; then
 	pass "$bench_cmd: $(grep -E '^fsck of ' "$work/bench.out")"
 else
