@@ -18,22 +18,27 @@
 # - "flagsplit": through a shim, `git [OPTIONS] fsck ARGS` runs `flagsplit fsck ARGS` (as an
 #   external git command, so git's own -C, -c, --git-dir... apply as they do to `git fsck`), and
 #   every other command is the built git. Before it runs any git command in a repository, the shim
-#   runs `git fsck` and `flagsplit fsck` there with the command's global options, once for each
-#   variant in VARIANTS (default: none, --connectivity-only, --unreachable, --no-dangling), with
-#   no standard input, their output in files, no GIT_TRACE* variables and GIT_NO_LAZY_FETCH=1,
-#   and compares their exit status and the sets of their stdout and stderr lines (flagsplit's
+#   runs `git fsck` and `flagsplit fsck` there (when it is one of the scripts' repositories, under
+#   their trash directories) with the command's global options, once for each variant in VARIANTS
+#   (default: none, --connectivity-only, --unreachable, --no-dangling), with no standard input,
+#   their output in files, GIT_NO_LAZY_FETCH=1, and without GIT_TRACE* and git's test hooks that
+#   make it die on purpose (GIT_TEST_COMMIT_GRAPH_DIE_ON_PARSE, GIT_TEST_REV_INDEX_DIE_*); it
+#   compares their exit status and the sets of their stdout and stderr lines (flagsplit's
 #   `notice: not checked: ...` lines left out). A repository state (the files of its git
 #   directory, its objects and alternates, ~/.gitconfig, the directory, options and GIT_*
 #   environment) is compared once per script run. A difference is classed by its differing lines
 #   with object ids, numbers and the trash directory's path taken out, and the first state of each
-#   class is saved: the trash directory copied, the command, its directory and environment, both
-#   outputs, and repro.sh, which runs both programs again on the copy.
-# t1450 also runs both ways with GIT_TEST_DEFAULT_REF_FORMAT=reftable.
+#   class is saved in OUT/findings/classes/CLASS: the trash directory copied, the command, its
+#   directory and environment, both outputs, and repro.sh, which runs both programs again on the
+#   copy. The outputs of every differing state are kept in OUT/findings/states, and
+#   OUT/findings/occurrences.tsv lists them by script, case, variant and class.
 #
-# Variables: TESTS (the scripts, by number; default the thirteen below; tNNNN:reftable for a
-# reftable run), JOBS (script runs at once, default 1), VARIANTS (a comma-separated list; an empty
-# item is the default options), ORACLE=0 (no comparison, only the pass/fail counts), OUT (where
-# the results go, default target/git-fsck-tests/out; emptied first).
+# Variables: TESTS (the scripts, by number; default: t1450, t1451, t1420, t5303, t5318, t5319,
+# t5325, t5504, t5613, t7450, t3800, t1410, t0410, and t1450:reftable, which runs t1450 with
+# GIT_TEST_DEFAULT_REF_FORMAT=reftable), JOBS (script runs at once, default 1), VARIANTS (a
+# comma-separated list; an empty item is the default options), ORACLE=0 (no comparison, only the
+# pass/fail counts), OUT (where the results go, default target/git-fsck-tests/out; emptied
+# first), SUMMARY_ONLY=1 (print the summary of the results already in OUT, running nothing).
 #
 # Prints, per script run, the cases passed and failed with git and through flagsplit, the cases
 # that pass with git and fail through flagsplit, the states compared and the classes of
@@ -56,6 +61,55 @@ if [ -z "${FLAGSPLIT:-}" ] && { [ ! -x "$flagsplit" ] || [ ! -x "$root/target/re
 fi
 flagsplit=$(cd "$(dirname "$flagsplit")" && pwd)/$(basename "$flagsplit")
 started=$(date +%s)
+
+# --- the summary ------------------------------------------------------------------------------
+lines_in() { if [ -f "$1" ]; then wc -l <"$1"; else echo 0; fi; }
+seconds_of() { if [ -f "$1" ]; then cut -d' ' -f2 "$1"; else echo '?'; fi; }
+summary() {
+	counts() { # TAP file: passed failed skipped known-breakages
+		perl -ne '
+			$p++ if /^ok \d+ /  && !/# (skip|TODO)/i;
+			$s++ if /^ok \d+ /  && /# skip/i;
+			$f++ if /^not ok \d+ / && !/# TODO/;
+			$k++ if /^not ok \d+ / && /# TODO/;
+			END { printf "%d %d %d %d", $p, $f, $s, $k }' "$1"
+	}
+	bad=0
+	printf '\n%-18s %-22s %-22s %-8s %-8s %s\n' script "git pass/fail/skip" "flagsplit pass/fail/skip" states differ seconds
+	for spec in $tests; do
+		u=${spec/:/-}
+		read -r gp gf gs _ <<<"$(counts "$out/tap/$u-git.out")"
+		read -r fp ff fs _ <<<"$(counts "$out/tap/$u-flagsplit.out")"
+		states=$(lines_in "$out/state/$u-flagsplit.count")
+		differ=$(lines_in "$out/state/$u-flagsplit.differ")
+		secs="$(seconds_of "$out/results/$u-git.status")/$(seconds_of "$out/results/$u-flagsplit.status")"
+		printf '%-18s %-22s %-22s %-8s %-8s %s\n' "$u" "$gp/$gf/$gs" "$fp/$ff/$fs" "$states" "$differ" "$secs"
+		regressions=$(join -t $'\t' \
+			<(sed -n 's/^ok \([0-9]*\) - \(.*\)/\1\t\2/p' "$out/tap/$u-git.out" | grep -v '# skip' | sort) \
+			<(sed -n 's/^not ok \([0-9]*\) - .*/\1/p' "$out/tap/$u-flagsplit.out" | sort) | sort -n)
+		if [ -n "$regressions" ]; then
+			bad=1
+			echo "$regressions" | sed 's/^/    passes with git, fails through flagsplit: #/'
+		fi
+		[ "$differ" = 0 ] || bad=1
+	done
+	echo
+	echo "# classes of difference (states that differ, where first seen, the first difference); saved in $out/findings/classes"
+	for c in "$out"/findings/classes/*/; do
+		[ -d "$c" ] || continue
+		c=$(basename "$c")
+		n=$(awk -F'\t' -v c="$c" '$4 == c { n++ } END { print n + 0 }' "$out/findings/occurrences.tsv")
+		where=$(awk -F'\t' -v c="$c" '$4 == c { print $1 " #" $2; exit }' "$out/findings/occurrences.tsv")
+		echo "$c: $n differing runs (state and variant), first in $where"
+		sed -n '1,/^$/p' "$out/findings/classes/$c/class.txt" | sed '/^$/d; s/^/    /' | head -12
+	done
+	echo "# calls of git fsck answered by flagsplit: $(cat "$out"/log/calls-* 2>/dev/null | wc -l)"
+	return "$bad"
+}
+if [ "${SUMMARY_ONLY:-0}" = 1 ]; then
+	summary
+	exit
+fi
 
 # --- git, built once --------------------------------------------------------------------------
 make_opts=(NO_CURL=YesPlease NO_EXPAT=YesPlease NO_GETTEXT=YesPlease NO_TCLTK=YesPlease
@@ -91,7 +145,7 @@ real_git=$build/bin-wrappers/git
 # --- the shim -----------------------------------------------------------------------------------
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/tap" "$out/log" "$out/trash" "$out/results" "$out/findings/classes" "$out/state"
-out=$(cd "$out" && pwd)
+out=$(cd "$out" && pwd -P)
 : >"$out/findings/occurrences.tsv"
 for w in "$build"/bin-wrappers/*; do
 	[ "$(basename "$w")" = git ] || ln -s "$w" "$out/bin/"
@@ -150,13 +204,19 @@ variants=@VARIANTS@
 cmd=$1
 shift
 globals=("$@")
+# No tracing into the test's trace files, and none of git's test hooks that make it die on purpose.
 for v in $(compgen -e); do
-	case $v in GIT_TRACE*) unset "$v" ;; esac
+	case $v in
+	GIT_TRACE*|GIT_TEST_COMMIT_GRAPH_DIE_ON_PARSE|GIT_TEST_REV_INDEX_DIE_*) unset "$v" ;;
+	esac
 done
 export GIT_NO_LAZY_FETCH=1
 paths=$("$real" "${globals[@]}" rev-parse --path-format=absolute --absolute-git-dir --git-common-dir 2>/dev/null) || exit 0
 gitdir=${paths%%$'\n'*}
 common=${paths#*$'\n'}
+# Only the scripts' own repositories: not a repository around the trash directories.
+case $gitdir in "$out/trash/"*) ;; *) exit 0 ;; esac
+case $common in "$out/trash/"*) ;; *) exit 0 ;; esac
 objects=${GIT_OBJECT_DIRECTORY:-$common/objects}
 case $objects in /*) ;; *) objects=$PWD/$objects ;; esac
 dirs=("$gitdir" "$common" "$objects")
@@ -307,44 +367,7 @@ for u in "${units[@]}"; do
 	run_unit $u &
 done
 wait
-
-# --- the summary ------------------------------------------------------------------------------
-counts() { # TAP file: passed failed skipped known-breakages
-	perl -ne '
-		$p++ if /^ok \d+ /  && !/# (skip|TODO)/i;
-		$s++ if /^ok \d+ /  && /# skip/i;
-		$f++ if /^not ok \d+ / && !/# TODO/;
-		$k++ if /^not ok \d+ / && /# TODO/;
-		END { printf "%d %d %d %d", $p, $f, $s, $k }' "$1"
-}
-bad=0
-printf '\n%-18s %-22s %-22s %-8s %-8s %s\n' script "git pass/fail/skip" "flagsplit pass/fail/skip" states differ seconds
-for spec in $tests; do
-	u=${spec/:/-}
-	read -r gp gf gs _ <<<"$(counts "$out/tap/$u-git.out")"
-	read -r fp ff fs _ <<<"$(counts "$out/tap/$u-flagsplit.out")"
-	states=$(wc -l <"$out/state/$u-flagsplit.count" 2>/dev/null || echo 0)
-	differ=$(wc -l <"$out/state/$u-flagsplit.differ" 2>/dev/null || echo 0)
-	secs="$(cut -d' ' -f2 "$out/results/$u-git.status")/$(cut -d' ' -f2 "$out/results/$u-flagsplit.status")"
-	printf '%-18s %-22s %-22s %-8s %-8s %s\n' "$u" "$gp/$gf/$gs" "$fp/$ff/$fs" "$states" "$differ" "$secs"
-	regressions=$(join -t $'\t' \
-		<(sed -n 's/^ok \([0-9]*\) - \(.*\)/\1\t\2/p' "$out/tap/$u-git.out" | grep -v '# skip' | sort) \
-		<(sed -n 's/^not ok \([0-9]*\) - .*/\1/p' "$out/tap/$u-flagsplit.out" | sort) | sort -n)
-	if [ -n "$regressions" ]; then
-		bad=1
-		echo "$regressions" | sed 's/^/    passes with git, fails through flagsplit: #/'
-	fi
-	[ "$differ" = 0 ] || bad=1
-done
-echo
-echo "# classes of difference (states that differ, where first seen, the first difference); saved in $out/findings/classes"
-for c in "$out"/findings/classes/*/; do
-	[ -d "$c" ] || continue
-	c=$(basename "$c")
-	n=$(awk -F'\t' -v c="$c" '$4 == c { n++ } END { print n + 0 }' "$out/findings/occurrences.tsv")
-	where=$(awk -F'\t' -v c="$c" '$4 == c { print $1 " #" $2; exit }' "$out/findings/occurrences.tsv")
-	echo "$c: $n differing runs (state and variant), first in $where"
-	sed -n '1,/^$/p' "$out/findings/classes/$c/class.txt" | sed '/^$/d; s/^/    /' | head -12
-done
-echo "# calls of git fsck answered by flagsplit: $(cat "$out"/log/calls-* 2>/dev/null | wc -l); took $(($(date +%s) - started))s"
-exit "$bad"
+status=0
+summary || status=$?
+echo "# took $(($(date +%s) - started))s"
+exit "$status"
