@@ -180,12 +180,12 @@ while [ $i -lt ${#args[@]} ]; do
 done
 cmd=${args[i]-}
 rest=("${args[@]:i+1}")
-if [ -n "$cmd" ] && [ "${FLAGSPLIT_ORACLE:-0}" = 1 ]; then
-	FLAGSPLIT_ORACLE_ARGS="git $(printf '%q ' "$@")" "$out/oracle.sh" "$cmd" "${globals[@]}" \
+if [ -n "$cmd" ] && [ "${FSCK_ORACLE:-0}" = 1 ]; then
+	FSCK_ORACLE_ARGS="git $(printf '%q ' "$@")" "$out/oracle.sh" "$cmd" "${globals[@]}" \
 		</dev/null >>"$out/log/oracle.log" 2>&1 || true
 fi
-if [ "$cmd" = fsck ] && [ "${FLAGSPLIT_ORACLE_MODE:-git}" = flagsplit ]; then
-	echo "flagsplit ${args[*]}" >>"$out/log/calls-${FLAGSPLIT_ORACLE_UNIT:-none}"
+if [ "$cmd" = fsck ] && [ "${FSCK_ORACLE_MODE:-git}" = flagsplit ]; then
+	echo "flagsplit ${args[*]}" >>"$out/log/calls-${FSCK_ORACLE_UNIT:-none}"
 	exec "$real" "${globals[@]}" flagsplit-oracle-fsck "${rest[@]}"
 fi
 exec "$real" "$@"
@@ -225,7 +225,7 @@ if [ -f "$objects/info/alternates" ]; then
 		case $alt in '#'*|'') continue ;; /*) dirs+=("$alt") ;; *) dirs+=("$objects/$alt") ;; esac
 	done <"$objects/info/alternates"
 fi
-unit=${FLAGSPLIT_ORACLE_UNIT:-none}
+unit=${FSCK_ORACLE_UNIT:-none}
 state=$( {
 	pwd
 	printf '%s\n' "${globals[@]}"
@@ -256,14 +256,14 @@ done
 trash=${TRASH_DIRECTORY:-$HOME}
 tap=$out/tap/$unit.out
 case_no=$(( $(grep -cE '^(ok|not ok) ' "$tap" 2>/dev/null || true) + 1 ))
-verdict=$(perl "$out/compare.pl" "$out/findings" "$run" "$trash" "$unit" "$case_no" "${FLAGSPLIT_ORACLE_ARGS:-git $cmd}")
+verdict=$(perl "$out/compare.pl" "$out/findings" "$run" "$trash" "$unit" "$case_no" "${FSCK_ORACLE_ARGS:-git $cmd}")
 if [ -n "$verdict" ]; then
 	echo "$cmd" >>"$out/state/$unit.differ"
 	# Every differing state's outputs are kept (text only), to be read or classed again.
 	keep=$out/findings/states/$unit-$(wc -l <"$out/state/$unit.differ")
 	mkdir -p "$keep"
 	cp -a "$run"/* "$keep/"
-	printf '%s\n%s\n%s\n%s\n' "case $case_no" "cwd $PWD" "command ${FLAGSPLIT_ORACLE_ARGS:-git $cmd}" "$verdict" >"$keep/about"
+	printf '%s\n%s\n%s\n%s\n' "case $case_no" "cwd $PWD" "command ${FSCK_ORACLE_ARGS:-git $cmd}" "$verdict" >"$keep/about"
 fi
 for class in $(sed -n 's/^new //p' <<<"$verdict"); do
 	r=$out/findings/classes/$class/repro
@@ -273,7 +273,7 @@ for class in $(sed -n 's/^new //p' <<<"$verdict"); do
 	here=$PWD
 	case $here in "$trash"|"$trash"/*) here=${here#"$trash"}; here=${here#/} ;; esac
 	printf '%s\n' "$here" >"$r/cwd"
-	printf '%s\n' "${FLAGSPLIT_ORACLE_ARGS:-git $cmd}" >"$r/command"
+	printf '%s\n' "${FSCK_ORACLE_ARGS:-git $cmd}" >"$r/command"
 	: >"$r/globals"
 	for g in "${globals[@]}"; do printf '%s\n' "$g" >>"$r/globals"; done
 	env | grep -E '^(GIT_|HOME=|XDG_CONFIG_HOME=|TZ=|LANG=|LC_ALL=)' |
@@ -349,7 +349,7 @@ run_unit() {
 	[ "$mode" = flagsplit ] && o=$oracle
 	t0=$(date +%s)
 	(cd "$build/t" && env "${extra[@]}" GIT_TEST_INSTALLED="$out/bin" \
-		FLAGSPLIT_ORACLE_MODE="$mode" FLAGSPLIT_ORACLE="$o" FLAGSPLIT_ORACLE_UNIT="$unit" \
+		FSCK_ORACLE_MODE="$mode" FSCK_ORACLE="$o" FSCK_ORACLE_UNIT="$unit" \
 		TEST_OUTPUT_DIRECTORY="$out/results/$unit" \
 		timeout --foreground 7200 sh "$script" --root="$out/trash/$unit") >"$out/tap/$unit.out" 2>&1 || status=$?
 	echo "$status $(($(date +%s) - t0))" >"$out/results/$unit.status"
