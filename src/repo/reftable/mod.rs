@@ -27,6 +27,8 @@ pub mod merged;
 pub mod record;
 pub mod store;
 pub mod table;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 use std::fs;
@@ -207,22 +209,5 @@ impl Stack {
             dir: dir.to_path_buf(),
             tables,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert_eq!(
-            parse_names(b"a\nb\n\nc"),
-            vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]
-        );
-        assert_eq!(parse_names(b"a\0x\nb\n"), vec![b"a".to_vec()]);
-        assert_eq!(parse_names(b"\0x\nb\n"), vec![Vec::<u8>::new()]);
-        assert_eq!(parse_names(b"a\r\n"), vec![b"a\r".to_vec()]);
-        assert!(parse_names(b"").is_empty());
     }
 }

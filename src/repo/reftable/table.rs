@@ -424,6 +424,14 @@ impl TableIter {
             if !next.next_block()? {
                 break;
             }
+            if next.block_off == self.block_off && self.br.is_some() {
+                // an unaligned block that says it is 0 bytes long: the next block is itself
+                return Err(Fail::crash(format!(
+                    "the block at offset {} says it is 0 bytes long, and git 2.47.3 seeks \
+                     through it forever",
+                    self.block_off
+                )));
+            }
             let got = match &next.br {
                 Some(br) => br.first_key()?,
                 None => break,
