@@ -161,7 +161,7 @@ fn refs_and_logs_read_back() {
         ],
     );
     let t = open(&t).unwrap_or_else(|e| panic!("{e}"));
-    let refs = all(&[t.clone()], BLOCK_REF).unwrap_or_else(|e| panic!("{e}"));
+    let refs = all(std::slice::from_ref(&t), BLOCK_REF).unwrap_or_else(|e| panic!("{e}"));
     // the update index is the table's minimum plus the record's delta
     assert_eq!(
         names(&refs),
