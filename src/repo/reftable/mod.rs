@@ -199,9 +199,11 @@ impl Stack {
         }
         // reftable_merged_table_new, once every table is open
         if let Some(t) = tables.iter().find(|t| t.hash_id != hash_id) {
+            let name = |id: u32| String::from_utf8_lossy(&id.to_be_bytes()).into_owned();
             return Err(Fail::error(format!(
-                "its hash id {:#010x} is not the repository's {hash_id:#010x}",
-                t.hash_id
+                "its hash id is {}, not the repository's {}",
+                name(t.hash_id),
+                name(hash_id)
             ))
             .at(&t.path));
         }

@@ -115,7 +115,10 @@ impl Table {
         } else {
             let id = be(&footer[24..28]) as u32;
             if id != SHA1_ID && id != SHA256_ID {
-                return Err(format(&format!("hash id {id:#010x} is not sha1 or s256")));
+                return Err(format(&format!(
+                    "hash id {:?} is not sha1 or s256",
+                    String::from_utf8_lossy(&id.to_be_bytes())
+                )));
             }
             f += 4;
             id
