@@ -184,18 +184,29 @@ fn read_table(path: &Path) -> Result<Arc<[u8]>, Fail> {
         .map_err(|e| Fail::error(format!("cannot be read: {e}")).at(path))
 }
 
+/// The tables opened so far, by path, so that the stores of several worktrees share the main
+/// stack's tables rather than each reading them again.
+pub type Tables = std::rc::Rc<std::cell::RefCell<std::collections::HashMap<PathBuf, Arc<Table>>>>;
+
 impl Stack {
     /// Opens the stack in `dir` (`reftable_new_stack`): every table `tables.list` names (none
-    /// when it does not exist), each with the hash id `hash_id` (`sha1` or `s256`).
-    pub fn open(dir: &Path, hash_id: u32) -> Result<Stack, Fail> {
+    /// when it does not exist), each with the hash id `hash_id` (`sha1` or `s256`); a table
+    /// already in `opened` is taken from there.
+    pub fn open(dir: &Path, hash_id: u32, opened: &Tables) -> Result<Stack, Fail> {
         let list = dir.join("tables.list");
         let names = read_names(&list)?;
         let mut tables = Vec::with_capacity(names.len());
         for name in &names {
             let path = name_path(dir, name);
+            if let Some(t) = opened.borrow().get(&path) {
+                tables.push(t.clone());
+                continue;
+            }
             let data = read_table(&path)?;
             let shown = String::from_utf8_lossy(name).into_owned();
-            tables.push(Arc::new(Table::open(&shown, &path, data)?));
+            let table = Arc::new(Table::open(&shown, &path, data)?);
+            opened.borrow_mut().insert(path, table.clone());
+            tables.push(table);
         }
         // reftable_merged_table_new, once every table is open
         if let Some(t) = tables.iter().find(|t| t.hash_id != hash_id) {

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use super::merged::MergedIter;
 use super::record::{self, LogRecord, Record, RefRecord, RefValue, cstr};
 use super::table::{SHA1_ID, SHA256_ID};
-use super::{Fail, Kind, Stack};
+use super::{Fail, Kind, Stack, Tables};
 use crate::object::ObjectFormat;
 use crate::repo::reflog::{Reflog, ReflogEntry};
 use crate::repo::refs::{
@@ -69,6 +69,7 @@ pub struct Store {
     format: ObjectFormat,
     main: Option<Arc<Stack>>,
     worktree: Option<Arc<Stack>>,
+    tables: Tables,
     state: RefCell<State>,
 }
 
@@ -106,16 +107,27 @@ fn is_pseudo_ref(name: &[u8]) -> bool {
 impl Store {
     /// `reftable_be_init` for `git_dir` (`Err`: git dies, with this message).
     pub fn open(git_dir: &Path, common_dir: &Path, format: ObjectFormat) -> Result<Store, String> {
+        Store::open_sharing(git_dir, common_dir, format, Tables::default())
+    }
+
+    /// [`Store::open`], with the tables already opened by another store.
+    fn open_sharing(
+        git_dir: &Path,
+        common_dir: &Path,
+        format: ObjectFormat,
+        tables: Tables,
+    ) -> Result<Store, String> {
         let mut store = Store {
             git_dir: git_dir.to_path_buf(),
             common_dir: common_dir.to_path_buf(),
             format,
             main: None,
             worktree: None,
+            tables,
             state: RefCell::new(State::default()),
         };
         let id = hash_id(format);
-        match Stack::open(&common_dir.join("reftable"), id) {
+        match Stack::open(&common_dir.join("reftable"), id, &store.tables) {
             Ok(s) => store.main = Some(Arc::new(s)),
             Err(f) => {
                 store.failed(f, During::Open)?;
@@ -124,7 +136,7 @@ impl Store {
         }
         // a linked worktree's git directory has a `commondir` file
         if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
-            match Stack::open(&git_dir.join("reftable"), id) {
+            match Stack::open(&git_dir.join("reftable"), id, &store.tables) {
                 Ok(s) => store.worktree = Some(Arc::new(s)),
                 Err(f) => store.failed(f, During::Open)?,
             }
@@ -191,7 +203,7 @@ impl Store {
                     return Ok((Some(s.clone()), bare.to_vec()));
                 }
                 let dir = super::name_path(&self.common_dir.join("worktrees"), id).join("reftable");
-                let opened = Stack::open(&dir, hash_id(self.format));
+                let opened = Stack::open(&dir, hash_id(self.format), &self.tables);
                 let stack = match opened {
                     Ok(s) => {
                         self.state.borrow_mut().err = None;
@@ -443,7 +455,12 @@ impl Store {
         if let Some(s) = self.state.borrow().worktree_stores.get(&wt.git_dir) {
             return Ok(Some(s.clone()));
         }
-        let store = Rc::new(Store::open(&wt.git_dir, &self.common_dir, self.format)?);
+        let store = Rc::new(Store::open_sharing(
+            &wt.git_dir,
+            &self.common_dir,
+            self.format,
+            self.tables.clone(),
+        )?);
         self.state
             .borrow_mut()
             .worktree_stores
