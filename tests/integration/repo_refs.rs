@@ -128,6 +128,17 @@ impl Objects for GitObjects<'_> {
     }
 }
 
+/// A listing as `git for-each-ref --format='%(refname) %(objectname)'` prints it (git did not
+/// die part-way).
+fn ref_lines(listing: &flagsplit::repo::refs::RefListing) -> BTreeSet<String> {
+    assert_eq!(listing.fatal, None);
+    listing
+        .refs
+        .iter()
+        .map(|x| format!("{} {}", x.name_lossy(), hex(&x.id)))
+        .collect()
+}
+
 fn lines(s: &str) -> BTreeSet<String> {
     s.lines().map(str::to_string).collect()
 }
@@ -170,12 +181,7 @@ fn refs_match_for_each_ref() {
     r.git(&["update-ref", "refs/bisect/bad", "HEAD"]);
     r.git(&["notes", "add", "-m", "note"]);
     let listing = r.store().for_each_rawref();
-    assert_eq!(listing.fatal, None);
-    let ours: BTreeSet<String> = listing
-        .refs
-        .iter()
-        .map(|x| format!("{} {}", x.name_lossy(), hex(&x.id)))
-        .collect();
+    let ours = ref_lines(&listing);
     let theirs = lines(&r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]));
     assert_eq!(ours, theirs);
     // git's order: sorted by name
@@ -953,13 +959,7 @@ fn reftable_refs_heads_and_reflogs() {
             (&wt1, git_dir.join("worktrees/wt1")),
         ] {
             let store = RefStore::open(&wt_git, &git_dir, ObjectFormat::Sha1).unwrap();
-            let listing = store.for_each_rawref();
-            assert_eq!(listing.fatal, None);
-            let ours: BTreeSet<String> = listing
-                .refs
-                .iter()
-                .map(|x| format!("{} {}", x.name_lossy(), hex(&x.id)))
-                .collect();
+            let ours = ref_lines(&store.for_each_rawref());
             // for-each-ref leaves the dangling symbolic ref out; fsck visits it, null
             let mut theirs = lines(&git(
                 cwd,

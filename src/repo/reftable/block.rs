@@ -416,17 +416,19 @@ pub(super) fn binsearch(
     Ok(if f(0)? != 0 { 0 } else { 1 })
 }
 
+/// A view of `bytes` as a mapped file, for tests.
+#[cfg(test)]
+pub(super) fn view(bytes: &[u8]) -> View {
+    View {
+        mem: Arc::new(Mem::File(Arc::from(bytes))),
+        base: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Kind;
     use super::*;
-
-    fn view(bytes: &[u8]) -> View {
-        View {
-            mem: Arc::new(Mem::File(Arc::from(bytes))),
-            base: 0,
-        }
-    }
 
     #[test]
     fn varints() {

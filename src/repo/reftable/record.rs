@@ -339,16 +339,8 @@ pub(super) fn decode(
 #[cfg(test)]
 mod tests {
     use super::super::Kind;
-    use super::super::block::Mem;
+    use super::super::block::view;
     use super::*;
-    use std::sync::Arc;
-
-    fn view(bytes: &[u8]) -> View {
-        View {
-            mem: Arc::new(Mem::File(Arc::from(bytes))),
-            base: 0,
-        }
-    }
 
     fn all(bytes: &[u8]) -> Sv {
         Sv {
