@@ -6,6 +6,7 @@ use std::ffi::OsString;
 
 use crate::object::Kind;
 use crate::repo::refs::{self, RefStore};
+use crate::repo::reftable::store::Report;
 use crate::repo::{index, reflog, worktrees};
 
 use super::connect::{mark_head, parse_oid};
@@ -240,13 +241,30 @@ fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
     None
 }
 
-/// git's `fsck_handle_ref`.
+/// `error(MESSAGE)` as git's `vreportf` prints it: the message's bytes as they are, but control
+/// characters other than tab and newline as `?`, and no more than 4095 bytes with the prefix.
+fn git_error(f: &mut Fsck<'_>, message: &[u8], bit: u8) {
+    let mut line = b"error: ".to_vec();
+    line.extend(message.iter().map(|&c| {
+        if (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f {
+            b'?'
+        } else {
+            c
+        }
+    }));
+    line.truncate(4095);
+    f.out.err_bytes(&line);
+    f.out.bits |= bit;
+}
+
+/// git's `fsck_handle_ref`, for the ref named `raw`.
 fn handle_ref(
     f: &mut Fsck<'_>,
-    name: &str,
+    raw: &[u8],
     id: &[u8],
     pending: &mut Vec<u32>,
 ) -> Result<(), Fatal> {
+    let name = String::from_utf8_lossy(raw).into_owned();
     let id = oid(id);
     let Some(i) = parse_object(f, &id)? else {
         if f.promisor.contains(&id) {
@@ -254,19 +272,19 @@ fn handle_ref(
             return Ok(());
         }
         let h = f.hex(&id);
-        f.out.error_bit(
-            &format!("{name}: invalid sha1 pointer {h}"),
-            bits::REACHABLE,
-        );
+        let mut m = raw.to_vec();
+        m.extend_from_slice(format!(": invalid sha1 pointer {h}").as_bytes());
+        git_error(f, &m, bits::REACHABLE);
         return Ok(());
     };
     // builtin/fsck.c's own is_branch: HEAD counts as a branch.
-    if f.table.obj(i).kind != Some(Kind::Commit) && (name == "HEAD" || refs::is_branch(name)) {
-        f.out
-            .error_bit(&format!("{name}: not a commit"), bits::REFS);
+    if f.table.obj(i).kind != Some(Kind::Commit) && (name == "HEAD" || refs::is_branch(&name)) {
+        let mut m = raw.to_vec();
+        m.extend_from_slice(b": not a commit");
+        git_error(f, &m, bits::REFS);
     }
     f.default_refs += 1;
-    mark_head(f, i, Some(name.to_string()), pending);
+    mark_head(f, i, Some(name), pending);
     Ok(())
 }
 
@@ -295,23 +313,29 @@ fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pendin
 
 /// git's `get_default_heads`.
 pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
-    let store = match RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format) {
-        Ok(s) => s,
-        Err(refs::RefsError::Reftable) => {
-            return Err(Fatal::msg(
-                "flagsplit fsck does not read the reftable ref format (extensions.refStorage = reftable): use git fsck",
-            ));
+    let store =
+        RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).map_err(Fatal::msg)?;
+    let result = heads_of(f, &store, pending);
+    // what a reftable store found that git does not say
+    for r in store.take_reports() {
+        match r {
+            Report::Notice(l) => f.out.err(&l),
+            Report::Error(l) => f.out.error_bit(&l, bits::REFS),
         }
-        Err(e) => return Err(Fatal::msg(e)),
-    };
+    }
+    result
+}
+
+fn heads_of(f: &mut Fsck<'_>, store: &RefStore, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let listing = store.for_each_rawref();
     for r in &listing.refs {
-        handle_ref(f, &r.name_lossy(), &r.id, pending)?;
+        handle_ref(f, &r.name, &r.id, pending)?;
     }
     if let Some(fatal) = listing.fatal {
         return Err(Fatal::msg(fatal));
     }
     let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
+    store.open_worktrees(&wts).map_err(Fatal::msg)?;
     for wt in &wts {
         let head_name = wt.ref_name("HEAD");
         if f.opts.verbose {
@@ -326,10 +350,10 @@ pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fat
         }
         if link.handled_as_ref() {
             let id = link.id.clone();
-            handle_ref(f, &head_name, &id, pending)?;
+            handle_ref(f, head_name.as_bytes(), &id, pending)?;
         }
         if f.opts.reflogs {
-            for log in reflog::worktree_reflogs(&store, wt, &f.repo.common_dir) {
+            for log in reflog::worktree_reflogs(store, wt, &f.repo.common_dir) {
                 for e in &log.entries {
                     if f.opts.verbose {
                         let (o, n) = (super::hex(&e.old), super::hex(&e.new));

@@ -26,6 +26,7 @@ mod build;
 mod corrupt;
 mod packgen;
 mod progress;
+mod reftable;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -92,6 +93,7 @@ fn world() -> &'static World {
         build::repositories(&mut b);
         corrupt::corruptions(&mut b);
         packgen::hostile_packs(&mut b);
+        reftable::reftable_cases(&mut b);
         let cases = b.into_cases();
         let keep = std::env::var_os("FLAGSPLIT_FSCK_KEEP").is_some();
         let _ = writeln_stderr(&format!(
