@@ -177,9 +177,12 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 }
             }
         }
-        let Some(value) = value else {
-            errors.push(ConfigError::NotUnicode { name: name.clone() });
-            continue;
+        let value = match value {
+            Some(value) => value,
+            None => {
+                errors.push(ConfigError::NotUnicode { name: name.clone() });
+                continue;
+            }
         };
         if value.is_empty() {
             errors.push(ConfigError::EmptyVariable {
@@ -188,8 +191,11 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
             });
             continue;
         }
-        let Some(i) = facility else {
-            continue; // the config variable: the caller read the file it names
+        let i = match facility {
+            Some(i) => i,
+            None => {
+                continue; // the config variable: the caller read the file it names
+            }
         };
         let facility = &spec.facilities[i];
         match facility.provider(value) {
@@ -251,8 +257,11 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 (Requester::File(c.at.clone()), c.provider, origin)
             })
         };
-        let Some((by, provider, origin)) = requested else {
-            continue;
+        let (by, provider, origin) = match requested {
+            Some((by, provider, origin)) => (by, provider, origin),
+            None => {
+                continue;
+            }
         };
         if !provider.is_available(&inputs.features) {
             errors.push(ConfigError::feature_off(
@@ -506,6 +515,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn variable_beats_file_beats_default() {
         let text = "[hash]\nprovider = \"block\"\n[hash-fast]\nprovider = \"block\"\n";
         let sel = run(
@@ -525,6 +535,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn overridden_file_entry_needs_no_feature_but_must_be_valid() {
         // The file asks for OpenSSL TLS without the feature, but the variable overrides it.
         let text = "[tls]\nprovider = \"openssl\"\n";

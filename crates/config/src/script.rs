@@ -133,8 +133,11 @@ impl Build {
             };
             return (Some(input), shown);
         }
-        let Some(local) = local else {
-            return (None, "(none)".to_string());
+        let local = match local {
+            Some(local) => local,
+            None => {
+                return (None, "(none)".to_string());
+            }
         };
         if self.is_packaged() {
             // A registry copy has no user file; the variable is the way to configure it.
@@ -144,7 +147,7 @@ impl Build {
         let link = watch.join(local);
         if link
             .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
+            .map_or(false, |m| m.file_type().is_symlink())
         {
             self.env.watch_path(Path::new(WATCH_DIR));
         } else {
@@ -515,11 +518,11 @@ pub(crate) fn error_directive_allowed(
         Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
     };
     let package_ok = package_rust_version.is_empty()
-        || minor(package_rust_version).is_some_and(|v| v >= (1, 77));
+        || minor(package_rust_version).map_or(false, |v| v >= (1, 77));
     let cargo_ok = cargo_version
         .and_then(|v| v.strip_prefix("cargo "))
         .and_then(minor)
-        .is_some_and(|v| v >= (1, 84));
+        .map_or(false, |v| v >= (1, 84));
     package_ok && cargo_ok
 }
 
@@ -570,7 +573,7 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
 
 /// Writes `contents` unless the file already holds exactly that (keeps mtimes stable).
 fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
-    if fs::read_to_string(path).is_ok_and(|old| old == contents) {
+    if fs::read_to_string(path).map_or(false, |old| old == contents) {
         return Ok(());
     }
     fs::write(path, contents)
@@ -603,6 +606,7 @@ mod tests {
     const BLOCK: &str = "[hash]\nprovider = \"block\"\n";
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn config_toml_is_read_when_no_variable_names_a_file() {
         let (root, build) = package("local", &[("config.toml", BLOCK)], &[]);
         let r = build.resolve().unwrap();
@@ -615,6 +619,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn a_named_file_replaces_config_toml_and_resolves_against_the_package_root() {
         let (root, build) = package(
             "named",
@@ -681,6 +686,23 @@ mod tests {
         );
         let r = build.resolve().unwrap();
         assert_eq!(build.probe(&r, &root.join("compat")), Ok(Probed::default()));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    /// Without a TOML reader, a config file is an error that says what to do instead.
+    #[test]
+    #[cfg(not(feature = "config-file"))]
+    fn without_a_toml_reader_a_config_file_is_an_error() {
+        let (root, build) = package("no-reader", &[("config.toml", BLOCK)], &[]);
+        let e = build.resolve().unwrap_err();
+        assert!(
+            e.starts_with("config.toml names a config file, but this build of demo reads none"),
+            "{e}"
+        );
+        assert!(
+            e.contains("fix: select with the DEMO_<FACILITY>_PROVIDER variables instead"),
+            "{e}"
+        );
         fs::remove_dir_all(root).unwrap();
     }
 

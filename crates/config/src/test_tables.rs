@@ -53,61 +53,29 @@ pub(crate) static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_SYS)
     ])
     .source_features(&["openssl-vendored"]);
 
-/// A library with one facility: `miniz` always compiled (the default), `zlib` and `zlib-ng`
-/// each behind a feature.
-pub static LIBRARY: Spec = Spec {
-    name: "inflate-lib",
-    prefix: "INFLATE_LIB",
-    cfg_prefix: "inflate_lib",
-    binaries: &[],
-    default_features: &[],
-    facilities: &[Facility {
-        name: "inflate",
-        label: "INFLATE",
-        purpose: "DEFLATE decompression",
-        providers: &[
-            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
-            Provider::new("zlib", "ZLIB", "the system zlib")
-                .feature("zlib")
-                .links(&["libz"]),
-            Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
-        ],
-        default_order: &["zlib-ng", "zlib", "miniz"],
-        used_by: &[],
-    }],
-    variables: &[],
-    source_features: &[],
-    foreign_variables: &[],
-    local_config: None,
-    example_config: None,
-    role: Role::Library,
-};
+/// One facility: `miniz` always compiled (the default), `zlib` and `zlib-ng` each behind a
+/// feature.
+const INFLATE: &[Facility] = &[Facility::new(
+    "inflate",
+    "INFLATE",
+    "DEFLATE decompression",
+    &[
+        Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+        Provider::new("zlib", "ZLIB", "the system zlib")
+            .feature("zlib")
+            .links(&["libz"]),
+        Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
+    ],
+)
+.default_order(&["zlib-ng", "zlib", "miniz"])];
+
+/// A library with the one facility.
+pub static LIBRARY: Spec =
+    Spec::library("inflate-lib", "INFLATE_LIB", "inflate_lib").facilities(INFLATE);
 
 /// The same table as an application's.
-pub static APPLICATION: Spec = Spec {
-    name: "inflate-app",
-    prefix: "INFLATE_APP",
-    cfg_prefix: "inflate_app",
-    role: Role::Application,
-    ..copy_of_library()
-};
-
-const fn copy_of_library() -> Spec {
-    Spec {
-        name: LIBRARY.name,
-        prefix: LIBRARY.prefix,
-        cfg_prefix: LIBRARY.cfg_prefix,
-        binaries: LIBRARY.binaries,
-        default_features: LIBRARY.default_features,
-        facilities: LIBRARY.facilities,
-        variables: LIBRARY.variables,
-        source_features: LIBRARY.source_features,
-        foreign_variables: LIBRARY.foreign_variables,
-        local_config: LIBRARY.local_config,
-        example_config: LIBRARY.example_config,
-        role: LIBRARY.role,
-    }
-}
+pub static APPLICATION: Spec =
+    Spec::application("inflate-app", "INFLATE_APP", "inflate_app").facilities(INFLATE);
 
 /// [`DEMO`]'s executable that uses `hash` and `hash-fast`.
 pub const DEMO_CLI: &str = "demo";

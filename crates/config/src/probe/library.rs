@@ -204,11 +204,14 @@ impl VersionCheck {
     /// The verdict on `found` (a version text such as `1.5.4`, `3.0.19` or `1.1.1w`): `Err` with
     /// the reason it is refused, `Ok` with a warning when it is newer than the tested line.
     pub fn judge(&self, library: &str, found: &str, who: &str) -> Result<Option<String>, String> {
-        let Some(version) = components(found) else {
-            return Err(format!(
-                "{library}'s version `{found}` is not a version number, so the minimum {} cannot be checked",
-                self.minimum
-            ));
+        let version = match components(found) {
+            Some(version) => version,
+            None => {
+                return Err(format!(
+                    "{library}'s version `{found}` is not a version number, so the minimum {} cannot be checked",
+                    self.minimum
+                ));
+            }
         };
         let minimum = components(self.minimum).unwrap_or_default();
         if older(&version, &minimum) {
@@ -259,20 +262,29 @@ fn components(text: &str) -> Option<Vec<u64>> {
 }
 
 /// The version the C preprocessor's `output` gives for `macros` (see [`ReadVersion::macros`]):
-/// the last lines of the output, each `VERSION_MARK <expansion>`.
+/// the token after each `VERSION_MARK`, line markers (`# 4 "x.c" 3 4`, which GCC puts between a
+/// name and an expansion from a system header) left out.
 pub(crate) fn version_from_preprocessed(output: &str) -> Option<String> {
-    let parts: Vec<String> = output
+    let tokens: Vec<&str> = output
         .lines()
-        .filter_map(|line| line.trim().strip_prefix(VERSION_MARK))
-        .map(|expansion| {
-            let e = expansion.trim().trim_matches('"');
-            e.trim_end_matches(|c: char| c.is_ascii_alphabetic() && c != '.')
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let parts: Vec<String> = tokens
+        .windows(2)
+        .filter(|w| w[0] == VERSION_MARK)
+        .map(|w| {
+            let e = w[1]
+                .trim_matches('"')
                 .trim_start_matches('(')
-                .trim_end_matches(')')
+                .trim_end_matches(')');
+            e.trim_end_matches(|c: char| c.is_ascii_alphabetic())
                 .to_string()
         })
         .collect();
+    let marks = tokens.iter().filter(|t| **t == VERSION_MARK).count();
     if parts.is_empty()
+        || parts.len() != marks
         || !parts
             .iter()
             .all(|p| p.starts_with(|c: char| c.is_ascii_digit()))
@@ -344,6 +356,8 @@ mod tests {
         );
         let out = "# 1 \"x.c\"\nint f(void);\nprobed_version_component 1\nprobed_version_component 5\nprobed_version_component (4)\n";
         assert_eq!(version_from_preprocessed(out).as_deref(), Some("1.5.4"));
+        let gcc = "probed_version_component \n# 4 \"pv.c\" 3 4\n                        4\n";
+        assert_eq!(version_from_preprocessed(gcc).as_deref(), Some("4"));
         let out = "probed_version_component \"1.2.13\"\n";
         assert_eq!(version_from_preprocessed(out).as_deref(), Some("1.2.13"));
         let out = "probed_version_component 0x30000000L\n";

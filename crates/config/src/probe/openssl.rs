@@ -183,7 +183,7 @@ pub(crate) struct OpensslVars {
 impl OpensslVars {
     /// Whether a static OpenSSL is asked for through `OPENSSL_STATIC`.
     pub fn static_asked(&self) -> bool {
-        self.static_.as_deref().is_some_and(|v| v != "0")
+        self.static_.as_deref().map_or(false, |v| v != "0")
     }
 }
 
@@ -275,8 +275,11 @@ impl Location {
 /// where only pkg-config leads `openssl-sys`: it takes `/usr` without pkg-config only for native
 /// FreeBSD, OpenBSD and AIX builds.
 fn system_include(inputs: &OpensslInputs) -> bool {
-    let Some(include) = &inputs.report.include else {
-        return true;
+    let include = match &inputs.report.include {
+        Some(include) => include,
+        None => {
+            return true;
+        }
     };
     let target = &inputs.target;
     let usr_without_pkg_config =

@@ -242,7 +242,7 @@ pub(crate) fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
     let target = env.target();
     let named_by = compiler_variables(&target)
         .into_iter()
-        .find(|name| env.var(name).is_some_and(|v| !v.is_empty()));
+        .find(|name| env.var(name).map_or(false, |v| !v.is_empty()));
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)

@@ -135,7 +135,7 @@ pub(super) fn target(triple: &str, host: &str) -> TargetInfo {
 }
 
 /// A file system of the given directories and their entries.
-pub(super) fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
+pub(super) fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> {
     let dirs: Vec<(String, Vec<String>)> = dirs
         .iter()
         .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))
@@ -336,7 +336,7 @@ fn static_or_dynamic_as_openssl_sys_decides() {
         );
     }
     // Only archives (a vendored build, a static-only installation): static without asking.
-    let archives = fs(&[(dir, &["libssl.a", "libcrypto.a", "pkgconfig"])]);
+    let archives = fs(&[(dir, &["libssl.a", "libcrypto.a", "pkgconfig"][..])]);
     assert_eq!(
         link_mode(&inputs(None), &paths, &archives),
         Ok(LinkMode::Static)
@@ -411,7 +411,7 @@ fn probe_command_lines() {
     let mut found = Found::new("OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR");
     found.lib_dirs = vec!["/x/lib".into()];
     found.include_dirs = vec!["/x/include".into()];
-    let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"])]);
+    let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"][..])]);
     assert_eq!(
         probe_args(&TLS, &found, &all).unwrap(),
         ["-I/x/include", "-L/x/lib", "-lssl", "-lcrypto"]
@@ -432,7 +432,7 @@ fn probe_command_lines() {
         probe_args(&SHA256, &found, &all).unwrap(),
         ["-I/x/include", "/x/lib/libcrypto.a", "-ldl", "-pthread"]
     );
-    let no_crypto = fs(&[("/x/lib", &["libssl.a"])]);
+    let no_crypto = fs(&[("/x/lib", &["libssl.a"][..])]);
     let m = probe_args(&MD5, &found, &no_crypto).unwrap_err().render();
     assert!(
         m.starts_with("OpenSSL static linking was asked for, but libcrypto.a is not in the library directories: /x/lib"),

@@ -268,8 +268,8 @@ fn target_prefixed_openssl_dir() {
         ),
     );
     let list = fs(&[
-        ("/cross/aarch64/lib64", &["libcrypto.so", "libssl.so"]),
-        ("/cross/aarch64/lib", &["engines-3"]),
+        ("/cross/aarch64/lib64", &["libcrypto.so", "libssl.so"][..]),
+        ("/cross/aarch64/lib", &["engines-3"][..]),
         ("/usr/lib", BOTH),
     ]);
     let plan = plan_for(&e, &list);
@@ -355,7 +355,10 @@ fn lib_and_include_dirs() {
 /// no lib64/ or lib/ beside /usr/include.
 #[test]
 fn debian_pkg_config() {
-    let list = fs(&[("/usr/lib", &["x86_64-linux-gnu"]), ("/usr/lib64", &[])]);
+    let list = fs(&[
+        ("/usr/lib", &["x86_64-linux-gnu"][..]),
+        ("/usr/lib64", &[][..]),
+    ]);
     for include in [None, Some("/usr/include")] {
         let mut version = vec![("DEP_OPENSSL_VERSION_NUMBER", "30000130")];
         version.extend(include.map(|i| ("DEP_OPENSSL_INCLUDE", i)));
@@ -443,7 +446,10 @@ fn vendored() {
         ),
     );
     let lib = format!("{root}/lib");
-    let list = fs(&[(&lib, &["libcrypto.a", "libssl.a", "pkgconfig", "engines-3"])]);
+    let list = fs(&[(
+        &lib,
+        &["libcrypto.a", "libssl.a", "pkgconfig", "engines-3"][..],
+    )]);
     let plan = plan_for(&e, &list);
     assert_eq!(plan.paths.location, Location::Vendored);
     assert_eq!(plan.mode, LinkMode::Static);
