@@ -26,6 +26,7 @@ KINDS = ("struct", "enum", "trait", "fn", "constant", "static", "type", "macro",
 def text(fragment):
     """The visible text of an HTML fragment, whitespace collapsed."""
     fragment = re.sub(r"<span class=\"where\">", " ", fragment)
+    fragment = re.sub(r"<summary[^>]*>.*?</summary>", "", fragment, flags=re.S)
     fragment = re.sub(r"<[^>]+>", "", fragment)
     return re.sub(r"\s+", " ", html.unescape(fragment)).strip()
 
@@ -58,6 +59,8 @@ def listing(doc_dir):
             kind, _, item = name[: -len(".html")].partition(".")
             if kind not in KINDS or not item:
                 continue
+            if "Redirecting to" in page and not decl(page):
+                continue  # a re-export's redirect page: the item is listed where it is shown
             path = f"{module_path(doc_dir, rel)}::{item}"
             out.append(f"{kind} {path}: {decl(page)}")
             if kind not in ("struct", "enum", "trait", "union"):

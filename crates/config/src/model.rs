@@ -96,6 +96,7 @@ pub struct Spec {
 /// choice. For a library, one dependent turning a feature on would switch the provider for every
 /// other dependent, so there features only compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Role {
     /// The package that builds the executables. A facility's default is the first provider of
     /// its [`Facility::default_order`] whose feature is on.

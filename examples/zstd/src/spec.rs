@@ -45,8 +45,8 @@ pub static PROBE_ZSTD: Probe = Probe::new(
 
 /// zstd-demo's facilities: variables `ZSTD_DEMO_*`, cfgs `zstd_demo_*`. A library: feature
 /// `zstd` compiles the zstd provider and never selects it; the default is `stored`.
-pub static SPEC: Spec = Spec::library("zstd-demo", "ZSTD_DEMO", "zstd_demo").facilities(&[
-    Facility::new(
+pub static SPEC: Spec =
+    Spec::library("zstd-demo", "ZSTD_DEMO", "zstd_demo").facilities(&[Facility::new(
         "compress",
         "COMPRESS",
         "zstd-format compression",
@@ -56,10 +56,13 @@ pub static SPEC: Spec = Spec::library("zstd-demo", "ZSTD_DEMO", "zstd_demo").fac
                 "STORED",
                 "pure Rust: zstd frames of uncompressed blocks",
             ),
-            Provider::new("zstd", "ZSTD", "libzstd (crate zstd-sys, found by pkg-config)")
-                .feature("zstd")
-                .links(&["libzstd"])
-                .probe(&PROBE_ZSTD),
+            Provider::new(
+                "zstd",
+                "ZSTD",
+                "libzstd (crate zstd-sys, found by pkg-config)",
+            )
+            .feature("zstd")
+            .links(&["libzstd"])
+            .probe(&PROBE_ZSTD),
         ],
-    ),
-]);
+    )]);

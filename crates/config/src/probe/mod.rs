@@ -23,7 +23,7 @@
 use std::fmt;
 
 mod finders;
-pub mod library;
+mod library;
 mod message;
 pub mod openssl;
 #[cfg(feature = "build-script")]
@@ -189,6 +189,7 @@ pub struct LibraryFound {
 /// The target being built for, as Cargo describes it to build scripts (`TARGET`, `HOST` and
 /// `CARGO_CFG_TARGET_*`), never the machine the build script runs on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TargetInfo {
     /// `TARGET`, for example `aarch64-unknown-linux-gnu`.
     pub triple: String,
