@@ -11,6 +11,12 @@ use super::{Asker, CompilerProblem, Found, Library, Need, Probe, ProbeFailure, T
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[must_use]
 pub struct Message {
+    // Boxed: a finder returns it as its `Err`, and a `Result` is as large as its larger side.
+    parts: Box<Parts>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Parts {
     headline: String,
     tried: Vec<String>,
     asked_by: Vec<String>,
@@ -23,20 +29,24 @@ impl Message {
     /// A message with its first line.
     pub fn new(headline: impl Into<String>) -> Message {
         Message {
-            headline: headline.into(),
-            ..Message::default()
+            parts: Box::new(Parts {
+                headline: headline.into(),
+                ..Parts::default()
+            }),
         }
     }
 
     /// A line of what was found or tried.
     pub fn tried(mut self, line: impl Into<String>) -> Message {
-        self.tried.push(line.into());
+        self.parts.tried.push(line.into());
         self
     }
 
     /// A program's output, each line quoted with `| `.
     pub fn output(mut self, text: &str) -> Message {
-        self.tried.extend(text.lines().map(|l| format!("| {l}")));
+        self.parts
+            .tried
+            .extend(text.lines().map(|l| format!("| {l}")));
         self
     }
 
@@ -47,14 +57,15 @@ impl Message {
         library: &'static str,
         askers: impl IntoIterator<Item = &'a Asker>,
     ) -> Message {
-        self.library = library;
+        let p = &mut self.parts;
+        p.library = library;
         for asker in askers {
             let line = format!("{} ({})", asker.what, asker.origin);
-            if !self.asked_by.contains(&line) {
-                self.asked_by.push(line);
+            if !p.asked_by.contains(&line) {
+                p.asked_by.push(line);
             }
-            if !self.instead.contains(&asker.instead) {
-                self.instead.push(asker.instead.clone());
+            if !p.instead.contains(&asker.instead) {
+                p.instead.push(asker.instead.clone());
             }
         }
         self
@@ -63,28 +74,29 @@ impl Message {
     /// A fix: the first is `fix: ...`, later ones `or ...`. Further lines of a fix are indented
     /// under it.
     pub fn fix(mut self, fix: impl Into<String>) -> Message {
-        self.fixes.push(fix.into());
+        self.parts.fixes.push(fix.into());
         self
     }
 
     /// The text, without a final newline.
     pub fn render(&self) -> String {
-        let mut lines = vec![self.headline.clone()];
-        lines.extend(self.tried.iter().map(|l| format!("  {l}")));
-        if !self.asked_by.is_empty() {
-            lines.push(format!("  asked for by: {}", self.asked_by.join("; ")));
+        let p = &self.parts;
+        let mut lines = vec![p.headline.clone()];
+        lines.extend(p.tried.iter().map(|l| format!("  {l}")));
+        if !p.asked_by.is_empty() {
+            lines.push(format!("  asked for by: {}", p.asked_by.join("; ")));
         }
-        for (i, fix) in self.fixes.iter().enumerate() {
+        for (i, fix) in p.fixes.iter().enumerate() {
             let lead = if i == 0 { "fix:" } else { "or" };
             let mut parts = fix.lines();
             lines.push(format!("  {lead} {}", parts.next().unwrap_or_default()));
             lines.extend(parts.map(|l| format!("    {l}")));
         }
-        if !self.instead.is_empty() {
+        if !p.instead.is_empty() {
             lines.push(format!(
                 "  or do without {} here: {}",
-                self.library,
-                self.instead.join(", ")
+                p.library,
+                p.instead.join(", ")
             ));
         }
         lines.join("\n")
