@@ -7,7 +7,7 @@
 # Crates that no Linux build of the packages compiles (Windows and macOS bindings, OpenSSL's source
 # for openssl-vendored, zlib-ng's for zlib-ng, the test suites' crates) are kept as stubs, as
 # cargo-vendor-filterer does: their Cargo.toml, so that `cargo build --locked` resolves the lock
-# file unchanged, and nothing else. The kept set is what `cargo tree` lists for the recipes' two
+# file unchanged, and an empty src/lib.rs (a manifest that names no target needs one to load). The kept set is what `cargo tree` lists for the recipes' two
 # provider choices on the Linux targets below. A recipe that turned on another feature
 # (openssl-vendored, zlib-ng, zlib-miniz) needs a vendor tarball made without this filtering.
 #
@@ -44,8 +44,9 @@ for dir in vendor/*/; do
 	package=$(sed -n 's/.*"package": *"\([0-9a-f]*\)".*/\1/p' "$dir/.cargo-checksum.json")
 	mv "$dir/Cargo.toml" "$tmp/Cargo.toml.stub"
 	rm -rf "$dir"
-	mkdir "$dir"
+	mkdir -p "$dir/src"
 	mv "$tmp/Cargo.toml.stub" "$dir/Cargo.toml"
+	: >"$dir/src/lib.rs"
 	printf '{"files":{},"package":"%s"}' "$package" >"$dir/.cargo-checksum.json"
 	stubbed=$((stubbed + 1))
 done
