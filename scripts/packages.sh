@@ -207,4 +207,334 @@ for choice in "${choices[@]}"; do
 		fail "makepkg ($choice) compiled $compiled crates: its build differs from the Debian one ($(grep '^ *Compiling ' "$log" | head -3 | tr -s ' ' | tr '\n' ';'))"
 done
 
+
+# --- what the packages are ---------------------------------------------------------------------
+# soname → the package that provides it, per distribution (what dpkg-shlibdeps, rpm's elfdeps and
+# namcap look up; namcap is not packaged for Debian, so the Arch check is this table).
+declare -A deb_of=([libc.so.6]=libc6 [ld-linux-x86-64.so.2]=libc6 [libgcc_s.so.1]=libgcc-s1
+	[libz.so.1]=zlib1g [libssl.so.3]=libssl3 [libcrypto.so.3]=libssl3)
+declare -A arch_of=([libc.so.6]=glibc [ld-linux-x86-64.so.2]=glibc [libgcc_s.so.1]=gcc-libs
+	[libz.so.1]=zlib [libssl.so.3]=openssl [libcrypto.so.3]=openssl)
+
+# words — its arguments sorted, unique, on one line
+words() { printf '%s\n' "$@" | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+
+# unpacked DIR — the NEEDED entries of every executable under DIR/usr/bin, "bin: sonames" lines,
+# and the union in $needed_all
+unpacked() {
+	local bin line
+	needed_all=()
+	for bin in "$1"/usr/bin/*; do
+		mapfile -t line < <(needed "$bin")
+		printf '      NEEDED %-20s %s\n' "$(basename "$bin"):" "${line[*]}"
+		needed_all+=("${line[@]}")
+		if grep -qF "$work" "$bin"; then
+			fail "$(basename "$bin") names the build directory ($work): the path mapping did not apply"
+		fi
+	done
+}
+
+# expect_set WHAT GOT WANT — one ok/FAIL line: GOT and WANT are the same set of words
+expect_set() {
+	local got want
+	got=$(words $2)
+	want=$(words $3)
+	[ "$got" = "$want" ] && pass "$1: $got" || fail "$1: '$got', expected '$want'"
+}
+
+# expected_files FORMAT PACKAGE — the executables, man pages and completions PACKAGE must hold
+expected_files() {
+	local format=$1 pkg=$2 zsh man=usr/share/man/man1 ext=.gz
+	case $format in deb) zsh=usr/share/zsh/vendor-completions ;; *) zsh=usr/share/zsh/site-functions ;; esac
+	if [ "$pkg" = flagsplit-imap-send ]; then
+		printf '%s\n' usr/bin/flagsplit-imap-send "$man/flagsplit-imap-send.1$ext" \
+			usr/share/bash-completion/completions/flagsplit-imap-send "$zsh/_flagsplit-imap-send" \
+			usr/share/fish/vendor_completions.d/flagsplit-imap-send.fish
+	else
+		printf '%s\n' usr/bin/flagsplit usr/bin/flagsplit-fsck usr/bin/flagsplit-report \
+			usr/share/bash-completion/completions/flagsplit "$zsh/_flagsplit" usr/share/fish/vendor_completions.d/flagsplit.fish
+		for page in flagsplit flagsplit-bench flagsplit-fsck flagsplit-hash-object flagsplit-help flagsplit-md5sum \
+			flagsplit-report flagsplit-sha1sum flagsplit-sha256sum flagsplit-version; do
+			echo "$man/$page.1$ext"
+		done
+	fi
+}
+
+# check_files WHAT FORMAT PACKAGE LISTING — LISTING (paths, one a line) holds exactly the expected
+# executables, man pages and completions (documentation and license files aside)
+check_files() {
+	local got want
+	got=$(sed 's|^\./||; s|^/||' <<<"$4" | grep -E '^usr/(bin|share/(man|bash-completion|zsh|fish))/' | grep -v '/$' | sort)
+	want=$(expected_files "$2" "$3" | sort)
+	if [ "$got" = "$want" ]; then
+		pass "$1: $(wc -l <<<"$got") files: executables, man pages, completions in $2's places"
+	else
+		fail "$1: files differ from the expected ones:"
+		diff <(echo "$want") <(echo "$got") | sed 's/^/    /' || true
+	fi
+}
+
+# check_package WHAT CHOICE PACKAGE NEEDED... — the soname rules: libssl and libcrypto only in the
+# sender's package and only with openssl; libz only in flagsplit's and only with openssl
+check_needed() {
+	local what=$1 choice=$2 pkg=$3
+	shift 3
+	local want="libc.so.6 libgcc_s.so.1 ld-linux-x86-64.so.2"
+	if [ "$choice" = openssl ]; then
+		[ "$pkg" = flagsplit-imap-send ] && want+=" libssl.so.3 libcrypto.so.3" || want+=" libz.so.1"
+	fi
+	expect_set "$what: NEEDED" "$*" "$want"
+}
+
+scratch=$work/scratch
+for choice in "${choices[@]}"; do
+	dest=$out/$choice
+	note "provider choice $choice: dependencies as the tools computed them, and the binaries' NEEDED"
+	for deb in "$dest"/*.deb; do
+		[ -e "$deb" ] || continue
+		pkg=$(dpkg-deb -f "$deb" Package)
+		case $pkg in *-dbgsym) continue ;; esac
+		depends=$(dpkg-deb -f "$deb" Depends)
+		printf '  %-8s %-22s Depends: %s\n' deb "$pkg" "$depends"
+		rm -rf "$scratch" && mkdir -p "$scratch" && dpkg-deb -x "$deb" "$scratch"
+		unpacked "$scratch"
+		check_needed "deb $choice $pkg" "$choice" "$pkg" "${needed_all[@]}"
+		mapped=()
+		for so in "${needed_all[@]}"; do mapped+=("${deb_of[$so]:-?$so}"); done
+		expect_set "deb $choice $pkg: Depends (from \${shlibs:Depends}) names the NEEDED libraries' packages" \
+			"$(sed 's/ *([^)]*)//g; s/,/ /g' <<<"$depends")" "${mapped[*]}"
+		check_files "deb $choice $pkg" deb "$pkg" "$(dpkg-deb -c "$deb" | awk '{print $6}')"
+		deps_table+=("| $choice | .deb | \`$pkg\` | \`Depends: $depends\` |")
+	done
+	for rpm in "$dest"/*.rpm; do
+		[ -e "$rpm" ] || continue
+		pkg=$(rpm -qp --qf '%{NAME}' "$rpm" 2>/dev/null)
+		requires=$(rpm -qp --requires "$rpm" 2>/dev/null | grep -v '^rpmlib(' | sort -u | tr '\n' ' ' | sed 's/ $//')
+		printf '  %-8s %-22s Requires: %s\n' rpm "$pkg" "$requires"
+		rm -rf "$scratch" && mkdir -p "$scratch" && rpm2cpio "$rpm" | bsdtar -xf - -C "$scratch"
+		unpacked "$scratch"
+		check_needed "rpm $choice $pkg" "$choice" "$pkg" "${needed_all[@]}"
+		expect_set "rpm $choice $pkg: the automatic Requires name the NEEDED sonames" \
+			"$(tr ' ' '\n' <<<"$requires" | sed -n 's/^\(.*\)()(64bit)$/\1/p')" "${needed_all[*]}"
+		check_files "rpm $choice $pkg" rpm "$pkg" "$(rpm -qlp "$rpm" 2>/dev/null)"
+		deps_table+=("| $choice | .rpm | \`$pkg\` | \`$(tr ' ' '\n' <<<"$requires" | grep '()(64bit)$' | tr '\n' ' ' | sed 's/ $//')\` |")
+	done
+	for ap in "$dest"/*.pkg.tar.*; do
+		[ -e "$ap" ] || continue
+		pkg=$(bsdtar -xOf "$ap" .PKGINFO | sed -n 's/^pkgname = //p')
+		depends=$(bsdtar -xOf "$ap" .PKGINFO | sed -n 's/^depend = //p' | tr '\n' ' ' | sed 's/ $//')
+		printf '  %-8s %-22s depends=(%s)\n' arch "$pkg" "$depends"
+		rm -rf "$scratch" && mkdir -p "$scratch" && bsdtar -xf "$ap" -C "$scratch"
+		unpacked "$scratch"
+		check_needed "arch $choice $pkg" "$choice" "$pkg" "${needed_all[@]}"
+		mapped=()
+		for so in "${needed_all[@]}"; do mapped+=("${arch_of[$so]:-?$so}"); done
+		expect_set "arch $choice $pkg: depends are the NEEDED libraries' packages (namcap's check)" "$depends" "${mapped[*]}"
+		check_files "arch $choice $pkg" arch "$pkg" "$(bsdtar -tf "$ap" | grep -v '^\.')"
+		deps_table+=("| $choice | .pkg.tar.zst | \`$pkg\` | \`depends=($depends)\` |")
+	done
+
+	note "provider choice $choice: lintian on the binary packages"
+	if lintian --fail-on error,warning --info "$dest"/*.changes >"$dest/lintian.txt" 2>&1; then
+		pass "lintian: no error or warning on the $choice .deb packages"
+	else
+		fail "lintian on the $choice .deb packages:"
+	fi
+	grep -v '^running with root privileges' "$dest/lintian.txt" | sed 's/^/    /'
+done
+
+# --- the installed Debian packages --------------------------------------------------------------
+# A Dovecot on the loopback with TLS only (imaps), for `flagsplit imap-send --dry-run`: the sender
+# logs in through its TLS provider and examines the folder, storing nothing.
+start_dovecot() {
+	local d=$work/dovecot
+	rm -rf "$d"
+	mkdir -p "$d/run" "$d/state" "$d/mail"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" \
+		-days 2 -subj /CN=localhost -addext subjectAltName=DNS:localhost -addext basicConstraints=critical,CA:FALSE 2>/dev/null
+	echo 'tester:{PLAIN}secret' >"$d/passwd"
+	imap_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$d/dovecot.conf" <<-CONF
+		base_dir = $d/run
+		state_dir = $d/state
+		instance_name = flagsplit-packages-$imap_port
+		log_path = $d/dovecot.log
+		protocols = imap
+		listen = 127.0.0.1
+		ssl = required
+		ssl_cert = <$d/cert.pem
+		ssl_key = <$d/key.pem
+		disable_plaintext_auth = no
+		auth_mechanisms = plain login
+		passdb {
+		  driver = passwd-file
+		  args = scheme=PLAIN username_format=%u $d/passwd
+		}
+		userdb {
+		  driver = static
+		  args = uid=nobody gid=nogroup home=$d/mail/%u
+		}
+		mail_location = maildir:~/Maildir
+		namespace inbox {
+		  inbox = yes
+		  separator = /
+		  mailbox Drafts {
+		    special_use = \\Drafts
+		    auto = create
+		  }
+		}
+		default_internal_user = nobody
+		default_internal_group = nogroup
+		default_login_user = nobody
+		service imap-login {
+		  chroot =
+		  inet_listener imap {
+		    port = 0
+		  }
+		  inet_listener imaps {
+		    address = 127.0.0.1
+		    port = $imap_port
+		    ssl = yes
+		  }
+		}
+		service anvil {
+		  chroot =
+		  unix_listener anvil-auth-penalty {
+		    mode = 0
+		  }
+		}
+	CONF
+	chown -R nobody:nogroup "$d"
+	chmod 0755 "$d"
+	/usr/sbin/dovecot -F -c "$d/dovecot.conf" >"$d/stdout.log" 2>&1 &
+	dovecot_pid=$!
+	for _ in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $imap_port), 1)" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$d/stdout.log" "$d/dovecot.log" 2>/dev/null
+	fail "Dovecot did not start"
+	return 1
+}
+
+# in_clean_env COMMAND... — COMMAND with a user's environment: PATH without cargo's directories
+in_clean_env() {
+	env -i HOME="$smoke/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=dumb "$@"
+}
+
+# smoke CHOICE — installs CHOICE's .deb packages, runs them, removes them
+smoke_test() {
+	local choice=$1 dest=$out/$1 out_text files
+	note "provider choice $choice: the installed .deb packages"
+	smoke=$work/smoke
+	rm -rf "$smoke"
+	mkdir -p "$smoke/home"
+	if dpkg -i "$dest"/flagsplit_*.deb "$dest"/flagsplit-imap-send_*.deb >"$smoke/dpkg.log" 2>&1; then
+		pass "dpkg -i flagsplit flagsplit-imap-send"
+	else
+		cat "$smoke/dpkg.log"
+		fail "dpkg -i failed"
+		return
+	fi
+	files=$(dpkg -L flagsplit flagsplit-imap-send | sort -u)
+
+	printf 'flagsplit packaged\n' >"$smoke/file"
+	if out_text=$(in_clean_env flagsplit sha1sum "$smoke/file") && [ "$out_text" = "$(sha1sum "$smoke/file")" ]; then
+		pass "flagsplit sha1sum: $out_text"
+	else
+		fail "flagsplit sha1sum gave '$out_text', sha1sum '$(sha1sum "$smoke/file")'"
+	fi
+
+	# A repository with a pack and loose objects, checked by flagsplit fsck and git fsck.
+	local repo=$smoke/repo
+	git init -q "$repo"
+	for i in 1 2 3; do
+		echo "change $i" >>"$repo/file"
+		git -C "$repo" add file
+		git -C "$repo" -c user.name=Packager -c user.email=packager@example.invalid commit -q -m "change $i"
+		[ "$i" != 2 ] || git -C "$repo" gc -q
+	done
+	if out_text=$(cd "$repo" && in_clean_env flagsplit fsck 2>&1) && git -C "$repo" fsck --full >/dev/null 2>&1; then
+		pass "flagsplit fsck (the installed flagsplit-fsck) on a repository git fsck accepts: exit 0"
+	else
+		fail "flagsplit fsck: $out_text"
+	fi
+
+	# imap-send --dry-run through the installed sender's TLS provider.
+	git -C "$repo" config imap.host imaps://localhost
+	git -C "$repo" config imap.port "$imap_port"
+	git -C "$repo" config imap.user tester
+	git -C "$repo" config imap.pass secret
+	git -C "$repo" config imap.folder Drafts
+	git -C "$repo" config imap.sslCAInfo "$work/dovecot/cert.pem"
+	git -C "$repo" format-patch -q --stdout -2 >"$smoke/patches.mbox"
+	if out_text=$(cd "$repo" && in_clean_env flagsplit imap-send --dry-run <"$smoke/patches.mbox" 2>&1) &&
+		grep -q "dry run: 2 of 2 messages would be stored in 'Drafts'" <<<"$out_text"; then
+		pass "flagsplit imap-send --dry-run over imaps: $(grep 'dry run' <<<"$out_text")"
+	else
+		fail "flagsplit imap-send --dry-run: $out_text"
+	fi
+	local tls=rustls
+	[ "$choice" = rustls ] || tls=openssl
+	if in_clean_env flagsplit-imap-send --build-options | grep -q "^tls-provider: $tls "; then
+		pass "the installed flagsplit-imap-send speaks TLS through $tls"
+	else
+		fail "the installed flagsplit-imap-send's TLS provider is not $tls"
+	fi
+
+	# The man page and the completions, found where the system looks for them.
+	if [ "$(in_clean_env man -w flagsplit-fsck)" = /usr/share/man/man1/flagsplit-fsck.1.gz ] &&
+		in_clean_env MANWIDTH=80 man -P cat flagsplit-fsck 2>/dev/null | grep -q '^NAME'; then
+		pass "man flagsplit-fsck shows /usr/share/man/man1/flagsplit-fsck.1.gz"
+	else
+		fail "man flagsplit-fsck: $(in_clean_env man -w flagsplit-fsck 2>&1)"
+	fi
+	out_text=$(in_clean_env bash --norc --noprofile -c '
+		. /usr/share/bash-completion/bash_completion
+		__load_completion flagsplit || exit 1
+		f=$(complete -p flagsplit | sed -n "s/.*-F \([^ ]*\).*/\1/p")
+		COMP_WORDS=(flagsplit fs); COMP_CWORD=1; COMP_LINE="flagsplit fs"; COMP_POINT=12
+		"$f" flagsplit fs flagsplit
+		printf "%s\n" "${COMPREPLY[@]}"' 2>&1)
+	grep -qx fsck <<<"$out_text" && pass "bash completes 'flagsplit fs' to fsck (the completion bash-completion loads)" ||
+		fail "bash completion of 'flagsplit fs': $out_text"
+	out_text=$(in_clean_env zsh -fc 'autoload -Uz compinit && compinit -u -d /dev/null && print -r -- $_comps[flagsplit] $_comps[flagsplit-imap-send]' 2>&1)
+	[ "$out_text" = "_flagsplit _flagsplit-imap-send" ] && pass "zsh's compinit finds _flagsplit and _flagsplit-imap-send" ||
+		fail "zsh compinit: '$out_text'"
+	out_text=$(in_clean_env fish -c 'complete -C "flagsplit fs"; complete -C "flagsplit-imap-send --dry"' 2>&1)
+	grep -q '^fsck' <<<"$out_text" && grep -q '^--dry-run' <<<"$out_text" &&
+		pass "fish completes 'flagsplit fs' and 'flagsplit-imap-send --dry' from its vendor directory" ||
+		fail "fish completion: $out_text"
+
+	# Removal: no file of the packages left, no conffile, no trace in dpkg's database.
+	[ -z "$(dpkg-query -W -f='${Conffiles}' flagsplit flagsplit-imap-send)" ] && pass "no conffiles" ||
+		fail "conffiles: $(dpkg-query -W -f='${Conffiles}' flagsplit flagsplit-imap-send)"
+	if dpkg --purge flagsplit flagsplit-imap-send >"$smoke/purge.log" 2>&1; then
+		local left=()
+		while IFS= read -r f; do
+			[ -d "$f" ] && continue
+			[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
+		done <<<"$files"
+		for d in /usr/share/doc/flagsplit /usr/share/doc/flagsplit-imap-send; do [ -e "$d" ] && left+=("$d"); done
+		if [ ${#left[@]} = 0 ] && ! dpkg-query -W flagsplit >/dev/null 2>&1 && ! dpkg-query -W flagsplit-imap-send >/dev/null 2>&1; then
+			pass "dpkg --purge left none of the $(grep -c . <<<"$files") paths and no package record"
+		else
+			fail "after dpkg --purge: ${left[*]} $(dpkg-query -W flagsplit flagsplit-imap-send 2>&1)"
+		fi
+	else
+		cat "$smoke/purge.log"
+		fail "dpkg --purge failed"
+	fi
+}
+
+if start_dovecot; then
+	for choice in "${choices[@]}"; do
+		ls "$out/$choice"/flagsplit_*.deb >/dev/null 2>&1 && smoke_test "$choice"
+	done
+fi
+
+printf '\n== dependency lines, per provider choice\n'
+printf '%s\n' "| choice | format | package | dependencies (as the tool computed them) |" "|---|---|---|---|" "${deps_table[@]}" | tee "$out/dependencies.md"
+
+echo "scripts/packages.sh took $(($(date +%s) - started)) s"
 finish "packages"
