@@ -42,17 +42,23 @@ for c in "${choices[@]}"; do
 	case $c in openssl | rustls) ;; *) echo "scripts/packages.sh: unknown provider choice '$c' (openssl, rustls)" >&2; exit 2 ;; esac
 done
 
-[ "$(id -u)" = 0 ] || { echo "scripts/packages.sh: run as root (it creates a build user and installs .deb packages)" >&2; exit 1; }
+# skip WHY — without CI=true a missing tool or privilege skips the script, loudly; with it, fails
+skip() {
+	if [ "${CI:-false}" = true ]; then
+		echo "scripts/packages.sh: CI=true and $1" >&2
+		exit 1
+	fi
+	echo "SKIPPED: scripts/packages.sh: $1"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "not root (it creates a build user and installs .deb packages)"
 absent=()
 for tool in dpkg-buildpackage dh lintian rpmbuild rpm2cpio makepkg bsdtar zstd unshare runuser useradd \
 	/usr/sbin/dovecot openssl git man zsh fish readelf python3; do
 	command -v "$tool" >/dev/null || absent+=("$tool")
 done
 [ -f /usr/share/bash-completion/bash_completion ] || absent+=(bash-completion)
-if [ ${#absent[@]} -gt 0 ]; then
-	echo "scripts/packages.sh: missing ${absent[*]} (apt-get install dpkg-dev debhelper lintian rpm makepkg libarchive-tools zstd dovecot-imapd bash-completion zsh fish man-db)" >&2
-	exit 1
-fi
+[ ${#absent[@]} = 0 ] || skip "missing ${absent[*]} (apt-get install dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools zstd dovecot-imapd bash-completion zsh fish man-db)"
 started=$(date +%s)
 
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
@@ -228,10 +234,11 @@ cp -r "$build_dir/packaging/debian" "$build_dir/debian"
 for profile in "" pkg.flagsplit.rustls; do
 	unmet=$(cd "$build_dir" && dpkg-checkbuilddeps ${profile:+-P"$profile"} 2>&1 || true)
 	unmet=${unmet#*Unmet build dependencies: }
-	if [ "$(words $unmet)" = "(>= 1.88) cargo:native rustc:native" ]; then
-		pass "dpkg-checkbuilddeps ${profile:+-P$profile }: only the Rust toolchain is unmet ($unmet), which -d skips"
+	others=$(sed 's/([^)]*)//g' <<<"$unmet" | tr ' ' '\n' | grep -v -x -E '(cargo|rustc)(:native)?|' || true)
+	if [ -z "$others" ]; then
+		pass "dpkg-checkbuilddeps ${profile:+-P$profile}: nothing unmet but the Rust toolchain (${unmet:-none}), which -d skips"
 	else
-		fail "dpkg-checkbuilddeps ${profile:+-P$profile }: '$unmet' (only cargo and rustc may be unmet)"
+		fail "dpkg-checkbuilddeps ${profile:+-P$profile}: '$unmet' (only cargo and rustc may be unmet)"
 	fi
 done
 rm -rf "$dist/src"

@@ -6,8 +6,9 @@
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
-# groff/man-db/zsh/fish for checking the generated man pages and completions, and chromium (with
-# fonts-dejavu-core) for rendering `flagsplit report`'s page.
+# groff/man-db/zsh/fish for checking the generated man pages and completions, chromium (with
+# fonts-dejavu-core) for rendering `flagsplit report`'s page, and dpkg-dev/debhelper/lintian/rpm/
+# makepkg/pacman-package-manager/libarchive-tools/zstd/bash-completion for scripts/packages.sh.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
 set -euo pipefail
@@ -23,7 +24,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core)
+packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools zstd bash-completion)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -146,6 +147,9 @@ scripts/library-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
+
+step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
+scripts/packages.sh
 
 step "OpenSSL: static, vendored, supported range"
 scripts/openssl-matrix.sh
