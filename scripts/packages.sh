@@ -243,20 +243,33 @@ for profile in "" pkg.flagsplit.rustls; do
 done
 rm -rf "$dist/src"
 
-note "lintian on the source package"
-if as_builder "$dist" bash -euc "$(block lintian-source)" >"$out/lintian-source.txt" 2>&1; then
-	pass "lintian: no error or warning on the source package"
-else
-	fail "lintian on the source package:"
-fi
-sed 's/^/    /' "$out/lintian-source.txt"
+# lintian on the source package runs beside the first build (it is single-threaded, and the build
+# leaves a core idle in its last steps); its result is reported after that build.
+as_builder "$dist" bash -euc "$(block lintian-source)" >"$out/lintian-source.txt" 2>&1 &
+lintian_source_pid=$!
+lintian_source_reported=
+
+# report_lintian_source — waits for lintian on the source package and reports it (once)
+report_lintian_source() {
+	[ -z "$lintian_source_reported" ] || return 0
+	lintian_source_reported=1
+	note "lintian on the source package"
+	if wait "$lintian_source_pid"; then
+		pass "lintian: no error or warning on the source package"
+	else
+		fail "lintian on the source package:"
+	fi
+	sed 's/^/    /' "$out/lintian-source.txt"
+}
 
 # --- per provider choice ----------------------------------------------------------------------
 for choice in "${choices[@]}"; do
 	note "provider choice $choice: Debian"
 	dest=$out/$choice
 	mkdir -p "$dest"
-	target=$work/target-$choice
+	# One target directory for both choices: the crates whose features do not depend on the choice
+	# are compiled once.
+	target=$work/target
 	mkdir -p "$target"
 	chown "$user:" "$target"
 	rm -rf "$dist/src" "$dist"/*.deb "$dist"/*.changes "$dist"/*.buildinfo "$dist"/x86_64 "$dist"/*.pkg.tar.*
@@ -277,6 +290,7 @@ for choice in "${choices[@]}"; do
 	fi
 	sed 's/^/    /' "$dest/lintian.txt"
 	mv "$dist/src"/*.deb "$dist/src"/*.changes "$dist/src"/*.buildinfo "$dest/"
+	report_lintian_source
 
 	note "provider choice $choice: RPM"
 	builder_env=(CARGO_TARGET_DIR="$target" "${cflags[@]}")
@@ -306,7 +320,9 @@ for choice in "${choices[@]}"; do
 	[ "$compiled" = 0 ] && pass "makepkg ($choice): cargo found the Debian build's crates fresh" ||
 		fail "makepkg ($choice) compiled $compiled crates: its build differs from the Debian one ($(grep '^ *Compiling ' "$log" | head -3 | tr -s ' ' | tr '\n' ';'))"
 done
-
+report_lintian_source
+# The packages belong to the checkout's owner, not to the build user (removed at the end).
+chown -R "$(stat -c %u:%g "$checkout")" "$out"
 
 scratch=$work/scratch
 declare -A dep_line
