@@ -3,21 +3,23 @@
 # into target/packages/: the Debian source package and, for each provider choice, the .deb
 # packages (dpkg-buildpackage), the .rpm packages (rpmbuild) and the Arch packages (makepkg), from
 # the recipes in packaging/. Then checks them: each package's dependency line as its tool computed
-# it, printed next to the binaries' NEEDED entries; libssl only on the sender's package and only
-# with the openssl choice; lintian; the file lists; and the installed Debian packages (dpkg -i, the
-# commands, man, the completions from their installed places, dpkg --purge leaving nothing).
+# it, printed next to the executables' NEEDED entries, against PACKAGING.md's table and lists
+# (libssl only on the sender's package, and only with the openssl choice); lintian; the file lists;
+# and the installed Debian packages (dpkg -i, the commands, man, the completions from their installed
+# places, dpkg --purge leaving nothing).
 #
 #   scripts/packages.sh [--work-dir DIR] [--providers openssl,rustls]
 #
-# --work-dir DIR keeps the build directories and cargo's target directories there (default: a
+# --work-dir DIR keeps the build directories and cargo's target directory there (default: a
 #   temporary directory, removed at the end); a second run with the same DIR reuses the builds.
-# --providers LIST builds only these provider choices (default: both).
+# --providers LIST builds only these provider choices (default: both; the dependency table is then
+#   not compared).
 #
 # The commands are PACKAGING.md's, run verbatim: the ```sh block after each `<!-- packages NAME -->`
 # line. Needs root (it creates the unprivileged user that runs the builds, since makepkg refuses
 # root, and installs the .deb packages) and Debian's dpkg-dev, debhelper, lintian, rpm, makepkg,
-# libarchive-tools, zstd, dovecot-imapd, bash-completion, zsh, fish, man-db (scripts/test.sh
-# installs them).
+# pacman-package-manager, libarchive-tools, zstd, dovecot-imapd, bash-completion, zsh, fish, man-db
+# (scripts/test.sh installs them); without them it skips, and fails with CI=true.
 #
 # The builds run as that user, in a network namespace without network (unshare --net), with the
 # Rust toolchain bind-mounted where the user can read it. Each provider choice is one cargo build:
