@@ -7,8 +7,9 @@
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), libzstd-dev and zstd
 # (examples/zstd), rustc and cargo (Debian's 1.63, for scripts/msrv.sh), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
-# groff/man-db/zsh/fish for checking the generated man pages and completions, and chromium (with
-# fonts-dejavu-core) for rendering `flagsplit report`'s page.
+# groff/man-db/zsh/fish for checking the generated man pages and completions, chromium (with
+# fonts-dejavu-core) for rendering `flagsplit report`'s page, and dpkg-dev/debhelper/lintian/rpm/
+# makepkg/pacman-package-manager/libarchive-tools/bash-completion for scripts/packages.sh.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
 set -euo pipefail
@@ -24,7 +25,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core)
+packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools bash-completion)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -152,6 +153,12 @@ scripts/library-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
+
+step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
+# Two release builds (one per provider choice, shared by the three tools) and lintian: about 9
+# CPU-minutes, 10.5 minutes on a busy 2-core machine. The Debian-style cargo recipe it replaced in
+# PACKAGING.md was one release build of its own.
+scripts/packages.sh
 
 step "OpenSSL: static, vendored, supported range"
 scripts/openssl-matrix.sh
