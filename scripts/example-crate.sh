@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The example libraries through the example application: examples/inflate-app (a workspace of its
-# own) selects inflate-demo's `inflate` provider in its .cargo/config.toml [env]. Release builds
+# own) selects inflate-demo's `inflate`, checksum-demo's `sha1` and zstd-demo's `compress`
+# providers in its .cargo/config.toml [env] (zstd-demo's `zstd` links libzstd, which its build
+# script probes: libzstd-dev, pkg-config, the zstd tool). Release builds
 # with each provider, checking what each says it is (`inflate-app --build-options`), what it
 # links (`readelf -d` NEEDED), that it round-trips data compressed by Python's zlib (and that its
-# --sha1 agrees with sha1sum), and the configuration errors (same form as flagsplit's, with the
-# library's note); then every ```sh block of examples/inflate/README.md,
-# examples/inflate-app/README.md and of the README section "Using flagsplit-config in your own
+# --sha1 agrees with sha1sum, and its --zstd output decompresses with `zstd -d`), the configuration
+# errors (same form as flagsplit's, with the library's note), every kind of error (unknown
+# provider, feature off, probe failing, version too old) in the libraries' own words, none naming
+# flagsplit; then every ```sh block of examples/inflate/README.md,
+# examples/inflate-app/README.md, examples/zstd/README.md and of the README section "Using flagsplit-config in your own
 # crate", run as written. scripts/library-case.sh checks what is particular to a library (rebuilds,
 # a dependent's feature, two libraries, cargo install, a directory source).
 #
@@ -25,7 +29,7 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 lib=$root/examples/inflate
 app=$root/examples/inflate-app
-for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|LIBZ_SYS_STATIC$)' || true); do unset "$v"; done
+for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|ZSTD_DEMO_|LIBZ_SYS_STATIC$|PKG_CONFIG_PATH$)' || true); do unset "$v"; done
 
 B=$CARGO_TARGET_DIR/release/inflate-app
 
@@ -70,6 +74,52 @@ expect_options() {
 		~*) grep -qE -- "${want#\~}" <<<"$out" && pass "$name: matches /${want#\~}/" || fail "$name: nothing matches /${want#\~}/ in: $out" ;;
 		esac
 	done
+}
+
+# expect_zstd NAME PROVIDER — zstd-demo's block of --build-options names PROVIDER, NEEDED has
+# libzstd.so.1 exactly when it is zstd, and `--zstd` output decompresses with the zstd tool
+expect_zstd() {
+	local name=$1 provider=$2 out libs f
+	out=$("$B" --build-options | awk 'substr($0, 1, 1) == "[" { on = (index($0, "[zstd-demo ") == 1); next } on')
+	grep -qxF "compress-provider: $provider (from ZSTD_DEMO_COMPRESS_PROVIDER)" <<<"$out" && pass "$name: [zstd-demo] compress-provider: $provider" || fail "$name: [zstd-demo] is: $out"
+	libs=$(needed "$B" | tr '\n' ' ')
+	case "$provider: $libs" in
+	"zstd: "*" libzstd.so.1 "* | "zstd: libzstd.so.1 "*) pass "$name: NEEDED has libzstd.so.1" ;;
+	zstd:*) fail "$name: NEEDED lacks libzstd.so.1: $libs" ;;
+	*libzstd*) fail "$name: NEEDED has libzstd with $provider: $libs" ;;
+	*) pass "$name: NEEDED has no libzstd" ;;
+	esac
+	if [ "$provider" = zstd ]; then
+		grep -qE '^zstd: [0-9.]+ \(built against [0-9.]+, located by pkg-config \(libzstd\)\)$' <<<"$out" && pass "$name: $(grep '^zstd: ' <<<"$out")" || fail "$name: no zstd: line in: $out"
+	fi
+	for f in "$log"/data-*.orig; do
+		if "$B" --zstd <"$f" | zstd -dcq | cmp -s - "$f"; then
+			pass "$name: $(basename "$f" .orig) through --zstd and zstd -d"
+		else
+			fail "$name: $(basename "$f" .orig) does not come back from --zstd through zstd -d"
+		fi
+	done
+}
+
+# library_lines LOG — what the example libraries' build scripts said (their `error:`/`warning:`
+# lines), with the repository's and Cargo's directories replaced, so that a directory named
+# after the project does not count
+library_lines() {
+	grep -E '^(error|warning): (inflate-demo|checksum-demo|zstd-demo)@' "$1" | sed -e "s|$root|ROOT|g" -e "s|${CARGO_HOME:-$HOME/.cargo}|CARGO_HOME|g" || true
+}
+
+# own_words NAME — the libraries' messages in $log/NAME name only the libraries: none names
+# flagsplit (the crate they are built with)
+own_words() {
+	local lines
+	lines=$(library_lines "$log/$1")
+	if [ -z "$lines" ]; then
+		fail "$1: no message of an example library"
+	elif grep -qi flagsplit <<<"$lines"; then
+		fail "$1: a library's message names flagsplit: $(grep -i flagsplit <<<"$lines" | head -3)"
+	else
+		pass "$1: $(wc -l <<<"$lines") lines of the libraries' messages, none names flagsplit"
+	fi
 }
 
 # round_trip NAME — every test file through the binary, compared with the original; truncated and
@@ -183,6 +233,7 @@ if build env-zlib; then
 	expect_libz env-zlib libz
 	round_trip env-zlib
 	grep -q 'libz-sys compiled its bundled zlib' "$log/env-zlib" && fail "env-zlib: libz-sys did not find the system zlib (zlib1g-dev, pkg-config)" || pass "env-zlib: no bundled-zlib warning"
+	expect_zstd env-zlib zstd
 fi
 
 note "INFLATE_DEMO_INFLATE_PROVIDER=miniz in the shell: it wins over [env] (no force = true there)"
@@ -190,6 +241,11 @@ if build shell-miniz INFLATE_DEMO_INFLATE_PROVIDER=miniz; then
 	expect_options shell-miniz "+INFLATE: MINIZ_OXIDE" "+features: zlib" "+inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "+links: (none)"
 	expect_libz shell-miniz nolibz
 	round_trip shell-miniz
+fi
+
+note "ZSTD_DEMO_COMPRESS_PROVIDER=stored in the shell: zstd-demo's pure-Rust frames, no libzstd"
+if build shell-stored ZSTD_DEMO_COMPRESS_PROVIDER=stored; then
+	expect_zstd shell-stored stored
 fi
 
 note "[env] zlib with LIBZ_SYS_STATIC=1 (libz-sys's bundled zlib)"
@@ -215,9 +271,45 @@ expect_build_error named-file "$cfg:2:12: [inflate] provider = \"gzip\": \`gzip\
 	-- INFLATE_DEMO_CONFIG="$cfg"
 expect_build_error missing-file "INFLATE_DEMO_CONFIG=$log/nope.toml names a config file that cannot be read" -- INFLATE_DEMO_CONFIG="$log/nope.toml"
 
+note "every kind of error, in the libraries' own words: no message names flagsplit"
+# --keep-going: every library's build script runs and says its own error.
+expect_build_error words-unknown "INFLATE_DEMO_INFLATE_PROVIDER=gzip: \`gzip\` is not a provider of inflate" \
+	"CHECKSUM_DEMO_SHA1_PROVIDER=md5: \`md5\` is not a provider of sha1" "ZSTD_DEMO_COMPRESS_PROVIDER=lz4: \`lz4\` is not a provider of compress" \
+	-- INFLATE_DEMO_INFLATE_PROVIDER=gzip CHECKSUM_DEMO_SHA1_PROVIDER=md5 ZSTD_DEMO_COMPRESS_PROVIDER=lz4 -- --keep-going
+own_words words-unknown
+# [env] selects zlib, dc and zstd; without the application's features dc and zstd are not
+# compiled (zlib-user turns inflate-demo's zlib on: its feature-off case is plain-user's, above).
+own_words feature-off
+expect_build_error words-feature-off "CHECKSUM_DEMO_SHA1_PROVIDER=dc selects the dc sha1 provider" "ZSTD_DEMO_COMPRESS_PROVIDER=zstd selects the zstd compress provider" \
+	"turn the feature on where the application depends on zstd-demo: zstd-demo = { version = \"...\", features = [\"zstd\"] }" \
+	-- -- --keep-going --no-default-features
+own_words words-feature-off
+# A C compiler that cannot link libzstd for zstd-demo's probe (zstd-sys, through pkg-config,
+# compiles nothing).
+cat >"$log/cc-nozstd" <<'EOS'
+#!/bin/sh
+case " $* " in *"/probe-zstd.c "*" -lzstd "*) echo "/usr/bin/ld: cannot find -lzstd: No such file or directory" >&2; exit 1 ;; esac
+exec cc "$@"
+EOS
+chmod +x "$log/cc-nozstd"
+expect_build_error words-probe-fails "zstd probe failed: one-shot compression in libzstd (\`ZSTD_compress\`) could not be compiled and linked from probe-zstd.c" \
+	"asked for by: compress = zstd (ZSTD_DEMO_COMPRESS_PROVIDER)" "cannot find -lzstd" "apt-get install libzstd-dev pkg-config" \
+	"or do without zstd here: ZSTD_DEMO_COMPRESS_PROVIDER=stored" -- CC="$log/cc-nozstd"
+own_words words-probe-fails
+# An old libzstd: its pkg-config file and zstd.h say 1.3.8 (the library linked is the system's).
+old=$log/old-zstd
+mkdir -p "$old/include" "$old/pkgconfig"
+printf '#define ZSTD_VERSION_MAJOR 1\n#define ZSTD_VERSION_MINOR 3\n#define ZSTD_VERSION_RELEASE 8\n' >"$old/include/zstd.h"
+printf 'Name: libzstd\nDescription: zstd 1.3.8\nVersion: 1.3.8\nLibs: -lzstd\nCflags: -I%s/include\n' "$old" >"$old/pkgconfig/libzstd.pc"
+expect_build_error words-too-old "zstd version check failed: zstd 1.3.8 is too old: zstd-demo needs zstd 1.4.0 or newer" \
+	"located by pkg-config (libzstd); headers in $old/include" "asked for by: compress = zstd (ZSTD_DEMO_COMPRESS_PROVIDER)" \
+	"apt-get install libzstd-dev pkg-config" -- PKG_CONFIG_PATH="$old/pkgconfig"
+own_words words-too-old
+
 note "documentation commands, as written"
 run_doc examples/inflate/README.md "$lib"
 run_doc examples/inflate-app/README.md "$app"
+run_doc examples/zstd/README.md "$root/examples/zstd"
 run_doc README.md "$root" "Using flagsplit-config in your own crate"
 
 finish "example crate"

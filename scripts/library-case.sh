@@ -13,7 +13,7 @@
 #   the library's build script warns, shown for a path dependency);
 # - a bad value, or a provider whose feature is off, fails the application's build with the
 #   library's error, which names the variable and says it may come from [env];
-# - two libraries with two prefixes in one graph, and one library used by three crates: one
+# - three libraries with three prefixes in one graph, and one library used by three crates: one
 #   build of each, one provider per facility;
 # - `cargo install --path` from the repository root and from inside the application;
 # - a build with no choice at all (`DOCS_RS=1 cargo doc`, and the application built from another
@@ -39,7 +39,7 @@ work=$CARGO_TARGET_DIR/library-case
 rm -rf "$work"
 mkdir -p "$work/log"
 log=$work/log
-for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|LIBZ_SYS_STATIC$)' || true); do unset "$v"; done
+for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|ZSTD_DEMO_|LIBZ_SYS_STATIC$)' || true); do unset "$v"; done
 status_before=$(git status --porcelain --untracked-files=all)
 
 B=$CARGO_TARGET_DIR/release/inflate-app
@@ -113,6 +113,7 @@ grep -E '^[A-Z0-9_]+ = ' "$app/.cargo/config.toml" | sed 's/^/  [env] /'
 if built env-zlib "$app" --locked; then
 	expect_options env-zlib "$B" inflate-demo "features: zlib" "inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)" "links: libz"
 	expect_options env-zlib "$B" checksum-demo "features: dc" "sha1-provider: dc (from CHECKSUM_DEMO_SHA1_PROVIDER)"
+	expect_options env-zlib "$B" zstd-demo "features: zstd" "compress-provider: zstd (from ZSTD_DEMO_COMPRESS_PROVIDER)" "links: libzstd"
 	expect_options env-zlib "$B" "users of inflate-demo" "inflate-app: zlib" "plain-user: zlib" "zlib-user: zlib"
 	expect_libz env-zlib "$B" libz
 	out=$("$B" <"$work/hello.z")
@@ -220,22 +221,22 @@ note "the libraries as packaged .crate files, through a directory source, --offl
 # Our three crates from `cargo package` (a packaged manifest has version-only dependencies), the
 # third-party ones from `cargo vendor`; a copy of the application with version-only dependencies.
 vendor=$work/vendor
-if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config -p inflate-demo -p checksum-demo >"$log/package" 2>&1 &&
+if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config -p inflate-demo -p checksum-demo -p zstd-demo >"$log/package" 2>&1 &&
 	(cd "$app" && cargo vendor --locked --offline -q "$vendor") >"$log/vendor" 2>&1; then
 	pass "vendored: $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) third-party crates"
-	for c in flagsplit-config inflate-demo checksum-demo; do
-		crate=$CARGO_TARGET_DIR/package/$c-0.1.0.crate
+	for c in flagsplit-config-0.2.0 inflate-demo-0.1.0 checksum-demo-0.1.0 zstd-demo-0.1.0; do
+		crate=$CARGO_TARGET_DIR/package/$c.crate
 		tar -xzf "$crate" -C "$vendor"
-		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c-0.1.0/.cargo-checksum.json"
+		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"
 	done
-	pass "unpacked flagsplit-config, inflate-demo, checksum-demo (.crate files) beside them"
+	pass "unpacked flagsplit-config, inflate-demo, checksum-demo, zstd-demo (.crate files) beside them"
 	copy=$work/app-registry
 	mkdir -p "$copy"
 	(cd "$app" && git ls-files -z -co --exclude-standard . | tar --null -T - -cf -) | tar -xf - -C "$copy"
 	for m in "$copy/Cargo.toml" "$copy"/crates/*/Cargo.toml; do
-		sed -i -E 's/^((inflate|checksum)-demo = \{ )path = "[^"]*", /\1/' "$m"
+		sed -i -E 's/^((inflate|checksum|zstd)-demo = \{ )path = "[^"]*", /\1/' "$m"
 	done
-	if grep -rqE 'path = "\.\./(\.\./)*(inflate|checksum)"' "$copy" --include=Cargo.toml; then
+	if grep -rqE 'path = "\.\./(\.\./)*(inflate|checksum|zstd)"' "$copy" --include=Cargo.toml; then
 		fail "the copy still has a path dependency on a library"
 	else
 		pass "copy: $(grep -h '^inflate-demo = ' "$copy/Cargo.toml")"
@@ -244,11 +245,13 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 	# Cargo does not look at the files' times of a registry package (it is keyed by name, version
 	# and source path): what an earlier run built from an older .crate would count as fresh.
 	# Remove it.
-	(cd "$copy" && cargo clean --offline --release -p inflate-demo -p checksum-demo -p flagsplit-config -p inflate-app -p plain-user -p zlib-user) >"$log/clean" 2>&1 || { cat "$log/clean"; fail "cargo clean in the copy"; }
+	(cd "$copy" && cargo clean --offline --release -p inflate-demo -p checksum-demo -p zstd-demo -p flagsplit-config -p inflate-app -p plain-user -p zlib-user) >"$log/clean" 2>&1 || { cat "$log/clean"; fail "cargo clean in the copy"; }
 	if built reg-zlib "$copy"; then
 		grep -qE '^ +Compiling inflate-demo v0\.1\.0$' "$log/reg-zlib" && pass "reg-zlib: inflate-demo compiled from the packaged crate (no path)" || fail "reg-zlib: inflate-demo was not compiled from the directory source"
 		expect_options reg-zlib "$B" inflate-demo "features: zlib" "inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)" "links: libz"
 		expect_options reg-zlib "$B" checksum-demo "sha1-provider: dc (from CHECKSUM_DEMO_SHA1_PROVIDER)"
+		# The packaged zstd-demo probes libzstd with its packaged compat/ program.
+		expect_options reg-zlib "$B" zstd-demo "compress-provider: zstd (from ZSTD_DEMO_COMPRESS_PROVIDER)" "links: libzstd"
 		expect_libz reg-zlib "$B" libz
 		section "$B" inflate-demo | grep '^inflate-provider: ' | sed 's/^/  packaged, [env] zlib: /'
 	fi
@@ -338,7 +341,7 @@ else
 	fail "cargo package or cargo vendor failed"
 fi
 
-note "a library that asks for an old Rust (rust-version 1.70): one-colon directives, errors without cargo::error"
+note "a library that asks for an old Rust (rust-version 1.63): one-colon directives, errors without cargo::error"
 # Cargo refuses `cargo::` lines from a package whose rust-version is below 1.77, and knows
 # `cargo::error` only from 1.84: flagsplit-config's directives have one colon, and its errors go out
 # as warnings and on stderr with exit status 1 for such a package.
@@ -349,7 +352,7 @@ cat >"$old/Cargo.toml" <<EOT
 name = "old-rust-lib"
 version = "0.1.0"
 edition = "2021"
-rust-version = "1.70"
+rust-version = "1.63"
 build = "build.rs"
 
 [lib]
@@ -361,32 +364,17 @@ flagsplit-config = { path = "$root/crates/config", features = ["build-script"] }
 [workspace]
 EOT
 cat >"$old/build.rs" <<'EOT'
-use flagsplit_config::{Facility, Provider, Role, Spec};
+use flagsplit_config::{Facility, Provider, Spec};
 
-static SPEC: Spec = Spec {
-    name: "old-rust-lib",
-    prefix: "OLD_RUST",
-    cfg_prefix: "old_rust",
-    binaries: &[],
-    default_features: &[],
-    facilities: &[Facility {
-        name: "inflate",
-        label: "INFLATE",
-        purpose: "DEFLATE decompression",
-        providers: &[
-            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
-            Provider::new("zlib", "ZLIB", "the system zlib"),
-        ],
-        default_order: &["miniz"],
-        used_by: &[],
-    }],
-    variables: &[],
-    source_features: &[],
-    foreign_variables: &[],
-    local_config: None,
-    example_config: None,
-    role: Role::Library,
-};
+static SPEC: Spec = Spec::library("old-rust-lib", "OLD_RUST", "old_rust").facilities(&[Facility::new(
+    "inflate",
+    "INFLATE",
+    "DEFLATE decompression",
+    &[
+        Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+        Provider::new("zlib", "ZLIB", "the system zlib"),
+    ],
+)]);
 
 fn main() {
     flagsplit_config::script::Build::new(&SPEC).resolve_and_emit();
@@ -400,7 +388,7 @@ pub const PROVIDER: &str = "zlib";
 EOT
 cp "$root/Cargo.lock" "$old/Cargo.lock"
 if (cd "$old" && OLD_RUST_INFLATE_PROVIDER=zlib cargo build --offline -v) >"$log/old-rust" 2>&1; then
-	pass "old-rust: builds with OLD_RUST_INFLATE_PROVIDER=zlib under rust-version 1.70"
+	pass "old-rust: builds with OLD_RUST_INFLATE_PROVIDER=zlib under rust-version 1.63"
 	grep -q -- "--cfg 'old_rust_inflate=\"zlib\"'" "$log/old-rust" && pass "old-rust: rustc got --cfg old_rust_inflate=\"zlib\"" || { cat "$log/old-rust"; fail "old-rust: no --cfg old_rust_inflate=\"zlib\" on rustc's command line"; }
 else
 	cat "$log/old-rust"

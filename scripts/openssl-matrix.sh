@@ -118,7 +118,7 @@ expect_build_error libressl "warning: flagsplit@0.1.0: LibreSSL 3.9.2 is accepte
 
 note "openssl-vendored on its own: an error"
 expect_build_error vendored-alone "feature \`openssl-vendored\` is on, but no OpenSSL provider is compiled" \
-	"--features openssl-vendored,openssl-tls" -- -- --features openssl-vendored
+	"--features openssl-vendored,openssl-sha1" -- -- --features openssl-vendored
 
 note "vendored OpenSSL: --features $OPENSSL_FEATURES,openssl-vendored (OpenSSL built from source)"
 vstart=$(date +%s)

@@ -5,9 +5,11 @@
 # This is the README's test command and what CI runs (.ci/run).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
-# libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
-# groff/man-db/zsh/fish for checking the generated man pages and completions, and chromium (with
-# fonts-dejavu-core) for rendering `flagsplit report`'s page.
+# libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), libzstd-dev and zstd
+# (examples/zstd), rustc and cargo (Debian's 1.63, for scripts/msrv.sh), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
+# groff/man-db/zsh/fish for checking the generated man pages and completions, chromium (with
+# fonts-dejavu-core) for rendering `flagsplit report`'s page, and dpkg-dev/debhelper/lintian/rpm/
+# makepkg/pacman-package-manager/libarchive-tools/bash-completion for scripts/packages.sh.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
 set -euo pipefail
@@ -23,7 +25,7 @@ step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core)
+packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools bash-completion)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -43,11 +45,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 absent=()
-for tool in cargo rustfmt cargo-clippy cc cmake pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff chromium; do
+for tool in cargo rustfmt cargo-clippy cc cmake pkg-config readelf git sha1sum md5sum openssl python3 /usr/sbin/dovecot groff chromium zstd /usr/bin/rustc /usr/bin/cargo; do
 	command -v "$tool" >/dev/null || absent+=("$tool")
 done
 pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")
 pkg-config --exists zlib 2>/dev/null || absent+=("zlib.pc (zlib1g-dev)")
+pkg-config --exists libzstd 2>/dev/null || absent+=("libzstd.pc (libzstd-dev)")
 if [ ${#absent[@]} -gt 0 ]; then
 	if [ "$ci" = true ]; then
 		die "CI=true and these are missing: ${absent[*]}"
@@ -133,6 +136,10 @@ for set in "" "--all-features"; do
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
 		die "cargo doc -p flagsplit-config ${set} warns"
 done
+# flagsplit-config's public API against its committed listing (about 10 s), and its oldest Rust:
+# Debian's rustc 1.63 and cargo, offline from a vendored directory (about 3 min on 2 cores).
+scripts/public-api.sh
+scripts/msrv.sh
 dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"
@@ -147,13 +154,19 @@ scripts/library-case.sh
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
 
+step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
+# Two release builds (one per provider choice, shared by the three tools) and lintian: about 9
+# CPU-minutes, 10.5 minutes on a busy 2-core machine. The Debian-style cargo recipe it replaced in
+# PACKAGING.md was one release build of its own.
+scripts/packages.sh
+
 step "OpenSSL: static, vendored, supported range"
 scripts/openssl-matrix.sh
 
 step "reproducible builds"
 scripts/reproducible.sh
 
-step "fsck on this checkout, as the README shows it, against git fsck"
-scripts/fsck-checkout.sh
+step "the README's quick start on a fresh clone (fsck against git fsck, bench's fsck row)"
+scripts/quick-start.sh
 
 step "all tests passed"

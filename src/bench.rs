@@ -724,11 +724,11 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     );
     let features: Vec<String> = info.features.iter().map(|f| json::string(f)).collect();
     let providers = provider_members();
-    let openssl = match (&env.openssl, info.openssl.as_ref()) {
+    let openssl = match (&env.openssl, info.library(crate::spec::OPENSSL.name)) {
         (Some(runtime), Some(b)) => format!(
             "{{\"runtime\": {}, \"build\": {}, \"static\": {}}}",
             json::string(runtime),
-            json::string(b.version),
+            json::string(b.version.unwrap_or("unknown")),
             b.static_link
         ),
         _ => "null".into(),

@@ -8,8 +8,9 @@
 //! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
 //! wiring line in each binary that uses it.
 
-use flagsplit_config::probe::{Finder, Library, OPENSSL, Probe};
-use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
+use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
+use flagsplit_config::probe::{Library, Probe, SysCrate};
+use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// The `flagsplit` executable.
 pub const FLAGSPLIT: &str = "flagsplit";
@@ -35,80 +36,143 @@ pub const ZLIB: &str = "zlib";
 
 const LIBCRYPTO: &[&str] = &["libcrypto"];
 
+/// The oldest OpenSSL flagsplit accepts: 1.1.1 (`OPENSSL_VERSION_NUMBER` 0x1010100f for the
+/// release; its pre-releases count too). `TLS_client_method` needs 1.1.0; 1.1.0 has been out of
+/// support since 2019 and no maintained distribution ships it.
+pub const MIN_OPENSSL: u64 = 0x1010_1000;
+/// The first OpenSSL version newer than the tested range (4.0.0).
+pub const UNTESTED_OPENSSL: u64 = 0x4000_0000;
+/// The oldest LibreSSL accepted: 3.5.0, the oldest `openssl-sys` accepts.
+pub const MIN_LIBRESSL: u64 = 0x3050_0000;
+/// The supported range, as the messages and the documentation say it.
+pub const SUPPORTED_RANGE: &str = "OpenSSL 1.1.1 to 3.x (LibreSSL 3.5 or newer with a warning)";
+
+/// flagsplit's OpenSSL policy (README, PACKAGING.md): **OpenSSL 1.1.1 to 3.x**. Older ones are
+/// refused (1.1.0 and 1.0.2 are long out of support; `openssl-sys` itself refuses anything before
+/// 1.1.0). OpenSSL 4 and later are accepted with a warning (not tested; the probes still check
+/// every function flagsplit calls). **LibreSSL 3.5 or newer** (the oldest `openssl-sys` accepts)
+/// is accepted with a warning: the probes pass on it, but flagsplit's tests do not run against
+/// it. **BoringSSL and AWS-LC are refused**: they publish no version number to check a range
+/// against and promise no stable API, and flagsplit is not tested with them. `who` is the
+/// table's name (`flagsplit`).
+pub fn judge(flavor: Option<Flavor>, who: &str) -> Verdict {
+    match flavor {
+        None => Verdict::Refuse(
+            "openssl-sys reported no OpenSSL version (DEP_OPENSSL_VERSION_NUMBER and DEP_OPENSSL_LIBRESSL_VERSION_NUMBER are unset), so the supported range cannot be checked".into(),
+        ),
+        Some(f @ Flavor::Openssl(n)) if n < MIN_OPENSSL => Verdict::Refuse(format!(
+            "{} is too old: {who} needs OpenSSL 1.1.1 or newer (supported: {SUPPORTED_RANGE})",
+            f.describe()
+        )),
+        Some(f @ Flavor::Openssl(n)) if n >= UNTESTED_OPENSSL => Verdict::Warn(format!(
+            "{} is newer than the range {who} is tested with ({SUPPORTED_RANGE}); the probes checked every function {who} calls",
+            f.describe()
+        )),
+        Some(Flavor::Openssl(_)) => Verdict::Supported,
+        Some(f @ Flavor::Libressl(n)) if n < MIN_LIBRESSL => Verdict::Refuse(format!(
+            "{} is too old: {who} needs LibreSSL 3.5.0 or newer (supported: {SUPPORTED_RANGE})",
+            f.describe()
+        )),
+        Some(f @ Flavor::Libressl(_)) => Verdict::Warn(format!(
+            "{} is accepted but not tested by {who} (supported: {SUPPORTED_RANGE}); the probes checked every function {who} calls",
+            f.describe()
+        )),
+        Some(f) => Verdict::Refuse(format!(
+            "{} is not supported: it has no version number to check against the supported range ({SUPPORTED_RANGE}), promises no stable API, and {who} is not tested with it",
+            f.describe()
+        )),
+    }
+}
+
+/// OpenSSL as openssl-sys found it, judged by [`judge`].
+static OPENSSL_SYS: OpensslSys = OpensslSys::new(judge);
+
+/// OpenSSL, through openssl-sys (a direct dependency of the root package, so that build.rs
+/// receives its `DEP_OPENSSL_*`); feature `openssl-vendored` builds it from source.
+pub static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_SYS)
+    .install(&[
+        ("Debian/Ubuntu", "apt-get install libssl-dev pkg-config"),
+        ("Fedora", "dnf install openssl-devel pkgconf-pkg-config"),
+        ("Arch", "pacman -S openssl pkgconf"),
+        ("Alpine", "apk add openssl-dev pkgconf"),
+    ])
+    .locate(&[
+        "point the build at an installation: OPENSSL_DIR=/path (containing include/openssl and lib/), or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR",
+        "build OpenSSL from source and link it statically: --features openssl-vendored (needs perl and make)",
+    ])
+    .source_features(&["openssl-vendored"]);
+
 /// libcrypto's low-level SHA-1 (`compat/probe-sha1.c`).
-pub static PROBE_SHA1: Probe =
-    openssl_probe("probe-sha1.c", "SHA1_Init", "SHA-1 digest in libcrypto");
+pub static PROBE_SHA1: Probe = Probe::new(
+    &OPENSSL,
+    "probe-sha1.c",
+    "SHA1_Init",
+    &["crypto"],
+    "SHA-1 digest in libcrypto",
+);
 /// libcrypto's low-level SHA-256 (`compat/probe-sha256.c`).
-pub static PROBE_SHA256: Probe = openssl_probe(
+pub static PROBE_SHA256: Probe = Probe::new(
+    &OPENSSL,
     "probe-sha256.c",
     "SHA256_Init",
+    &["crypto"],
     "SHA-256 digest in libcrypto",
 );
 /// libcrypto's low-level MD5 (`compat/probe-md5.c`).
-pub static PROBE_MD5: Probe = openssl_probe("probe-md5.c", "MD5_Init", "MD5 digest in libcrypto");
+pub static PROBE_MD5: Probe = Probe::new(
+    &OPENSSL,
+    "probe-md5.c",
+    "MD5_Init",
+    &["crypto"],
+    "MD5 digest in libcrypto",
+);
 /// A TLS client method in libssl (`compat/probe-tls.c`).
-pub static PROBE_TLS: Probe = Probe {
-    library: &OPENSSL,
-    source: "probe-tls.c",
-    symbol: "TLS_client_method",
-    link: &["ssl", "crypto"],
-    what: "TLS client method in libssl",
-};
+pub static PROBE_TLS: Probe = Probe::new(
+    &OPENSSL,
+    "probe-tls.c",
+    "TLS_client_method",
+    &["ssl", "crypto"],
+    "TLS client method in libssl",
+);
 
-/// A probe of a libcrypto digest.
-const fn openssl_probe(source: &'static str, symbol: &'static str, what: &'static str) -> Probe {
-    Probe {
-        library: &OPENSSL,
-        source,
-        symbol,
-        link: &["crypto"],
-        what,
-    }
-}
 const LIBSSL: &[&str] = &["libssl", "libcrypto"];
 const LIBZ_NAMES: &[&str] = &["libz"];
 
-/// The system zlib, found by libz-sys (`links = "z"`: `DEP_Z_INCLUDE`, and `DEP_Z_ROOT` when it
-/// built its bundled copy instead).
-pub static LIBZ: Library = Library {
-    name: "zlib",
-    sys_crate: "libz-sys",
-    links: "Z",
-    finder: Finder::Generic,
-    install: &[
+/// libz-sys (`links = "z"`: `DEP_Z_INCLUDE`, and `DEP_Z_ROOT` when it built its bundled copy).
+static LIBZ_SYS: SysCrate = SysCrate::new("libz-sys", "Z");
+
+/// The system zlib, found by libz-sys.
+pub static LIBZ: Library = Library::new("zlib", &LIBZ_SYS)
+    .install(&[
         ("Debian/Ubuntu", "apt-get install zlib1g-dev pkg-config"),
         ("Fedora", "dnf install zlib-devel pkgconf-pkg-config"),
         ("Arch", "pacman -S zlib pkgconf"),
         ("Alpine", "apk add zlib-dev pkgconf"),
-    ],
-    locate: &[
+    ])
+    .locate(&[
         "point pkg-config at an installation: PKG_CONFIG_PATH=/path/lib/pkgconfig (libz-sys asks pkg-config, then the compiler)",
-    ],
-    own_copy_asked_by: &["LIBZ_SYS_STATIC"],
-};
+    ])
+    .own_copy_asked_by(&["LIBZ_SYS_STATIC"]);
 
 /// zlib's inflater in the system libz (`compat/probe-zlib.c`).
-pub static PROBE_ZLIB: Probe = Probe {
-    library: &LIBZ,
-    source: "probe-zlib.c",
-    symbol: "inflateInit2_",
-    link: &["z"],
-    what: "inflate in libz",
-};
+pub static PROBE_ZLIB: Probe = Probe::new(
+    &LIBZ,
+    "probe-zlib.c",
+    "inflateInit2_",
+    &["z"],
+    "inflate in libz",
+);
 
 /// flagsplit's facilities.
-pub static SPEC: Spec = Spec {
-    name: "flagsplit",
-    prefix: "FLAGSPLIT",
-    cfg_prefix: "flagsplit",
-    binaries: &[FLAGSPLIT, FSCK, REPORT, IMAP_SEND],
-    default_features: &["rustls-tls"],
-    facilities: &[
-        Facility {
-            name: SHA1,
-            label: "SHA-1",
-            purpose: "SHA-1 of untrusted content: sha1sum, hash-object and fsck (object ids, pack trailers)",
-            providers: &[
+pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
+    .binaries(&[FLAGSPLIT, FSCK, REPORT, IMAP_SEND])
+    .default_features(&["rustls-tls"])
+    .facilities(&[
+        Facility::new(
+            SHA1,
+            "SHA-1",
+            "SHA-1 of untrusted content: sha1sum, hash-object and fsck (object ids, pack trailers)",
+            &[
                 Provider::new(
                     "dc",
                     "SHA1_DC",
@@ -128,14 +192,14 @@ pub static SPEC: Spec = Spec {
                 .links(LIBCRYPTO)
                 .probe(&PROBE_SHA1),
             ],
-            default_order: &["openssl", "dc"],
-            used_by: &[FLAGSPLIT, FSCK],
-        },
-        Facility {
-            name: SHA1_UNSAFE,
-            label: "non-collision-detecting-SHA-1",
-            purpose: "SHA-1 without collision detection: checksums of flagsplit's own data and pack index trailers (as git 2.47), --no-collision-detection",
-            providers: &[
+        )
+        .default_order(&["openssl", "dc"])
+        .used_by(&[FLAGSPLIT, FSCK]),
+        Facility::new(
+            SHA1_UNSAFE,
+            "non-collision-detecting-SHA-1",
+            "SHA-1 without collision detection: checksums of flagsplit's own data and pack index trailers (as git 2.47), --no-collision-detection",
+            &[
                 Provider::new(
                     "block",
                     "SHA1_BLK",
@@ -146,14 +210,14 @@ pub static SPEC: Spec = Spec {
                     .links(LIBCRYPTO)
                     .probe(&PROBE_SHA1),
             ],
-            default_order: &["openssl", "block"],
-            used_by: &[FLAGSPLIT, FSCK],
-        },
-        Facility {
-            name: MD5,
-            label: "MD5",
-            purpose: "MD5: md5sum, CRAM-MD5 in imap-send",
-            providers: &[
+        )
+        .default_order(&["openssl", "block"])
+        .used_by(&[FLAGSPLIT, FSCK]),
+        Facility::new(
+            MD5,
+            "MD5",
+            "MD5: md5sum, CRAM-MD5 in imap-send",
+            &[
                 Provider::new(
                     "builtin",
                     "MD5_BUILTIN",
@@ -164,14 +228,14 @@ pub static SPEC: Spec = Spec {
                     .links(LIBCRYPTO)
                     .probe(&PROBE_MD5),
             ],
-            default_order: &["openssl", "builtin"],
-            used_by: &[FLAGSPLIT, IMAP_SEND],
-        },
-        Facility {
-            name: SHA256,
-            label: "SHA-256",
-            purpose: "SHA-256: sha256sum, SHA-256 repositories in fsck",
-            providers: &[
+        )
+        .default_order(&["openssl", "builtin"])
+        .used_by(&[FLAGSPLIT, IMAP_SEND]),
+        Facility::new(
+            SHA256,
+            "SHA-256",
+            "SHA-256: sha256sum, SHA-256 repositories in fsck",
+            &[
                 Provider::new(
                     "builtin",
                     "SHA256_BLK",
@@ -186,14 +250,14 @@ pub static SPEC: Spec = Spec {
                 .links(LIBCRYPTO)
                 .probe(&PROBE_SHA256),
             ],
-            default_order: &["openssl", "builtin"],
-            used_by: &[FLAGSPLIT, FSCK],
-        },
-        Facility {
-            name: TLS,
-            label: "TLS",
-            purpose: "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
-            providers: &[
+        )
+        .default_order(&["openssl", "builtin"])
+        .used_by(&[FLAGSPLIT, FSCK]),
+        Facility::new(
+            TLS,
+            "TLS",
+            "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
+            &[
                 Provider::new("rustls", "RUSTLS", "rustls on ring").feature("rustls-tls"),
                 Provider::new("openssl", "OPENSSL", "libssl (the openssl crate)")
                     .feature("openssl-tls")
@@ -201,14 +265,14 @@ pub static SPEC: Spec = Spec {
                     .probe(&PROBE_TLS),
                 Provider::new("none", "NONE", "no TLS (imap.tunnel still works)"),
             ],
-            default_order: &["openssl", "rustls", "none"],
-            used_by: &[IMAP_SEND],
-        },
-        Facility {
-            name: ZLIB,
-            label: "zlib-backend",
-            purpose: "zlib inflate of git objects: fsck, measured by flagsplit bench",
-            providers: &[
+        )
+        .default_order(&["openssl", "rustls", "none"])
+        .used_by(&[IMAP_SEND]),
+        Facility::new(
+            ZLIB,
+            "zlib-backend",
+            "zlib inflate of git objects: fsck, measured by flagsplit bench",
+            &[
                 Provider::new("zlib-rs", "ZLIB_RS", "zlib-rs, pure Rust"),
                 Provider::new("miniz", "MINIZ_OXIDE", "miniz_oxide, pure Rust").feature("zlib-miniz"),
                 Provider::new(
@@ -226,197 +290,95 @@ pub static SPEC: Spec = Spec {
                 )
                 .feature("zlib-ng"),
             ],
-            default_order: &["zlib-ng", "system", "miniz", "zlib-rs"],
-            used_by: &[FLAGSPLIT, FSCK],
-        },
-    ],
-    variables: &[
-        Variable {
-            name: "FLAGSPLIT_SHA1DC",
-            when: When::Run,
-            values: "0 | 1",
-            default: "1",
-            help: "0 turns collision detection off for one command, like --no-collision-detection",
-        },
-        Variable {
-            name: "FLAGSPLIT_EXEC_PATH",
-            when: When::Run,
-            values: "directory",
-            default: "the directory of flagsplit, then PATH",
-            help: "where `flagsplit imap-send`, `flagsplit fsck` and `flagsplit report` look for flagsplit-imap-send, flagsplit-fsck and flagsplit-report",
-        },
-        Variable {
-            name: "FLAGSPLIT_FSCK_TIMES",
-            when: When::Run,
-            values: "1",
-            default: "no report",
-            help: "`flagsplit fsck` reports on standard error the time of each stage (read, inflate, delta, hash, checks, connectivity) and the floor (inflate + delta + hash over the threads)",
-        },
-        Variable {
-            name: "FLAGSPLIT_FSCK_CASES",
-            when: When::Test,
-            values: "substring",
-            default: "every case",
-            help: "the fsck corpus test runs only the cases whose names contain it",
-        },
-        Variable {
-            name: "FLAGSPLIT_FSCK_SUBJECT",
-            when: When::Test,
-            values: "git | path of a flagsplit",
-            default: "flagsplit",
-            help: "the fsck corpus test compares git with itself (to check the harness), or with another flagsplit build (to see which cases a change fixed)",
-        },
-        Variable {
-            name: "FLAGSPLIT_FSCK_KEEP",
-            when: When::Test,
-            values: "1",
-            default: "removed",
-            help: "the fsck corpus test keeps the repositories it built and says where",
-        },
-        Variable {
-            name: "FLAGSPLIT_TEST_NO_INSTALL",
-            when: When::Test,
-            values: "1",
-            default: "install missing packages with apt-get when root",
-            help: "the test command installs nothing (offline or packaging builds)",
-        },
-        Variable {
-            name: "FLAGSPLIT_BLESS",
-            when: When::Test,
-            values: "1",
-            default: "tests compare",
-            help: "tests rewrite their generated expectations (README knob table, config error corpus, git's recorded fsck results) instead of failing; review the diff",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_MIB",
-            when: When::Bench,
-            values: "MiB",
-            default: "256",
-            help: "the ratios bench's buffer size (cargo bench --bench ratios)",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_ROUNDS",
-            when: When::Bench,
-            values: "count",
-            default: "7",
-            help: "the ratios bench's throughput rounds",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_SMALL_ROUNDS",
-            when: When::Bench,
-            values: "count",
-            default: "41",
-            help: "the ratios bench's 64-byte rounds",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_ONLY",
-            when: When::Bench,
-            values: "rows, comma-separated (`block,sha1:openssl`, `zlib`, `zlib:<provider>`)",
-            default: "every row",
-            help: "the ratios bench runs only these rows (for profiling)",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_PROFILE",
-            when: When::Bench,
-            values: "N",
-            default: "timed rounds",
-            help: "the ratios bench only runs the 64-byte loop N times per row, untimed (for callgrind)",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_ZLIB_MIB",
-            when: When::Bench,
-            values: "MiB",
-            default: "64",
-            help: "the ratios bench's one large zlib stream",
-        },
-        Variable {
-            name: "FLAGSPLIT_RATIOS_OBJECTS_MIB",
-            when: When::Bench,
-            values: "MiB",
-            default: "16",
-            help: "the ratios bench's git-object-shaped zlib input (inflated size)",
-        },
-    ],
-    source_features: &[Variable {
-        name: "openssl-vendored",
-        when: When::Build,
-        values: "on, off",
-        default: "off",
-        help: "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle",
-    }],
-    foreign_variables: FOREIGN_VARIABLES,
-    local_config: Some("config.toml"),
-    example_config: Some("config.example.toml"),
-    role: Role::Application,
-};
+        )
+        .default_order(&["zlib-ng", "system", "miniz", "zlib-rs"])
+        .used_by(&[FLAGSPLIT, FSCK]),
+    ])
+    .variables(&[
+        Variable::new("FLAGSPLIT_SHA1DC", When::Run, "0 turns collision detection off for one command, like --no-collision-detection")
+        .values("0 | 1")
+        .default_value("1"),
+        Variable::new("FLAGSPLIT_EXEC_PATH", When::Run, "where `flagsplit imap-send`, `flagsplit fsck` and `flagsplit report` look for flagsplit-imap-send, flagsplit-fsck and flagsplit-report")
+        .values("directory")
+        .default_value("the directory of flagsplit, then PATH"),
+        Variable::new("FLAGSPLIT_FSCK_TIMES", When::Run, "`flagsplit fsck` reports on standard error the time of each stage (read, inflate, delta, hash, checks, connectivity) and the floor (inflate + delta + hash over the threads)")
+        .values("1")
+        .default_value("no report"),
+        Variable::new("FLAGSPLIT_FSCK_CASES", When::Test, "the fsck corpus test runs only the cases whose names contain it")
+        .values("substring")
+        .default_value("every case"),
+        Variable::new("FLAGSPLIT_FSCK_SUBJECT", When::Test, "the fsck corpus test compares git with itself (to check the harness), or with another flagsplit build (to see which cases a change fixed)")
+        .values("git | path of a flagsplit")
+        .default_value("flagsplit"),
+        Variable::new("FLAGSPLIT_FSCK_KEEP", When::Test, "the fsck corpus test keeps the repositories it built and says where")
+        .values("1")
+        .default_value("removed"),
+        Variable::new("FLAGSPLIT_TEST_NO_INSTALL", When::Test, "the test command installs nothing (offline or packaging builds)")
+        .values("1")
+        .default_value("install missing packages with apt-get when root"),
+        Variable::new("FLAGSPLIT_BLESS", When::Test, "tests rewrite their generated expectations (README knob table, config error corpus, git's recorded fsck results) instead of failing; review the diff")
+        .values("1")
+        .default_value("tests compare"),
+        Variable::new("FLAGSPLIT_RATIOS_MIB", When::Bench, "the ratios bench's buffer size (cargo bench --bench ratios)")
+        .values("MiB")
+        .default_value("256"),
+        Variable::new("FLAGSPLIT_RATIOS_ROUNDS", When::Bench, "the ratios bench's throughput rounds")
+        .values("count")
+        .default_value("7"),
+        Variable::new("FLAGSPLIT_RATIOS_SMALL_ROUNDS", When::Bench, "the ratios bench's 64-byte rounds")
+        .values("count")
+        .default_value("41"),
+        Variable::new("FLAGSPLIT_RATIOS_ONLY", When::Bench, "the ratios bench runs only these rows (for profiling)")
+        .values("rows, comma-separated (`block,sha1:openssl`, `zlib`, `zlib:<provider>`)")
+        .default_value("every row"),
+        Variable::new("FLAGSPLIT_RATIOS_PROFILE", When::Bench, "the ratios bench only runs the 64-byte loop N times per row, untimed (for callgrind)")
+        .values("N")
+        .default_value("timed rounds"),
+        Variable::new("FLAGSPLIT_RATIOS_ZLIB_MIB", When::Bench, "the ratios bench's one large zlib stream")
+        .values("MiB")
+        .default_value("64"),
+        Variable::new("FLAGSPLIT_RATIOS_OBJECTS_MIB", When::Bench, "the ratios bench's git-object-shaped zlib input (inflated size)")
+        .values("MiB")
+        .default_value("16"),
+    ])
+    .source_features(&[Variable::new("openssl-vendored", When::Build, "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle")
+        .values("on, off")
+        .default_value("off")])
+    .foreign_variables(FOREIGN_VARIABLES)
+    .local_config("config.toml")
+    .example_config("config.example.toml");
 
 /// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` (and, for the
 /// library directory and link mode, by flagsplit's probe), each also in the target-prefixed form
 /// `<TARGET>_<NAME>`, for example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
 pub const FOREIGN_VARIABLES: &[Variable] = &[
-    Variable {
-        name: "OPENSSL_DIR",
-        when: When::Build,
-        values: "directory with include/ and lib/ (or lib64/)",
-        default: "found by openssl-sys (pkg-config, then platform prefixes)",
-        help: "where OpenSSL is installed",
-    },
-    Variable {
-        name: "OPENSSL_LIB_DIR",
-        when: When::Build,
-        values: "directory",
-        default: "$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what openssl-sys found",
-        help: "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)",
-    },
-    Variable {
-        name: "OPENSSL_INCLUDE_DIR",
-        when: When::Build,
-        values: "directory",
-        default: "$OPENSSL_DIR/include, or what openssl-sys found",
-        help: "directory containing openssl/*.h",
-    },
-    Variable {
-        name: "OPENSSL_STATIC",
-        when: When::Build,
-        values: "1 (0: dynamic)",
-        default: "dynamic, unless the library directory holds only libcrypto.a/libssl.a",
-        help: "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)",
-    },
-    Variable {
-        name: "OPENSSL_NO_VENDOR",
-        when: When::Build,
-        values: "1",
-        default: "feature openssl-vendored builds OpenSSL from source",
-        help: "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)",
-    },
-    Variable {
-        name: "OPENSSL_NO_PKG_CONFIG",
-        when: When::Build,
-        values: "1",
-        default: "pkg-config is asked",
-        help: "openssl-sys does not ask pkg-config for OpenSSL",
-    },
-    Variable {
-        name: "PKG_CONFIG_PATH",
-        when: When::Build,
-        values: "directories",
-        default: "pkg-config's own",
-        help: "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)",
-    },
-    Variable {
-        name: "SSL_CERT_FILE",
-        when: When::Run,
-        values: "PEM file of trusted CA certificates",
-        default: "the system store (OpenSSL's compiled-in one when it exists, else the distribution's bundle, probed)",
-        help: "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR",
-    },
-    Variable {
-        name: "LIBZ_SYS_STATIC",
-        when: When::Build,
-        values: "1 (0: dynamic)",
-        default: "dynamic when pkg-config or the C compiler finds the system zlib, else its bundled copy (reported with a warning)",
-        help: "with zlib = system: libz-sys builds its bundled zlib and links it statically (no libz in NEEDED, `zlib-build: ... (static)`)",
-    },
+    Variable::new("OPENSSL_DIR", When::Build, "where OpenSSL is installed")
+        .values("directory with include/ and lib/ (or lib64/)")
+        .default_value("found by openssl-sys (pkg-config, then platform prefixes)"),
+    Variable::new("OPENSSL_LIB_DIR", When::Build, "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)")
+        .values("directory")
+        .default_value("$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what openssl-sys found"),
+    Variable::new("OPENSSL_INCLUDE_DIR", When::Build, "directory containing openssl/*.h")
+        .values("directory")
+        .default_value("$OPENSSL_DIR/include, or what openssl-sys found"),
+    Variable::new("OPENSSL_STATIC", When::Build, "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)")
+        .values("1 (0: dynamic)")
+        .default_value("dynamic, unless the library directory holds only libcrypto.a/libssl.a"),
+    Variable::new("OPENSSL_NO_VENDOR", When::Build, "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)")
+        .values("1")
+        .default_value("feature openssl-vendored builds OpenSSL from source"),
+    Variable::new("OPENSSL_NO_PKG_CONFIG", When::Build, "openssl-sys does not ask pkg-config for OpenSSL")
+        .values("1")
+        .default_value("pkg-config is asked"),
+    Variable::new("PKG_CONFIG_PATH", When::Build, "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)")
+        .values("directories")
+        .default_value("pkg-config's own"),
+    Variable::new("SSL_CERT_FILE", When::Run, "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR")
+        .values("PEM file of trusted CA certificates")
+        .default_value("the system store (OpenSSL's compiled-in one when it exists, else the distribution's bundle, probed)"),
+    Variable::new("LIBZ_SYS_STATIC", When::Build, "with zlib = system: libz-sys builds its bundled zlib and links it statically (no libz in NEEDED, `zlib-build: ... (static)`)")
+        .values("1 (0: dynamic)")
+        .default_value("dynamic when pkg-config or the C compiler finds the system zlib, else its bundled copy (reported with a warning)"),
 ];
 
 #[cfg(test)]

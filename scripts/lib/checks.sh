@@ -1,5 +1,5 @@
 # Shared by the check scripts (build-matrix, config-commands, example-crate, openssl-matrix,
-# packaging-recipes, reproducible, fsck-checkout): ok/FAIL lines, a failure count, NEEDED entries, expected texts
+# packaging-recipes, reproducible, quick-start): ok/FAIL lines, a failure count, NEEDED entries, expected texts
 # in a log, and the summary that sets the exit status.
 # Source it after `set -euo pipefail`.
 

@@ -6,6 +6,7 @@ use crate::object::Kind;
 
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
 use super::{Fatal, Fsck, bits, hex, odb, scan};
+use crate::progress::Shared;
 
 /// The whole run.
 pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
@@ -69,19 +70,23 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         scan::loose_objects(f, &dirs, true)?;
         let packs_started = std::time::Instant::now();
         if f.opts.full {
-            let total = scan::total_objects(f);
+            let progress = f.out.progress();
+            let total = if progress.is_on() {
+                scan::total_objects(f)
+            } else {
+                0
+            };
+            let meter = Shared::new(progress.start("Checking objects", total));
             let mut count = 0;
             for pi in 0..f.packs.len() {
-                if scan::verify_pack(f, pi, count, total)? {
+                if scan::verify_pack(f, pi, count, &meter)? {
                     f.out.bits |= bits::PACK;
                 }
                 if let Some(i) = f.packs[pi].index(f.repo.format) {
                     count += u64::from(i.len());
                 }
             }
-            if total > 0 {
-                f.out.progress("Checking objects", total, total, true);
-            }
+            meter.into_inner().stop();
         }
         packs_wall = packs_started.elapsed();
         super::heads::finish_checks(f);
@@ -279,6 +284,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
             .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT);
     let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
     let mut nr = 0u64;
+    let mut meter = f.out.progress().start_delayed("Checking connectivity", 0);
     while let Some(i) = pending.pop() {
         if read_walk {
             traverse_read(f, i, pending)?;
@@ -286,13 +292,26 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
             traverse_one(f, i, pending);
         }
         nr += 1;
-        if nr.is_multiple_of(1024) {
-            f.out.progress("Checking connectivity", nr, 0, false);
-        }
+        meter.display(nr);
     }
     if !read_walk {
         uncount_unreachable_trees(f);
     }
+    if meter.is_on() {
+        // git's count is every object its walk took from the queue: each reachable stored object
+        // that is not a promisor's. Links to stored blobs were only counted here, so the blobs
+        // are counted now, as the walk's final figure.
+        let walked = (0..f.table.len() as u32)
+            .filter(|&i| {
+                let o = f.table.obj(i);
+                (o.flags & REACHABLE != 0 || (!read_walk && o.refs > 0))
+                    && o.flags & HAS_OBJ != 0
+                    && !f.promisor.contains(&o.id)
+            })
+            .count();
+        meter.display(walked as u64);
+    }
+    meter.stop();
     if f.opts.connectivity_only && f.opts.dangling {
         // git marks what unreachable objects point to, reading them now: the loose objects,
         // then each pack's in its index's order (which decides which read marks a broken

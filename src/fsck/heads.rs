@@ -6,6 +6,7 @@ use std::ffi::OsString;
 
 use crate::object::Kind;
 use crate::repo::refs::{self, RefStore};
+use crate::repo::reftable::store::Report;
 use crate::repo::{index, reflog, worktrees};
 
 use super::connect::{mark_head, parse_oid};
@@ -218,13 +219,30 @@ fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
     None
 }
 
-/// git's `fsck_handle_ref`.
+/// `error(MESSAGE)` as git's `vreportf` prints it: the message's bytes as they are, but control
+/// characters other than tab and newline as `?`, and no more than 4095 bytes with the prefix.
+fn git_error(f: &mut Fsck<'_>, message: &[u8], bit: u8) {
+    let mut line = b"error: ".to_vec();
+    line.extend(message.iter().map(|&c| {
+        if (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f {
+            b'?'
+        } else {
+            c
+        }
+    }));
+    line.truncate(4095);
+    f.out.err_bytes(&line);
+    f.out.bits |= bit;
+}
+
+/// git's `fsck_handle_ref`, for the ref named `raw`.
 fn handle_ref(
     f: &mut Fsck<'_>,
-    name: &str,
+    raw: &[u8],
     id: &[u8],
     pending: &mut Vec<u32>,
 ) -> Result<(), Fatal> {
+    let name = String::from_utf8_lossy(raw).into_owned();
     let id = oid(id);
     let Some(i) = parse_object(f, &id)? else {
         if f.promisor.contains(&id) {
@@ -232,19 +250,19 @@ fn handle_ref(
             return Ok(());
         }
         let h = f.hex(&id);
-        f.out.error_bit(
-            &format!("{name}: invalid sha1 pointer {h}"),
-            bits::REACHABLE,
-        );
+        let mut m = raw.to_vec();
+        m.extend_from_slice(format!(": invalid sha1 pointer {h}").as_bytes());
+        git_error(f, &m, bits::REACHABLE);
         return Ok(());
     };
     // builtin/fsck.c's own is_branch: HEAD counts as a branch.
-    if f.table.obj(i).kind != Some(Kind::Commit) && (name == "HEAD" || refs::is_branch(name)) {
-        f.out
-            .error_bit(&format!("{name}: not a commit"), bits::REFS);
+    if f.table.obj(i).kind != Some(Kind::Commit) && (name == "HEAD" || refs::is_branch(&name)) {
+        let mut m = raw.to_vec();
+        m.extend_from_slice(b": not a commit");
+        git_error(f, &m, bits::REFS);
     }
     f.default_refs += 1;
-    mark_head(f, i, Some(name.to_string()), pending);
+    mark_head(f, i, Some(name), pending);
     Ok(())
 }
 
@@ -273,23 +291,29 @@ fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pendin
 
 /// git's `get_default_heads`.
 pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
-    let store = match RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format) {
-        Ok(s) => s,
-        Err(refs::RefsError::Reftable) => {
-            return Err(Fatal::msg(
-                "flagsplit fsck does not read the reftable ref format (extensions.refStorage = reftable): use git fsck",
-            ));
+    let store =
+        RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).map_err(Fatal::msg)?;
+    let result = heads_of(f, &store, pending);
+    // what a reftable store found that git does not say
+    for r in store.take_reports() {
+        match r {
+            Report::Notice(l) => f.out.err(&l),
+            Report::Error(l) => f.out.error_bit(&l, bits::REFS),
         }
-        Err(e) => return Err(Fatal::msg(e)),
-    };
+    }
+    result
+}
+
+fn heads_of(f: &mut Fsck<'_>, store: &RefStore, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let listing = store.for_each_rawref();
     for r in &listing.refs {
-        handle_ref(f, &r.name_lossy(), &r.id, pending)?;
+        handle_ref(f, &r.name, &r.id, pending)?;
     }
     if let Some(fatal) = listing.fatal {
         return Err(Fatal::msg(fatal));
     }
     let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
+    store.open_worktrees(&wts).map_err(Fatal::msg)?;
     for wt in &wts {
         let head_name = wt.ref_name("HEAD");
         if f.opts.verbose {
@@ -304,10 +328,10 @@ pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fat
         }
         if link.handled_as_ref() {
             let id = link.id.clone();
-            handle_ref(f, &head_name, &id, pending)?;
+            handle_ref(f, head_name.as_bytes(), &id, pending)?;
         }
         if f.opts.reflogs {
-            for log in reflog::worktree_reflogs(&store, wt, &f.repo.common_dir) {
+            for log in reflog::worktree_reflogs(store, wt, &f.repo.common_dir) {
                 for e in &log.entries {
                     if f.opts.verbose {
                         let (o, n) = (super::hex(&e.old), super::hex(&e.new));
@@ -517,30 +541,6 @@ fn commit_for_graph(
     }
 }
 
-/// The number of commits a commit-graph file lists (its OIDF fan-out's last entry), for
-/// progress.
-fn graph_commits(path: &std::path::Path) -> Option<u64> {
-    let data = std::fs::read(path).ok()?;
-    let be32 = |at: usize| -> Option<u32> {
-        let b = data.get(at..at + 4)?;
-        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    if data.get(..4)? != b"CGPH" {
-        return None;
-    }
-    let chunks = usize::from(*data.get(6)?);
-    for c in 0..chunks {
-        let at = 8 + 12 * c;
-        if be32(at)? == u32::from_be_bytes(*b"OIDF") {
-            let hi = u64::from(be32(at + 4)?);
-            let lo = u64::from(be32(at + 8)?);
-            let off = usize::try_from((hi << 32) | lo).ok()?;
-            return be32(off + 4 * 255).map(u64::from);
-        }
-    }
-    None
-}
-
 /// `core.<key>` as a boolean, git's default when unset or unreadable.
 fn core_bool(config: &crate::gitconfig::Config, key: &str, default: bool) -> bool {
     config.get_bool(key).ok().flatten().unwrap_or(default)
@@ -610,7 +610,11 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
     let format = f.repo.format;
     let mut lines = Vec::new();
     let (mut rev_bad, mut bitmap_bad) = (false, false);
-    for p in &f.packs {
+    let mut meter = f
+        .out
+        .progress()
+        .start_delayed("Verifying reverse pack-indexes", f.packs.len() as u64);
+    for (n, p) in f.packs.iter().enumerate() {
         let name = p.name.clone();
         match p.index(format) {
             None => {
@@ -630,6 +634,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
                 rev_bad |= out.failed;
             }
         }
+        meter.display(n as u64 + 1);
         let bm = bitmap::pack_bitmap_path(&name);
         if let Ok(bytes) = std::fs::read(&bm) {
             let out = bitmap::verify(std::path::Path::new(&bm), &bytes, format);
@@ -637,6 +642,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
             bitmap_bad |= out.failed;
         }
     }
+    meter.stop();
     for path in f.midx_bitmaps.clone() {
         if let Ok(bytes) = std::fs::read(&path) {
             let out = bitmap::verify(&path, &bytes, format);
@@ -671,12 +677,9 @@ pub fn structures_after_walk(
             let fr: &Fsck<'_> = f;
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
-            let out = commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read);
-            // The child git runs shows its own progress on a terminal.
-            if let Some(n) = graph_commits(&commit_graph::graph_path(&d.path)) {
-                f.out
-                    .progress("Verifying commits in commit graph", n, n, true);
-            }
+            let progress = fr.out.progress();
+            let out =
+                commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read, progress);
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
@@ -732,7 +735,7 @@ pub fn structures_after_walk(
                     _ => midx::PackEntry::NotInIndex,
                 }
             };
-            let out = midx::verify(&d.path, format, &mut entry);
+            let out = midx::verify_progress(&d.path, format, &mut entry, fr.out.progress());
             for l in &out.lines {
                 f.out.err(l);
             }

@@ -29,6 +29,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use crate::object::{Kind, ObjectFormat};
+use crate::progress::Progress;
 use table::{Oid, Table, USED};
 
 /// git's exit bits.
@@ -132,22 +133,17 @@ pub struct Output {
     err: Box<dyn Write>,
     /// The exit bits so far.
     pub bits: u8,
-    progress: bool,
-    /// When progress was last shown (git shows it at most once a second, and when done).
-    shown: Option<std::time::Instant>,
-    started: std::time::Instant,
+    progress: Progress,
 }
 
 impl Output {
     /// Writes to the process's standard output and error.
-    pub fn stdio(progress: bool) -> Output {
+    pub fn stdio(progress: Progress) -> Output {
         Output {
             out: Box::new(io::BufWriter::new(io::stdout())),
             err: Box::new(io::stderr()),
             bits: 0,
             progress,
-            shown: None,
-            started: std::time::Instant::now(),
         }
     }
 
@@ -157,9 +153,7 @@ impl Output {
             out,
             err,
             bits: 0,
-            progress: false,
-            shown: None,
-            started: std::time::Instant::now(),
+            progress: Progress::OFF,
         }
     }
 
@@ -198,24 +192,9 @@ impl Output {
         let _ = self.err.flush();
     }
 
-    /// Progress, when shown: `TITLE: NN% (n/total)` (or `TITLE: n` without a total) on one
-    /// terminal line, updated at most once a second as git's is, and `, done.` at the end.
-    pub fn progress(&mut self, title: &str, n: u64, total: u64, done: bool) {
-        if !self.progress {
-            return;
-        }
-        let now = std::time::Instant::now();
-        let last = self.shown.unwrap_or(self.started);
-        if !done && now.duration_since(last) < std::time::Duration::from_secs(1) {
-            return;
-        }
-        self.shown = Some(now);
-        let end = if done { ", done.\n" } else { "\r" };
-        let _ = match (n * 100).checked_div(total) {
-            Some(pct) => write!(self.err, "{title}: {pct:3}% ({n}/{total}){end}"),
-            None => write!(self.err, "{title}: {n}{end}"),
-        };
-        let _ = self.err.flush();
+    /// Whether git's progress meters are shown (`--progress`, or standard error is a terminal).
+    pub fn progress(&self) -> Progress {
+        self.progress
     }
 }
 
@@ -633,7 +612,7 @@ fn display_git_dir(git_dir: &Path) -> PathBuf {
 /// Runs fsck and returns its exit status (git's bits, or 128 when it dies).
 pub fn run(opts: &Options) -> u8 {
     let progress = opts.progress.unwrap_or_else(|| io::stderr().is_terminal()) && !opts.verbose;
-    let mut out = Output::stdio(progress);
+    let mut out = Output::stdio(Progress::new(progress));
     let repo = match find_repo() {
         Ok(r) => r,
         Err(Fatal(m)) => {

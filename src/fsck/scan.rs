@@ -22,6 +22,7 @@ use super::table::{Oid, oid};
 use super::{Fatal, Fsck, bits, hex};
 use crate::hash::{Algorithm, Hasher};
 use crate::object::{Kind, ObjectFormat};
+use crate::progress::Shared;
 use crate::zlib::Inflater;
 
 /// The largest object fsck holds in memory: a delta that declares a larger result is refused
@@ -186,17 +187,17 @@ pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> 
             f.loose_order.push(id);
             if check {
                 check_loose(f, &mut z, &id, path);
-                let sub = u64::from(raw[0]);
-                f.out
-                    .progress("Checking object directories", sub + 1, 256, false);
             } else {
                 let i = f.table.unknown(&id);
                 f.table.or_flags(i, super::table::HAS_OBJ);
             }
         }
         if check {
-            f.out
-                .progress("Checking object directories", 256, 256, true);
+            // git's meter is never updated per directory (its callback is handed the meter before
+            // the meter exists): it shows 100% once the directory is done.
+            let mut meter = f.out.progress().start("Checking object directories", 256);
+            meter.display(256);
+            meter.stop();
         }
     }
     Ok(())
@@ -1024,16 +1025,20 @@ fn fold(f: &mut Fsck<'_>, locals: Vec<Local>) -> (bool, SpecialEvents) {
 }
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
+///
+/// `meter` is git's `Checking objects` meter over every pack, `base_count` the objects of the
+/// packs before this one: it is updated as git's `verify_packfile` updates it, at every 1024th
+/// object of the count and at the end of the pack.
 pub fn verify_pack(
     f: &mut Fsck<'_>,
     pi: usize,
     base_count: u64,
-    total: u64,
+    meter: &Shared,
 ) -> Result<bool, Fatal> {
     let format = f.repo.format;
     let raw = format.raw_len();
     let packs = std::mem::take(&mut f.packs);
-    let result = verify_one(f, (&packs, pi), format, raw, base_count, total);
+    let result = verify_one(f, (&packs, pi), format, raw, base_count, meter);
     f.packs = packs;
     let (mut err, events) = result?;
     err |= replay_special(f, pi, events);
@@ -1132,7 +1137,7 @@ fn verify_one(
     format: ObjectFormat,
     raw: usize,
     base_count: u64,
-    total: u64,
+    meter: &Shared,
 ) -> Result<(bool, SpecialEvents), Fatal> {
     let p = &packs[pi];
     let name = p.name.clone();
@@ -1181,7 +1186,7 @@ fn verify_one(
             raw,
             err,
             base_count,
-            total,
+            meter,
             &saved,
         );
     }
@@ -1269,6 +1274,8 @@ fn verify_one(
         children: &children,
         done: &done,
         counter: &counter,
+        meter,
+        base_count,
         hash: f.hash,
         big: f.big_file_threshold,
         timing: f.opts.timing,
@@ -1329,8 +1336,7 @@ fn verify_one(
         let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
         let (failed, events) =
             again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, &saved);
-        f.out
-            .progress("Checking objects", base_count + count as u64, total, false);
+        meter.display_now(base_count + count as u64);
         return Ok((err | failed, events));
     };
     err |= failed;
@@ -1350,8 +1356,7 @@ fn verify_one(
         ));
         err = true;
     }
-    f.out
-        .progress("Checking objects", base_count + count as u64, total, false);
+    meter.display_now(base_count + count as u64);
     Ok((err, events))
 }
 
@@ -1719,7 +1724,7 @@ fn verify_low_memory(
     raw: usize,
     mut err: bool,
     base_count: u64,
-    total: u64,
+    meter: &Shared,
     saved: &[u16],
 ) -> Result<(bool, SpecialEvents), Fatal> {
     let p = &packs[pi];
@@ -1788,6 +1793,8 @@ fn verify_low_memory(
         children: &children,
         done: &[],
         counter: &counter,
+        meter,
+        base_count,
         hash: f.hash,
         big: f.big_file_threshold,
         timing: f.opts.timing,
@@ -1860,8 +1867,7 @@ fn verify_low_memory(
         }
     };
     err |= failed;
-    f.out
-        .progress("Checking objects", base_count + count as u64, total, false);
+    meter.display_now(base_count + count as u64);
     Ok((err, events))
 }
 
@@ -1901,6 +1907,8 @@ fn again_in_git_order(
         start: Vec::new(),
         list: Vec::new(),
     };
+    // The first check showed the meter's updates for these entries.
+    let meter = Shared::new(crate::progress::Meter::off());
     let pctx = PackCtx {
         pack_nr: pi,
         bytes,
@@ -1913,6 +1921,8 @@ fn again_in_git_order(
         children: &children,
         done: &[],
         counter: &counter,
+        meter: &meter,
+        base_count: 0,
         hash: f.hash,
         big: f.big_file_threshold,
         timing: f.opts.timing,
@@ -1983,6 +1993,9 @@ struct PackCtx<'a> {
     /// Which entries were reached (the others are in a REF_DELTA cycle).
     done: &'a [AtomicBool],
     counter: &'a AtomicU64,
+    /// `Checking objects`, and the objects of the packs checked before this one.
+    meter: &'a Shared,
+    base_count: u64,
     hash: super::HashFn,
     big: u64,
     /// Whether stages are timed.
@@ -2279,12 +2292,16 @@ fn descend<'s>(
     }
 }
 
-/// Marks entry `e` reached, for the cycle check and the progress count.
+/// Marks entry `e` reached, for the cycle check and the progress count (the meter is updated
+/// where git's is, at every 1024th object, with the count before this one).
 fn reached(p: &PackCtx<'_>, e: usize) {
     if let Some(d) = p.done.get(e) {
         d.store(true, Relaxed);
     }
-    p.counter.fetch_add(1, Relaxed);
+    let n = p.base_count + p.counter.fetch_add(1, Relaxed);
+    if n & 1023 == 0 {
+        p.meter.display(n);
+    }
 }
 
 /// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,

@@ -1,10 +1,11 @@
 //! A repository's refs, reflogs, worktrees and index files, read as `git fsck` reads them (git's
-//! files ref backend; the reftable backend is refused with an error the caller can print).
+//! files ref backend, or its reftable backend: [`reftable`]).
 //!
 //! - [`refs`]: every ref of the main ref store (`refs_for_each_rawref`), each worktree's `HEAD`
 //!   (`refs_resolve_ref_unsafe`), [`refs::is_branch`].
 //! - [`reflog`]: the reflogs of each worktree's ref store and their entries.
 //! - [`worktrees`]: the main worktree and the linked ones (`get_worktrees`).
+//! - [`reftable`]: the reftable format's stacks, tables and ref store.
 //! - [`index`]: index files (versions 2 to 4, split and sparse indexes, cache tree,
 //!   resolve-undo).
 //!
@@ -27,12 +28,14 @@
 //! for r in &listing.refs { /* fsck_handle_ref(r.name, r.id) */ }
 //! if let Some(fatal) = &listing.fatal { /* git dies here: `fatal: {fatal}`, 128 */ }
 //! let all = worktrees::get_worktrees(git_dir, &common);
+//! if let Err(fatal) = store.open_worktrees(&all) { /* git dies here (reftable) */ }
 //! for wt in &all {
 //!     let head = store.head_link(&wt.ref_name("HEAD"))?;
 //!     if let Some(line) = head.message() { eprintln!("{line}"); }
 //!     if head.handled_as_ref() { /* fsck_handle_ref(head.name, head.id) */ }
 //!     for log in reflog::worktree_reflogs(&store, wt, &common) { /* entries */ }
 //! }
+//! for report in store.take_reports() { eprintln!("{}", report.line()); }
 //! // then each worktree's index (keep_cache_objects)
 //! for wt in &all {
 //!     match index::read_index(&wt.index_path(), &wt.git_dir, format, &mut index::NoObjects) {
@@ -49,6 +52,7 @@ pub mod index;
 mod packed;
 pub mod reflog;
 pub mod refs;
+pub mod reftable;
 pub mod worktrees;
 
 /// Lowercase hexadecimal of raw bytes (an object id as git prints it).

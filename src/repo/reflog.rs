@@ -1,8 +1,8 @@
 //! Reflogs as `git fsck` reads them: for each worktree, the reflogs its ref store lists
-//! (`refs_for_each_reflog`, files backend), named as the current worktree's store names them
+//! (`refs_for_each_reflog`), named as the current worktree's store names them
 //! (`strbuf_worktree_ref`), and their entries as the files backend parses them
 //! (`show_one_reflog_ent`: a malformed line, or a last line without a newline, is skipped
-//! silently).
+//! silently), or as the reftable backend reads them ([`super::reftable::store`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -19,7 +19,7 @@ pub struct ReflogEntry {
     pub old: Vec<u8>,
     /// The new id.
     pub new: Vec<u8>,
-    /// The timestamp (seconds; never 0: such a line is skipped).
+    /// The timestamp (seconds; never 0 in a reflog file: such a line is skipped).
     pub timestamp: u64,
     /// The timezone as `strtol` reads `+hhmm` (e.g. `100` for `+0100`).
     pub tz: i64,
@@ -37,6 +37,9 @@ pub struct Reflog {
 /// The reflogs of `wt` (`refs_for_each_reflog(get_worktree_ref_store(wt))`), each read through
 /// `main` (the current worktree's ref store), in name order. `common_dir` is the repository's.
 pub fn worktree_reflogs(main: &RefStore, wt: &Worktree, common_dir: &Path) -> Vec<Reflog> {
+    if let Some(store) = main.reftable() {
+        return store.worktree_reflogs(wt);
+    }
     let mut names: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
     if wt.is_main() {
         for n in list_logs(&common_dir.join("logs")) {

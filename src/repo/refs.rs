@@ -1,6 +1,8 @@
 //! Refs as git's files backend gives them to `git fsck`: every ref of a ref store
 //! (`refs_for_each_rawref`, broken ones included) and the resolution of one name
 //! (`refs_resolve_ref_unsafe`), with git's messages when it dies on a bad `packed-refs` file.
+//! A repository with `extensions.refStorage = reftable` is read through git's reftable backend
+//! instead ([`super::reftable`]), behind the same calls.
 //!
 //! A ref store is a worktree's git directory and the repository's common directory: the
 //! per-worktree refs (`refs/bisect/`, `refs/worktree/`, `refs/rewritten/`, `HEAD` and other
@@ -18,7 +20,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::rc::Rc;
+
 use super::packed::{PackedEntry, Snapshot};
+use super::reftable::store::{Report, Store};
+use super::worktrees::Worktree;
 use crate::object::ObjectFormat;
 
 /// `SYMREF_MAXDEPTH`: symbolic refs followed at most this many times.
@@ -27,13 +33,12 @@ const SYMREF_MAXDEPTH: usize = 5;
 /// Why a ref store cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RefsError {
-    /// The repository uses the reftable backend (`extensions.refStorage = reftable`), which this
-    /// reader does not implement.
-    #[error("the reftable ref storage format is not supported")]
-    Reftable,
     /// `extensions.refStorage` names a format git does not know.
     #[error("invalid value for 'extensions.refstorage': '{0}'")]
     UnknownFormat(String),
+    /// git dies opening the store (a reftable stack names a directory as a table): its message.
+    #[error("{0}")]
+    Fatal(String),
 }
 
 /// One ref as `refs_for_each_rawref` visits it.
@@ -219,20 +224,30 @@ fn normalize_path(path: &[u8]) -> Option<Vec<u8>> {
     Some(s)
 }
 
-/// A repository's ref store (files backend) for one worktree.
+/// A repository's ref store for one worktree: git's files backend, or its reftable backend
+/// ([`super::reftable`]).
 #[derive(Clone, Debug)]
 pub struct RefStore {
     git_dir: PathBuf,
     common_dir: PathBuf,
     format: ObjectFormat,
-    packed: Result<Snapshot, String>,
+    backend: Backend,
+}
+
+#[derive(Clone, Debug)]
+enum Backend {
+    /// The files backend: loose refs over the `packed-refs` file (or git's fatal message on it).
+    Files(Result<Snapshot, String>),
+    /// The reftable backend.
+    Reftable(Rc<Store>),
 }
 
 impl RefStore {
     /// Opens the store of the worktree whose git directory is `git_dir` (the common directory
-    /// for the main worktree). Fails for a reftable repository. The `packed-refs` file is read
-    /// now; if git would die on it, every later call behaves as git does (listing: the fatal
-    /// message, before any ref).
+    /// for the main worktree). With the files backend the `packed-refs` file is read now; if git
+    /// would die on it, every later call behaves as git does (listing: the fatal message, before
+    /// any ref). With the reftable backend the main stack and the worktree's are opened now, and
+    /// a stack that fails to open makes the store fail as git's does.
     pub fn open(
         git_dir: &Path,
         common_dir: &Path,
@@ -242,7 +257,13 @@ impl RefStore {
             && let Some(v) = extension_value(&config, "refstorage")
         {
             if v.eq_ignore_ascii_case("reftable") {
-                return Err(RefsError::Reftable);
+                let store = Store::open(git_dir, common_dir, format).map_err(RefsError::Fatal)?;
+                return Ok(RefStore {
+                    git_dir: git_dir.to_path_buf(),
+                    common_dir: common_dir.to_path_buf(),
+                    format,
+                    backend: Backend::Reftable(Rc::new(store)),
+                });
             }
             if !v.eq_ignore_ascii_case("files") {
                 return Err(RefsError::UnknownFormat(v));
@@ -257,8 +278,35 @@ impl RefStore {
             git_dir: git_dir.to_path_buf(),
             common_dir: common_dir.to_path_buf(),
             format,
-            packed,
+            backend: Backend::Files(packed),
         })
+    }
+
+    /// The reftable store, for a repository that uses the reftable backend.
+    pub(crate) fn reftable(&self) -> Option<&Store> {
+        match &self.backend {
+            Backend::Reftable(s) => Some(s),
+            Backend::Files(_) => None,
+        }
+    }
+
+    /// What reading a reftable repository found that git does not say (`notice: not checked:`
+    /// lines for tables git stops reading, `error:` lines where git would crash), each once;
+    /// nothing with the files backend.
+    pub fn take_reports(&self) -> Vec<Report> {
+        self.reftable().map(Store::take_reports).unwrap_or_default()
+    }
+
+    /// Opens the ref stores of the worktrees other than the current one, as git's
+    /// `get_worktrees` does (nothing to do with the files backend); `Err` with git's fatal
+    /// message when git dies there.
+    pub fn open_worktrees(&self, worktrees: &[Worktree]) -> Result<(), String> {
+        if let Some(s) = self.reftable() {
+            for wt in worktrees {
+                s.worktree_store(wt)?;
+            }
+        }
+        Ok(())
     }
 
     /// The object format ids are read in.
@@ -308,9 +356,12 @@ impl RefStore {
     /// name order as git merges them (a `packed-refs` file that claims `sorted` but is not gives
     /// git's order, duplicates included).
     pub fn for_each_rawref(&self) -> RefListing {
-        let packed = match &self.packed {
-            Ok(p) => p,
-            Err(fatal) => {
+        let packed = match &self.backend {
+            Backend::Reftable(s) => {
+                return s.for_each_rawref(&|name| Ok(self.resolve(name, true)?.map(|(_, id)| id)));
+            }
+            Backend::Files(Ok(p)) => p,
+            Backend::Files(Err(fatal)) => {
                 return RefListing {
                     refs: Vec::new(),
                     fatal: Some(fatal.clone()),
@@ -484,8 +535,12 @@ impl RefStore {
         })
     }
 
-    /// Reads one ref without following symbolic refs (`files_read_raw_ref`).
+    /// Reads one ref without following symbolic refs (`files_read_raw_ref`, or the reftable
+    /// backend's).
     pub fn read_raw(&self, name: &[u8]) -> Result<RawRef, RawRefError> {
+        if let Backend::Reftable(s) = &self.backend {
+            return s.read_raw(name);
+        }
         let path = self.ref_path(name);
         let meta = match fs::symlink_metadata(&path) {
             Ok(m) => m,
@@ -528,9 +583,10 @@ impl RefStore {
 
     /// A `packed-refs` record's id by name, as git's binary search finds it.
     fn packed_lookup(&self, name: &[u8]) -> Result<Option<Vec<u8>>, RawRefError> {
-        match &self.packed {
-            Ok(p) => p.lookup(name).map_err(RawRefError::Fatal),
-            Err(fatal) => Err(RawRefError::Fatal(fatal.clone())),
+        match &self.backend {
+            Backend::Files(Ok(p)) => p.lookup(name).map_err(RawRefError::Fatal),
+            Backend::Files(Err(fatal)) => Err(RawRefError::Fatal(fatal.clone())),
+            Backend::Reftable(_) => Ok(None),
         }
     }
 

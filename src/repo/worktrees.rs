@@ -44,6 +44,19 @@ impl Worktree {
         refname.to_string()
     }
 
+    /// [`Worktree::ref_name`] on bytes.
+    pub fn ref_name_bytes(&self, refname: &[u8]) -> Vec<u8> {
+        if parse_worktree_ref(refname).0 == WorktreeRefType::Current && !self.is_current {
+            let mut out = match &self.id {
+                None => b"main-worktree/".to_vec(),
+                Some(id) => format!("worktrees/{id}/").into_bytes(),
+            };
+            out.extend_from_slice(refname);
+            return out;
+        }
+        refname.to_vec()
+    }
+
     /// Its index file (`worktree_git_path(wt, "index")`).
     pub fn index_path(&self) -> PathBuf {
         self.git_dir.join("index")

@@ -27,6 +27,7 @@ use super::{
     Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, parse_hex_id, read_toc,
 };
 use crate::object::ObjectFormat;
+use crate::progress::{Meter, Progress};
 
 const SIGNATURE: u32 = 0x4347_5048;
 const OIDF: u32 = 0x4f49_4446;
@@ -287,8 +288,11 @@ fn parse<'a>(
     })
 }
 
-/// The object database's side of the verification.
-type ReadCommit<'a> = &'a mut dyn FnMut(&[u8]) -> Commit;
+/// The object database's side of the verification, and whether its meter is shown.
+struct ReadCommit<'a> {
+    read: &'a mut dyn FnMut(&[u8]) -> Commit,
+    progress: Progress,
+}
 
 /// A `die` of git's: the message of the `fatal:` line.
 struct Die(String);
@@ -309,6 +313,10 @@ struct Verifier<'a, 'g> {
     commits: HashMap<Vec<u8>, CommitState>,
     error: u32,
     out: Outcome,
+    /// `Verifying commits in commit graph`, counted as git counts: once per commit of the
+    /// second pass.
+    meter: Meter,
+    seen: u64,
 }
 
 impl Verifier<'_, '_> {
@@ -533,6 +541,8 @@ impl Verifier<'_, '_> {
         let mut seen_zero: Option<Vec<u8>> = None;
         let mut seen_non_zero: Option<Vec<u8>> = None;
         for i in 0..num {
+            self.seen += 1;
+            self.meter.display(self.seen);
             let g = &self.layers[l];
             let read_generation_data = g.read_generation_data;
             let cur = g.oid(i).to_vec();
@@ -835,20 +845,33 @@ pub fn verify_with(
     settings: Settings,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
 ) -> Outcome {
-    verify_in(objects_dir, &[objects_dir], format, settings, read_commit)
+    verify_in(
+        objects_dir,
+        &[objects_dir],
+        format,
+        settings,
+        read_commit,
+        Progress::OFF,
+    )
 }
 
 /// [`verify_with`] in a repository with alternates: `odbs` are all its object directories in
 /// git's order (its own first, then the alternates'), where git looks for a split chain's layer
 /// files (the first that loads wins), whichever object directory's chain file names them.
+/// `progress` shows git's `Verifying commits in commit graph` meter (`--progress`).
 pub fn verify_in(
     objects_dir: &Path,
     odbs: &[&Path],
     format: ObjectFormat,
     settings: Settings,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
+    progress: Progress,
 ) -> Outcome {
-    drive(objects_dir, odbs, format, settings, Some(read_commit)).0
+    let rc = ReadCommit {
+        read: read_commit,
+        progress,
+    };
+    drive(objects_dir, odbs, format, settings, Some(rc)).0
 }
 
 /// What a process that reads the repository's commit-graph prints while loading it, without
@@ -908,6 +931,8 @@ fn all_commits(layers: &[Graph<'_>]) -> Option<HashMap<Vec<u8>, GraphCommit>> {
         commits: HashMap::new(),
         error: 0,
         out: Outcome::default(),
+        meter: Meter::off(),
+        seen: 0,
     };
     let mut all = HashMap::new();
     // A process finds a commit in the graph by a binary search of its ids (which a damaged
@@ -978,7 +1003,7 @@ fn drive_with(
                 Some(g) => {
                     let layers = [g];
                     return match read_commit {
-                        Some(rc) => (run(&layers, format, rc, false, out), true),
+                        Some(rc) => (run(&layers, format, rc.read, false, out, rc.progress), true),
                         None => {
                             if let Some(c) = collect {
                                 c(&layers);
@@ -1037,12 +1062,18 @@ fn run(
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
     incomplete: bool,
     out: Outcome,
+    progress: Progress,
 ) -> Outcome {
+    let total = layers
+        .last()
+        .map_or(0, |top| u64::from(top.num_commits) + u64::from(top.in_base));
     let mut v = Verifier {
         layers,
         commits: HashMap::new(),
         error: 0,
         out,
+        meter: progress.start("Verifying commits in commit graph", total),
+        seen: 0,
     };
     let mut local = 0u32;
     for l in (0..layers.len()).rev() {
@@ -1054,6 +1085,7 @@ fn run(
             }
         }
     }
+    v.meter.stop();
     let mut out = v.out;
     if incomplete {
         out.error("one or more commit-graph chain files could not be loaded");
@@ -1173,7 +1205,17 @@ fn verify_chain(
         out.failed = true;
         return (out, false);
     }
-    (run(&layers, format, read_commit, !valid, out), true)
+    (
+        run(
+            &layers,
+            format,
+            read_commit.read,
+            !valid,
+            out,
+            read_commit.progress,
+        ),
+        true,
+    )
 }
 
 /// `add_graph_to_chain`: layer `n` of the chain on top of `below`.
@@ -1279,6 +1321,7 @@ mod tests {
                         &mut |_| Commit::Missing,
                         false,
                         out,
+                        Progress::OFF,
                     );
                 }
             }

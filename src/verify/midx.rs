@@ -19,6 +19,7 @@ use super::{
     Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, parse_hex_id, read_toc,
 };
 use crate::object::ObjectFormat;
+use crate::progress::{Meter, Progress};
 
 const SIGNATURE: u32 = 0x4d49_4458;
 const HEADER: usize = 12;
@@ -531,6 +532,18 @@ pub fn verify(
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
 ) -> Outcome {
+    verify_progress(objects_dir, format, pack_entry, Progress::OFF)
+}
+
+/// [`verify`] with `--progress` when `progress` is on: git's meters `Looking for referenced
+/// packfiles` (delayed), then `Verifying OID order in multi-pack-index`, `Sorting objects by
+/// packfile` and `Verifying object offsets`, updated every 4096 objects as git's are.
+pub fn verify_progress(
+    objects_dir: &Path,
+    format: ObjectFormat,
+    pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
+    progress: Progress,
+) -> Outcome {
     let real = std::fs::canonicalize(objects_dir).unwrap_or_else(|_| objects_dir.to_path_buf());
     let objects_dir = real.as_path();
     let mut out = Outcome::default();
@@ -540,7 +553,7 @@ pub fn verify(
         format,
         &mut out,
         |chain, out| match chain {
-            Some(c) => verify_loaded(c, objects_dir, format, pack_entry, out),
+            Some(c) => verify_loaded(c, objects_dir, format, pack_entry, out, progress),
             None => {
                 if std::fs::metadata(midx_path(objects_dir)).is_ok() {
                     out.error("multi-pack-index file exists, but failed to parse");
@@ -555,12 +568,22 @@ pub fn verify(
     out
 }
 
+/// git's `SPARSE_PROGRESS_INTERVAL`: a midx meter is updated at multiples of it.
+const SPARSE_PROGRESS_INTERVAL: u64 = 1 << 12;
+
+fn sparse_display(meter: &mut Meter, n: u64) {
+    if n & (SPARSE_PROGRESS_INTERVAL - 1) == 0 {
+        meter.display(n);
+    }
+}
+
 fn verify_loaded(
     c: &Chain<'_>,
     objects_dir: &Path,
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
     out: &mut Outcome,
+    progress: Progress,
 ) {
     let report = |out: &mut Outcome, line: String| {
         out.plain(line);
@@ -586,15 +609,22 @@ fn verify_loaded(
                 })
         })
         .collect();
+    let mut meter =
+        progress.start_delayed("Looking for referenced packfiles", present.len() as u64);
     for (i, ok) in present.iter().enumerate() {
         if !ok {
             report(out, format!("failed to load pack in position {i}"));
         }
+        meter.display(i as u64 + 1);
     }
+    meter.stop();
     if tip.m.num_objects == 0 {
         report(out, "the midx contains no oid".to_string());
         return;
     }
+    let num_objects = u64::from(tip.m.num_objects);
+    let mut meter =
+        progress.start_sparse("Verifying OID order in multi-pack-index", num_objects - 1);
     // git compares the tip's ids once per layer; the lines are the same each time.
     for i in 0..tip.m.num_objects - 1 {
         let (a, b) = (tip.m.oid(i), tip.m.oid(i + 1));
@@ -609,7 +639,9 @@ fn verify_loaded(
                 ),
             );
         }
+        sparse_display(&mut meter, u64::from(i) + 1);
     }
+    meter.stop();
     // git visits the objects grouped by pack (in decreasing pack order; the order within a pack
     // is qsort's, which does not matter for the set of lines).
     let global_pack = |pos: u32| {
@@ -620,8 +652,12 @@ fn verify_loaded(
     let mut order: Vec<(u32, u32)> = (0..c.total_objects())
         .map(|i| (global_pack(i), i))
         .collect();
+    let mut meter = progress.start_sparse("Sorting objects by packfile", num_objects);
+    meter.display(0);
     order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    for (_, pos) in order {
+    meter.stop();
+    let mut meter = progress.start_sparse("Verifying object offsets", num_objects);
+    for (i, (_, pos)) in order.into_iter().enumerate() {
         let Some((layer, local)) = c.for_object(pos) else {
             continue;
         };
@@ -680,7 +716,9 @@ fn verify_loaded(
                 ),
             );
         }
+        sparse_display(&mut meter, i as u64 + 1);
     }
+    meter.stop();
 }
 
 #[cfg(test)]
@@ -732,6 +770,7 @@ mod tests {
                     ObjectFormat::Sha1,
                     &mut |_, _| PackEntry::NotInIndex,
                     &mut out,
+                    Progress::OFF,
                 );
             }
         }

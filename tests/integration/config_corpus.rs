@@ -17,13 +17,13 @@ use flagsplit::spec::SPEC;
 use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, resolve};
 
 fn file(named: &str, contents: Result<String, String>) -> ConfigFileInput {
-    ConfigFileInput {
-        named: named.into(),
-        named_by: format!("FLAGSPLIT_CONFIG={named}"),
-        resolved: format!("/pkg/{named}"),
+    ConfigFileInput::new(
+        named,
+        format!("FLAGSPLIT_CONFIG={named}"),
+        format!("/pkg/{named}"),
         contents,
-        fix: "create the file (config.example.toml documents the format) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root, /pkg".into(),
-    }
+        "create the file (config.example.toml documents the format) or unset FLAGSPLIT_CONFIG; a relative path resolves against the package root, /pkg",
+    )
 }
 
 fn default_features() -> FeatureSet {
@@ -48,11 +48,12 @@ fn inputs(text: &str) -> Inputs {
             env.insert(k.to_string(), Some(v.to_string()));
         }
     }
-    Inputs {
-        spec: &SPEC,
-        features,
-        env,
-        file: Some(file("flagsplit.toml", Ok(text.to_string()))),
+    {
+        let mut i = Inputs::new(&SPEC);
+        i.features = features;
+        i.env = env;
+        i.file = Some(file("flagsplit.toml", Ok(text.to_string())));
+        i
     }
 }
 
@@ -103,17 +104,18 @@ fn corpus() {
 
 #[test]
 fn unreadable_file_names_both_paths() {
-    let inputs = Inputs {
-        spec: &SPEC,
-        features: default_features(),
-        env: BTreeMap::from([(
+    let inputs = {
+        let mut i = Inputs::new(&SPEC);
+        i.features = default_features();
+        i.env = BTreeMap::from([(
             "FLAGSPLIT_CONFIG".to_string(),
             Some("nope.toml".to_string()),
-        )]),
-        file: Some(file(
+        )]);
+        i.file = Some(file(
             "nope.toml",
             Err("No such file or directory (os error 2)".into()),
-        )),
+        ));
+        i
     };
     let text = resolve(&inputs).unwrap_err().to_string();
     assert_eq!(
@@ -124,14 +126,15 @@ fn unreadable_file_names_both_paths() {
 
 #[test]
 fn non_unicode_and_empty_variables() {
-    let inputs = Inputs {
-        spec: &SPEC,
-        features: default_features(),
-        env: BTreeMap::from([
+    let inputs = {
+        let mut i = Inputs::new(&SPEC);
+        i.features = default_features();
+        i.env = BTreeMap::from([
             ("FLAGSPLIT_SHA1_PROVIDER".to_string(), None),
             ("FLAGSPLIT_MD5_PROVIDER".to_string(), Some(String::new())),
-        ]),
-        file: None,
+        ]);
+        i.file = None;
+        i
     };
     let text = resolve(&inputs).unwrap_err().to_string();
     assert_eq!(
@@ -146,11 +149,12 @@ fn non_unicode_and_empty_variables() {
 fn config_example_is_valid() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
     let text = fs::read_to_string(&path).expect("config.example.toml at the repository root");
-    let inputs = Inputs {
-        spec: &SPEC,
-        features: default_features(),
-        env: BTreeMap::new(),
-        file: Some(file("config.example.toml", Ok(text))),
+    let inputs = {
+        let mut i = Inputs::new(&SPEC);
+        i.features = default_features();
+        i.env = BTreeMap::new();
+        i.file = Some(file("config.example.toml", Ok(text)));
+        i
     };
     let selection = resolve(&inputs).unwrap_or_else(|e| panic!("{e}"));
     for (facility, choice) in selection.iter() {

@@ -27,6 +27,8 @@ mod build;
 mod classes;
 mod corrupt;
 mod packgen;
+mod progress;
+mod reftable;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -93,6 +95,7 @@ fn world() -> &'static World {
         build::repositories(&mut b);
         corrupt::corruptions(&mut b);
         packgen::hostile_packs(&mut b);
+        reftable::reftable_cases(&mut b);
         classes::classes(&mut b);
         let cases = b.into_cases();
         let keep = std::env::var_os("FLAGSPLIT_FSCK_KEEP").is_some();
@@ -756,153 +759,4 @@ known difference: {name}: {why}"
         all.len(),
         names.join(" ")
     );
-}
-
-/// On a terminal, `fsck` shows `Checking objects: NN% (n/total)` on stderr as git does; off a
-/// terminal it shows no progress.
-#[test]
-fn fsck_progress_on_a_terminal() {
-    const TEST: &str = "fsck_progress_on_a_terminal";
-    if !support::runs("git", &["--version"]) {
-        support::skip(TEST, "git not found");
-        return;
-    }
-    let Some(subject) = subject() else {
-        support::skip(TEST, "flagsplit has no fsck command");
-        return;
-    };
-    let w = world();
-    let on_terminal = |program: &str, repo: &Path, args: &[&str]| -> String {
-        use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
-        use std::io::Read;
-        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
-        grantpt(&master).expect("grantpt");
-        unlockpt(&master).expect("unlockpt");
-        let name = ptsname(&master, Vec::new()).expect("ptsname");
-        let slave = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(name.to_string_lossy().as_ref())
-            .expect("slave");
-        let mut c = command(&w.root, program);
-        c.arg("fsck")
-            .args(args)
-            .current_dir(repo)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(slave.try_clone().expect("dup"));
-        let mut child = c.spawn().expect("spawn");
-        let master = fs::File::from(master);
-        let reader = std::thread::spawn(move || {
-            let mut all = Vec::new();
-            let mut buf = [0u8; 4096];
-            let mut m = master;
-            while let Ok(n) = m.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                all.extend_from_slice(&buf[..n]);
-            }
-            all
-        });
-        // The command holds its copy of the slave until dropped.
-        drop(c);
-        let started = Instant::now();
-        let status = loop {
-            if let Some(s) = child.try_wait().expect("wait") {
-                break s;
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("{program} fsck on a terminal did not end in 60s");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        assert!(status.success(), "{program} fsck failed on a terminal");
-        // The master reads EIO once no slave is open.
-        drop(slave);
-        let all = reader.join().expect("reader");
-        String::from_utf8_lossy(&all).into_owned()
-    };
-    // The names of the progress lines: what comes before `: ` in each `\r`- or `\n`-separated
-    // piece that shows a percentage.
-    let names = |text: &str| -> BTreeSet<String> {
-        text.split(['\r', '\n'])
-            .filter(|p| p.contains("% ("))
-            .filter_map(|p| p.split_once(": ").map(|(n, _)| n.trim().to_string()))
-            .collect()
-    };
-    let shows_objects = |t: &str| {
-        t.split(['\r', '\n']).any(|p| {
-            p.strip_prefix("Checking objects: ").is_some_and(|r| {
-                r.trim_start()
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_digit())
-                    && r.contains("% (")
-                    && r.contains('/')
-            })
-        })
-    };
-    let mut problems = Vec::new();
-    // Loose only, one pack, and one pack with a commit-graph (whose verification git shows too).
-    for (repo, packed) in [("r/base", false), ("r/ofs", true), ("r/gc", true)] {
-        let git = on_terminal("git", &w.root.join(repo), &[]);
-        let mine = on_terminal(&subject, &w.root.join(repo), &[]);
-        if packed {
-            assert!(
-                shows_objects(&git),
-                "git shows no progress on a terminal in {repo}: {git:?}"
-            );
-            if !shows_objects(&mine) {
-                problems.push(format!(
-                    "{repo}: no `Checking objects: NN% (n/total)` on a terminal: {mine:?}"
-                ));
-            }
-        }
-        if names(&mine) != names(&git) {
-            problems.push(format!(
-                "{repo}: progress lines {:?}, git's {:?}\n  flagsplit {mine:?}\n  git {git:?}",
-                names(&mine),
-                names(&git)
-            ));
-        }
-    }
-    // On a terminal with --no-progress: none.
-    for program in ["git", subject.as_str()] {
-        let shown = on_terminal(program, &w.root.join("r/ofs"), &["--no-progress"]);
-        if shown.contains("% (") {
-            problems.push(format!("{program}: progress with --no-progress: {shown:?}"));
-        }
-    }
-    // Off a terminal: none, unless --progress asks.
-    let case = |args: &[&str]| Case {
-        name: "progress".into(),
-        cwd: "r/ofs".into(),
-        env: Vec::new(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-        expect: Expect::Git,
-    };
-    let limit = Duration::from_secs(60);
-    for program in ["git", subject.as_str()] {
-        let ran = run_fsck(&w.root, program, &case(&[]), limit, None);
-        if ran.stderr.contains("Checking") {
-            problems.push(format!(
-                "{program} shows progress off a terminal: {:?}",
-                ran.stderr
-            ));
-        }
-    }
-    let git = run_fsck(&w.root, "git", &case(&["--progress"]), limit, None).stderr;
-    let mine = run_fsck(&w.root, &subject, &case(&["--progress"]), limit, None).stderr;
-    assert!(
-        shows_objects(&git),
-        "git --progress off a terminal: {git:?}"
-    );
-    if !shows_objects(&mine) || names(&mine) != names(&git) {
-        problems.push(format!(
-            "--progress off a terminal: flagsplit {mine:?}, git {git:?}"
-        ));
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -15,6 +15,8 @@ use std::process::{Command, Output, Stdio};
 use imap_support::dovecot::{Dovecot, Fault, FaultProxy, Options, PASSWORD, USER};
 use imap_support::series;
 
+use crate::support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_flagsplit-imap-send");
 const FLAGSPLIT: &str = env!("CARGO_BIN_EXE_flagsplit");
 
@@ -1266,6 +1268,13 @@ fn run_and_check_tunnel_gone(env: &Env, args: &[&str], stdin: &[u8], pids: &Path
 
 #[test]
 fn a_tunnel_is_gone_after_a_refused_login() {
+    if !support::runs("socat", &["-V"]) {
+        support::skip(
+            "a_tunnel_is_gone_after_a_refused_login",
+            "socat not found (scripts/test.sh installs it)",
+        );
+        return;
+    }
     // The server refuses the login and keeps the connection open; socat (-t 600) lingers after
     // its input closes, as ssh waits for the remote side.
     let server = Scripted::start(

@@ -18,13 +18,13 @@ fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {
 }
 
 fn file(text: &str) -> Option<ConfigFileInput> {
-    Some(ConfigFileInput {
-        named: "flagsplit.toml".into(),
-        named_by: "FLAGSPLIT_CONFIG=flagsplit.toml".into(),
-        resolved: "/pkg/flagsplit.toml".into(),
-        contents: Ok(text.into()),
-        fix: "create it".into(),
-    })
+    Some(ConfigFileInput::new(
+        "flagsplit.toml",
+        "FLAGSPLIT_CONFIG=flagsplit.toml",
+        "/pkg/flagsplit.toml",
+        Ok(text.into()),
+        "create it",
+    ))
 }
 
 fn features(names: &[&str]) -> FeatureSet {
@@ -36,11 +36,12 @@ fn run(
     vars: &[(&str, &str)],
     text: Option<&str>,
 ) -> Result<Selection, Errors> {
-    resolve(&Inputs {
-        spec: &SPEC,
-        features,
-        env: env(vars),
-        file: text.and_then(file),
+    resolve(&{
+        let mut i = Inputs::new(&SPEC);
+        i.features = features;
+        i.env = env(vars);
+        i.file = text.and_then(file);
+        i
     })
 }
 

@@ -939,6 +939,7 @@ fn commit_graph_chain_in_alternate() {
             format,
             commit_graph::Settings::default(),
             &mut read_commit(&objects),
+            flagsplit::progress::Progress::OFF,
         );
         assert_eq!(
             set(&ours),

@@ -8,6 +8,7 @@ use crate::model::{Facility, FeatureSet, Provider, Role, Spec, names};
 
 /// A position in a config file, 1-based, the column counted in characters.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FilePos {
     /// The path as given (`config.toml`, or the config variable's value).
     pub path: String,
@@ -15,6 +16,17 @@ pub struct FilePos {
     pub line: u32,
     /// Column number.
     pub column: u32,
+}
+
+impl FilePos {
+    /// Line `line`, column `column` of `path`.
+    pub fn new(path: impl Into<String>, line: u32, column: u32) -> FilePos {
+        FilePos {
+            path: path.into(),
+            line,
+            column,
+        }
+    }
 }
 
 impl fmt::Display for FilePos {
@@ -25,6 +37,7 @@ impl fmt::Display for FilePos {
 
 /// Who asked for a provider.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Requester {
     /// A `<PREFIX>_*_PROVIDER` variable.
     Env(String),
@@ -34,6 +47,7 @@ pub enum Requester {
 
 /// One configuration error.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// A `<PREFIX>_*` variable nobody reads (most likely a typo).
     UnknownVariable {
@@ -66,6 +80,15 @@ pub enum ConfigError {
         reason: String,
         /// How to fix it.
         fix: String,
+    },
+    /// A config file is named, but this build reads none (feature `config-file` is off).
+    NoFileReader {
+        /// Who named it: `DEMO_CONFIG=demo.toml`, or `config.toml`.
+        named: String,
+        /// The crate whose build script reads its configuration.
+        crate_name: &'static str,
+        /// Its variable prefix, for the fix.
+        prefix: &'static str,
     },
     /// The file is not valid TOML.
     Syntax {
@@ -224,6 +247,20 @@ impl fmt::Display for ConfigError {
                     "{named} names a config file that cannot be read: {resolved}: {reason}"
                 )?;
                 write!(f, "  fix: {fix}")
+            }
+            ConfigError::NoFileReader {
+                named,
+                crate_name,
+                prefix,
+            } => {
+                writeln!(
+                    f,
+                    "{named} names a config file, but this build of {crate_name} reads none (its configuration crate is built without the feature `config-file`)"
+                )?;
+                write!(
+                    f,
+                    "  fix: select with the {prefix}_<FACILITY>_PROVIDER variables instead"
+                )
             }
             ConfigError::Syntax {
                 at,

@@ -19,18 +19,8 @@ use toml_span::value::{Table, ValueInner};
 use toml_span::{Span, Value};
 
 use crate::error::{ConfigError, FilePos, Requester};
-use crate::model::{Facility, Provider, Spec};
-
-/// One `provider = "..."` entry that names a valid provider.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileChoice {
-    /// The facility (table).
-    pub facility: &'static Facility,
-    /// The provider named.
-    pub provider: &'static Provider,
-    /// Where the value is.
-    pub at: FilePos,
-}
+use crate::model::Spec;
+use crate::resolve::FileChoice;
 
 /// Turns byte offsets into 1-based line and character columns.
 struct Lines<'a> {
@@ -72,7 +62,11 @@ impl Lines<'_> {
 }
 
 /// Parses and validates the file. Returns the valid choices and every error found.
-pub fn parse(spec: &'static Spec, path: &str, text: &str) -> (Vec<FileChoice>, Vec<ConfigError>) {
+pub(crate) fn parse(
+    spec: &'static Spec,
+    path: &str,
+    text: &str,
+) -> (Vec<FileChoice>, Vec<ConfigError>) {
     let lines = Lines { text, path };
     let mut choices = Vec::new();
     let mut errors = Vec::new();

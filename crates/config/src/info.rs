@@ -1,11 +1,17 @@
 //! The build-options table as the binaries see it. The build script writes one [`BuildInfo`]
-//! literal (data only: constants, no code that can panic) with [`crate::codegen`], and the
-//! package `include!`s it.
+//! expression (data only: constants, no code that can panic) into `OUT_DIR/build_info.rs`, and
+//! the package `include!`s it:
+//!
+//! ```ignore
+//! pub const BUILD_INFO: flagsplit_config::BuildInfo =
+//!     include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
+//! ```
 
 use crate::model::{Facility, Provider, Spec, names_or_none};
 
 /// What the build decided, embedded in the binaries.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct BuildInfo {
     /// One entry per facility, in the table's order.
     pub choices: &'static [ChoiceInfo],
@@ -17,10 +23,8 @@ pub struct BuildInfo {
     /// The config file that was read (`config.toml`, `myconf.toml (FLAGSPLIT_CONFIG; config.toml
     /// not read)`), or `(none)`.
     pub config_file: &'static str,
-    /// The OpenSSL the build found, when an OpenSSL provider is selected.
-    pub openssl: Option<OpensslBuildInfo>,
-    /// The other C libraries the build probed (one per [`crate::probe::Library`] with
-    /// [`crate::probe::Finder::Generic`] that a selected provider links), in table order.
+    /// The C libraries the build probed (one per [`crate::probe::Library`] that a selected
+    /// provider links), in table order.
     pub libraries: &'static [LibraryBuildInfo],
     /// The target triple.
     pub target: &'static str,
@@ -28,6 +32,7 @@ pub struct BuildInfo {
 
 /// One facility's selection.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ChoiceInfo {
     /// The facility's name.
     pub facility: &'static str,
@@ -48,30 +53,78 @@ impl std::fmt::Display for ChoiceInfo {
     }
 }
 
-/// The OpenSSL found at build time.
+/// A C library the build probed.
 #[derive(Clone, Copy, Debug)]
-pub struct OpensslBuildInfo {
-    /// Version text (`3.0.19`), from `DEP_OPENSSL_VERSION_NUMBER`.
-    pub version: &'static str,
-    /// How it was located (`openssl-sys`, `OPENSSL_DIR=...`).
-    pub located_by: &'static str,
-    /// The library directories.
-    pub lib_dirs: &'static [&'static str],
-    /// Whether it is linked statically (`OPENSSL_STATIC`, vendored).
-    pub static_link: bool,
-}
-
-/// A C library other than OpenSSL that the build probed.
-#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct LibraryBuildInfo {
     /// Its name (`zlib`).
     pub library: &'static str,
+    /// Its version, when the build read it (`3.0.19`, `1.5.4`).
+    pub version: Option<&'static str>,
     /// How it was located (`libz-sys`, or `libz-sys (built by it: DEP_Z_ROOT)`).
     pub located_by: &'static str,
     /// The library directories; none: the compiler's default.
     pub lib_dirs: &'static [&'static str],
     /// Linked statically.
     pub static_link: bool,
+}
+
+// The constructors the generated `build_info.rs` calls. Hidden: the file is written by this
+// crate's own build-script half for the same version, and their parameters change whenever a
+// field is added, which would otherwise be a breaking change of the public API.
+impl BuildInfo {
+    #[doc(hidden)]
+    pub const fn __generated(
+        choices: &'static [ChoiceInfo],
+        features: &'static [&'static str],
+        source_features: &'static [&'static str],
+        config_file: &'static str,
+        libraries: &'static [LibraryBuildInfo],
+        target: &'static str,
+    ) -> BuildInfo {
+        BuildInfo {
+            choices,
+            features,
+            source_features,
+            config_file,
+            libraries,
+            target,
+        }
+    }
+}
+
+impl ChoiceInfo {
+    #[doc(hidden)]
+    pub const fn __generated(
+        facility: &'static str,
+        provider: &'static str,
+        origin: &'static str,
+    ) -> ChoiceInfo {
+        ChoiceInfo {
+            facility,
+            provider,
+            origin,
+        }
+    }
+}
+
+impl LibraryBuildInfo {
+    #[doc(hidden)]
+    pub const fn __generated(
+        library: &'static str,
+        version: Option<&'static str>,
+        located_by: &'static str,
+        lib_dirs: &'static [&'static str],
+        static_link: bool,
+    ) -> LibraryBuildInfo {
+        LibraryBuildInfo {
+            library,
+            version,
+            located_by,
+            lib_dirs,
+            static_link,
+        }
+    }
 }
 
 impl BuildInfo {

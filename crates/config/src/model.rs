@@ -7,38 +7,29 @@
 //! Everything here is plain data with no dependencies, so the shipped binaries can use it to print
 //! `--build-options` without pulling in the TOML reader.
 //!
-//! A crate declares its own facilities with a `static` table and resolves them from its build
-//! script (feature `build-script`, `script::Build`):
+//! A crate declares its own facilities with a `static` table built by `const fn`s, and resolves
+//! them from its build script (feature `build-script`, `script::Build`):
 //!
 //! ```
-//! use flagsplit_config::{Facility, FeatureSet, Provider, Role, Spec, Variable};
+//! use flagsplit_config::{Facility, FeatureSet, Provider, Role, Spec};
 //!
-//! static SPEC: Spec = Spec {
-//!     name: "inflate-demo",
-//!     prefix: "DEMO",
-//!     cfg_prefix: "demo",
-//!     binaries: &["demo"],
-//!     default_features: &[],
-//!     facilities: &[Facility {
-//!         name: "inflate",
-//!         label: "INFLATE",
-//!         purpose: "DEFLATE decompression",
-//!         providers: &[
+//! static SPEC: Spec = Spec::application("inflate-demo", "DEMO", "demo")
+//!     .binaries(&["demo"])
+//!     .facilities(&[Facility::new(
+//!         "inflate",
+//!         "INFLATE",
+//!         "DEFLATE decompression",
+//!         &[
 //!             Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (miniz_oxide)"),
 //!             Provider::new("zlib", "ZLIB", "the system zlib (libz-sys)")
 //!                 .feature("zlib")
 //!                 .links(&["libz"]),
 //!         ],
-//!         default_order: &["zlib", "miniz"],
-//!         used_by: &["demo"],
-//!     }],
-//!     variables: &[],
-//!     source_features: &[],
-//!     foreign_variables: &[],
-//!     local_config: Some("config.toml"),
-//!     example_config: Some("config.example.toml"),
-//!     role: Role::Application,
-//! };
+//!     )
+//!     .default_order(&["zlib", "miniz"])
+//!     .used_by(&["demo"])])
+//!     .local_config("config.toml")
+//!     .example_config("config.example.toml");
 //!
 //! let inflate = SPEC.facility("inflate").unwrap();
 //! assert_eq!(SPEC.env_var(inflate), "DEMO_INFLATE_PROVIDER");
@@ -51,13 +42,19 @@
 //! // In a library, features only compile: the default stays.
 //! assert_eq!(inflate.default_choice(Role::Library, &zlib).provider.name, "miniz");
 //! ```
+//!
+//! The types are `#[non_exhaustive]`: a table is built with the constructors and the builder
+//! methods, never with a struct literal, so that a field added in a later version breaks no table.
+//! The fields stay public for reading.
 
 use std::fmt;
 
 use crate::probe::Probe;
 
-/// A crate's facilities and the names derived from them.
+/// A crate's facilities and the names derived from them. Built with [`Spec::library`] or
+/// [`Spec::application`] and the builder methods (all `const fn`, for a `static`).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Spec {
     /// The crate, for messages.
     pub name: &'static str,
@@ -99,6 +96,7 @@ pub struct Spec {
 /// choice. For a library, one dependent turning a feature on would switch the provider for every
 /// other dependent, so there features only compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Role {
     /// The package that builds the executables. A facility's default is the first provider of
     /// its [`Facility::default_order`] whose feature is on.
@@ -112,6 +110,108 @@ pub enum Role {
 }
 
 impl Spec {
+    const fn empty(
+        name: &'static str,
+        prefix: &'static str,
+        cfg_prefix: &'static str,
+        role: Role,
+    ) -> Spec {
+        Spec {
+            name,
+            prefix,
+            cfg_prefix,
+            binaries: &[],
+            facilities: &[],
+            default_features: &[],
+            variables: &[],
+            source_features: &[],
+            foreign_variables: &[],
+            local_config: None,
+            example_config: None,
+            role,
+        }
+    }
+
+    /// The table of a library ([`Role::Library`]): `name` for messages, `prefix` for its
+    /// variables (`INFLATE_DEMO` gives `INFLATE_DEMO_INFLATE_PROVIDER`), `cfg_prefix` for its
+    /// `cfg`s (`inflate_demo` gives `cfg(inflate_demo_inflate = "zlib")`). No facility, no
+    /// variable, no config file until the builder methods add them.
+    pub const fn library(
+        name: &'static str,
+        prefix: &'static str,
+        cfg_prefix: &'static str,
+    ) -> Spec {
+        Spec::empty(name, prefix, cfg_prefix, Role::Library)
+    }
+
+    /// The table of the package that builds the executables ([`Role::Application`]); otherwise as
+    /// [`Spec::library`].
+    pub const fn application(
+        name: &'static str,
+        prefix: &'static str,
+        cfg_prefix: &'static str,
+    ) -> Spec {
+        Spec::empty(name, prefix, cfg_prefix, Role::Application)
+    }
+
+    /// The same, with these facilities ([`Spec::facilities`]).
+    pub const fn facilities(self, facilities: &'static [Facility]) -> Spec {
+        Spec { facilities, ..self }
+    }
+
+    /// The same, with these executables ([`Spec::binaries`]).
+    pub const fn binaries(self, binaries: &'static [&'static str]) -> Spec {
+        Spec { binaries, ..self }
+    }
+
+    /// The same, with these provider features in Cargo's `default` set ([`Spec::default_features`]).
+    pub const fn default_features(self, default_features: &'static [&'static str]) -> Spec {
+        Spec {
+            default_features,
+            ..self
+        }
+    }
+
+    /// The same, with these other `<PREFIX>_*` variables ([`Spec::variables`]).
+    pub const fn variables(self, variables: &'static [Variable]) -> Spec {
+        Spec { variables, ..self }
+    }
+
+    /// The same, with these source features ([`Spec::source_features`]).
+    pub const fn source_features(self, source_features: &'static [Variable]) -> Spec {
+        Spec {
+            source_features,
+            ..self
+        }
+    }
+
+    /// The same, with these variables of other crates ([`Spec::foreign_variables`]).
+    pub const fn foreign_variables(self, foreign_variables: &'static [Variable]) -> Spec {
+        Spec {
+            foreign_variables,
+            ..self
+        }
+    }
+
+    /// The same, reading the user's config file `file` at the package root when `<PREFIX>_CONFIG`
+    /// names none ([`Spec::local_config`]; for an application: a library's package root is
+    /// Cargo's unpacked copy when it comes from a registry).
+    pub const fn local_config(self, file: &'static str) -> Spec {
+        Spec {
+            local_config: Some(file),
+            ..self
+        }
+    }
+
+    /// The same, pointing messages at the committed example config file `file`
+    /// ([`Spec::example_config`]).
+    pub const fn example_config(self, file: &'static str) -> Spec {
+        Spec {
+            example_config: Some(file),
+            ..self
+        }
+    }
+
     /// Where the config-file format is documented, for messages: `config.example.toml documents
     /// the format` or nothing.
     pub fn format_hint(&self) -> String {
@@ -129,8 +229,10 @@ impl Spec {
     }
 }
 
-/// One thing a crate needs, for which several implementations ("providers") exist.
+/// One thing a crate needs, for which several implementations ("providers") exist. Built with
+/// [`Facility::new`] and the builder methods.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Facility {
     /// The name used in the config file (`[sha1-unsafe]`), in messages and, upper-cased with `_`
     /// for `-`, in the variable and `cfg` names.
@@ -141,15 +243,17 @@ pub struct Facility {
     pub purpose: &'static str,
     /// Every provider, in documentation order.
     pub providers: &'static [Provider],
-    /// The default: the first of these providers that the enabled features compile. The last one
-    /// must need no feature, so that there always is a default.
+    /// The default: the first of these providers that the enabled features compile (a library:
+    /// the first that needs no feature). One of them must need no feature, so that there always is
+    /// a default. Empty: the providers in their declared order.
     pub default_order: &'static [&'static str],
     /// The binaries that use this facility: only those link what its provider links.
     pub used_by: &'static [&'static str],
 }
 
-/// One implementation of a facility.
+/// One implementation of a facility. Built with [`Provider::new`] and the builder methods.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Provider {
     /// The name used in variables, the config file and `cfg` values.
     pub name: &'static str,
@@ -217,6 +321,52 @@ impl fmt::Display for Provider {
 }
 
 impl Facility {
+    /// A facility: `name` (config file, messages, variable and `cfg` names), `label` (its key in
+    /// the build options a binary prints), `purpose` (one line), and its providers in
+    /// documentation order. The default order is the declared one until
+    /// [`Facility::default_order`] says otherwise; it is used by every binary until
+    /// [`Facility::used_by`] names some.
+    pub const fn new(
+        name: &'static str,
+        label: &'static str,
+        purpose: &'static str,
+        providers: &'static [Provider],
+    ) -> Facility {
+        Facility {
+            name,
+            label,
+            purpose,
+            providers,
+            default_order: &[],
+            used_by: &[],
+        }
+    }
+
+    /// The same, with this default order ([`Facility::default_order`]).
+    pub const fn default_order(self, default_order: &'static [&'static str]) -> Facility {
+        Facility {
+            default_order,
+            ..self
+        }
+    }
+
+    /// The same, used only by these executables of the package ([`Facility::used_by`]).
+    pub const fn used_by(self, used_by: &'static [&'static str]) -> Facility {
+        Facility { used_by, ..self }
+    }
+
+    /// The providers in default order: [`Facility::default_order`]'s, or the declared order.
+    fn ordered(&self) -> Vec<&Provider> {
+        if self.default_order.is_empty() {
+            self.providers.iter().collect()
+        } else {
+            self.default_order
+                .iter()
+                .filter_map(|name| self.provider(name))
+                .collect()
+        }
+    }
+
     /// Looks a provider up by name (exact, lower case).
     pub fn provider(&self, name: &str) -> Option<&Provider> {
         self.providers.iter().find(|p| p.name == name)
@@ -227,14 +377,10 @@ impl Facility {
     /// that made it the default, if any. As a [`Role::Library`]: the first of it that needs no
     /// feature, whatever `features` are on.
     pub fn default_choice(&'static self, role: Role, features: &FeatureSet) -> Choice {
-        let ordered = || {
-            self.default_order
-                .iter()
-                .filter_map(|name| self.provider(name))
-        };
+        let ordered = self.ordered();
         let provider = match role {
-            Role::Application => ordered().find(|p| p.is_available(features)),
-            Role::Library => ordered().find(|p| p.feature.is_none()),
+            Role::Application => ordered.into_iter().find(|p| p.is_available(features)),
+            Role::Library => ordered.into_iter().find(|p| p.feature.is_none()),
         }
         .or_else(|| self.providers.iter().find(|p| p.feature.is_none()))
         .unwrap_or(&self.providers[0]);
@@ -249,10 +395,8 @@ impl Facility {
     /// (a [`Role::Library`]'s is the one provider: `miniz`).
     pub fn default_text(&self, role: Role) -> String {
         let mut parts = Vec::new();
-        for name in self.default_order {
-            let Some(p) = self.provider(name) else {
-                continue;
-            };
+        for p in self.ordered() {
+            let name = p.name;
             match p.feature {
                 Some(feature) if role == Role::Application => {
                     parts.push(format!("{name} with feature {feature}"));
@@ -423,12 +567,11 @@ impl Spec {
                     ));
                 }
             }
-            match f.default_order.last().and_then(|n| f.provider(n)) {
-                Some(p) if p.feature.is_none() => {}
-                _ => problems.push(format!(
-                    "{}: default_order must end with a provider that needs no feature",
+            if !f.ordered().iter().any(|p| p.feature.is_none()) {
+                problems.push(format!(
+                    "{}: default_order must name a provider that needs no feature",
                     f.name
-                )),
+                ));
             }
             for b in f.used_by {
                 if !self.binaries.contains(b) {
@@ -444,8 +587,10 @@ impl Spec {
     }
 }
 
-/// One environment variable, for the knob table and the typo check.
+/// One environment variable, for the knob table and the typo check. Built with
+/// [`Variable::new`] and the builder methods.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Variable {
     /// Its name.
     pub name: &'static str,
@@ -459,8 +604,33 @@ pub struct Variable {
     pub help: &'static str,
 }
 
+impl Variable {
+    /// A variable read `when`, doing `help`; its values and default are empty until
+    /// [`Variable::values`] and [`Variable::default_value`] say them.
+    pub const fn new(name: &'static str, when: When, help: &'static str) -> Variable {
+        Variable {
+            name,
+            when,
+            values: "",
+            default: "",
+            help,
+        }
+    }
+
+    /// The same, with its accepted values in words ([`Variable::values`]).
+    pub const fn values(self, values: &'static str) -> Variable {
+        Variable { values, ..self }
+    }
+
+    /// The same, saying what happens when it is unset ([`Variable::default`]).
+    pub const fn default_value(self, default: &'static str) -> Variable {
+        Variable { default, ..self }
+    }
+}
+
 /// When a variable is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum When {
     /// By `build.rs`, while compiling: changing it rebuilds.
     Build,
@@ -550,6 +720,7 @@ impl FeatureSet {
 
 /// Where a selection came from: every choice is explained, nothing is automagic.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Origin {
     /// Nothing asked; the built-in default.
     Default,
@@ -582,6 +753,7 @@ impl fmt::Display for Origin {
 
 /// The provider selected for one facility, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Choice {
     /// The selected provider.
     pub provider: &'static Provider,
@@ -605,6 +777,7 @@ impl Eq for Provider {}
 
 /// One selected provider per facility of a [`Spec`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Selection {
     /// The table the selection is for.
     pub spec: &'static Spec,

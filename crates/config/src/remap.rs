@@ -12,19 +12,19 @@
 
 use std::path::Path;
 
-use crate::codegen::{LibraryFound, OpensslFound};
 use crate::model::{Choice, Origin, Selection};
+use crate::probe::LibraryFound;
 
 /// The `--remap-path-prefix FROM=TO` mappings of one compiler command line, in command-line order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PathRemap {
+pub(crate) struct PathRemap {
     mappings: Vec<(String, String)>,
 }
 
 impl PathRemap {
     /// The mappings in `CARGO_ENCODED_RUSTFLAGS` (flags separated by `\x1f`), in both spellings
     /// rustc accepts: `--remap-path-prefix=FROM=TO` and `--remap-path-prefix` `FROM=TO`.
-    pub fn from_encoded_rustflags(flags: &str) -> PathRemap {
+    pub(crate) fn from_encoded_rustflags(flags: &str) -> PathRemap {
         let mut mappings = Vec::new();
         let mut args = flags.split('\x1f').filter(|a| !a.is_empty());
         while let Some(arg) = args.next() {
@@ -42,13 +42,14 @@ impl PathRemap {
     }
 
     /// Whether there is no mapping.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.mappings.is_empty()
     }
 
     /// `path` as rustc would show it: the last mapping whose FROM is a prefix of `path`, compared
     /// component by component (`/src/a` covers `/src/a/b`, not `/src/ab`), replaces it.
-    pub fn path(&self, path: &str) -> String {
+    pub(crate) fn path(&self, path: &str) -> String {
         for (from, to) in self.mappings.iter().rev() {
             if let Ok(rest) = Path::new(path).strip_prefix(from) {
                 return if rest.as_os_str().is_empty() {
@@ -62,7 +63,7 @@ impl PathRemap {
     }
 
     /// The selection with the config file paths of its origins remapped.
-    pub fn selection(&self, selection: &Selection) -> Selection {
+    pub(crate) fn selection(&self, selection: &Selection) -> Selection {
         Selection {
             spec: selection.spec,
             choices: selection
@@ -84,24 +85,16 @@ impl PathRemap {
         }
     }
 
-    /// A probed library's description with its directories remapped.
-    pub fn library(&self, found: &LibraryFound) -> LibraryFound {
+    /// A probed library's description with its directories remapped: the library directories
+    /// and a path in how it was located (`OPENSSL_DIR=/path`, `/path`).
+    pub(crate) fn library(&self, found: &LibraryFound) -> LibraryFound {
+        let located_by = match found.located_by.split_once('=') {
+            Some((name, dir)) if dir.starts_with('/') => format!("{name}={}", self.path(dir)),
+            _ if found.located_by.starts_with('/') => self.path(&found.located_by),
+            _ => found.located_by.clone(),
+        };
         LibraryFound {
-            located_by: self.path(&found.located_by),
-            lib_dirs: found.lib_dirs.iter().map(|d| self.path(d)).collect(),
-            ..found.clone()
-        }
-    }
-
-    /// The OpenSSL description with its directories remapped: the library directories and the
-    /// `OPENSSL_DIR=` of its location.
-    pub fn openssl(&self, found: &OpensslFound) -> OpensslFound {
-        const DIR: &str = "OPENSSL_DIR=";
-        OpensslFound {
-            located_by: match found.located_by.strip_prefix(DIR) {
-                Some(dir) => format!("{DIR}{}", self.path(dir)),
-                None => found.located_by.clone(),
-            },
+            located_by,
             lib_dirs: found.lib_dirs.iter().map(|d| self.path(d)).collect(),
             ..found.clone()
         }
@@ -196,28 +189,29 @@ mod tests {
     }
 
     #[test]
-    fn remaps_openssl_directories() {
+    fn remaps_library_directories() {
         let r = remap(&["--remap-path-prefix=/tmp/x/tree=/build/flagsplit"]);
-        let found = OpensslFound {
-            version: "OpenSSL 3.0.19".into(),
+        let found = LibraryFound {
+            library: "OpenSSL",
+            version: Some("OpenSSL 3.0.19".into()),
             located_by: "OPENSSL_DIR=/tmp/x/tree/openssl".into(),
             lib_dirs: vec!["/tmp/x/tree/openssl/lib64".into(), "/usr/lib".into()],
             static_link: true,
         };
-        let shown = r.openssl(&found);
+        let shown = r.library(&found);
         assert_eq!(shown.located_by, "OPENSSL_DIR=/build/flagsplit/openssl");
         assert_eq!(
             shown.lib_dirs,
             ["/build/flagsplit/openssl/lib64", "/usr/lib"]
         );
         assert_eq!(
-            (shown.version.as_str(), shown.static_link),
-            ("OpenSSL 3.0.19", true)
+            (shown.version.as_deref(), shown.static_link),
+            (Some("OpenSSL 3.0.19"), true)
         );
-        let pkg = OpensslFound {
+        let pkg = LibraryFound {
             located_by: "pkg-config".into(),
             ..found
         };
-        assert_eq!(r.openssl(&pkg).located_by, "pkg-config");
+        assert_eq!(r.library(&pkg).located_by, "pkg-config");
     }
 }

@@ -8,12 +8,48 @@
 use std::collections::BTreeMap;
 
 use crate::error::{ConfigError, Errors, FilePos, Requester};
-use crate::file::{self, FileChoice};
-use crate::model::{Choice, FeatureSet, Origin, Selection, Spec, When};
+use crate::model::{Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, When};
+
+/// One `provider = "..."` entry of a config file that names a valid provider.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileChoice {
+    /// The facility (table).
+    pub facility: &'static Facility,
+    /// The provider named.
+    pub provider: &'static Provider,
+    /// Where the value is.
+    pub at: FilePos,
+}
+
+/// The file's valid choices and every error in it.
+#[cfg(feature = "config-file")]
+fn parse_file(
+    spec: &'static Spec,
+    input: &ConfigFileInput,
+    text: &str,
+) -> (Vec<FileChoice>, Vec<ConfigError>) {
+    crate::file::parse(spec, &input.named, text)
+}
+
+/// Without a TOML reader, a config file is an error.
+#[cfg(not(feature = "config-file"))]
+fn parse_file(
+    spec: &'static Spec,
+    input: &ConfigFileInput,
+    _text: &str,
+) -> (Vec<FileChoice>, Vec<ConfigError>) {
+    let error = ConfigError::NoFileReader {
+        named: input.named_by.clone(),
+        crate_name: spec.name,
+        prefix: spec.prefix,
+    };
+    (Vec::new(), vec![error])
+}
 
 /// The config file that applies (the one `<PREFIX>_CONFIG` names, else the local `config.toml`),
 /// as read by the caller.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ConfigFileInput {
     /// The path as given (the variable's value, or `config.toml`), used in origins.
     pub named: String,
@@ -27,8 +63,9 @@ pub struct ConfigFileInput {
     pub fix: String,
 }
 
-/// Everything the resolver decides from.
+/// Everything the resolver decides from: [`Inputs::new`], then the fields.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Inputs {
     /// The facility table.
     pub spec: &'static Spec,
@@ -39,6 +76,27 @@ pub struct Inputs {
     pub env: BTreeMap<String, Option<String>>,
     /// The config file that applies, if any.
     pub file: Option<ConfigFileInput>,
+}
+
+impl ConfigFileInput {
+    /// The file `named` (as its origins will say it), named by `named_by`
+    /// (`DEMO_CONFIG=demo.toml`), read from `resolved`: its `contents`, or the operating
+    /// system's reason it could not be read; `fix`: what to do when it cannot be read.
+    pub fn new(
+        named: impl Into<String>,
+        named_by: impl Into<String>,
+        resolved: impl Into<String>,
+        contents: Result<String, String>,
+        fix: impl Into<String>,
+    ) -> ConfigFileInput {
+        ConfigFileInput {
+            named: named.into(),
+            named_by: named_by.into(),
+            resolved: resolved.into(),
+            contents,
+            fix: fix.into(),
+        }
+    }
 }
 
 impl Inputs {
@@ -54,7 +112,8 @@ impl Inputs {
 }
 
 /// The config file the `<PREFIX>_CONFIG` variable names, if it is set to something non-empty.
-pub fn config_file_name<'a>(
+#[cfg(feature = "build-script")]
+pub(crate) fn config_file_name<'a>(
     spec: &Spec,
     env: &'a BTreeMap<String, Option<String>>,
 ) -> Option<&'a str> {
@@ -118,9 +177,12 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 }
             }
         }
-        let Some(value) = value else {
-            errors.push(ConfigError::NotUnicode { name: name.clone() });
-            continue;
+        let value = match value {
+            Some(value) => value,
+            None => {
+                errors.push(ConfigError::NotUnicode { name: name.clone() });
+                continue;
+            }
         };
         if value.is_empty() {
             errors.push(ConfigError::EmptyVariable {
@@ -129,8 +191,11 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
             });
             continue;
         }
-        let Some(i) = facility else {
-            continue; // the config variable: the caller read the file it names
+        let i = match facility {
+            Some(i) => i,
+            None => {
+                continue; // the config variable: the caller read the file it names
+            }
         };
         let facility = &spec.facilities[i];
         match facility.provider(value) {
@@ -154,7 +219,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 fix: input.fix.clone(),
             }),
             Ok(text) => {
-                let (choices, file_errors) = file::parse(spec, &input.named, text);
+                let (choices, file_errors) = parse_file(spec, input, text);
                 errors.extend(file_errors);
                 for choice in choices {
                     if let Some(i) = spec
@@ -192,8 +257,11 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 (Requester::File(c.at.clone()), c.provider, origin)
             })
         };
-        let Some((by, provider, origin)) = requested else {
-            continue;
+        let (by, provider, origin) = match requested {
+            Some((by, provider, origin)) => (by, provider, origin),
+            None => {
+                continue;
+            }
         };
         if !provider.is_available(&inputs.features) {
             errors.push(ConfigError::feature_off(
@@ -274,7 +342,7 @@ pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
                     BTreeMap::new(),
                     Some(format!("[{facility}]\nprovider = \"{name}\"\n")),
                 );
-                for (result, by, origin) in [
+                let requests = [
                     (
                         by_env,
                         Requester::Env(var.clone()),
@@ -289,7 +357,10 @@ pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
                             column: at.column,
                         },
                     ),
-                ] {
+                ];
+                // Without a TOML reader a file is no way to ask.
+                let asked = if cfg!(feature = "config-file") { 2 } else { 1 };
+                for (result, by, origin) in requests.into_iter().take(asked) {
                     checked += 1;
                     let what = format!("features {features:?}, {facility} = {name} by {origin}");
                     let expected_error = match facility.provider(name) {
@@ -434,15 +505,17 @@ mod tests {
     #[test]
     fn every_facility_provider_feature_set() {
         // 8 feature sets × (the defaults + 3 facilities × 5 provider names × variable and file).
-        assert_eq!(check_every_request(&DEMO), Ok(8 * (1 + 3 * 5 * 2)));
+        let ways = if cfg!(feature = "config-file") { 2 } else { 1 };
+        assert_eq!(check_every_request(&DEMO), Ok(8 * (1 + 3 * 5 * ways)));
         // 4 feature sets × (the defaults + 1 facility × 3 names × 2).
         assert_eq!(
             check_every_request(&crate::test_tables::LIBRARY),
-            Ok(4 * (1 + 3 * 2))
+            Ok(4 * (1 + 3 * ways))
         );
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn variable_beats_file_beats_default() {
         let text = "[hash]\nprovider = \"block\"\n[hash-fast]\nprovider = \"block\"\n";
         let sel = run(
@@ -462,6 +535,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn overridden_file_entry_needs_no_feature_but_must_be_valid() {
         // The file asks for OpenSSL TLS without the feature, but the variable overrides it.
         let text = "[tls]\nprovider = \"openssl\"\n";

@@ -7,15 +7,13 @@
 //! ([`crate::Role::Library`], selected by the application through the variables):
 //!
 //! ```no_run
-//! # static SPEC: flagsplit_config::Spec = flagsplit_config::Spec { name: "demo", prefix: "DEMO",
-//! #   cfg_prefix: "demo", binaries: &[], default_features: &[], facilities: &[], variables: &[],
-//! #   source_features: &[], foreign_variables: &[], local_config: None, example_config: None,
-//! #   role: flagsplit_config::Role::Library };
+//! # static SPEC: flagsplit_config::Spec = flagsplit_config::Spec::library("demo", "DEMO", "demo");
 //! // build.rs
 //! fn main() {
 //!     let build = flagsplit_config::script::Build::new(&SPEC);
-//!     let Some(resolved) = build.resolve_and_emit() else { return }; // the error was printed
-//!     build.write_build_info(&resolved, &Default::default());
+//!     if let Some(resolved) = build.resolve_and_emit() {
+//!         build.write_build_info(&resolved, &Default::default());
+//!     }
 //! }
 //! ```
 //!
@@ -29,7 +27,7 @@ use std::path::{Path, PathBuf};
 use crate::codegen;
 pub use crate::env::Env;
 use crate::model::{FeatureSet, Role, Selection, Spec};
-use crate::probe::{self, Asker, Finder, Library, LibraryFound, Need, OPENSSL, OpensslFound};
+use crate::probe::{self, Asker, Library, LibraryFound, Need};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs};
 
@@ -41,6 +39,7 @@ pub const WATCH_DIR: &str = ".config-watch";
 
 /// What a successful resolution decided.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Resolved {
     /// The selection.
     pub selection: Selection,
@@ -53,6 +52,7 @@ pub struct Resolved {
 }
 
 /// One build script's job for one [`Spec`].
+#[non_exhaustive]
 pub struct Build {
     /// The facility table.
     pub spec: &'static Spec,
@@ -133,8 +133,11 @@ impl Build {
             };
             return (Some(input), shown);
         }
-        let Some(local) = local else {
-            return (None, "(none)".to_string());
+        let local = match local {
+            Some(local) => local,
+            None => {
+                return (None, "(none)".to_string());
+            }
         };
         if self.is_packaged() {
             // A registry copy has no user file; the variable is the way to configure it.
@@ -144,7 +147,7 @@ impl Build {
         let link = watch.join(local);
         if link
             .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
+            .map_or(false, |m| m.file_type().is_symlink())
         {
             self.env.watch_path(Path::new(WATCH_DIR));
         } else {
@@ -175,11 +178,9 @@ impl Build {
         (Some(input), local.to_string())
     }
 
-    /// Gathers the inputs (features, variables, the config file) and resolves.
-    pub fn resolve(&self) -> Result<Resolved, String> {
-        let spec = self.spec;
+    fn enabled_features(&self) -> FeatureSet {
         let mut features = FeatureSet::EMPTY;
-        for feature in spec.features() {
+        for feature in self.spec.features() {
             if self
                 .env
                 .cargo_var(&Spec::cargo_feature_env(feature))
@@ -188,7 +189,11 @@ impl Build {
                 features = features.with(feature);
             }
         }
-        let source_features: Vec<&'static str> = spec
+        features
+    }
+
+    fn enabled_source_features(&self) -> Vec<&'static str> {
+        self.spec
             .source_features
             .iter()
             .filter(|f| {
@@ -197,7 +202,15 @@ impl Build {
                     .is_some()
             })
             .map(|f| f.name)
-            .collect();
+            .collect()
+    }
+
+    /// Gathers the inputs (features, variables, the config file) and resolves: the selection,
+    /// or the build error's text.
+    pub fn resolve(&self) -> Result<Resolved, String> {
+        let spec = self.spec;
+        let features = self.enabled_features();
+        let source_features = self.enabled_source_features();
         let vars = self.env.prefixed_vars(spec);
         let (file, config_file) = self.config_file(&vars);
         let inputs = Inputs {
@@ -221,10 +234,45 @@ impl Build {
         })
     }
 
+    /// Whether this is a documentation build (`DOCS_RS` set, as docs.rs does): it links
+    /// nothing, so it probes nothing, and it fails on nothing (a configuration error becomes a
+    /// warning and the defaults apply).
+    pub fn is_docs_rs(&self) -> bool {
+        self.env.var("DOCS_RS").is_some()
+    }
+
+    /// The selection nothing asked for: every facility's default for the enabled features.
+    fn defaults(&self) -> Resolved {
+        let spec = self.spec;
+        let features = self.enabled_features();
+        Resolved {
+            selection: Selection {
+                spec,
+                choices: spec
+                    .facilities
+                    .iter()
+                    .map(|f| f.default_choice(spec.role, &features))
+                    .collect(),
+            },
+            features,
+            source_features: self.enabled_source_features(),
+            config_file: "(none)".to_string(),
+        }
+    }
+
     /// [`Build::resolve`], then [`emit_cfgs`]; on an error, fails the build with it ([`error`])
-    /// and returns `None`.
+    /// and returns `None` (a documentation build warns instead and goes on with the defaults).
     pub fn resolve_and_emit(&self) -> Option<Resolved> {
-        match self.resolve() {
+        let result = match self.resolve() {
+            Err(message) if self.is_docs_rs() => {
+                warning(&format!(
+                    "{message}\n  (DOCS_RS is set: a documentation build goes on with the defaults)"
+                ));
+                Ok(self.defaults())
+            }
+            other => other,
+        };
+        match result {
             Ok(resolved) => {
                 emit_cfgs(&resolved.selection);
                 if self.spec.role == Role::Library {
@@ -255,7 +303,6 @@ impl Build {
             &resolved.features.in_order(self.spec),
             &resolved.source_features,
             &remap.path(&resolved.config_file),
-            probed.openssl.as_ref().map(|o| remap.openssl(o)).as_ref(),
             &probed
                 .libraries
                 .iter()
@@ -272,19 +319,26 @@ impl Build {
     }
 }
 
-/// What the probes found, for the build options.
+/// What the probes found, for the build options ([`Build::write_build_info`]); the default:
+/// nothing probed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Probed {
-    /// The OpenSSL `openssl-sys` found, when a selected provider needs it.
-    pub openssl: Option<OpensslFound>,
-    /// The other probed libraries, in the order the table first names them.
+    /// The probed libraries, in the order the table first names them.
     pub libraries: Vec<LibraryFound>,
+}
+
+impl Probed {
+    /// The probed library named `name`.
+    pub fn library(&self, name: &str) -> Option<&LibraryFound> {
+        self.libraries.iter().find(|l| l.library == name)
+    }
 }
 
 impl Build {
     /// The probes the selected providers need ([`crate::Provider::probe`]), each with who asked
     /// and the selection that avoids its library.
-    pub fn needs(&self, resolved: &Resolved) -> Vec<Need> {
+    fn needs(&self, resolved: &Resolved) -> Vec<Need> {
         let mut needs = Vec::new();
         for (probe, askers) in resolved.selection.probes() {
             let askers = askers
@@ -308,71 +362,89 @@ impl Build {
         needs
     }
 
-    /// Probes every C library the selected providers need, one [`crate::probe::Library`] at a
-    /// time, with the programs in `compat_dir`: OpenSSL as `openssl-sys` found it
-    /// ([`probe::setup`]: the package must depend on `openssl-sys` directly to receive its
-    /// `DEP_OPENSSL_*`), any other library from what its `-sys` crate published
-    /// ([`probe::run::generic_setup`]). Before that, source feature `openssl-vendored` (where
-    /// OpenSSL comes from) must go with a compiled OpenSSL provider: [`probe::vendored_check`].
-    /// A documentation build (`DOCS_RS` set, as docs.rs does) links nothing and probes nothing.
-    pub fn probe(&self, resolved: &Resolved, compat_dir: &Path) -> Result<Probed, String> {
-        let needs = self.needs(resolved);
-        let uses_openssl = |p: &crate::Provider| p.probe.is_some_and(|q| q.library == &OPENSSL);
-        if resolved.source_features.contains(&"openssl-vendored") {
-            let on = resolved.features.in_order(self.spec);
-            let openssl_on: Vec<&str> = on
-                .iter()
-                .copied()
-                .filter(|f| {
-                    self.spec
-                        .compiled_by(f)
-                        .iter()
-                        .any(|(_, p)| uses_openssl(p))
-                })
-                .collect();
-            let selected = needs.iter().any(|n| n.probe.library == &OPENSSL);
-            if let Some(w) = probe::vendored_check(&on, &openssl_on, selected)? {
-                warning(&w);
+    /// Every library a provider of the table links, in table order.
+    fn libraries(&self) -> Vec<&'static Library> {
+        let mut out: Vec<&'static Library> = Vec::new();
+        for facility in self.spec.facilities {
+            for p in facility.providers {
+                if let Some(probe) = p.probe {
+                    if !out.contains(&probe.library) {
+                        out.push(probe.library);
+                    }
+                }
             }
         }
+        out
+    }
+
+    /// Checks the source features of each library ([`Library::source_features`]) that are on.
+    fn check_source_features(&self, resolved: &Resolved, needs: &[Need]) -> Result<(), String> {
+        let spec = self.spec;
+        let on = resolved.features.in_order(spec);
+        for library in self.libraries() {
+            for feature in library.source_features {
+                if !resolved.source_features.contains(feature) {
+                    continue;
+                }
+                let links = |f: &&str| {
+                    spec.compiled_by(f)
+                        .iter()
+                        .any(|(_, p)| p.probe.map_or(false, |q| q.library == library))
+                };
+                let linking: Vec<&str> = spec.features().into_iter().filter(|f| links(f)).collect();
+                let compiling: Vec<&str> = on.iter().copied().filter(|f| links(f)).collect();
+                let selected = needs.iter().any(|n| n.probe.library == library);
+                if let Some(w) = probe::source_feature_check(
+                    library, feature, &on, &compiling, &linking, selected,
+                )? {
+                    warning(&w);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Probes every C library the selected providers need, one [`Library`] at a time, with the
+    /// programs in `compat_dir`: its [`probe::Finder`] says where it is, its
+    /// [`probe::VersionCheck`] whether its version is accepted, then each [`probe::Probe`] is
+    /// compiled and linked. Before that, a source feature that is on must go with a compiled
+    /// provider of its library ([`Library::source_features`]). `Err` is the build error's text,
+    /// for [`error`]. A documentation build (`DOCS_RS` set) probes nothing and fails nothing.
+    pub fn probe(&self, resolved: &Resolved, compat_dir: &Path) -> Result<Probed, String> {
+        let needs = self.needs(resolved);
+        if self.is_docs_rs() {
+            if !needs.is_empty() {
+                let names: Vec<&str> = needs.iter().map(|n| n.probe.source).collect();
+                warning(&format!(
+                    "DOCS_RS is set: a documentation build links nothing, so {} are not compiled",
+                    names.join(", ")
+                ));
+            }
+            return Ok(Probed::default());
+        }
+        self.check_source_features(resolved, &needs)?;
         if needs.is_empty() {
             return Ok(Probed::default());
         }
-        if self.env.var("DOCS_RS").is_some() {
-            let names: Vec<&str> = needs.iter().map(|n| n.probe.source).collect();
-            warning(&format!(
-                "DOCS_RS is set: a documentation build links nothing, so {} are not compiled",
-                names.join(", ")
-            ));
-            return Ok(Probed::default());
-        }
         self.env.watch_path(compat_dir);
-        let mut libraries: Vec<&'static Library> = Vec::new();
-        for need in &needs {
-            if !libraries.contains(&need.probe.library) {
-                libraries.push(need.probe.library);
-            }
-        }
         let mut probed = Probed::default();
-        for library in libraries {
+        for library in self.libraries() {
             let mine: Vec<Need> = needs
                 .iter()
                 .filter(|n| n.probe.library == library)
                 .cloned()
                 .collect();
-            match library.finder {
-                Finder::Openssl => {
-                    probed.openssl =
-                        Some(probe::setup(&self.env, &mine, compat_dir, &self.out_dir)?);
-                }
-                Finder::Generic => probed.libraries.push(probe::run::generic_setup(
-                    &self.env,
-                    library,
-                    &mine,
-                    compat_dir,
-                    &self.out_dir,
-                )?),
+            if mine.is_empty() {
+                continue;
             }
+            probed.libraries.push(probe::run::setup(
+                &self.env,
+                library,
+                &mine,
+                self.spec.name,
+                compat_dir,
+                &self.out_dir,
+            )?);
         }
         Ok(probed)
     }
@@ -389,7 +461,7 @@ fn library_note(spec: &Spec) -> String {
 
 /// For a [`Role::Library`]: one warning per provider a feature compiles that nothing selected
 /// (see [`Selection::unselected`]), naming the variable that would select it.
-pub fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
+pub(crate) fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
     let selection = &resolved.selection;
     let spec = selection.spec;
     selection
@@ -437,17 +509,20 @@ pub fn error(message: &str) {
 /// Whether `cargo::error` may be printed: the package's `rust-version` (`CARGO_PKG_RUST_VERSION`,
 /// empty when it declares none) is 1.77 or later or unset, and Cargo (`cargo -V`'s output) is
 /// 1.84 or later.
-pub fn error_directive_allowed(package_rust_version: &str, cargo_version: Option<&str>) -> bool {
+pub(crate) fn error_directive_allowed(
+    package_rust_version: &str,
+    cargo_version: Option<&str>,
+) -> bool {
     let minor = |v: &str| -> Option<(u32, u32)> {
         let mut parts = v.split(['.', '-', ' ']);
         Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
     };
     let package_ok = package_rust_version.is_empty()
-        || minor(package_rust_version).is_some_and(|v| v >= (1, 77));
+        || minor(package_rust_version).map_or(false, |v| v >= (1, 77));
     let cargo_ok = cargo_version
         .and_then(|v| v.strip_prefix("cargo "))
         .and_then(minor)
-        .is_some_and(|v| v >= (1, 84));
+        .map_or(false, |v| v >= (1, 84));
     package_ok && cargo_ok
 }
 
@@ -498,7 +573,7 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
 
 /// Writes `contents` unless the file already holds exactly that (keeps mtimes stable).
 fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
-    if fs::read_to_string(path).is_ok_and(|old| old == contents) {
+    if fs::read_to_string(path).map_or(false, |old| old == contents) {
         return Ok(());
     }
     fs::write(path, contents)
@@ -512,7 +587,7 @@ mod tests {
     /// A package root in a fresh temporary directory, and a build of it with `vars`.
     fn package(name: &str, files: &[(&str, &str)], vars: &[(&str, &str)]) -> (PathBuf, Build) {
         let root =
-            std::env::temp_dir().join(format!("flagsplit-script-{name}-{}", std::process::id()));
+            std::env::temp_dir().join(format!("config-script-test-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
         fs::create_dir_all(&root).unwrap();
         for (file, text) in files {
@@ -531,6 +606,7 @@ mod tests {
     const BLOCK: &str = "[hash]\nprovider = \"block\"\n";
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn config_toml_is_read_when_no_variable_names_a_file() {
         let (root, build) = package("local", &[("config.toml", BLOCK)], &[]);
         let r = build.resolve().unwrap();
@@ -543,6 +619,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "config-file")]
     fn a_named_file_replaces_config_toml_and_resolves_against_the_package_root() {
         let (root, build) = package(
             "named",
@@ -609,6 +686,23 @@ mod tests {
         );
         let r = build.resolve().unwrap();
         assert_eq!(build.probe(&r, &root.join("compat")), Ok(Probed::default()));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    /// Without a TOML reader, a config file is an error that says what to do instead.
+    #[test]
+    #[cfg(not(feature = "config-file"))]
+    fn without_a_toml_reader_a_config_file_is_an_error() {
+        let (root, build) = package("no-reader", &[("config.toml", BLOCK)], &[]);
+        let e = build.resolve().unwrap_err();
+        assert!(
+            e.starts_with("config.toml names a config file, but this build of demo reads none"),
+            "{e}"
+        );
+        assert!(
+            e.contains("fix: select with the DEMO_<FACILITY>_PROVIDER variables instead"),
+            "{e}"
+        );
         fs::remove_dir_all(root).unwrap();
     }
 

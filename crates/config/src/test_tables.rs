@@ -4,63 +4,78 @@
 #![cfg_attr(not(feature = "resolve"), allow(dead_code))]
 
 use crate::model::{Facility, Provider, Role, Spec, Variable, When};
-use crate::probe::{OPENSSL, Probe};
+use crate::probe::openssl::{Flavor, OpensslSys, Verdict};
+use crate::probe::{Library, Probe};
 
-/// A library with one facility: `miniz` always compiled (the default), `zlib` and `zlib-ng`
-/// each behind a feature.
-pub static LIBRARY: Spec = Spec {
-    name: "inflate-lib",
-    prefix: "INFLATE_LIB",
-    cfg_prefix: "inflate_lib",
-    binaries: &[],
-    default_features: &[],
-    facilities: &[Facility {
-        name: "inflate",
-        label: "INFLATE",
-        purpose: "DEFLATE decompression",
-        providers: &[
-            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
-            Provider::new("zlib", "ZLIB", "the system zlib")
-                .feature("zlib")
-                .links(&["libz"]),
-            Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
-        ],
-        default_order: &["zlib-ng", "zlib", "miniz"],
-        used_by: &[],
-    }],
-    variables: &[],
-    source_features: &[],
-    foreign_variables: &[],
-    local_config: None,
-    example_config: None,
-    role: Role::Library,
-};
-
-/// The same table as an application's.
-pub static APPLICATION: Spec = Spec {
-    name: "inflate-app",
-    prefix: "INFLATE_APP",
-    cfg_prefix: "inflate_app",
-    role: Role::Application,
-    ..copy_of_library()
-};
-
-const fn copy_of_library() -> Spec {
-    Spec {
-        name: LIBRARY.name,
-        prefix: LIBRARY.prefix,
-        cfg_prefix: LIBRARY.cfg_prefix,
-        binaries: LIBRARY.binaries,
-        default_features: LIBRARY.default_features,
-        facilities: LIBRARY.facilities,
-        variables: LIBRARY.variables,
-        source_features: LIBRARY.source_features,
-        foreign_variables: LIBRARY.foreign_variables,
-        local_config: LIBRARY.local_config,
-        example_config: LIBRARY.example_config,
-        role: LIBRARY.role,
+/// A version policy of the kind a crate declares for OpenSSL: 1.1.1 to 3.x supported, 4 and later
+/// and LibreSSL 3.5 or newer with a warning, the rest refused.
+pub(crate) fn demo_judge(flavor: Option<Flavor>, who: &str) -> Verdict {
+    const RANGE: &str = "OpenSSL 1.1.1 to 3.x";
+    match flavor {
+        None => Verdict::Refuse("openssl-sys reported no OpenSSL version".into()),
+        Some(f @ Flavor::Openssl(n)) if n < 0x1010_1000 => Verdict::Refuse(format!(
+            "{} is too old: {who} needs OpenSSL 1.1.1 or newer (supported: {RANGE})",
+            f.describe()
+        )),
+        Some(f @ Flavor::Openssl(n)) if n >= 0x4000_0000 => Verdict::Warn(format!(
+            "{} is newer than the range {who} is tested with ({RANGE})",
+            f.describe()
+        )),
+        Some(Flavor::Openssl(_)) => Verdict::Supported,
+        Some(f @ Flavor::Libressl(n)) if n < 0x3050_0000 => Verdict::Refuse(format!(
+            "{} is too old: {who} needs LibreSSL 3.5.0 or newer",
+            f.describe()
+        )),
+        Some(f @ Flavor::Libressl(_)) => Verdict::Warn(format!(
+            "{} is accepted but not tested by {who} (supported: {RANGE})",
+            f.describe()
+        )),
+        Some(f) => Verdict::Refuse(format!(
+            "{} is not supported: {who} is not tested with it",
+            f.describe()
+        )),
     }
 }
+
+static OPENSSL_SYS: OpensslSys = OpensslSys::new(demo_judge);
+
+/// OpenSSL as a table declares it.
+pub(crate) static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_SYS)
+    .install(&[
+        ("Debian/Ubuntu", "apt-get install libssl-dev pkg-config"),
+        ("Fedora", "dnf install openssl-devel pkgconf-pkg-config"),
+        ("Arch", "pacman -S openssl pkgconf"),
+        ("Alpine", "apk add openssl-dev pkgconf"),
+    ])
+    .locate(&[
+        "point the build at an installation: OPENSSL_DIR=/path (containing include/openssl and lib/), or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR",
+        "build OpenSSL from source and link it statically: --features openssl-vendored",
+    ])
+    .source_features(&["openssl-vendored"]);
+
+/// One facility: `miniz` always compiled (the default), `zlib` and `zlib-ng` each behind a
+/// feature.
+const INFLATE: &[Facility] = &[Facility::new(
+    "inflate",
+    "INFLATE",
+    "DEFLATE decompression",
+    &[
+        Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+        Provider::new("zlib", "ZLIB", "the system zlib")
+            .feature("zlib")
+            .links(&["libz"]),
+        Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
+    ],
+)
+.default_order(&["zlib-ng", "zlib", "miniz"])];
+
+/// A library with the one facility.
+pub static LIBRARY: Spec =
+    Spec::library("inflate-lib", "INFLATE_LIB", "inflate_lib").facilities(INFLATE);
+
+/// The same table as an application's.
+pub static APPLICATION: Spec =
+    Spec::application("inflate-app", "INFLATE_APP", "inflate_app").facilities(INFLATE);
 
 /// [`DEMO`]'s executable that uses `hash` and `hash-fast`.
 pub const DEMO_CLI: &str = "demo";

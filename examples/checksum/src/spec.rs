@@ -1,21 +1,16 @@
 //! The facility table of checksum-demo: one facility, `sha1`, with two providers.
 
-use flagsplit_config::{Facility, Provider, Role, Spec};
+use flagsplit_config::{Facility, Provider, Spec};
 
 /// checksum-demo's facilities: variables `CHECKSUM_DEMO_*`, cfgs `checksum_demo_*`. A library:
 /// the default is `rustcrypto` whatever features are on; the application selects `dc` with
 /// `CHECKSUM_DEMO_SHA1_PROVIDER=dc`.
-pub static SPEC: Spec = Spec {
-    name: "checksum-demo",
-    prefix: "CHECKSUM_DEMO",
-    cfg_prefix: "checksum_demo",
-    binaries: &[],
-    default_features: &[],
-    facilities: &[Facility {
-        name: "sha1",
-        label: "SHA1",
-        purpose: "SHA-1 of a byte stream",
-        providers: &[
+pub static SPEC: Spec = Spec::library("checksum-demo", "CHECKSUM_DEMO", "checksum_demo")
+    .facilities(&[Facility::new(
+        "sha1",
+        "SHA1",
+        "SHA-1 of a byte stream",
+        &[
             Provider::new(
                 "rustcrypto",
                 "RUSTCRYPTO",
@@ -28,13 +23,4 @@ pub static SPEC: Spec = Spec {
             )
             .feature("dc"),
         ],
-        default_order: &["rustcrypto"],
-        used_by: &[],
-    }],
-    variables: &[],
-    source_features: &[],
-    foreign_variables: &[],
-    local_config: None,
-    example_config: None,
-    role: Role::Library,
-};
+    )]);

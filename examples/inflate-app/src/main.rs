@@ -6,6 +6,8 @@
 //! - `inflate-app --sha1 < data.zlib`: the SHA-1 of the decompressed data (through zlib-user and
 //!   checksum-demo)
 //! - `inflate-app --len < data.zlib`: its length (through plain-user)
+//! - `inflate-app --zstd < data > data.zst`: the data as one zstd frame, with zstd-demo's
+//!   provider (`ZSTD_DEMO_COMPRESS_PROVIDER`)
 //! - `inflate-app --build-options`: what the build decided, for each library, and the provider
 //!   each crate using inflate-demo gets
 
@@ -19,6 +21,7 @@ fn write_build_options(out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "{NAME} version {}", env!("CARGO_PKG_VERSION"))?;
     write!(out, "{}", inflate_demo::build_options())?;
     write!(out, "{}", checksum_demo::build_options())?;
+    write!(out, "{}", zstd_demo::build_options())?;
     writeln!(out, "[users of inflate-demo]")?;
     writeln!(out, "inflate-app: {}", inflate_demo::provider())?;
     writeln!(out, "plain-user: {}", plain_user::inflate_provider())?;
@@ -44,9 +47,12 @@ fn main() -> ExitCode {
         [arg] if arg == "--len" => read_stdin()
             .and_then(|zlib| plain_user::decompressed_len(&zlib))
             .and_then(|n| writeln!(stdout, "{n}")),
+        [arg] if arg == "--zstd" => read_stdin()
+            .and_then(|data| zstd_demo::compress(&data))
+            .and_then(|frame| stdout.write_all(&frame)),
         _ => {
             eprintln!(
-                "usage: {NAME} < data.zlib > data\n       {NAME} --sha1 < data.zlib\n       {NAME} --len < data.zlib\n       {NAME} --build-options"
+                "usage: {NAME} < data.zlib > data\n       {NAME} --sha1 < data.zlib\n       {NAME} --len < data.zlib\n       {NAME} --zstd < data > data.zst\n       {NAME} --build-options"
             );
             return ExitCode::from(2);
         }
@@ -90,6 +96,7 @@ mod tests {
         let text = String::from_utf8(out).expect("ASCII");
         assert!(text.contains("\n[inflate-demo 0.1.0]\n"), "{text}");
         assert!(text.contains("\n[checksum-demo 0.1.0]\n"), "{text}");
+        assert!(text.contains("\n[zstd-demo 0.1.0]\n"), "{text}");
         assert!(text.contains("\ninflate-provider: "), "{text}");
         assert!(text.contains("\nsha1-provider: "), "{text}");
     }

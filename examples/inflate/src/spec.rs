@@ -1,7 +1,7 @@
 //! The facility table of inflate-demo: one facility, `inflate`, with two providers. build.rs
 //! resolves it (`#[path]`-included there) and the library's build options read it.
 
-use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
+use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// inflate-demo's facilities: variables `INFLATE_DEMO_*`, cfgs `inflate_demo_*`.
 ///
@@ -9,35 +9,24 @@ use flagsplit_config::{Facility, Provider, Role, Spec, Variable, When};
 /// `miniz` whatever features the crates that depend on inflate-demo turn on, and the application
 /// selects with `INFLATE_DEMO_INFLATE_PROVIDER` (in its `.cargo/config.toml` `[env]`). No local
 /// config file: a library's package root is Cargo's unpacked copy when it comes from a registry.
-pub static SPEC: Spec = Spec {
-    name: "inflate-demo",
-    prefix: "INFLATE_DEMO",
-    cfg_prefix: "inflate_demo",
-    binaries: &[],
-    default_features: &[],
-    facilities: &[Facility {
-        name: "inflate",
-        label: "INFLATE",
-        purpose: "zlib (DEFLATE) decompression",
-        providers: &[
+pub static SPEC: Spec = Spec::library("inflate-demo", "INFLATE_DEMO", "inflate_demo")
+    .facilities(&[Facility::new(
+        "inflate",
+        "INFLATE",
+        "zlib (DEFLATE) decompression",
+        &[
             Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)"),
             Provider::new("zlib", "ZLIB", "the system zlib (crate libz-sys)")
                 .feature("zlib")
                 .links(&["libz"]),
         ],
-        default_order: &["miniz"],
-        used_by: &[],
-    }],
-    variables: &[],
-    source_features: &[],
-    foreign_variables: &[Variable {
-        name: "LIBZ_SYS_STATIC",
-        when: When::Build,
-        values: "1 (0: dynamic)",
-        default: "dynamic when pkg-config or the C compiler finds the system zlib, else static",
-        help: "compile libz-sys's bundled zlib and link it statically (libz-sys): no libz in NEEDED",
-    }],
-    local_config: None,
-    example_config: None,
-    role: Role::Library,
-};
+    )])
+    .foreign_variables(&[Variable::new(
+        "LIBZ_SYS_STATIC",
+        When::Build,
+        "compile libz-sys's bundled zlib and link it statically (libz-sys): no libz in NEEDED",
+    )
+    .values("1 (0: dynamic)")
+    .default_value(
+        "dynamic when pkg-config or the C compiler finds the system zlib, else static",
+    )]);

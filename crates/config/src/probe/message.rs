@@ -1,16 +1,22 @@
-//! The build errors of the OpenSSL checks, built with one [`Message`]: a headline, what was
-//! found and tried, who asked, the fixes, and the selections that avoid OpenSSL.
+//! The build errors of the probes, built with one [`Message`]: a headline, what was found and
+//! tried, who asked, the fixes, and the selections that avoid the library. Every name in them
+//! comes from the declaring crate's table or from the library's finder.
 
-use super::{
-    Asker, CompilerProblem, Finder, Library, Need, OpensslSysReport, Probe, ProbeFailure,
-    SearchPaths, StaticProblem, TargetInfo,
-};
+use super::openssl::{OpensslSysReport, SearchPaths, StaticProblem};
+use super::{Asker, CompilerProblem, Found, Library, Need, Probe, ProbeFailure, TargetInfo};
 
-/// A build error's text. Rendered as the headline, then two-space-indented lines: what was found
+/// A build error's text, as a [`super::Finder`] returns it. Rendered as the headline, then two-space-indented lines: what was found
 /// and tried, `asked for by: ...`, `fix: ...` followed by `or ...` alternatives, and last
 /// `or do without <library> here: ...`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[must_use]
 pub struct Message {
+    // Boxed: a finder returns it as its `Err`, and a `Result` is as large as its larger side.
+    parts: Box<Parts>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Parts {
     headline: String,
     tried: Vec<String>,
     asked_by: Vec<String>,
@@ -23,38 +29,43 @@ impl Message {
     /// A message with its first line.
     pub fn new(headline: impl Into<String>) -> Message {
         Message {
-            headline: headline.into(),
-            ..Message::default()
+            parts: Box::new(Parts {
+                headline: headline.into(),
+                ..Parts::default()
+            }),
         }
     }
 
     /// A line of what was found or tried.
     pub fn tried(mut self, line: impl Into<String>) -> Message {
-        self.tried.push(line.into());
+        self.parts.tried.push(line.into());
         self
     }
 
     /// A program's output, each line quoted with `| `.
     pub fn output(mut self, text: &str) -> Message {
-        self.tried.extend(text.lines().map(|l| format!("| {l}")));
+        self.parts
+            .tried
+            .extend(text.lines().map(|l| format!("| {l}")));
         self
     }
 
     /// Who asked for `library`, with the selection each can change instead (duplicates are
     /// dropped).
-    pub fn asked_by<'a>(
+    pub(crate) fn asked_by<'a>(
         mut self,
         library: &'static str,
         askers: impl IntoIterator<Item = &'a Asker>,
     ) -> Message {
-        self.library = library;
+        let p = &mut self.parts;
+        p.library = library;
         for asker in askers {
             let line = format!("{} ({})", asker.what, asker.origin);
-            if !self.asked_by.contains(&line) {
-                self.asked_by.push(line);
+            if !p.asked_by.contains(&line) {
+                p.asked_by.push(line);
             }
-            if !self.instead.contains(&asker.instead) {
-                self.instead.push(asker.instead.clone());
+            if !p.instead.contains(&asker.instead) {
+                p.instead.push(asker.instead.clone());
             }
         }
         self
@@ -63,28 +74,29 @@ impl Message {
     /// A fix: the first is `fix: ...`, later ones `or ...`. Further lines of a fix are indented
     /// under it.
     pub fn fix(mut self, fix: impl Into<String>) -> Message {
-        self.fixes.push(fix.into());
+        self.parts.fixes.push(fix.into());
         self
     }
 
     /// The text, without a final newline.
     pub fn render(&self) -> String {
-        let mut lines = vec![self.headline.clone()];
-        lines.extend(self.tried.iter().map(|l| format!("  {l}")));
-        if !self.asked_by.is_empty() {
-            lines.push(format!("  asked for by: {}", self.asked_by.join("; ")));
+        let p = &self.parts;
+        let mut lines = vec![p.headline.clone()];
+        lines.extend(p.tried.iter().map(|l| format!("  {l}")));
+        if !p.asked_by.is_empty() {
+            lines.push(format!("  asked for by: {}", p.asked_by.join("; ")));
         }
-        for (i, fix) in self.fixes.iter().enumerate() {
+        for (i, fix) in p.fixes.iter().enumerate() {
             let lead = if i == 0 { "fix:" } else { "or" };
             let mut parts = fix.lines();
             lines.push(format!("  {lead} {}", parts.next().unwrap_or_default()));
             lines.extend(parts.map(|l| format!("    {l}")));
         }
-        if !self.instead.is_empty() {
+        if !p.instead.is_empty() {
             lines.push(format!(
                 "  or do without {} here: {}",
-                self.library,
-                self.instead.join(", ")
+                p.library,
+                p.instead.join(", ")
             ));
         }
         lines.join("\n")
@@ -99,22 +111,65 @@ fn dirs(d: &[String]) -> String {
     }
 }
 
-fn askers(needs: &[Need]) -> impl Iterator<Item = &Asker> {
-    needs.iter().flat_map(|n| &n.askers)
+/// The library's install lines per distribution as one fix, then its other fixes.
+pub(crate) fn install_fixes(mut m: Message, library: &Library) -> Message {
+    let width = library
+        .install
+        .iter()
+        .map(|(d, _)| d.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let install: Vec<String> = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
+        .collect();
+    if !install.is_empty() {
+        m = m.fix(format!(
+            "install {}'s development files and pkg-config:\n{}",
+            library.name,
+            install.join("\n")
+        ));
+    }
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m
 }
 
-const VENDORED_FIX: &str =
-    "build OpenSSL from source and link it statically: --features openssl-vendored";
+/// The build error for a refused version: the reason, where the library was found, the fixes.
+pub(crate) fn version_message(library: &Library, reason: &str, found: &Found) -> Message {
+    let m =
+        Message::new(format!("{} version check failed: {reason}", library.name)).tried(format!(
+            "located by {}; headers in {}; library directories: {}",
+            found.located_by,
+            dirs(&found.include_dirs),
+            dirs(&found.lib_dirs)
+        ));
+    install_fixes(m, library)
+}
 
-/// The build error for a refused OpenSSL: what was found, where, the minimum, who asked, the fix.
-pub fn version_refusal(
+/// The build error for a static link whose archive is missing.
+pub(crate) fn missing_archive(library: &Library, file: &str, found: &Found) -> Message {
+    let m = Message::new(format!(
+        "{} static linking was asked for, but {file} is not in the library directories: {}",
+        library.name,
+        dirs(&found.lib_dirs)
+    ))
+    .tried(format!("located by: {}", found.located_by));
+    install_fixes(m, library)
+}
+
+/// The build error for an OpenSSL refused by the declaring crate's judge: what was found, where,
+/// the fixes.
+pub(crate) fn version_refusal(
+    library: &Library,
     reason: &str,
     paths: &SearchPaths,
     report: &OpensslSysReport,
-    needs: &[Need],
-) -> String {
-    Message::new(format!("OpenSSL version check failed: {reason}"))
-        .tried(format!(
+) -> Message {
+    let m =
+        Message::new(format!("{} version check failed: {reason}", library.name)).tried(format!(
             "found by openssl-sys: headers in {}; located by {}; library directories: {}",
             report
                 .include
@@ -122,41 +177,36 @@ pub fn version_refusal(
                 .unwrap_or("(the compiler's default include path)"),
             paths.location,
             dirs(&paths.lib_dirs)
-        ))
-        .asked_by("OpenSSL", askers(needs))
-        .fix("install OpenSSL 1.1.1 or newer (Debian 10+, Ubuntu 18.04+, RHEL 8+, current Fedora, Arch and Alpine ship 1.1.1 or 3.x) and point the build at it: OPENSSL_DIR=/path, or OPENSSL_LIB_DIR plus OPENSSL_INCLUDE_DIR")
-        .fix(format!("{VENDORED_FIX} (needs perl and make)"))
-        .render()
+        ));
+    install_fixes(m, library)
 }
 
-/// The build error for a static build that cannot be one.
-pub fn static_message(problem: &StaticProblem, paths: &SearchPaths, needs: &[Need]) -> String {
-    let m = match problem {
+/// The build error for a static OpenSSL build that cannot be one.
+pub(crate) fn static_message(
+    library: &Library,
+    problem: &StaticProblem,
+    paths: &SearchPaths,
+) -> Message {
+    let name = library.name;
+    let mut m = match problem {
         StaticProblem::PkgConfigSystemDir { libdir, includedir } => {
             let lib = libdir.as_deref().unwrap_or("/usr/lib/<multiarch>");
             let include = includedir.as_deref().unwrap_or("/usr/include");
-            Message::new("OpenSSL static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories, and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED")
+            Message::new(format!("{name} static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories, and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED"))
                 .tried(format!("located by: {}; library directory: {lib}", paths.location))
                 .fix(format!("name the directories, so that openssl-sys honours OPENSSL_STATIC: OPENSSL_STATIC=1 OPENSSL_LIB_DIR={lib} OPENSSL_INCLUDE_DIR={include} (Debian/Ubuntu: libssl-dev has libcrypto.a and libssl.a)"))
-                .fix(VENDORED_FIX)
                 .fix("unset OPENSSL_STATIC (and PKG_CONFIG_ALL_STATIC) for a dynamic build")
         }
-        StaticProblem::Missing { file, dirs: d } => Message::new(format!(
-            "OpenSSL static linking was asked for, but {file} is not in the library directories: {}",
-            dirs(d)
+        StaticProblem::NoLibDir => Message::new(format!(
+            "{name} static linking was asked for, but no library directory is known to take libcrypto.a from"
         ))
-        .tried(format!("located by: {}", paths.location))
-        .fix("install OpenSSL's static libraries (Debian/Ubuntu: libssl-dev; Alpine: openssl-libs-static) and point OPENSSL_LIB_DIR at their directory")
-        .fix(VENDORED_FIX)
-        .fix("unset OPENSSL_STATIC for a dynamic build"),
-        StaticProblem::NoLibDir => Message::new(
-            "OpenSSL static linking was asked for, but no library directory is known to take libcrypto.a from",
-        )
         .tried(format!("located by: {}; headers: {}", paths.location, dirs(&paths.include_dirs)))
-        .fix("OPENSSL_STATIC=1 with OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR (or OPENSSL_DIR)")
-        .fix(VENDORED_FIX),
+        .fix("OPENSSL_STATIC=1 with OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR (or OPENSSL_DIR)"),
     };
-    m.asked_by("OpenSSL", askers(needs)).render()
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m
 }
 
 fn probe_headline(target: &TargetInfo, probe: &Probe) -> String {
@@ -172,33 +222,38 @@ fn probe_headline(target: &TargetInfo, probe: &Probe) -> String {
 }
 
 /// The build error when the probe cannot run for this target: it says so instead of guessing.
-pub fn compiler_message(problem: &CompilerProblem, target: &TargetInfo, need: &Need) -> String {
+pub(crate) fn compiler_message(
+    problem: &CompilerProblem,
+    target: &TargetInfo,
+    need: &Need,
+) -> String {
+    let library = need.probe.library;
     let mut headline = probe_headline(target, need.probe);
     let mut m = match problem {
         CompilerProblem::Msvc { path } => {
-            headline.push_str(&format!("the compiler for this target, `{path}`, is MSVC-style (cl.exe options); flagsplit's probes are written for GCC/Clang-style compilers and are not run with it rather than guessed"));
-            Message::new(headline).fix("build the OpenSSL providers with a GNU-style toolchain (the x86_64-pc-windows-gnu target with MinGW), or select providers that need no OpenSSL on this target")
+            headline.push_str(&format!("the compiler for this target, `{path}`, is MSVC-style (cl.exe options); these probes are written for GCC/Clang-style compilers and are not run with it rather than guessed"));
+            Message::new(headline).fix(format!("build the providers that link {} with a GNU-style toolchain (the x86_64-pc-windows-gnu target with MinGW), or select providers that need no {} on this target", library.name, library.name))
         }
         CompilerProblem::NoCrossCompiler { path } => {
             headline.push_str(&format!(
                 "the cc crate knows no cross compiler for it and would fall back to the host's `{path}`, which builds for {}, not for {}",
                 target.host, target.triple
             ));
-            cross_fix(Message::new(headline), target, need.probe.library)
+            cross_fix(Message::new(headline), target, library)
         }
         CompilerProblem::NotFound { path, reason } => {
             headline.push_str(&format!(
                 "the compiler the cc crate chose for it, `{path}`, could not be started: {reason}"
             ));
-            cross_fix(Message::new(headline), target, need.probe.library)
+            cross_fix(Message::new(headline), target, library)
         }
         CompilerProblem::NoCompiler { reason } => {
             headline.push_str(&format!("the cc crate found no C compiler: {reason}"));
-            cross_fix(Message::new(headline), target, need.probe.library)
+            cross_fix(Message::new(headline), target, library)
         }
     };
     m = m.tried("(the probes only compile and link; they never run the program, so a cross toolchain is enough)");
-    m.asked_by(need.probe.library.name, &need.askers).render()
+    m.asked_by(library.name, &need.askers).render()
 }
 
 fn cross_fix(m: Message, target: &TargetInfo, library: &Library) -> Message {
@@ -229,37 +284,22 @@ fn cross_fix(m: Message, target: &TargetInfo, library: &Library) -> Message {
             target.triple
         ),
     };
-    if library.finder != Finder::Openssl {
-        return m.fix(format!(
-            "{compiler}\nand a {} built for {}, where {} finds it (PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files)",
-            library.name, target.triple, library.sys_crate
-        ));
+    let mut m = match library.finder.cross_fix(library, target) {
+        Some(second) => m.fix(format!("{compiler}\n{second}")),
+        None => m.fix(compiler),
+    };
+    for fix in library.locate {
+        m = m.fix(*fix);
     }
-    let prefix = crate::knobs::target_prefixed(&target.triple, "OPENSSL_DIR");
-    m.fix(format!(
-        "{compiler}\nand an OpenSSL built for {}: {prefix}=/path (include/ and lib/), or PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files; or --features openssl-vendored",
-        target.triple
-    ))
+    m
 }
 
 /// The build error when a probe does not compile or link: which symbol, which directories, who
-/// asked, and how to fix it (the library's install lines per distribution, then how to point its
-/// `-sys` crate at an installation).
-pub fn failure_message(failure: &ProbeFailure, need: &Need) -> String {
+/// asked, and how to fix it (the library's install lines per distribution, then its other fixes).
+pub(crate) fn failure_message(failure: &ProbeFailure, need: &Need) -> String {
     let probe = failure.probe;
     let library = probe.library;
-    let width = library
-        .install
-        .iter()
-        .map(|(d, _)| d.len() + 1)
-        .max()
-        .unwrap_or(0);
-    let install: Vec<String> = library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
-        .collect();
-    let mut m = Message::new(format!(
+    let m = Message::new(format!(
         "{} probe failed: {} (`{}`) could not be compiled and linked from {}",
         library.name, probe.what, probe.symbol, probe.source
     ))
@@ -273,15 +313,5 @@ pub fn failure_message(failure: &ProbeFailure, need: &Need) -> String {
     .tried(format!("command: {}", failure.command))
     .output(&failure.output)
     .asked_by(library.name, &need.askers);
-    if !install.is_empty() {
-        m = m.fix(format!(
-            "install {}'s development files and pkg-config:\n{}",
-            library.name,
-            install.join("\n")
-        ));
-    }
-    for fix in library.locate {
-        m = m.fix(*fix);
-    }
-    m.render()
+    install_fixes(m, library).render()
 }

@@ -1,69 +1,117 @@
-//! The I/O of the OpenSSL checks (feature `build-script`): read what `openssl-sys` published and
-//! the variables it reads, list directories, and compile and link each probe (never run it) with
+//! The I/O of the probes (feature `build-script`): the real [`BuildEnv`] (variables, directories,
+//! the target's C preprocessor, pkg-config), and each probe compiled and linked (never run) with
 //! the C compiler the `cc` crate picks for the target, like autoconf's `AC_CHECK_LIB`.
 //!
-//! Cross builds: the target comes from `TARGET`/`HOST`/`CARGO_CFG_TARGET_*`, the OpenSSL variables'
-//! target-prefixed forms win (as in `openssl-sys`), and a probe that cannot work for the target
-//! (no cross compiler, an MSVC-style compiler) stops the build saying so instead of guessing.
+//! Cross builds: the target comes from `TARGET`/`HOST`/`CARGO_CFG_TARGET_*`, and a probe that
+//! cannot work for the target (no cross compiler, an MSVC-style compiler) stops the build saying
+//! so instead of guessing.
 
+use std::cell::RefCell;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::{fs, io};
 
-use super::library::{Published, generic_args, generic_plan};
-use super::message::{compiler_message, failure_message, static_message, version_refusal};
+use super::message::{compiler_message, failure_message};
 use super::{
-    CompilerFacts, CompilerProblem, Library, LibraryFound, LinkMode, Need, OpensslFound,
-    OpensslInputs, OpensslSysReport, OpensslVars, ProbeFailure, StaticProblem, Stop,
-    check_compiler, compiler_variables, plan, search_paths,
+    BuildEnv, CompilerFacts, CompilerProblem, Found, Library, LibraryFound, Need, PkgConfigFound,
+    ProbeFailure, TargetInfo, check_compiler, compiler_variables, locate, probe_args,
 };
 use crate::env::Env;
 
-/// What `openssl-sys` published (`DEP_OPENSSL_*`), the variables it reads (target-prefixed forms
-/// first), and the target.
-pub fn inputs(env: &Env) -> OpensslInputs {
-    OpensslInputs {
-        target: env.target(),
-        vars: OpensslVars {
-            dir: env.target_var_string("OPENSSL_DIR"),
-            lib_dir: env.target_var_string("OPENSSL_LIB_DIR"),
-            include_dir: env.target_var_string("OPENSSL_INCLUDE_DIR"),
-            static_: env.target_var_string("OPENSSL_STATIC"),
-            pkg_config_all_static: env.var("PKG_CONFIG_ALL_STATIC").is_some()
-                && env.var("OPENSSL_DYNAMIC").is_none(),
-            pkg_config_sysroot: pkg_config_var(env, "PKG_CONFIG_SYSROOT_DIR")
-                .or_else(|| env.var_string("SYSROOT")),
-        },
-        report: OpensslSysReport {
-            version_number: env.cargo_var("DEP_OPENSSL_VERSION_NUMBER"),
-            libressl_version_number: env.cargo_var("DEP_OPENSSL_LIBRESSL_VERSION_NUMBER"),
-            boringssl: env.cargo_var("DEP_OPENSSL_BORINGSSL").is_some(),
-            awslc: env.cargo_var("DEP_OPENSSL_AWSLC").is_some(),
-            vendored: env.cargo_var("DEP_OPENSSL_VENDORED").is_some(),
-            root: env.cargo_var("DEP_OPENSSL_ROOT"),
-            include: env.cargo_var("DEP_OPENSSL_INCLUDE"),
-            conf: env.cargo_var("DEP_OPENSSL_CONF"),
-        },
+/// The real [`BuildEnv`] of a build script: its [`Env`], the file system, the target's C
+/// compiler (picked once, when first needed) with `out_dir` for scratch files, pkg-config.
+pub(crate) struct ScriptEnv<'a> {
+    env: &'a Env,
+    out_dir: PathBuf,
+    tool: RefCell<Option<Result<cc::Tool, CompilerProblem>>>,
+}
+
+impl<'a> ScriptEnv<'a> {
+    pub(crate) fn new(env: &'a Env, out_dir: &Path) -> ScriptEnv<'a> {
+        ScriptEnv {
+            env,
+            out_dir: out_dir.to_path_buf(),
+            tool: RefCell::new(None),
+        }
+    }
+
+    /// The target's C compiler, checked.
+    pub(crate) fn tool(&self) -> Result<cc::Tool, CompilerProblem> {
+        let mut slot = self.tool.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(compiler(self.env));
+        }
+        match slot.as_ref() {
+            Some(result) => result.clone(),
+            None => unreachable!("set above"),
+        }
     }
 }
 
-/// A variable as the `pkg-config` crate reads it: `<NAME>_<target>`, `<NAME>_<target_with_underscores>`,
-/// `TARGET_<NAME>` (cross) or `HOST_<NAME>`, then `<NAME>`.
-fn pkg_config_var(env: &Env, name: &str) -> Option<String> {
-    let target = env.target();
-    let kind = if target.is_cross() { "TARGET" } else { "HOST" };
-    [
-        format!("{name}_{}", target.triple),
-        format!("{name}_{}", target.triple.replace('-', "_")),
-        format!("{kind}_{name}"),
-        name.to_string(),
-    ]
-    .iter()
-    .find_map(|n| env.var_string(n))
+impl BuildEnv for ScriptEnv<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.env.var_string(name)
+    }
+
+    fn cargo_var(&self, name: &str) -> Option<String> {
+        self.env.cargo_var(name)
+    }
+
+    fn target(&self) -> TargetInfo {
+        self.env.target()
+    }
+
+    fn list_dir(&self, dir: &str) -> Option<Vec<String>> {
+        list_dir(dir)
+    }
+
+    fn preprocess(&self, source: &str, include_dirs: &[String]) -> Option<String> {
+        let tool = self.tool().ok()?;
+        let file = self.out_dir.join("probe-preprocess.c");
+        fs::write(&file, source).ok()?;
+        let mut cmd = tool.to_command();
+        cmd.arg("-E")
+            .args(include_dirs.iter().map(|d| format!("-I{d}")))
+            .arg(&file);
+        let out = cmd.output().ok().filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn compiler_file_name(&self, name: &str) -> Option<String> {
+        let tool = self.tool().ok()?;
+        let out = tool
+            .to_command()
+            .arg(format!("-print-file-name={name}"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Path::new(&path)
+            .is_absolute()
+            .then(|| Path::new(&path).canonicalize().ok())
+            .flatten()
+            .map(|p| p.display().to_string())
+    }
+
+    fn pkg_config(&self, module: &str) -> Result<PkgConfigFound, String> {
+        // The pkg-config crate prints `rerun-if-env-changed` for what it reads; no link
+        // directives: the -sys crate links.
+        let library = pkg_config::Config::new()
+            .cargo_metadata(false)
+            .env_metadata(true)
+            .probe(module)
+            .map_err(|e| e.to_string())?;
+        let text = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect();
+        Ok(PkgConfigFound::new(
+            text(&library.include_paths),
+            text(&library.link_paths),
+            library.version,
+        ))
+    }
 }
 
 /// The entries of a real directory, or `None` when it cannot be read.
-pub fn list_dir(dir: &str) -> Option<Vec<String>> {
+pub(crate) fn list_dir(dir: &str) -> Option<Vec<String>> {
     let entries = fs::read_dir(dir).ok()?;
     Some(
         entries
@@ -73,126 +121,77 @@ pub fn list_dir(dir: &str) -> Option<Vec<String>> {
     )
 }
 
-/// Checks the OpenSSL `openssl-sys` found for `needs` (all of them probes of [`super::OPENSSL`]): the version (an accepted but untested one
-/// prints a warning), static or dynamic, and a compile-and-link probe per need from
-/// `compat_dir`, built in `out_dir`. `Err` is the build error's text.
-pub fn setup(
-    env: &Env,
-    needs: &[Need],
-    compat_dir: &Path,
-    out_dir: &Path,
-) -> Result<OpensslFound, String> {
-    let inputs = inputs(env);
-    let plan = match plan(&inputs, needs, &list_dir) {
-        Ok(plan) => plan,
-        Err(stop) => {
-            let paths = search_paths(&inputs, &list_dir);
-            return Err(match stop {
-                Stop::Version(reason) => version_refusal(&reason, &paths, &inputs.report, needs),
-                Stop::Static(StaticProblem::PkgConfigSystemDir { .. }) => {
-                    let (libdir, includedir) = compiler(env)
-                        .map(|tool| system_dirs(&tool, out_dir))
-                        .unwrap_or_default();
-                    let includedir = inputs.report.include.clone().or(includedir);
-                    let problem = StaticProblem::PkgConfigSystemDir { libdir, includedir };
-                    static_message(&problem, &paths, needs)
-                }
-                Stop::Static(problem) => static_message(&problem, &paths, needs),
-            });
-        }
-    };
-    if let Some(w) = &plan.warning {
-        crate::script::warning(w);
-    }
-    let located_by = plan.paths.location.to_string();
-    let probes: Vec<(&Need, &[String])> = needs
-        .iter()
-        .zip(&plan.probes)
-        .map(|(need, (_, args))| (need, args.as_slice()))
-        .collect();
-    run_probes(
-        env,
-        &probes,
-        compat_dir,
-        out_dir,
-        &located_by,
-        &plan.paths.lib_dirs,
-        &plan.paths.include_dirs,
-    )?;
-    Ok(plan.found())
-}
-
-/// What a [`super::Finder::Generic`] library's `-sys` crate published (`DEP_<LINKS>_INCLUDE`,
-/// `DEP_<LINKS>_ROOT`).
-pub fn published(env: &Env, library: &Library) -> Published {
-    Published {
-        include: env.cargo_var(&format!("DEP_{}_INCLUDE", library.links)),
-        root: env.cargo_var(&format!("DEP_{}_ROOT", library.links)),
-    }
-}
-
-/// Probes a [`super::Finder::Generic`] library for `needs` (all of them probes of `library`): the
-/// directories and link mode from what its `-sys` crate published, then a compile-and-link
-/// program per need from `compat_dir`, built in `out_dir`. `Err` is the build error's text.
-pub fn generic_setup(
+/// Finds and checks `library` for `needs` (all of them probes of it, asked for by the crate
+/// `who`), then compiles and links each need's program from `compat_dir` in `out_dir`. `Err` is
+/// the build error's text; warnings are printed.
+pub(crate) fn setup(
     env: &Env,
     library: &'static Library,
     needs: &[Need],
+    who: &str,
     compat_dir: &Path,
     out_dir: &Path,
 ) -> Result<LibraryFound, String> {
-    let mut link: Vec<&str> = Vec::new();
+    let script_env = ScriptEnv::new(env, out_dir);
+    let found = locate(library, needs, who, &script_env)?;
+    for w in &found.warnings {
+        crate::script::warning(w);
+    }
+    let mut probes: Vec<(&Need, Vec<String>)> = Vec::new();
     for need in needs {
-        for l in need.probe.link {
-            if !link.contains(l) {
-                link.push(l);
+        let args = probe_args(need.probe, &found, &list_dir)
+            .map_err(|m| m.asked_by(library.name, &need.askers).render())?;
+        probes.push((need, args));
+    }
+    if let Some((first, _)) = probes.first() {
+        let target = env.target();
+        let tool = script_env
+            .tool()
+            .map_err(|problem| compiler_message(&problem, &target, first))?;
+        for (need, args) in &probes {
+            let source = compat_dir.join(need.probe.source);
+            env.watch_path(&source);
+            match probe(&tool, &source, out_dir, args) {
+                Ok(()) => {}
+                Err(ProbeError::Compiler(problem)) => {
+                    return Err(compiler_message(&problem, &target, need));
+                }
+                Err(ProbeError::Link { command, output }) => {
+                    let failure = ProbeFailure {
+                        probe: need.probe,
+                        located_by: found.located_by.clone(),
+                        lib_dirs: found.lib_dirs.clone(),
+                        include_dirs: found.include_dirs.clone(),
+                        command,
+                        output,
+                    };
+                    return Err(failure_message(&failure, need));
+                }
             }
         }
     }
-    let plan = generic_plan(library, &published(env, library), &link, &list_dir);
-    let args: Vec<Vec<String>> = needs
-        .iter()
-        .map(|n| generic_args(n.probe, &plan, &list_dir))
-        .collect();
-    let probes: Vec<(&Need, &[String])> = needs
-        .iter()
-        .zip(&args)
-        .map(|(need, args)| (need, args.as_slice()))
-        .collect();
-    run_probes(
-        env,
-        &probes,
-        compat_dir,
-        out_dir,
-        &plan.located_by,
-        &plan.lib_dirs,
-        &plan.include_dirs,
-    )?;
-    let own_copy = published(env, library).root.is_some();
-    if own_copy
+    if found.own_copy
         && !library
             .own_copy_asked_by
             .iter()
             .any(|v| env.var(v).is_some())
     {
-        crate::script::warning(&own_copy_warning(library));
+        crate::script::warning(&own_copy_warning(library, &found));
     }
     Ok(LibraryFound {
         library: library.name,
-        located_by: plan.located_by,
-        // A copy the -sys crate built lies in its OUT_DIR, which would make the binary depend on
-        // where it was built: not recorded.
-        lib_dirs: if own_copy {
-            vec![format!("{}'s OUT_DIR", library.sys_crate)]
-        } else {
-            plan.lib_dirs
-        },
-        static_link: plan.mode == LinkMode::Static,
+        version: found.version.clone(),
+        located_by: found.located_by.clone(),
+        lib_dirs: found
+            .recorded_lib_dirs
+            .clone()
+            .unwrap_or_else(|| found.lib_dirs.clone()),
+        static_link: found.link_mode == super::LinkMode::Static,
     })
 }
 
 /// The warning for a copy of `library` that its `-sys` crate built although nobody asked.
-pub fn own_copy_warning(library: &Library) -> String {
+pub(crate) fn own_copy_warning(library: &Library, found: &Found) -> String {
     let install = library
         .install
         .iter()
@@ -205,55 +204,27 @@ pub fn own_copy_warning(library: &Library) -> String {
         .map(|v| format!("{v}=1"))
         .collect::<Vec<_>>()
         .join(" or ");
-    format!(
-        "{} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's\n  fix: install {}'s development files ({install}) and rebuild, or, if the copy is wanted, say so: {asked}",
-        library.sys_crate, library.name, library.name, library.name
-    )
-}
-
-/// Compiles and links each need's program with its arguments; the first failure is the build
-/// error's text.
-fn run_probes(
-    env: &Env,
-    probes: &[(&Need, &[String])],
-    compat_dir: &Path,
-    out_dir: &Path,
-    located_by: &str,
-    lib_dirs: &[String],
-    include_dirs: &[String],
-) -> Result<(), String> {
-    let Some((first, _)) = probes.first() else {
-        return Ok(());
-    };
-    let target = env.target();
-    let tool = compiler(env).map_err(|problem| compiler_message(&problem, &target, first))?;
-    for (need, args) in probes {
-        let source = compat_dir.join(need.probe.source);
-        env.watch_path(&source);
-        match probe(&tool, &source, out_dir, args) {
-            Ok(()) => {}
-            Err(ProbeError::Compiler(problem)) => {
-                return Err(compiler_message(&problem, &target, need));
-            }
-            Err(ProbeError::Link { command, output }) => {
-                let failure = ProbeFailure {
-                    probe: need.probe,
-                    located_by: located_by.to_string(),
-                    lib_dirs: lib_dirs.to_vec(),
-                    include_dirs: include_dirs.to_vec(),
-                    command,
-                    output,
-                };
-                return Err(failure_message(&failure, need));
-            }
-        }
+    let by = found
+        .located_by
+        .split(' ')
+        .next()
+        .unwrap_or("its -sys crate");
+    let mut fix = format!(
+        "install {}'s development files ({install}) and rebuild",
+        library.name
+    );
+    if !asked.is_empty() {
+        fix.push_str(&format!(", or, if the copy is wanted, say so: {asked}"));
     }
-    Ok(())
+    format!(
+        "{by} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's\n  fix: {fix}",
+        library.name, library.name
+    )
 }
 
 /// Why a probe did not pass.
 #[derive(Debug)]
-pub enum ProbeError {
+pub(crate) enum ProbeError {
     /// It cannot run for this target (no usable compiler).
     Compiler(CompilerProblem),
     /// It ran, and did not compile or link.
@@ -267,11 +238,11 @@ pub enum ProbeError {
 
 /// The C compiler the `cc` crate picks for the target, checked (see [`check_compiler`]) before it
 /// is used.
-pub fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
+pub(crate) fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
     let target = env.target();
     let named_by = compiler_variables(&target)
         .into_iter()
-        .find(|name| env.var(name).is_some_and(|v| !v.is_empty()));
+        .find(|name| env.var(name).map_or(false, |v| !v.is_empty()));
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)
@@ -300,8 +271,8 @@ pub fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
 }
 
 /// Compiles and links `source` into `out_dir` (never runs it) with `args` (from
-/// [`super::probe_args`]).
-pub fn probe(
+/// `probe_args`).
+pub(crate) fn probe(
     tool: &cc::Tool,
     source: &Path,
     out_dir: &Path,
@@ -339,33 +310,6 @@ pub fn probe(
             output: format!("could not run the compiler: {e}"),
         }),
     }
-}
-
-/// Where the compiler itself finds `libcrypto.so` and `openssl/opensslv.h` (its default search
-/// paths, where pkg-config's system OpenSSL is), to name them in a fix.
-fn system_dirs(tool: &cc::Tool, out_dir: &Path) -> (Option<String>, Option<String>) {
-    let stdout = |cmd: &mut std::process::Command| {
-        cmd.output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-    };
-    let lib = stdout(tool.to_command().arg("-print-file-name=libcrypto.so"))
-        .map(|s| s.trim().to_string())
-        .filter(|p| Path::new(p).is_absolute())
-        .and_then(|p| Path::new(&p).parent()?.canonicalize().ok())
-        .map(|d| d.display().to_string());
-    let source = out_dir.join("flagsplit-opensslv.c");
-    let include = fs::write(&source, "#include <openssl/opensslv.h>\n")
-        .ok()
-        .and_then(|()| stdout(tool.to_command().arg("-E").arg(&source)))
-        .and_then(|text| {
-            text.lines().find_map(|line| {
-                let path = line.strip_prefix("# ")?.split('"').nth(1)?;
-                path.strip_suffix("/openssl/opensslv.h").map(String::from)
-            })
-        });
-    (lib, include)
 }
 
 #[cfg(test)]

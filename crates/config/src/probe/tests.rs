@@ -1,5 +1,56 @@
 use super::message::{compiler_message, failure_message, static_message, version_refusal};
+use super::openssl::{
+    Flavor, Location, OpensslInputs, OpensslSysReport, OpensslVars, SearchPaths, StaticProblem,
+    Stop, Verdict, link_mode, plan, search_paths, static_system_libs,
+};
 use super::*;
+use crate::test_tables::{OPENSSL, demo_judge};
+
+fn judge(flavor: Option<Flavor>) -> Verdict {
+    demo_judge(flavor, "demo")
+}
+
+/// The environment of a build script, as plain data.
+#[derive(Default)]
+pub(super) struct FakeEnv {
+    pub vars: Vec<(&'static str, String)>,
+    pub dirs: Vec<(String, Vec<String>)>,
+    pub target: TargetInfo,
+    pub preprocessed: Option<String>,
+    pub pkg_config: Option<PkgConfigFound>,
+}
+
+impl BuildEnv for FakeEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.vars
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    }
+    fn cargo_var(&self, name: &str) -> Option<String> {
+        self.var(name)
+    }
+    fn target(&self) -> TargetInfo {
+        self.target.clone()
+    }
+    fn list_dir(&self, dir: &str) -> Option<Vec<String>> {
+        self.dirs
+            .iter()
+            .find(|(d, _)| d == dir)
+            .map(|(_, f)| f.clone())
+    }
+    fn preprocess(&self, _source: &str, _include_dirs: &[String]) -> Option<String> {
+        self.preprocessed.clone()
+    }
+    fn compiler_file_name(&self, _name: &str) -> Option<String> {
+        None
+    }
+    fn pkg_config(&self, module: &str) -> Result<PkgConfigFound, String> {
+        self.pkg_config
+            .clone()
+            .ok_or_else(|| format!("Package {module} was not found in the pkg-config search path."))
+    }
+}
 
 /// Probes of the shape a table declares them, for the tests.
 pub(super) static SHA1: Probe = Probe {
@@ -84,7 +135,7 @@ pub(super) fn target(triple: &str, host: &str) -> TargetInfo {
 }
 
 /// A file system of the given directories and their entries.
-pub(super) fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> + use<> {
+pub(super) fn fs(dirs: &[(&str, &[&str])]) -> impl Fn(&str) -> Option<Vec<String>> {
     let dirs: Vec<(String, Vec<String>)> = dirs
         .iter()
         .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))
@@ -167,17 +218,20 @@ fn supported_range() {
     assert!(refused(Some(Flavor::Boringssl)));
     assert!(refused(Some(Flavor::AwsLc)));
     assert!(refused(None));
-    let Verdict::Refuse(reason) = judge(Some(Flavor::Openssl(0x1010_00cf))) else {
-        unreachable!()
+    let reason = match judge(Some(Flavor::Openssl(0x1010_00cf))) {
+        Verdict::Refuse(reason) => reason,
+        other => panic!("{other:?}"),
     };
     assert!(reason.contains("OpenSSL 1.1.0l is too old"), "{reason}");
     assert!(reason.contains("1.1.1 or newer"), "{reason}");
-    let Verdict::Refuse(reason) = judge(Some(Flavor::Boringssl)) else {
-        unreachable!()
+    let reason = match judge(Some(Flavor::Boringssl)) {
+        Verdict::Refuse(reason) => reason,
+        other => panic!("{other:?}"),
     };
     assert!(reason.contains("BoringSSL is not supported"), "{reason}");
-    let Verdict::Warn(w) = judge(Some(Flavor::Libressl(0x3090_200f))) else {
-        unreachable!()
+    let w = match judge(Some(Flavor::Libressl(0x3090_200f))) {
+        Verdict::Warn(w) => w,
+        other => panic!("{other:?}"),
     };
     assert!(
         w.contains("LibreSSL 3.9.2 is accepted but not tested"),
@@ -225,13 +279,16 @@ fn version_refusal_says_what_where_minimum_and_fix() {
         report: report.clone(),
     };
     let needs = [sha1_need(), tls_need()];
-    let Err(Stop::Version(reason)) = plan(&inputs, &needs, &fs(&[])) else {
-        panic!("1.1.0l must be refused")
+    let reason = match plan(&inputs, demo_judge, "demo", &fs(&[])) {
+        Err(Stop::Version(reason)) => reason,
+        other => panic!("1.1.0l must be refused, got {other:?}"),
     };
     let paths = search_paths(&inputs, &fs(&[]));
-    let m = version_refusal(&reason, &paths, &report, &needs);
+    let m = version_refusal(&OPENSSL, &reason, &paths, &report)
+        .asked_by("OpenSSL", askers(&needs))
+        .render();
     for want in [
-        "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer",
+        "OpenSSL version check failed: OpenSSL 1.1.0l is too old: demo needs OpenSSL 1.1.1 or newer",
         "headers in /opt/old/include",
         "OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR",
         "library directories: /opt/old/lib",
@@ -279,7 +336,7 @@ fn static_or_dynamic_as_openssl_sys_decides() {
         );
     }
     // Only archives (a vendored build, a static-only installation): static without asking.
-    let archives = fs(&[(dir, &["libssl.a", "libcrypto.a", "pkgconfig"])]);
+    let archives = fs(&[(dir, &["libssl.a", "libcrypto.a", "pkgconfig"][..])]);
     assert_eq!(
         link_mode(&inputs(None), &paths, &archives),
         Ok(LinkMode::Static)
@@ -325,13 +382,15 @@ fn static_messages_name_the_fix() {
         include_dirs: vec![],
     };
     let m = static_message(
+        &OPENSSL,
         &StaticProblem::PkgConfigSystemDir {
             libdir: Some("/usr/lib/x86_64-linux-gnu".into()),
             includedir: Some("/usr/include".into()),
         },
         &paths,
-        &needs,
-    );
+    )
+    .asked_by("OpenSSL", askers(&needs))
+    .render();
     for want in [
         "OpenSSL static linking was asked for",
         "OPENSSL_STATIC=1 OPENSSL_LIB_DIR=/usr/lib/x86_64-linux-gnu OPENSSL_INCLUDE_DIR=/usr/include",
@@ -342,37 +401,25 @@ fn static_messages_name_the_fix() {
     ] {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
     }
-    let m = static_message(
-        &StaticProblem::Missing {
-            file: "libcrypto.a".into(),
-            dirs: vec!["/opt/x/lib".into()],
-        },
-        &paths,
-        &needs,
-    );
-    assert!(
-        m.contains("libcrypto.a is not in the library directories: /opt/x/lib"),
-        "{m}"
-    );
-    let m = static_message(&StaticProblem::NoLibDir, &paths, &needs);
+    let m = static_message(&OPENSSL, &StaticProblem::NoLibDir, &paths).render();
+    assert!(m.contains("--features openssl-vendored"), "{m}");
     assert!(m.contains("no library directory is known"), "{m}");
 }
 
 #[test]
 fn probe_command_lines() {
-    let paths = SearchPaths {
-        location: Location::LibAndIncludeDirs,
-        lib_dirs: vec!["/x/lib".into()],
-        include_dirs: vec!["/x/include".into()],
-    };
-    let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"])]);
+    let mut found = Found::new("OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR");
+    found.lib_dirs = vec!["/x/lib".into()];
+    found.include_dirs = vec!["/x/include".into()];
+    let all = fs(&[("/x/lib", &["libssl.a", "libcrypto.a"][..])]);
     assert_eq!(
-        probe_args(&TLS, &paths, LinkMode::Dynamic, &[], &all).unwrap(),
+        probe_args(&TLS, &found, &all).unwrap(),
         ["-I/x/include", "-L/x/lib", "-lssl", "-lcrypto"]
     );
-    let libs = vec!["-ldl".to_string(), "-pthread".to_string()];
+    found.link_mode = LinkMode::Static;
+    found.system_libs = vec!["-ldl".to_string(), "-pthread".to_string()];
     assert_eq!(
-        probe_args(&TLS, &paths, LinkMode::Static, &libs, &all).unwrap(),
+        probe_args(&TLS, &found, &all).unwrap(),
         [
             "-I/x/include",
             "/x/lib/libssl.a",
@@ -382,88 +429,200 @@ fn probe_command_lines() {
         ]
     );
     assert_eq!(
-        probe_args(&SHA256, &paths, LinkMode::Static, &libs, &all).unwrap(),
+        probe_args(&SHA256, &found, &all).unwrap(),
         ["-I/x/include", "/x/lib/libcrypto.a", "-ldl", "-pthread"]
     );
-    let no_crypto = fs(&[("/x/lib", &["libssl.a"])]);
-    assert_eq!(
-        probe_args(&MD5, &paths, LinkMode::Static, &[], &no_crypto),
-        Err(StaticProblem::Missing {
-            file: "libcrypto.a".into(),
-            dirs: vec!["/x/lib".into()]
-        })
+    let no_crypto = fs(&[("/x/lib", &["libssl.a"][..])]);
+    let m = probe_args(&MD5, &found, &no_crypto).unwrap_err().render();
+    assert!(
+        m.starts_with("OpenSSL static linking was asked for, but libcrypto.a is not in the library directories: /x/lib"),
+        "{m}"
     );
+    assert!(m.contains("apt-get install libssl-dev"), "{m}");
 }
 
 /// A library found by a `-sys` crate other than openssl-sys, for the generic finder's tests.
-static ZLIB: Library = Library {
-    name: "zlib",
-    sys_crate: "libz-sys",
-    links: "Z",
-    finder: Finder::Generic,
-    install: &[
+static LIBZ_SYS: SysCrate = SysCrate::new("libz-sys", "Z");
+static ZLIB: Library = Library::new("zlib", &LIBZ_SYS)
+    .install(&[
         ("Debian/Ubuntu", "apt-get install zlib1g-dev pkg-config"),
         ("Fedora", "dnf install zlib-devel"),
-    ],
-    locate: &[],
-    own_copy_asked_by: &["LIBZ_SYS_STATIC"],
-};
-static INFLATE: Probe = Probe {
-    library: &ZLIB,
-    source: "probe-zlib.c",
-    symbol: "inflateInit2_",
-    link: &["z"],
-    what: "inflate in libz",
-};
+    ])
+    .own_copy_asked_by(&["LIBZ_SYS_STATIC"]);
+static INFLATE: Probe = Probe::new(
+    &ZLIB,
+    "probe-zlib.c",
+    "inflateInit2_",
+    &["z"],
+    "inflate in libz",
+);
 
-#[test]
-fn a_generic_library_is_probed_where_its_sys_crate_says() {
-    use super::library::{Published, generic_args, generic_plan};
-    // The system library: nothing published but the headers, or nothing at all.
-    let none = fs(&[]);
-    let plan = generic_plan(&ZLIB, &Published::default(), &["z"], &none);
-    assert_eq!(
-        (
-            plan.lib_dirs.is_empty(),
-            plan.mode,
-            plan.located_by.as_str()
-        ),
-        (true, LinkMode::Dynamic, "libz-sys")
-    );
-    assert_eq!(generic_args(&INFLATE, &plan, &none), ["-lz"]);
-    // Built by the -sys crate itself: its root's lib/ holds only the archive.
-    let built = fs(&[("/out/lib", &["libz.a", "pkgconfig"])]);
-    let published = Published {
-        include: Some("/out/include".into()),
-        root: Some("/out".into()),
-    };
-    let plan = generic_plan(&ZLIB, &published, &["z"], &built);
-    assert_eq!(plan.mode, LinkMode::Static);
-    assert_eq!(plan.located_by, "libz-sys (built by it: DEP_Z_ROOT)");
-    assert_eq!(
-        generic_args(&INFLATE, &plan, &built),
-        ["-I/out/include", "/out/lib/libz.a"]
-    );
-    // A shared library beside the archive: dynamic, from that directory.
-    let both = fs(&[("/out/lib", &["libz.a", "libz.so", "libz.so.1"])]);
-    let plan = generic_plan(&ZLIB, &published, &["z"], &both);
-    assert_eq!(plan.mode, LinkMode::Dynamic);
-    assert_eq!(
-        generic_args(&INFLATE, &plan, &both),
-        ["-I/out/include", "-L/out/lib", "-lz"]
-    );
-}
-
-#[test]
-fn a_generic_failure_has_the_same_form_with_the_library_s_own_fixes() {
-    let need = Need {
+fn inflate_need() -> Need {
+    Need {
         probe: &INFLATE,
         askers: vec![asker(
             "zlib = system",
             "DEMO_ZLIB_PROVIDER",
             "DEMO_ZLIB_PROVIDER=zlib-rs",
         )],
+    }
+}
+
+fn dirs(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    list.iter()
+        .map(|(d, f)| (d.to_string(), f.iter().map(|s| s.to_string()).collect()))
+        .collect()
+}
+
+#[test]
+fn a_sys_crate_library_is_probed_where_its_sys_crate_says() {
+    let args = |env: &FakeEnv| {
+        let found = locate(&ZLIB, &[inflate_need()], "demo", env).unwrap();
+        let list = |d: &str| env.list_dir(d);
+        (found.clone(), probe_args(&INFLATE, &found, &list).unwrap())
     };
+    // The system library: nothing published but the headers, or nothing at all.
+    let (found, a) = args(&FakeEnv::default());
+    assert_eq!(
+        (
+            found.lib_dirs.is_empty(),
+            found.link_mode,
+            found.located_by.as_str(),
+            found.own_copy
+        ),
+        (true, LinkMode::Dynamic, "libz-sys", false)
+    );
+    assert_eq!(a, ["-lz"]);
+    // Built by the -sys crate itself: its root's lib/ holds only the archive.
+    let mut env = FakeEnv {
+        vars: vec![
+            ("DEP_Z_INCLUDE", "/out/include".into()),
+            ("DEP_Z_ROOT", "/out".into()),
+        ],
+        dirs: dirs(&[("/out/lib", &["libz.a", "pkgconfig"])]),
+        ..FakeEnv::default()
+    };
+    let (found, a) = args(&env);
+    assert_eq!(found.link_mode, LinkMode::Static);
+    assert!(found.own_copy);
+    assert_eq!(found.located_by, "libz-sys (built by it: DEP_Z_ROOT)");
+    assert_eq!(
+        found.recorded_lib_dirs,
+        Some(vec!["libz-sys's OUT_DIR".to_string()])
+    );
+    assert_eq!(a, ["-I/out/include", "/out/lib/libz.a"]);
+    // A shared library beside the archive: dynamic, from that directory.
+    env.dirs = dirs(&[("/out/lib", &["libz.a", "libz.so", "libz.so.1"])]);
+    let (found, a) = args(&env);
+    assert_eq!(found.link_mode, LinkMode::Dynamic);
+    assert_eq!(a, ["-I/out/include", "-L/out/lib", "-lz"]);
+    // Several include directories, as zstd-sys publishes them.
+    let env = FakeEnv {
+        vars: vec![("DEP_Z_INCLUDE", "/a;/b".into())],
+        ..FakeEnv::default()
+    };
+    assert_eq!(args(&env).1, ["-I/a", "-I/b", "-lz"]);
+}
+
+static LIBZSTD: PkgConfig = PkgConfig::new("libzstd");
+static ZSTD: Library = Library::new("zstd", &LIBZSTD)
+    .install(&[("Debian/Ubuntu", "apt-get install libzstd-dev pkg-config")])
+    .version(VersionCheck::minimum(ReadVersion::FOUND, "1.4.0").tested_up_to("1.5"));
+static ZSTD_HEADERS: Library = Library::new("zstd", &LIBZSTD).version(VersionCheck::minimum(
+    ReadVersion::macros(
+        "zstd.h",
+        &[
+            "ZSTD_VERSION_MAJOR",
+            "ZSTD_VERSION_MINOR",
+            "ZSTD_VERSION_RELEASE",
+        ],
+    ),
+    "1.4.0",
+));
+static COMPRESS: Probe = Probe::new(
+    &ZSTD,
+    "probe-zstd.c",
+    "ZSTD_compress",
+    &["zstd"],
+    "compression in libzstd",
+);
+
+fn zstd_need(probe: &'static Probe) -> Vec<Need> {
+    vec![Need {
+        probe,
+        askers: vec![asker(
+            "compress = zstd",
+            "DEMO_COMPRESS_PROVIDER",
+            "DEMO_COMPRESS_PROVIDER=stored",
+        )],
+    }]
+}
+
+#[test]
+fn a_library_found_by_pkg_config_with_its_version_checked() {
+    let env = |version: &str| FakeEnv {
+        pkg_config: Some(PkgConfigFound::new(
+            vec![],
+            vec!["/opt/zstd/lib".into()],
+            version.into(),
+        )),
+        ..FakeEnv::default()
+    };
+    let found = locate(&ZSTD, &zstd_need(&COMPRESS), "demo", &env("1.5.4")).unwrap();
+    assert_eq!(found.located_by, "pkg-config (libzstd)");
+    assert_eq!(found.version.as_deref(), Some("1.5.4"));
+    assert!(found.warnings.is_empty());
+    let list = |_: &str| None;
+    assert_eq!(
+        probe_args(&COMPRESS, &found, &list).unwrap(),
+        ["-L/opt/zstd/lib", "-lzstd"]
+    );
+    // Newer than the tested line: a warning; older than the minimum: the build error.
+    let found = locate(&ZSTD, &zstd_need(&COMPRESS), "demo", &env("1.6.0")).unwrap();
+    assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+    let e = locate(&ZSTD, &zstd_need(&COMPRESS), "demo", &env("1.3.8")).unwrap_err();
+    for want in [
+        "zstd version check failed: zstd 1.3.8 is too old: demo needs zstd 1.4.0 or newer",
+        "located by pkg-config (libzstd); headers in (the compiler's default search path); library directories: /opt/zstd/lib",
+        "asked for by: compress = zstd (DEMO_COMPRESS_PROVIDER)",
+        "Debian/Ubuntu: apt-get install libzstd-dev pkg-config",
+        "or do without zstd here: DEMO_COMPRESS_PROVIDER=stored",
+    ] {
+        assert!(e.contains(want), "{want:?} not in:\n{e}");
+    }
+    // No pkg-config module: the error says so, with pkg-config's words.
+    let e = locate(&ZSTD, &zstd_need(&COMPRESS), "demo", &FakeEnv::default()).unwrap_err();
+    assert!(
+        e.starts_with("zstd could not be found: pkg-config knows no usable module libzstd"),
+        "{e}"
+    );
+    assert!(e.contains("  | Package libzstd was not found"), "{e}");
+    // The version from the headers, as the preprocessor expands the macros.
+    static HEADERS_PROBE: Probe = Probe::new(
+        &ZSTD_HEADERS,
+        "probe-zstd.c",
+        "ZSTD_compress",
+        &["zstd"],
+        "compression in libzstd",
+    );
+    let mut env = env("1.5.4");
+    env.preprocessed = Some(
+        "probed_version_component 1\nprobed_version_component 3\nprobed_version_component 8\n"
+            .into(),
+    );
+    let e = locate(&ZSTD_HEADERS, &zstd_need(&HEADERS_PROBE), "demo", &env).unwrap_err();
+    assert!(e.contains("zstd 1.3.8 is too old"), "{e}");
+    env.preprocessed = None;
+    let e = locate(&ZSTD_HEADERS, &zstd_need(&HEADERS_PROBE), "demo", &env).unwrap_err();
+    assert!(
+        e.contains("zstd's version could not be read (ZSTD_VERSION_MAJOR, ZSTD_VERSION_MINOR, ZSTD_VERSION_RELEASE in zstd.h)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_generic_failure_has_the_same_form_with_the_library_s_own_fixes() {
+    let need = inflate_need();
     let failure = ProbeFailure {
         probe: &INFLATE,
         located_by: "libz-sys".into(),
@@ -607,33 +766,41 @@ fn compiler_messages_say_why_and_how() {
 }
 
 #[test]
-fn vendored_alone_is_an_error_and_unused_a_warning() {
-    let err = vendored_check(&["rustls-tls"], &[], false).unwrap_err();
+fn a_source_feature_alone_is_an_error_and_unused_a_warning() {
+    let linking = ["openssl-hash", "openssl-tls"];
+    let check = |on: &[&str], compiling: &[&str], selected| {
+        source_feature_check(
+            &OPENSSL,
+            "openssl-vendored",
+            on,
+            compiling,
+            &linking,
+            selected,
+        )
+    };
+    let err = check(&["rustls-tls"], &[], false).unwrap_err();
     assert!(err.contains("no OpenSSL provider is compiled"), "{err}");
     assert!(
         err.contains("(features on: rustls-tls openssl-vendored)"),
         "{err}"
     );
     assert!(
-        err.contains("--features openssl-vendored,openssl-tls"),
+        err.contains("add the features you want it for (openssl-hash, openssl-tls), for example `--features openssl-vendored,openssl-hash`"),
         "{err}"
     );
-    let err = vendored_check(&[], &[], false).unwrap_err();
+    let err = check(&[], &[], false).unwrap_err();
     assert!(
         err.contains("(features on: (none) openssl-vendored)"),
         "{err}"
     );
-    let warning = vendored_check(&["openssl-tls"], &["openssl-tls"], false)
+    let warning = check(&["openssl-tls"], &["openssl-tls"], false)
         .unwrap()
         .unwrap();
     assert!(
         warning.contains("no selected provider uses OpenSSL (the openssl-tls providers"),
         "{warning}"
     );
-    assert_eq!(
-        vendored_check(&["openssl-tls"], &["openssl-tls"], true),
-        Ok(None)
-    );
+    assert_eq!(check(&["openssl-tls"], &["openssl-tls"], true), Ok(None));
 }
 
 #[test]

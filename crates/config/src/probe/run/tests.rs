@@ -5,9 +5,23 @@
 use std::process::Command;
 
 use super::*;
+use crate::probe::LinkMode;
 use crate::probe::message::compiler_message;
+use crate::probe::openssl::{Location, OpensslInputs, Plan, StaticProblem, Stop};
 use crate::probe::tests::{fs, sha1_need, tls_need};
-use crate::probe::{LinkMode, Location, Plan};
+use crate::test_tables::demo_judge;
+
+/// What openssl-sys published and the variables it reads, from `env`.
+fn inputs(env: &Env) -> OpensslInputs {
+    crate::probe::openssl::inputs(&ScriptEnv::new(env, &std::env::temp_dir()))
+}
+
+fn plan_of(
+    inputs: &OpensslInputs,
+    list: &impl Fn(&str) -> Option<Vec<String>>,
+) -> Result<Plan, Stop> {
+    crate::probe::openssl::plan(inputs, demo_judge, "demo", list)
+}
 
 /// The variables Cargo gives a build script for `triple` built on `host`, plus `extra`.
 fn env(triple: &str, host: &str, extra: &[(&str, &str)]) -> Env {
@@ -83,16 +97,60 @@ fn needs() -> Vec<Need> {
     vec![sha1_need(), tls_need()]
 }
 
-fn plan_for(env: &Env, list: &impl Fn(&str) -> Option<Vec<String>>) -> Plan {
-    match crate::probe::plan(&inputs(env), &needs(), list) {
-        Ok(plan) => plan,
+/// A plan, with the probes' arguments and what the build options record.
+struct Planned {
+    plan: Plan,
+    args: Vec<Vec<String>>,
+    found: crate::probe::Found,
+}
+
+impl std::ops::Deref for Planned {
+    type Target = Plan;
+    fn deref(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+/// What the build options record of a plan, as the old shape said it.
+struct Recorded {
+    located_by: String,
+    lib_dirs: Vec<String>,
+    static_link: bool,
+    version: String,
+}
+
+impl Planned {
+    fn found(&self) -> Recorded {
+        let f = &self.found;
+        Recorded {
+            located_by: f.located_by.clone(),
+            lib_dirs: f
+                .recorded_lib_dirs
+                .clone()
+                .unwrap_or_else(|| f.lib_dirs.clone()),
+            static_link: f.link_mode == LinkMode::Static,
+            version: f.version.clone().unwrap_or_default(),
+        }
+    }
+}
+
+fn plan_for(env: &Env, list: &impl Fn(&str) -> Option<Vec<String>>) -> Planned {
+    match plan_of(&inputs(env), list) {
+        Ok(plan) => {
+            let found = plan.found(&env.target());
+            let args = needs()
+                .iter()
+                .map(|n| crate::probe::probe_args(n.probe, &found, list).expect("arguments"))
+                .collect();
+            Planned { plan, args, found }
+        }
         Err(stop) => panic!("no plan: {stop:?}"),
     }
 }
 
 /// The arguments of the SHA-1 and the TLS probe.
-fn args(plan: &Plan) -> (Vec<String>, Vec<String>) {
-    (plan.probes[0].1.clone(), plan.probes[1].1.clone())
+fn args(plan: &Planned) -> (Vec<String>, Vec<String>) {
+    (plan.args[0].clone(), plan.args[1].clone())
 }
 
 /// A macOS prefix openssl-sys picked itself (Homebrew, MacPorts, pkgsrc): the headers it
@@ -210,8 +268,8 @@ fn target_prefixed_openssl_dir() {
         ),
     );
     let list = fs(&[
-        ("/cross/aarch64/lib64", &["libcrypto.so", "libssl.so"]),
-        ("/cross/aarch64/lib", &["engines-3"]),
+        ("/cross/aarch64/lib64", &["libcrypto.so", "libssl.so"][..]),
+        ("/cross/aarch64/lib", &["engines-3"][..]),
         ("/usr/lib", BOTH),
     ]);
     let plan = plan_for(&e, &list);
@@ -297,7 +355,10 @@ fn lib_and_include_dirs() {
 /// no lib64/ or lib/ beside /usr/include.
 #[test]
 fn debian_pkg_config() {
-    let list = fs(&[("/usr/lib", &["x86_64-linux-gnu"]), ("/usr/lib64", &[])]);
+    let list = fs(&[
+        ("/usr/lib", &["x86_64-linux-gnu"][..]),
+        ("/usr/lib64", &[][..]),
+    ]);
     for include in [None, Some("/usr/include")] {
         let mut version = vec![("DEP_OPENSSL_VERSION_NUMBER", "30000130")];
         version.extend(include.map(|i| ("DEP_OPENSSL_INCLUDE", i)));
@@ -318,7 +379,7 @@ fn debian_pkg_config() {
         // OPENSSL_STATIC there: the pkg-config crate would link dynamically anyway, an error.
         let mut asked = version.clone();
         asked.push(("OPENSSL_STATIC", "1"));
-        let stop = crate::probe::plan(&inputs(&env(LINUX, LINUX, &asked)), &needs(), &list);
+        let stop = plan_of(&inputs(&env(LINUX, LINUX, &asked)), &list);
         assert!(
             matches!(
                 stop,
@@ -329,9 +390,9 @@ fn debian_pkg_config() {
         // Likewise PKG_CONFIG_ALL_STATIC, unless OPENSSL_DYNAMIC.
         let mut all = version.clone();
         all.push(("PKG_CONFIG_ALL_STATIC", "1"));
-        assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_err());
+        assert!(plan_of(&inputs(&env(LINUX, LINUX, &all)), &list).is_err());
         all.push(("OPENSSL_DYNAMIC", "1"));
-        assert!(crate::probe::plan(&inputs(&env(LINUX, LINUX, &all)), &needs(), &list).is_ok());
+        assert!(plan_of(&inputs(&env(LINUX, LINUX, &all)), &list).is_ok());
     }
     // A cross build's pkg-config below PKG_CONFIG_SYSROOT_DIR: the same.
     let triple = "aarch64-unknown-linux-gnu";
@@ -385,7 +446,10 @@ fn vendored() {
         ),
     );
     let lib = format!("{root}/lib");
-    let list = fs(&[(&lib, &["libcrypto.a", "libssl.a", "pkgconfig", "engines-3"])]);
+    let list = fs(&[(
+        &lib,
+        &["libcrypto.a", "libssl.a", "pkgconfig", "engines-3"][..],
+    )]);
     let plan = plan_for(&e, &list);
     assert_eq!(plan.paths.location, Location::Vendored);
     assert_eq!(plan.mode, LinkMode::Static);
@@ -435,7 +499,7 @@ fn libressl_warns_and_boringssl_stops() {
     );
     assert_eq!(plan.found().version, "LibreSSL 3.9.2");
     let boring = [("DEP_OPENSSL_BORINGSSL", "true")];
-    let stop = crate::probe::plan(&inputs(&env(LINUX, LINUX, &boring)), &needs(), &fs(&[]));
+    let stop = plan_of(&inputs(&env(LINUX, LINUX, &boring)), &fs(&[]));
     assert!(matches!(stop, Err(Stop::Version(r)) if r.contains("BoringSSL is not supported")));
 }
 

@@ -1,0 +1,125 @@
+//! The finders that come with this crate: a `-sys` crate's published metadata, and pkg-config.
+
+use super::{FindContext, Finder, Found, Library, LinkMode, Message, lib_dirs_of};
+
+/// A library found and linked by its `-sys` crate, which published what it found to its direct
+/// dependents: `-I` from `DEP_<LINKS>_INCLUDE` (several directories separated by `;`); when it
+/// built the library itself, `DEP_<LINKS>_ROOT`'s `lib64/` and `lib/` (static when only archives
+/// are there, and reported with a warning unless [`Library::own_copy_asked_by`] asked for it);
+/// otherwise the compiler's default directories. The package whose build script probes must
+/// depend on the `-sys` crate directly: Cargo gives its metadata only to direct dependents.
+///
+/// ```
+/// use flagsplit_config::probe::{Library, Probe, SysCrate};
+///
+/// // libz-sys has `links = "z"`: Cargo names its metadata DEP_Z_*.
+/// static LIBZ_SYS: SysCrate = SysCrate::new("libz-sys", "Z");
+/// static LIBZ: Library = Library::new("zlib", &LIBZ_SYS)
+///     .install(&[("Debian/Ubuntu", "apt-get install zlib1g-dev pkg-config")])
+///     .own_copy_asked_by(&["LIBZ_SYS_STATIC"]);
+/// static INFLATE: Probe = Probe::new(&LIBZ, "probe-zlib.c", "inflateInit2_", &["z"], "inflate in libz");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct SysCrate {
+    sys_crate: &'static str,
+    links: &'static str,
+}
+
+impl SysCrate {
+    /// The `-sys` crate `sys_crate`, whose `links` key Cargo spells `links` in the variables it
+    /// gives dependents (`OPENSSL` for `DEP_OPENSSL_INCLUDE`, `Z` for `DEP_Z_ROOT`).
+    pub const fn new(sys_crate: &'static str, links: &'static str) -> SysCrate {
+        SysCrate { sys_crate, links }
+    }
+}
+
+impl Finder for SysCrate {
+    fn find(&self, _library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+        let env = cx.env;
+        let include = env.cargo_var(&format!("DEP_{}_INCLUDE", self.links));
+        let root = env.cargo_var(&format!("DEP_{}_ROOT", self.links));
+        let list = |dir: &str| env.list_dir(dir);
+        let mut found = Found::new(self.sys_crate);
+        found.include_dirs = include
+            .iter()
+            .flat_map(|dirs| dirs.split(';'))
+            .filter(|d| !d.is_empty())
+            .map(String::from)
+            .collect();
+        if let Some(root) = &root {
+            found.located_by = format!("{} (built by it: DEP_{}_ROOT)", self.sys_crate, self.links);
+            found.lib_dirs = lib_dirs_of(root, &list);
+            found.own_copy = true;
+            // A copy the -sys crate built lies in its OUT_DIR, which would make the binary
+            // depend on where it was built: not recorded.
+            found.recorded_lib_dirs = Some(vec![format!("{}'s OUT_DIR", self.sys_crate)]);
+        }
+        let files: Vec<String> = found
+            .lib_dirs
+            .iter()
+            .filter_map(|d| list(d))
+            .flatten()
+            .collect();
+        let only_archives = !found.lib_dirs.is_empty()
+            && cx.link.iter().all(|l| files.contains(&format!("lib{l}.a")))
+            && !cx.link.iter().any(|l| {
+                files
+                    .iter()
+                    .any(|f| f.starts_with(&format!("lib{l}.so")) || *f == format!("lib{l}.dylib"))
+            });
+        if only_archives {
+            found.link_mode = LinkMode::Static;
+        }
+        Ok(found)
+    }
+}
+
+/// A library found by pkg-config (as a `-sys` crate with a `pkg-config` feature, such as
+/// zstd-sys, finds it): its `-I` and `-L` directories and its `Version:`, which
+/// [`super::ReadVersion::FOUND`] checks. pkg-config reads `PKG_CONFIG_PATH`,
+/// `PKG_CONFIG_SYSROOT_DIR` and their target-prefixed forms, as the `pkg-config` crate does.
+///
+/// ```
+/// use flagsplit_config::probe::{Library, PkgConfig, ReadVersion, VersionCheck};
+///
+/// static LIBZSTD: PkgConfig = PkgConfig::new("libzstd");
+/// static ZSTD: Library = Library::new("zstd", &LIBZSTD)
+///     .version(VersionCheck::minimum(ReadVersion::FOUND, "1.4.0"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PkgConfig {
+    module: &'static str,
+}
+
+impl PkgConfig {
+    /// The pkg-config module `module` (`libzstd`, `zlib`, `libcurl`).
+    pub const fn new(module: &'static str) -> PkgConfig {
+        PkgConfig { module }
+    }
+}
+
+impl Finder for PkgConfig {
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+        match cx.env.pkg_config(self.module) {
+            Ok(answer) => {
+                let mut found = Found::new(format!("pkg-config ({})", self.module));
+                found.include_dirs = answer.include_dirs;
+                found.lib_dirs = answer.lib_dirs;
+                found.version = Some(answer.version);
+                Ok(found)
+            }
+            Err(reason) => {
+                let mut m = Message::new(format!(
+                    "{} could not be found: pkg-config knows no usable module {}",
+                    library.name, self.module
+                ))
+                .output(&reason);
+                m = super::message::install_fixes(m, library);
+                Err(m.fix(format!(
+                    "point pkg-config at an installation: PKG_CONFIG_PATH=/path/lib/pkgconfig (the directory of {}.pc)",
+                    self.module
+                )))
+            }
+        }
+    }
+}
