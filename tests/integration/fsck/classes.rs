@@ -30,6 +30,7 @@ pub(crate) fn classes(b: &mut Builder) {
     graph_walk(b);
     grafts(b);
     zlib_words(b);
+    connectivity_only(b);
 }
 
 /// `git rev-parse REV` in `dir`.
@@ -828,6 +829,30 @@ fn graph_walk(b: &mut Builder) {
     super::corrupt::retrail(&mut data, 20);
     fs::write(&graph, data).expect("write graph");
     b.cases("cls-graph-walk-named", &dir, CORRUPT_OPTIONS);
+    // Every commit named by a ref, one id of the graph's list damaged (t5318's `detect incorrect
+    // OID order`: its first byte, and `detect OID not in object database`: a byte inside): a
+    // child parsed from its object names its parent by the parent's real id, which the walk
+    // then parses from its object too.
+    for (name, at) in [
+        ("cls-graph-walk-named-order", 8 * 20),
+        ("cls-graph-walk-named-missing", 4 * 20 + 10),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            "i=0; while [ $i -lt 9 ]; do i=$((i+1)); echo $i > f; git add f; git commit -q -m c$i; git tag t$i; done
+             git commit-graph write --reachable",
+        );
+        let graph = b.path(&format!("{dir}/.git/objects/info/commit-graph"));
+        let mut data = fs::read(&graph).expect("graph");
+        let oidl = chunk(&data, b"OIDL");
+        data[oidl + at] = 1;
+        super::corrupt::retrail(&mut data, 20);
+        b.sh(".", &format!("chmod u+w '{}'", graph.display()));
+        fs::write(&graph, data).expect("write graph");
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
 }
 
 /// Grafts (`info/grafts`, deprecated) as git 2.47 applies them: a grafted commit's parents are
@@ -1061,4 +1086,338 @@ fn zlib_words(b: &mut Builder) {
             n += 1;
         }
     }
+}
+
+/// With `--connectivity-only` git checks that an unreachable object exists without reading it
+/// (a blob is never read; a corrupt loose copy, an empty alternate object file, an idx entry whose
+/// offset lies past its pack's end are only dangling), and reads an object it must parse (an
+/// unreachable commit, tree or tag whose links it marks) as its parsers do, printing what they
+/// print: an empty file name in a tree, an entry naming a blob as a tree, a commit without a
+/// tree, a tag of an unknown type, an object whose stored type is not its name's (swapped
+/// files), a pack entry of type 0 (git dies when no other copy exists). Mostly the states of
+/// git's t1450, t3800, t5318 and t5319.
+fn connectivity_only(b: &mut Builder) {
+    // Loose blobs, unreachable: garbage after the stream (the streaming path too, past
+    // core.bigFileThreshold), cut short.
+    let dir = fresh(
+        b,
+        "cls-conn-loose-garbage",
+        "--bare",
+        "oid=$(git hash-object -w --stdin --literally </dev/null)
+         f=objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-)
+         chmod +w $f && echo extra garbage >>$f",
+    );
+    b.cases("cls-conn-loose-garbage", &dir, CORRUPT_OPTIONS);
+    let dir = fresh(
+        b,
+        "cls-conn-loose-garbage-big",
+        "",
+        "echo one >one && git add one && git commit -q -m one
+         blob=$(echo trailing | git hash-object -w --stdin)
+         f=.git/objects/$(echo $blob | cut -c1-2)/$(echo $blob | cut -c3-)
+         chmod +w $f && echo garbage >>$f
+         git config core.bigFileThreshold 5",
+    );
+    b.cases("cls-conn-loose-garbage-big", &dir, CORRUPT_OPTIONS);
+    for (name, threshold) in [
+        ("cls-conn-loose-truncated", None),
+        ("cls-conn-loose-truncated-big", Some(128)),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            "echo one >one && git add one && git commit -q -m one",
+        );
+        fs::write(
+            b.path(&format!("{dir}/file")),
+            crate::support::Rng(4096).bytes(4096),
+        )
+        .expect("write");
+        let id = b
+            .sh(&dir, "git hash-object -w file && rm file")
+            .trim()
+            .to_string();
+        let path = b.path(&loose(&dir, &id));
+        let bytes = fs::read(&path).expect("loose");
+        b.sh(".", &format!("chmod u+w '{}'", path.display()));
+        fs::write(&path, &bytes[..1024]).expect("truncate");
+        if let Some(t) = threshold {
+            b.sh(&dir, &format!("git config core.bigFileThreshold {t}"));
+        }
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    // A packed commit whose loose copy is not a zlib stream (t1450's duplicate loose objects).
+    let dir = fresh(
+        b,
+        "cls-conn-duplicate",
+        "",
+        "echo duplicate >duplicate.t && git add duplicate.t && git commit -q -m duplicate
+         git repack -q
+         oid=$(git rev-parse HEAD)
+         f=.git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-)
+         rm -f $f && echo broken >$f",
+    );
+    b.cases("cls-conn-duplicate", &dir, CORRUPT_OPTIONS);
+    // A pack entry of type 0: an unreachable commit's only copy (git dies), and with its loose
+    // copy (git falls back to it after `unknown object type 0`).
+    for (name, keep_loose) in [("cls-conn-type0", false), ("cls-conn-type0-loose", true)] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            &format!(
+                "echo one >one && git add one && git commit -q -m one
+                 hsh=$(git commit-tree -m mycommit HEAD^{{tree}})
+                 pack=$(echo $hsh | git pack-objects -q .git/objects/pack/pack)
+                 chmod a+w .git/objects/pack/pack-$pack.pack
+                 printf '\\0' | dd of=.git/objects/pack/pack-$pack.pack bs=1 conv=notrunc seek=12 2>/dev/null
+                 {}",
+                if keep_loose {
+                    ""
+                } else {
+                    "rm .git/objects/$(echo $hsh | cut -c1-2)/$(echo $hsh | cut -c3-)"
+                }
+            ),
+        );
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    // A tree entry with an empty name (unparseable), unreachable and then reachable.
+    for (name, reachable) in [
+        ("cls-conn-empty-name", false),
+        ("cls-conn-empty-name-reachable", true),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            &format!(
+                "echo one >one && git add one && git commit -q -m one
+                 tree=$(printf '100644 \\0twenty-bytes-of-junk' | git hash-object -t tree --stdin -w --literally)
+                 {}",
+                if reachable {
+                    "git update-ref refs/heads/wrong $(git commit-tree -m wrong $tree)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    // A tree whose entry names a blob as a directory (t1450's tree entry with type mismatch),
+    // unreachable and reachable.
+    for (name, reachable) in [
+        ("cls-conn-entry-type", false),
+        ("cls-conn-entry-type-reachable", true),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            "echo one >one && git add one && git commit -q -m one",
+        );
+        let blob = b
+            .sh(&dir, "echo blob | git hash-object -w --stdin")
+            .trim()
+            .to_string();
+        let mut tree = b"40000 dir\0".to_vec();
+        tree.extend_from_slice(&unhex(&blob));
+        tree.extend_from_slice(b"100644 file\0");
+        tree.extend_from_slice(&unhex(&blob));
+        fs::write(b.path(&format!("{dir}/tree.bin")), tree).expect("write");
+        b.sh(
+            &dir,
+            &format!(
+                "tree=$(git hash-object -t tree -w --literally tree.bin) && rm tree.bin
+                 {}",
+                if reachable {
+                    "git update-ref refs/heads/type_mismatch $(git commit-tree -m mismatch $tree)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    // Two commits whose loose files are swapped (t1450's rev-list --verify-objects case).
+    let dir = fresh(
+        b,
+        "cls-conn-swapped",
+        "",
+        "echo one >one.t && git add one.t && git commit -q -m one && git tag one
+         echo two >two.t && git add two.t && git commit -q -m two && git tag two
+         one=$(git rev-parse HEAD) && two=$(git rev-parse HEAD^)
+         p() { echo .git/objects/$(echo $1 | cut -c1-2)/$(echo $1 | cut -c3-); }
+         mv $(p $one) tmp && mv $(p $two) $(p $one) && mv tmp $(p $two)",
+    );
+    b.cases("cls-conn-swapped", &dir, CORRUPT_OPTIONS);
+    // A tag of a made-up type (t3800), naming an object this repository does not have;
+    // unreferenced, and named by a ref.
+    for (name, named) in [
+        ("cls-conn-tag-type", false),
+        ("cls-conn-tag-type-named", true),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "--bare",
+            &format!(
+                "tag=$(printf 'object 8b6fa0de2cdb1d1f1e0c0a5e8a3ff5c9c2b1a7d4\\ntype tagggg\\ntag mytag\\ntagger . <> 0 +0000\\n\\n' | git hash-object -t tag -w --stdin --literally)
+                 {}",
+                if named {
+                    "mkdir -p refs/tags && echo $tag >refs/tags/bad_tag"
+                } else {
+                    ""
+                }
+            ),
+        );
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    // A commit without a tree line (t5318's corrupt commit-graph write), unreferenced, and as
+    // the parent of a commit a branch names.
+    for (name, child) in [
+        ("cls-conn-bogus-commit", false),
+        ("cls-conn-bogus-commit-parent", true),
+    ] {
+        let dir = fresh(
+            b,
+            name,
+            "",
+            &format!(
+                "tree=$(git mktree </dev/null)
+                 zero=0000000000000000000000000000000000000000
+                 broken=$(printf 'parent %s\\nauthor whatever <whatever@example.com> 1234 -0000\\ncommitter whatever <whatever@example.com> 1234 -0000\\n\\nbroken commit\\n' $zero | git hash-object -w -t commit --stdin --literally)
+                 {}",
+                if child {
+                    "git update-ref refs/heads/main $(git commit-tree -p $broken -m good $tree)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+    objects64(b);
+}
+
+/// t5319's `objects64`: a pack whose idx has 64-bit offsets for every entry, one of them (a
+/// blob's) damaged to lie past the pack's end, the alternate of an empty repository. git's
+/// `--connectivity-only` reads an unreachable object's type only when no tree named it first, in
+/// the pack's index order: a blob after its tree is just dangling, one before it is read (git
+/// dies). And the blob after its tree with a multi-pack-index over the pack whose large-offset
+/// chunk is gone (its check dies, not fsck).
+fn objects64(b: &mut Builder) {
+    let src = fresh(
+        b,
+        "cls-conn-objects64-src",
+        "",
+        "echo one >one && git add one && git commit -q -m one",
+    );
+    let mut rng = crate::support::Rng(64);
+    for i in 0..12 {
+        let n = 100 + rng.below(3000);
+        fs::write(b.path(&format!("{src}/file_{i:03}")), rng.bytes(n)).expect("write");
+    }
+    let root = b.root.display().to_string();
+    let tree = b.sh(&src, "git add . && git write-tree").trim().to_string();
+    let blobs: Vec<String> = b
+        .sh(&src, &format!("git ls-tree {tree} | cut -c13-52"))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let after = blobs
+        .iter()
+        .filter(|id| **id > tree)
+        .max()
+        .expect("a blob after the tree");
+    let before = blobs
+        .iter()
+        .filter(|id| **id < tree)
+        .min()
+        .expect("a blob before the tree");
+    for (name, blob, midx) in [
+        ("cls-conn-objects64", after, false),
+        ("cls-conn-objects64-first", before, false),
+        ("cls-conn-objects64-midx", after, true),
+    ] {
+        let store = format!("r/{name}-store");
+        fs::create_dir_all(b.path(&format!("{store}/pack"))).expect("mkdir");
+        let stem = b
+            .sh(
+                &src,
+                &format!(
+                    "{{ echo {tree}; git ls-tree {tree} | cut -c13-52; }} |
+                     git pack-objects -q --index-version=2,0x40 '{root}/{store}/pack/test-64'"
+                ),
+            )
+            .trim()
+            .to_string();
+        let idx_path = b.path(&format!("{store}/pack/test-64-{stem}.idx"));
+        let mut idx = fs::read(&idx_path).expect("idx");
+        let n = u32::from_be_bytes(idx[8 + 255 * 4..8 + 256 * 4].try_into().expect("4")) as usize;
+        let ids = 8 + 256 * 4;
+        let offsets = ids + n * 20 + n * 4;
+        let large = offsets + n * 4;
+        let want = unhex(blob);
+        let pos = (0..n)
+            .find(|&i| idx[ids + 20 * i..ids + 20 * (i + 1)] == want[..])
+            .expect("the blob in the idx");
+        let small = u32::from_be_bytes(
+            idx[offsets + 4 * pos..offsets + 4 * pos + 4]
+                .try_into()
+                .expect("4"),
+        );
+        assert_ne!(small & 0x8000_0000, 0, "every offset is a large one");
+        // Byte 3 of the 8: 8 GiB past the start.
+        idx[large + 8 * (small & 0x7fff_ffff) as usize + 3] = 2;
+        b.sh(".", &format!("chmod u+w '{}'", idx_path.display()));
+        fs::write(&idx_path, &idx).expect("write idx");
+        let dir = fresh(
+            b,
+            name,
+            "",
+            &format!(
+                "echo '{root}/{store}' >.git/objects/info/alternates
+                 {}",
+                if midx {
+                    format!("git multi-pack-index --object-dir='{root}/{store}' write")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        if midx {
+            let midx_path = b.path(&format!("{store}/pack/multi-pack-index"));
+            let data = fs::read(&midx_path).expect("midx");
+            b.sh(".", &format!("chmod u+w '{}'", midx_path.display()));
+            fs::write(&midx_path, clear_chunk(&data, 12, b"LOFF")).expect("write midx");
+        }
+        b.cases(name, &dir, CORRUPT_OPTIONS);
+    }
+}
+
+/// `file` (a chunk file whose table of contents starts at `toc`) without chunk `id`'s data, the
+/// offsets after it moved back (git's `corrupt_chunk_file FILE ID clear`).
+fn clear_chunk(file: &[u8], toc: usize, id: &[u8; 4]) -> Vec<u8> {
+    let entry = |i: usize| {
+        let at = toc + 12 * i;
+        let off = u64::from_be_bytes(file[at + 4..at + 12].try_into().expect("8")) as usize;
+        (&file[at..at + 4], off)
+    };
+    let k = (0..).find(|&i| entry(i).0 == id).expect("the chunk");
+    let (start, end) = (entry(k).1, entry(k + 1).1);
+    let len = end - start;
+    let mut out = file[..start].to_vec();
+    let mut i = k + 1;
+    loop {
+        let (name, off) = entry(i);
+        let at = toc + 12 * i;
+        out[at + 4..at + 12].copy_from_slice(&((off - len) as u64).to_be_bytes());
+        if name == [0, 0, 0, 0] {
+            break;
+        }
+        i += 1;
+    }
+    out.extend_from_slice(&file[end..]);
+    out
 }
