@@ -5,7 +5,13 @@
 # directions (a changed input rebuilds, an unchanged one is Fresh).
 #
 # Usage: scripts/build-matrix.sh            (run by scripts/test.sh)
-# Target directories: target/matrix (default linker), target/matrix-gnuld (GNU ld).
+#
+# Target directory: target/matrix, release builds. Not a cheaper profile: what GNU ld puts in NEEDED
+# depends on the code generation (it keeps a library for any object file it pulls in that mentions
+# it, and the dev profile's many small codegen units pull in other ones: with it, the sender of an
+# `openssl-sha1` build links libssl). The GNU ld link of a configuration is `cargo rustc --bin NAME
+# -- -C linker-features=-lld` right after its default build: only the executables' own crate is
+# compiled again and linked, with every library reused (a RUSTFLAGS change would rebuild every crate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -13,22 +19,39 @@ root=$PWD
 # static ones are scripts/openssl-matrix.sh's).
 export OPENSSL_NO_VENDOR=1
 T_LLD=$root/target/matrix
-T_GNU=$root/target/matrix-gnuld
-GNULD_FLAGS="-C linker-features=-lld"
+PROFILE=(--release)
 . scripts/lib/checks.sh
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 
-# build NAME TARGET_DIR RUSTFLAGS [cargo args...] — release build of both binaries, output in $log/NAME
+# build NAME [cargo args...] — release build of the executables, output in $log/NAME
 build() {
-	local name=$1 tdir=$2 flags=$3
-	shift 3
-	if ! env RUSTFLAGS="$flags" cargo build --release --locked --target-dir "$tdir" --bins "$@" >"$log/$name" 2>&1; then
+	local name=$1
+	shift
+	if ! cargo build "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bins "$@" >"$log/$name" 2>&1; then
 		cat "$log/$name"
 		fail "$name: build failed"
 		return 1
 	fi
+}
+
+# build_gnuld NAME [cargo args...] — after `build` with the same arguments and environment: flagsplit
+# and flagsplit-imap-send linked again by GNU ld, copied to $G and $GS
+build_gnuld() {
+	local name=$1 bin
+	shift
+	for bin in flagsplit flagsplit-imap-send; do
+		if ! cargo rustc "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bin "$bin" "$@" -- -C linker-features=-lld >"$log/$name-$bin" 2>&1; then
+			cat "$log/$name-$bin"
+			fail "$name: GNU ld link of $bin failed"
+			return 1
+		fi
+		if grep -E '^ +Compiling ' "$log/$name-$bin" | grep -qv ' flagsplit v'; then
+			fail "$name: the GNU ld link of $bin compiled more than flagsplit's own crates: $(grep -E '^ +Compiling ' "$log/$name-$bin" | tr -s ' ' | tr '\n' ';')"
+		fi
+	done
+	cp "$F" "$G" && cp "$S" "$GS"
 }
 
 # expect_links NAME BIN crypto|nocrypto ssl|nossl
@@ -94,7 +117,7 @@ expect_build_error() {
 	shift
 	local args=(--target-dir "$T_LLD")
 	for a in "$@"; do case $a in cargo_args=*) read -ra args <<<"${a#cargo_args=}" ;; esac; done
-	if env "$@" cargo build --release --locked --bins "${args[@]}" >"$log/$name" 2>&1; then
+	if env "$@" cargo build "${PROFILE[@]}" --locked --bins "${args[@]}" >"$log/$name" 2>&1; then
 		fail "$name: build succeeded, expected an error"
 		return
 	fi
@@ -105,17 +128,17 @@ expect_build_error() {
 units_rebuilt() {
 	local name=$1
 	shift
-	env "$@" cargo build --release --locked --target-dir "$T_LLD" --bins -v >"$log/$name" 2>&1 || { cat "$log/$name"; return 1; }
+	env "$@" cargo build "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bins -v >"$log/$name" 2>&1 || { cat "$log/$name"; return 1; }
 	grep -cE '^ +(Compiling|Dirty) ' "$log/$name" || true
 }
 
 F=$T_LLD/release/flagsplit
 S=$T_LLD/release/flagsplit-imap-send
-G=$T_GNU/release/flagsplit
-GS=$T_GNU/release/flagsplit-imap-send
+G=$log/gnuld-flagsplit
+GS=$log/gnuld-flagsplit-imap-send
 
 note "default features"
-if build default "$T_LLD" ""; then
+if build default ; then
 	expect_linker default "$F" lld
 	expect_options default "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_BLK" "+TLS: RUSTLS" "-^OpenSSL:"
 	expect_options default "$F" "+zlib-backend: ZLIB_RS" "~^zlib-rs: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: zlib-rs (from default)" "-^zlib-build:" "-^links:.*libz"
@@ -125,14 +148,14 @@ if build default "$T_LLD" ""; then
 	expect_zlib default "$S" nolibz
 	expect_options default-sender "$S" "~^TLS: RUSTLS" "-^OpenSSL:" "+SHA-1: SHA1_DC" "+zlib-backend: ZLIB_RS" "-$ZLIB_VERSION"
 fi
-if build default-gnuld "$T_GNU" "$GNULD_FLAGS"; then
+if build_gnuld default-gnuld ; then
 	expect_linker default-gnuld "$G" gnu
 	expect_zlib default-gnuld "$G" nolibz
 	expect_zlib default-gnuld "$GS" nolibz
 fi
 
 note "--no-default-features"
-if build no-default "$T_LLD" "" --no-default-features; then
+if build no-default --no-default-features; then
 	expect_options no-default "$F" "+SHA-1: SHA1_DC" "+TLS: NONE" "+features: (none)" "-^OpenSSL:"
 	expect_links no-default "$F" nocrypto nossl
 	expect_links no-default "$S" nocrypto nossl
@@ -140,7 +163,7 @@ if build no-default "$T_LLD" "" --no-default-features; then
 fi
 
 note "--features openssl-sha1"
-if build openssl-sha1 "$T_LLD" "" --features openssl-sha1; then
+if build openssl-sha1 --features openssl-sha1; then
 	expect_options openssl-sha1 "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+non-collision-detecting-SHA-1: SHA1_OPENSSL" "+MD5: MD5_BUILTIN"
 	expect_options openssl-sha1 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
 	expect_links openssl-sha1 "$F" crypto nossl
@@ -148,27 +171,27 @@ if build openssl-sha1 "$T_LLD" "" --features openssl-sha1; then
 	expect_links openssl-sha1 "$S" nocrypto nossl
 	expect_options openssl-sha1-sender "$S" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+links: (no OpenSSL)" "-^OpenSSL:"
 fi
-if build openssl-sha1-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
+if build_gnuld openssl-sha1-gnuld --features openssl-sha1; then
 	expect_linker openssl-sha1-gnuld "$G" gnu
 	expect_links openssl-sha1-gnuld "$G" crypto nossl
 	expect_links openssl-sha1-gnuld "$GS" nocrypto nossl
 fi
 
 note "--features openssl-md5"
-if build openssl-md5 "$T_LLD" "" --features openssl-md5; then
+if build openssl-md5 --features openssl-md5; then
 	expect_options openssl-md5 "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_OPENSSL"
 	expect_links openssl-md5 "$F" crypto nossl
 	# CRAM-MD5 computes MD5 with the selected provider: libcrypto.
 	expect_links openssl-md5 "$S" crypto nossl
 	expect_options openssl-md5-sender "$S" "+MD5: MD5_OPENSSL" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
 fi
-if build openssl-md5-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-md5; then
+if build_gnuld openssl-md5-gnuld --features openssl-md5; then
 	expect_links openssl-md5-gnuld "$G" crypto nossl
 	expect_links openssl-md5-gnuld "$GS" crypto nossl
 fi
 
 note "--features openssl-sha256"
-if build openssl-sha256 "$T_LLD" "" --features openssl-sha256; then
+if build openssl-sha256 --features openssl-sha256; then
 	expect_options openssl-sha256 "$F" "+SHA-1: SHA1_DC" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_OPENSSL" "+sha256-provider: openssl (from default with feature openssl-sha256)"
 	expect_options openssl-sha256 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
 	expect_links openssl-sha256 "$F" crypto nossl
@@ -176,19 +199,19 @@ if build openssl-sha256 "$T_LLD" "" --features openssl-sha256; then
 	expect_links openssl-sha256 "$S" nocrypto nossl
 	expect_options openssl-sha256-sender "$S" "+links: (no OpenSSL)" "-^OpenSSL:"
 fi
-if build openssl-sha256-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha256; then
+if build_gnuld openssl-sha256-gnuld --features openssl-sha256; then
 	expect_links openssl-sha256-gnuld "$G" crypto nossl
 	expect_links openssl-sha256-gnuld "$GS" nocrypto nossl
 fi
 
 note "--features openssl-sha256 with FLAGSPLIT_SHA256_PROVIDER=builtin"
 export FLAGSPLIT_SHA256_PROVIDER=builtin
-if build openssl-sha256-builtin "$T_LLD" "" --features openssl-sha256; then
+if build openssl-sha256-builtin --features openssl-sha256; then
 	expect_options openssl-sha256-builtin "$F" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
 	expect_links openssl-sha256-builtin "$F" nocrypto nossl
 	expect_links openssl-sha256-builtin "$S" nocrypto nossl
 fi
-if build openssl-sha256-builtin-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha256; then
+if build_gnuld openssl-sha256-builtin-gnuld --features openssl-sha256; then
 	expect_links openssl-sha256-builtin-gnuld "$G" nocrypto nossl
 	expect_links openssl-sha256-builtin-gnuld "$GS" nocrypto nossl
 fi
@@ -196,44 +219,44 @@ unset FLAGSPLIT_SHA256_PROVIDER
 
 note "--features openssl-sha1 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block"
 export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block
-if build openssl-sha1-dc "$T_LLD" "" --features openssl-sha1; then
+if build openssl-sha1-dc --features openssl-sha1; then
 	expect_options openssl-sha1-dc "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "-^OpenSSL:"
 	expect_links openssl-sha1-dc "$F" nocrypto nossl
 	expect_links openssl-sha1-dc "$S" nocrypto nossl
 fi
-if build openssl-sha1-dc-gnuld "$T_GNU" "$GNULD_FLAGS" --features openssl-sha1; then
+if build_gnuld openssl-sha1-dc-gnuld --features openssl-sha1; then
 	expect_links openssl-sha1-dc-gnuld "$G" nocrypto nossl
 	expect_links openssl-sha1-dc-gnuld "$GS" nocrypto nossl
 fi
 unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER
 
 note "--no-default-features --features openssl-tls"
-if build openssl-tls "$T_LLD" "" --no-default-features --features openssl-tls; then
+if build openssl-tls --no-default-features --features openssl-tls; then
 	expect_options openssl-tls "$F" "+TLS: OPENSSL" "+links: (no OpenSSL)" "-^OpenSSL:"
 	expect_links openssl-tls "$F" nocrypto nossl
 	expect_links openssl-tls "$S" crypto ssl
 	imap_options=$("$S" --build-options) || fail "openssl-tls: flagsplit-imap-send --build-options failed"
 	grep -qE '^OpenSSL: OpenSSL [0-9]' <<<"$imap_options" && pass "openssl-tls: the sender reports OpenSSL" || fail "openssl-tls: sender lacks OpenSSL line: $imap_options"
 fi
-if build openssl-tls-gnuld "$T_GNU" "$GNULD_FLAGS" --no-default-features --features openssl-tls; then
+if build_gnuld openssl-tls-gnuld --no-default-features --features openssl-tls; then
 	expect_links openssl-tls-gnuld "$G" nocrypto nossl
 	expect_links openssl-tls-gnuld "$GS" crypto ssl
 fi
 
 note "--features zlib-miniz"
-if build zlib-miniz "$T_LLD" "" --features zlib-miniz; then
+if build zlib-miniz --features zlib-miniz; then
 	expect_options zlib-miniz "$F" "+zlib-backend: MINIZ_OXIDE" "~^miniz: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: miniz (from default with feature zlib-miniz)" "-^links:.*libz"
 	expect_zlib zlib-miniz "$F" nolibz
 	expect_zlib zlib-miniz "$S" nolibz
 	expect_options zlib-miniz-sender "$S" "+zlib-backend: MINIZ_OXIDE" "-$ZLIB_VERSION"
 fi
-if build zlib-miniz-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-miniz; then
+if build_gnuld zlib-miniz-gnuld --features zlib-miniz; then
 	expect_zlib zlib-miniz-gnuld "$G" nolibz
 	expect_zlib zlib-miniz-gnuld "$GS" nolibz
 fi
 
 note "--features zlib-system"
-if build zlib-system "$T_LLD" "" --features zlib-system; then
+if build zlib-system --features zlib-system; then
 	expect_options zlib-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from default with feature zlib-system)" "+links: libz"
 	expect_options zlib-system "$F" "+zlib-build: located by libz-sys in the compiler's default paths (dynamic)"
 	expect_zlib zlib-system "$F" libz
@@ -241,51 +264,51 @@ if build zlib-system "$T_LLD" "" --features zlib-system; then
 	expect_zlib zlib-system "$S" nolibz
 	expect_options zlib-system-sender "$S" "+zlib-backend: ZLIB" "-$ZLIB_VERSION" "-^links:.*libz" "-^zlib-build:"
 fi
-if build zlib-system-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system; then
+if build_gnuld zlib-system-gnuld --features zlib-system; then
 	expect_zlib zlib-system-gnuld "$G" libz
 	expect_zlib zlib-system-gnuld "$GS" nolibz
 fi
 
 note "--features zlib-ng"
-if build zlib-ng "$T_LLD" "" --features zlib-ng; then
+if build zlib-ng --features zlib-ng; then
 	expect_options zlib-ng "$F" "+zlib-backend: ZLIB_NG" "~^zlib-ng: 2\." "+zlib-provider: zlib-ng (from default with feature zlib-ng)" "-^links:.*libz" "-^zlib-build:"
 	# zlib-ng is built from source and linked statically: neither binary needs a libz.
 	expect_zlib zlib-ng "$F" nolibz
 	expect_zlib zlib-ng "$S" nolibz
 	expect_options zlib-ng-sender "$S" "+zlib-backend: ZLIB_NG" "-$ZLIB_VERSION"
 fi
-if build zlib-ng-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-ng; then
+if build_gnuld zlib-ng-gnuld --features zlib-ng; then
 	expect_zlib zlib-ng-gnuld "$G" nolibz
 	expect_zlib zlib-ng-gnuld "$GS" nolibz
 fi
 
 note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=system (the variable beats the feature default)"
 export FLAGSPLIT_ZLIB_PROVIDER=system
-if build zlib-both-system "$T_LLD" "" --features zlib-system,zlib-ng; then
+if build zlib-both-system --features zlib-system,zlib-ng; then
 	expect_options zlib-both-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from FLAGSPLIT_ZLIB_PROVIDER)" "+links: libz" "-^zlib-ng:"
 	expect_zlib zlib-both-system "$F" libz
 	expect_zlib zlib-both-system "$S" nolibz
 fi
-if build zlib-both-system-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system,zlib-ng; then
+if build_gnuld zlib-both-system-gnuld --features zlib-system,zlib-ng; then
 	expect_zlib zlib-both-system-gnuld "$G" libz
 	expect_zlib zlib-both-system-gnuld "$GS" nolibz
 fi
 
 note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=zlib-rs (system zlib compiled, not selected)"
 export FLAGSPLIT_ZLIB_PROVIDER=zlib-rs
-if build zlib-both-rs "$T_LLD" "" --features zlib-system,zlib-ng; then
+if build zlib-both-rs --features zlib-system,zlib-ng; then
 	expect_options zlib-both-rs "$F" "+zlib-backend: ZLIB_RS" "~^zlib-rs: " "+zlib-provider: zlib-rs (from FLAGSPLIT_ZLIB_PROVIDER)" "-^links:.*libz" "-^zlib(-ng)?:"
 	expect_zlib zlib-both-rs "$F" nolibz
 	expect_zlib zlib-both-rs "$S" nolibz
 fi
-if build zlib-both-rs-gnuld "$T_GNU" "$GNULD_FLAGS" --features zlib-system,zlib-ng; then
+if build_gnuld zlib-both-rs-gnuld --features zlib-system,zlib-ng; then
 	expect_zlib zlib-both-rs-gnuld "$G" nolibz
 	expect_zlib zlib-both-rs-gnuld "$GS" nolibz
 fi
 unset FLAGSPLIT_ZLIB_PROVIDER
 
 note "--all-features"
-if build all "$T_LLD" "" --all-features; then
+if build all --all-features; then
 	expect_options all "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+MD5: MD5_OPENSSL" "+SHA-256: SHA256_OPENSSL" "+TLS: OPENSSL"
 	# zlib-ng wins the feature default over system and miniz; libz-sys is compiled but unused.
 	expect_options all "$F" "+zlib-backend: ZLIB_NG" "~^zlib-ng: 2\." "+zlib-provider: zlib-ng (from default with feature zlib-ng)" "-^links:.*libz"
@@ -295,7 +318,7 @@ if build all "$T_LLD" "" --all-features; then
 	expect_zlib all "$S" nolibz
 	expect_options all-sender "$S" "+zlib-backend: ZLIB_NG" "-$ZLIB_VERSION"
 fi
-if build all-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
+if build_gnuld all-gnuld --all-features; then
 	expect_links all-gnuld "$G" crypto nossl
 	expect_links all-gnuld "$GS" crypto ssl
 	expect_zlib all-gnuld "$G" nolibz
@@ -304,11 +327,11 @@ fi
 
 note "--all-features with FLAGSPLIT_TLS_PROVIDER=rustls (OpenSSL TLS compiled, not selected)"
 export FLAGSPLIT_TLS_PROVIDER=rustls
-if build all-rustls "$T_LLD" "" --all-features; then
+if build all-rustls --all-features; then
 	expect_options all-rustls "$F" "+TLS: RUSTLS" "+tls-provider: rustls (from FLAGSPLIT_TLS_PROVIDER)" "+zlib-provider: zlib-ng (from default with feature zlib-ng)"
 	expect_links all-rustls "$S" crypto nossl
 fi
-if build all-rustls-gnuld "$T_GNU" "$GNULD_FLAGS" --all-features; then
+if build_gnuld all-rustls-gnuld --all-features; then
 	expect_links all-rustls-gnuld "$GS" crypto nossl
 fi
 unset FLAGSPLIT_TLS_PROVIDER
@@ -325,7 +348,7 @@ cfg=$log/flagsplit.toml
 printf '[sha1]\nprovider = "block"\n\n[md5]\nprovder = "openssl"\n' >"$cfg"
 expect_build_error unknown-key "$cfg:5:1: unknown key \`provder\` in [md5]" -- FLAGSPLIT_CONFIG="$cfg"
 expect_build_error missing-config "FLAGSPLIT_CONFIG=$log/nope.toml names a config file that cannot be read" -- FLAGSPLIT_CONFIG="$log/nope.toml"
-if env OPENSSL_DIR=/nonexistent cargo build --release --locked --target-dir "$T_LLD" --bins --features openssl-sha1 >"$log/openssl-dir" 2>&1; then
+if env OPENSSL_DIR=/nonexistent cargo build "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bins --features openssl-sha1 >"$log/openssl-dir" 2>&1; then
 	fail "OPENSSL_DIR=/nonexistent: build succeeded"
 else
 	grep -q "/nonexistent" "$log/openssl-dir" && pass "OPENSSL_DIR=/nonexistent: the error names the directory" ||
@@ -375,7 +398,7 @@ expect_options variable-over-file "$F" "+SHA-1: SHA1_BLK (No collision detection
 n=$(units_rebuilt var2 FLAGSPLIT_CONFIG="$cfg" FLAGSPLIT_MD5_PROVIDER=builtin FLAGSPLIT_SHA1_PROVIDER=block)
 [ "$n" = 0 ] && pass "unchanged variables: Fresh" || { fail "unchanged variables rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/var2"; }
 # Cargo's own [env] table makes a choice permanent; --config is the same table on the command line.
-if cargo build --release --locked --target-dir "$T_LLD" --bins --config 'env.FLAGSPLIT_SHA1_PROVIDER="block"' >"$log/env-table" 2>&1; then
+if cargo build "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bins --config 'env.FLAGSPLIT_SHA1_PROVIDER="block"' >"$log/env-table" 2>&1; then
 	expect_options cargo-env-table "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)"
 else
 	cat "$log/env-table"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproducible builds: clean release builds of the committed source (git archive HEAD) must give
 # bit-identical flagsplit and flagsplit-imap-send binaries
-#   - twice in the same directory, with no flags at all (the default features); and
+#   - with --same-directory, twice in the same directory, with no flags at all (the default
+#     features); and
 #   - in two different directories, with two different CARGO_HOMEs (the second one filled from the
 #     first one's downloads), when both use the RUSTFLAGS/CFLAGS of PACKAGING.md's reproducible-build
 #     recipe (the block after `<!-- reproducible-flags -->`, which must read exactly as $RECIPE below).
@@ -9,9 +10,9 @@
 # the target directory, either CARGO_HOME, the toolchain, the temporary directory, the checkout, $HOME;
 # nor today's date. On a mismatch it names the differing sections and the first differing strings.
 #
-# Usage: scripts/reproducible.sh [--sets LIST] [--keep]
+# Usage: scripts/reproducible.sh [--sets LIST] [--same-directory] [--keep]
 #   LIST, comma-separated (default: default,openssl):
-#     default    default features                                   4 builds
+#     default    default features                                   2 builds (4 with --same-directory)
 #     openssl    --features openssl-sha1,openssl-md5,openssl-tls     2 builds (cross-directory only:
 #                every OpenSSL provider, the build-options table with the probe's results,
 #                libcrypto/libssl linked)
@@ -21,9 +22,12 @@
 #                compiles OpenSSL twice, slow): both trees build into one CARGO_TARGET_DIR, with the
 #                recipe's RUSTFLAGS but not its CFLAGS and with one SOURCE_DATE_EPOCH, as PACKAGING.md
 #                says for a vendored OpenSSL (which records its build directory and flags as strings)
+#   --same-directory  also the same-directory pair without flags (two more clean builds; the
+#                cross-directory pair with the recipe is the stricter check, and the one
+#                scripts/test.sh runs)
 #   --keep       keep the work directory (it is kept anyway when a check fails)
-# Work directory: mktemp -d under $TMPDIR (default /tmp); about 1 GB at most. About 5 minutes for the
-# default sets on 2 cores (6 release builds of 40-60 s, plus unpacking the second CARGO_HOME).
+# Work directory: mktemp -d under $TMPDIR (default /tmp); about 1 GB at most. The default sets are
+# 4 clean release builds, plus unpacking the second CARGO_HOME.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -38,8 +42,10 @@ export CFLAGS="${CFLAGS:-} -ffile-prefix-map=$cargo_home=/cargo-home -ffile-pref
 
 sets=default,openssl
 keep=0
+same_directory=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--same-directory) same_directory=1; shift ;;
 	--sets) sets=${2:?--sets needs a list}; shift 2 ;;
 	--sets=*) sets=${1#--sets=}; shift ;;
 	--keep) keep=1; shift ;;
@@ -302,7 +308,7 @@ for set in "${set_list[@]}"; do
 
 	# The same-directory pair for the default features only: the cross-directory pair below, with
 	# the recipe, is the stricter check, and the OpenSSL set's C probes and links are in it.
-	if [ "$set" = default ]; then
+	if [ "$set" = default ] && [ "$same_directory" = 1 ]; then
 		build_env=("${common[@]}")
 		build "$set-plain-1" "$tree_a" plain "${args[@]}" &&
 			build "$set-plain-2" "$tree_a" plain "${args[@]}" &&

@@ -12,8 +12,18 @@
 # makepkg/pacman-package-manager/libarchive-tools/bash-completion for scripts/packages.sh.
 # FLAGSPLIT_TEST_NO_INSTALL=1 installs nothing (offline or packaging builds). With CI=true anything
 # missing is a failure, never a skip.
+#
+# `scripts/test.sh --quick` is the tier for the edit-test loop: fmt, clippy on the default features,
+# and the default build's unit, integration and doc tests, with the fsck corpus on all cores only
+# (not also with --threads 1 and --low-memory); it installs nothing and builds no release binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=false
+case "${1:-}" in
+--quick) quick=true ;;
+"") ;;
+*) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 ci=${CI:-false}
 started=$(date +%s)
 # --all-features includes openssl-vendored (OpenSSL compiled from source, minutes on 2 cores): the
@@ -23,6 +33,17 @@ export OPENSSL_NO_VENDOR=1
 
 step() { printf '\n\033[1m== %s (%ss)\033[0m\n' "$*" "$(($(date +%s) - started))"; }
 die() { echo "scripts/test.sh: $*" >&2; exit 1; }
+
+if [ "$quick" = true ]; then
+	step "quick tier: cargo fmt --check"
+	cargo fmt --all -- --check
+	step "quick tier: cargo clippy --workspace --all-targets (default features)"
+	cargo clippy --locked --workspace --all-targets -- -D warnings
+	step "quick tier: cargo test --workspace (default features; fsck corpus on all cores only)"
+	FLAGSPLIT_FSCK_ALL_CORES_ONLY=1 cargo test --locked --workspace
+	step "quick tier passed (the full run: scripts/test.sh)"
+	exit 0
+fi
 
 # --- 1. what the tests need -------------------------------------------------------------------
 packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools bash-completion)
@@ -73,11 +94,16 @@ for set in "--no-default-features" "" "--all-features"; do
 done
 
 # --- 3. test suites ---------------------------------------------------------------------------
-# Each TLS provider (rustls by default, OpenSSL, none) and the OpenSSL hashing providers.
+# Each TLS provider (rustls by default, OpenSSL, none) and the OpenSSL hashing providers. The fsck
+# corpus runs each case three times (all cores, --threads 1, --low-memory) with the default
+# features, and on all cores with the others: the three runs differ in how fsck schedules its work,
+# not in the providers.
 for set in "" "--no-default-features" "--no-default-features --features openssl-tls" "--all-features"; do
 	step "cargo test --workspace ${set:-(default features)}"
+	all_cores_only=1
+	[ -n "$set" ] || all_cores_only=
 	# shellcheck disable=SC2086
-	cargo test --locked --workspace $set
+	FLAGSPLIT_FSCK_ALL_CORES_ONLY=$all_cores_only cargo test --locked --workspace $set
 done
 
 step "hash-object: git's recorded verdicts regenerate unchanged"

@@ -9,7 +9,7 @@
 //! Under `cargo run` a helper may not be built yet: `cargo run` builds only the binary it runs, so
 //! `cargo run --release -- fsck` on a fresh checkout starts a `flagsplit` with no `flagsplit-fsck`
 //! beside it. When a helper is found nowhere and this process was started by `cargo run` of this
-//! package (Cargo sets `CARGO` and `CARGO_MANIFEST_PATH` for it), [`find`] asks the same Cargo to
+//! package (Cargo sets `CARGO`, `CARGO_MANIFEST_PATH` and `CARGO_PKG_NAME` for it), [`find`] asks the same Cargo to
 //! build the helper into the same target directory, with the same profile, target and features
 //! ([`CargoRun`]), and uses what it built. The selection variables and `config.toml` reach that
 //! build as they reached the first one (the environment is inherited, the file is read again);
@@ -119,12 +119,13 @@ pub fn find(name: &str) -> Result<PathBuf, NotFound> {
     };
     let cargo = std::env::var_os("CARGO");
     let manifest = std::env::var_os("CARGO_MANIFEST_PATH");
+    let package = std::env::var_os("CARGO_PKG_NAME");
     let Some(run) = exe.as_deref().and_then(|exe| {
         CargoRun::detect(
             exe,
             cargo.as_deref()?,
             manifest.as_deref()?,
-            Path::new(env!("CARGO_MANIFEST_DIR")),
+            package.as_deref()?,
         )
     }) else {
         return Err(not_found);
@@ -188,20 +189,17 @@ pub struct CargoRun {
 impl CargoRun {
     /// Recognises `exe` as a binary Cargo built for the package whose manifest is `manifest` and
     /// started with `cargo` (`None` for anything else: an installed binary, another package's
-    /// `cargo run`, a binary outside a target directory). `own_manifest_dir` is this package's
-    /// directory when it was compiled.
+    /// `cargo run`, a binary outside a target directory). `package` is the name `cargo run` gave
+    /// (`CARGO_PKG_NAME`), which must be this package's. Nothing of the directory this package was
+    /// compiled in is kept in the binary: a packaged build would name its build directory.
     pub fn detect(
         exe: &Path,
         cargo: &OsStr,
         manifest: &OsStr,
-        own_manifest_dir: &Path,
+        package: &OsStr,
     ) -> Option<CargoRun> {
         let manifest = PathBuf::from(manifest);
-        let same_package = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-        if cargo.is_empty() || !same_package(&manifest, &own_manifest_dir.join("Cargo.toml")) {
+        if cargo.is_empty() || package != env!("CARGO_PKG_NAME") || !manifest.is_file() {
             return None;
         }
         let out_dir = exe.parent()?;
@@ -353,6 +351,10 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR"))
     }
 
+    fn ours() -> &'static OsStr {
+        OsStr::new(env!("CARGO_PKG_NAME"))
+    }
+
     fn manifest() -> OsString {
         own().join("Cargo.toml").into_os_string()
     }
@@ -360,18 +362,18 @@ mod tests {
     #[test]
     fn a_cargo_run_binary_is_recognised_with_its_profile_and_target() {
         let (dir, exe) = layout("release/flagsplit");
-        let run = CargoRun::detect(&exe, OsStr::new("/c/cargo"), &manifest(), own()).expect("run");
+        let run = CargoRun::detect(&exe, OsStr::new("/c/cargo"), &manifest(), ours()).expect("run");
         assert_eq!(run.profile, "release");
         assert_eq!(run.triple, None);
         assert_eq!(run.target_dir, dir.path().join("target"));
         assert_eq!(run.out_dir, dir.path().join("target/release"));
 
         let (_dir, exe) = layout("debug/flagsplit");
-        let run = CargoRun::detect(&exe, OsStr::new("cargo"), &manifest(), own()).expect("run");
+        let run = CargoRun::detect(&exe, OsStr::new("cargo"), &manifest(), ours()).expect("run");
         assert_eq!(run.profile, "dev", "the debug directory is the dev profile");
 
         let (dir, exe) = layout("x86_64-unknown-linux-gnu/bench-fast/flagsplit");
-        let run = CargoRun::detect(&exe, OsStr::new("cargo"), &manifest(), own()).expect("run");
+        let run = CargoRun::detect(&exe, OsStr::new("cargo"), &manifest(), ours()).expect("run");
         assert_eq!(run.profile, "bench-fast");
         assert_eq!(run.triple.as_deref(), Some("x86_64-unknown-linux-gnu"));
         assert_eq!(run.target_dir, dir.path().join("target"));
@@ -380,17 +382,23 @@ mod tests {
     #[test]
     fn other_binaries_and_other_packages_are_not_built_for() {
         let (_dir, exe) = layout("release/flagsplit");
-        // Another package's `cargo run` (its manifest is not ours).
+        // Another package's `cargo run` (its name is not ours).
         let other = tempfile::tempdir().expect("tempdir");
         std::fs::write(other.path().join("Cargo.toml"), "").expect("manifest");
         let theirs = other.path().join("Cargo.toml").into_os_string();
         assert_eq!(
-            CargoRun::detect(&exe, OsStr::new("cargo"), &theirs, own()),
+            CargoRun::detect(&exe, OsStr::new("cargo"), &theirs, OsStr::new("their-app")),
+            None
+        );
+        // A manifest that is not there.
+        let gone = other.path().join("gone/Cargo.toml").into_os_string();
+        assert_eq!(
+            CargoRun::detect(&exe, OsStr::new("cargo"), &gone, ours()),
             None
         );
         // No cargo.
         assert_eq!(
-            CargoRun::detect(&exe, OsStr::new(""), &manifest(), own()),
+            CargoRun::detect(&exe, OsStr::new(""), &manifest(), ours()),
             None
         );
         // An installed binary: no CACHEDIR.TAG above it.
@@ -398,7 +406,7 @@ mod tests {
         let installed = bin.path().join("bin/flagsplit");
         std::fs::create_dir_all(installed.parent().expect("parent")).expect("mkdir");
         assert_eq!(
-            CargoRun::detect(&installed, OsStr::new("cargo"), &manifest(), own()),
+            CargoRun::detect(&installed, OsStr::new("cargo"), &manifest(), ours()),
             None
         );
     }

@@ -310,6 +310,9 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
         Variable::new("FLAGSPLIT_FSCK_SUBJECT", When::Test, "the fsck corpus test compares git with itself (to check the harness), or with another flagsplit build (to see which cases a change fixed)")
         .values("git | path of a flagsplit")
         .default_value("flagsplit"),
+        Variable::new("FLAGSPLIT_FSCK_ALL_CORES_ONLY", When::Test, "the fsck corpus test runs each case on all cores only, not also with `--threads 1` and `--low-memory` (`scripts/test.sh --quick`)")
+        .values("1")
+        .default_value("all three runs"),
         Variable::new("FLAGSPLIT_FSCK_KEEP", When::Test, "the fsck corpus test keeps the repositories it built and says where")
         .values("1")
         .default_value("removed"),

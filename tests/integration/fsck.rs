@@ -21,7 +21,9 @@
 //! Variables: `FLAGSPLIT_FSCK_CASES=SUBSTRING` runs the cases whose names contain it;
 //! `FLAGSPLIT_FSCK_SUBJECT=git` compares git with itself (to check the harness), and
 //! `FLAGSPLIT_FSCK_SUBJECT=PATH` another flagsplit build (to see which cases a change fixed);
-//! `FLAGSPLIT_FSCK_KEEP=1` keeps the built repositories and prints where they are.
+//! `FLAGSPLIT_FSCK_KEEP=1` keeps the built repositories and prints where they are;
+//! `FLAGSPLIT_FSCK_ALL_CORES_ONLY=1` runs each case on all cores only (not also with `--threads 1`
+//! and `--low-memory`), as `scripts/test.sh --quick` does.
 
 mod build;
 mod classes;
@@ -471,18 +473,24 @@ struct Settings {
 
 /// The runs of a case: flagsplit checks packs on every core by default; `--threads 1` must
 /// agree, and so must the check without delta trees (`--low-memory`).
-fn variants(case: &Case) -> [(Case, &'static str); 3] {
+///
+/// `FLAGSPLIT_FSCK_ALL_CORES_ONLY=1` (the test command's quick tier) runs the first alone.
+fn variants(case: &Case) -> Vec<(Case, &'static str)> {
     let mut one_thread = case.clone();
     one_thread
         .args
         .extend(["--threads".to_string(), "1".to_string()]);
     let mut low_memory = case.clone();
     low_memory.args.push("--low-memory".to_string());
-    [
+    let mut runs = vec![
         (case.clone(), ""),
         (one_thread, " (--threads 1)"),
         (low_memory, " (--low-memory)"),
-    ]
+    ];
+    if std::env::var_os("FLAGSPLIT_FSCK_ALL_CORES_ONLY").is_some_and(|v| v == "1") {
+        runs.truncate(1);
+    }
+    runs
 }
 
 fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>) -> Verdict {
