@@ -154,81 +154,61 @@ if build_gnuld default-gnuld ; then
 	expect_zlib default-gnuld "$GS" nolibz
 fi
 
-note "--no-default-features"
-if build no-default --no-default-features; then
-	expect_options no-default "$F" "+SHA-1: SHA1_DC" "+TLS: NONE" "+features: (none)" "-^OpenSSL:"
-	expect_links no-default "$F" nocrypto nossl
-	expect_links no-default "$S" nocrypto nossl
-	expect_options no-default-sender "$S" "+TLS: NONE"
+note "--features openssl-sha1,openssl-sha256,zlib-system"
+if build openssl-sha1-sha256 --features openssl-sha1,openssl-sha256,zlib-system; then
+	expect_options openssl-sha1-sha256 "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from default with feature zlib-system)" "~^links:.*libcrypto" "~^links:.*libz"
+	expect_options openssl-sha1-sha256 "$F" "+zlib-build: located by libz-sys in the compiler's default paths (dynamic)"
+	expect_zlib openssl-sha1-sha256 "$F" libz
+	# The sender never inflates: the system libz links nothing into it.
+	expect_zlib openssl-sha1-sha256 "$S" nolibz
+	expect_options openssl-sha1-sha256-sender "$S" "+zlib-backend: ZLIB" "-$ZLIB_VERSION" "-^links:.*libz" "-^zlib-build:"
+	expect_options openssl-sha1-sha256 "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+non-collision-detecting-SHA-1: SHA1_OPENSSL" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_OPENSSL" "+sha256-provider: openssl (from default with feature openssl-sha256)"
+	expect_options openssl-sha1-sha256 "$F" "~^OpenSSL: OpenSSL [0-9]+\."
+	expect_links openssl-sha1-sha256 "$F" crypto nossl
+	# The sender computes no SHA-1 and no SHA-256: OpenSSL hashing links nothing into it.
+	expect_links openssl-sha1-sha256 "$S" nocrypto nossl
+	expect_options openssl-sha1-sha256-sender "$S" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+links: (no OpenSSL)" "-^OpenSSL:"
+fi
+if build_gnuld openssl-sha1-sha256-gnuld --features openssl-sha1,openssl-sha256,zlib-system; then
+	expect_zlib openssl-sha1-sha256-gnuld "$G" libz
+	expect_zlib openssl-sha1-sha256-gnuld "$GS" nolibz
+	expect_linker openssl-sha1-sha256-gnuld "$G" gnu
+	expect_links openssl-sha1-sha256-gnuld "$G" crypto nossl
+	expect_links openssl-sha1-sha256-gnuld "$GS" nocrypto nossl
 fi
 
-note "--features openssl-sha1"
-if build openssl-sha1 --features openssl-sha1; then
-	expect_options openssl-sha1 "$F" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+non-collision-detecting-SHA-1: SHA1_OPENSSL" "+MD5: MD5_BUILTIN"
-	expect_options openssl-sha1 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
-	expect_links openssl-sha1 "$F" crypto nossl
-	# The sender computes no SHA-1: OpenSSL SHA-1 links nothing into it.
-	expect_links openssl-sha1 "$S" nocrypto nossl
-	expect_options openssl-sha1-sender "$S" "+SHA-1: SHA1_OPENSSL (No collision detection)" "+links: (no OpenSSL)" "-^OpenSSL:"
-fi
-if build_gnuld openssl-sha1-gnuld --features openssl-sha1; then
-	expect_linker openssl-sha1-gnuld "$G" gnu
-	expect_links openssl-sha1-gnuld "$G" crypto nossl
-	expect_links openssl-sha1-gnuld "$GS" nocrypto nossl
-fi
-
-note "--features openssl-md5"
-if build openssl-md5 --features openssl-md5; then
-	expect_options openssl-md5 "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_OPENSSL"
-	expect_links openssl-md5 "$F" crypto nossl
+note "--no-default-features --features openssl-md5,zlib-miniz (no TLS)"
+if build openssl-md5-miniz --no-default-features --features openssl-md5,zlib-miniz; then
+	expect_options openssl-md5-miniz "$F" "+TLS: NONE"
+	expect_options openssl-md5-miniz-sender "$S" "+TLS: NONE"
+	expect_options openssl-md5-miniz "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+MD5: MD5_OPENSSL"
+	expect_links openssl-md5-miniz "$F" crypto nossl
 	# CRAM-MD5 computes MD5 with the selected provider: libcrypto.
-	expect_links openssl-md5 "$S" crypto nossl
-	expect_options openssl-md5-sender "$S" "+MD5: MD5_OPENSSL" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
+	expect_links openssl-md5-miniz "$S" crypto nossl
+	expect_options openssl-md5-miniz-sender "$S" "+MD5: MD5_OPENSSL" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
+	expect_options openssl-md5-miniz "$F" "+zlib-backend: MINIZ_OXIDE" "~^miniz: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: miniz (from default with feature zlib-miniz)" "-^links:.*libz"
+	expect_zlib openssl-md5-miniz "$F" nolibz
+	expect_zlib openssl-md5-miniz "$S" nolibz
+	expect_options openssl-md5-miniz-sender "$S" "+zlib-backend: MINIZ_OXIDE" "-$ZLIB_VERSION"
 fi
-if build_gnuld openssl-md5-gnuld --features openssl-md5; then
-	expect_links openssl-md5-gnuld "$G" crypto nossl
-	expect_links openssl-md5-gnuld "$GS" crypto nossl
-fi
-
-note "--features openssl-sha256"
-if build openssl-sha256 --features openssl-sha256; then
-	expect_options openssl-sha256 "$F" "+SHA-1: SHA1_DC" "+MD5: MD5_BUILTIN" "+SHA-256: SHA256_OPENSSL" "+sha256-provider: openssl (from default with feature openssl-sha256)"
-	expect_options openssl-sha256 "$F" "~^OpenSSL: OpenSSL [0-9]+\." "+links: libcrypto"
-	expect_links openssl-sha256 "$F" crypto nossl
-	# The sender computes no SHA-256: OpenSSL SHA-256 links nothing into it.
-	expect_links openssl-sha256 "$S" nocrypto nossl
-	expect_options openssl-sha256-sender "$S" "+links: (no OpenSSL)" "-^OpenSSL:"
-fi
-if build_gnuld openssl-sha256-gnuld --features openssl-sha256; then
-	expect_links openssl-sha256-gnuld "$G" crypto nossl
-	expect_links openssl-sha256-gnuld "$GS" nocrypto nossl
+if build_gnuld openssl-md5-miniz-gnuld --no-default-features --features openssl-md5,zlib-miniz; then
+	expect_links openssl-md5-miniz-gnuld "$G" crypto nossl
+	expect_links openssl-md5-miniz-gnuld "$GS" crypto nossl
+	expect_zlib openssl-md5-miniz-gnuld "$G" nolibz
 fi
 
-note "--features openssl-sha256 with FLAGSPLIT_SHA256_PROVIDER=builtin"
-export FLAGSPLIT_SHA256_PROVIDER=builtin
-if build openssl-sha256-builtin --features openssl-sha256; then
-	expect_options openssl-sha256-builtin "$F" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
-	expect_links openssl-sha256-builtin "$F" nocrypto nossl
-	expect_links openssl-sha256-builtin "$S" nocrypto nossl
+note "--features openssl-sha1,openssl-sha256 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin (OpenSSL hashing compiled, not selected)"
+export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin
+if build openssl-hash-unselected --features openssl-sha1,openssl-sha256; then
+	expect_options openssl-hash-unselected "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
+	expect_links openssl-hash-unselected "$F" nocrypto nossl
+	expect_links openssl-hash-unselected "$S" nocrypto nossl
 fi
-if build_gnuld openssl-sha256-builtin-gnuld --features openssl-sha256; then
-	expect_links openssl-sha256-builtin-gnuld "$G" nocrypto nossl
-	expect_links openssl-sha256-builtin-gnuld "$GS" nocrypto nossl
+if build_gnuld openssl-hash-unselected-gnuld --features openssl-sha1,openssl-sha256; then
+	expect_links openssl-hash-unselected-gnuld "$G" nocrypto nossl
+	expect_links openssl-hash-unselected-gnuld "$GS" nocrypto nossl
 fi
-unset FLAGSPLIT_SHA256_PROVIDER
-
-note "--features openssl-sha1 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block"
-export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block
-if build openssl-sha1-dc --features openssl-sha1; then
-	expect_options openssl-sha1-dc "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "-^OpenSSL:"
-	expect_links openssl-sha1-dc "$F" nocrypto nossl
-	expect_links openssl-sha1-dc "$S" nocrypto nossl
-fi
-if build_gnuld openssl-sha1-dc-gnuld --features openssl-sha1; then
-	expect_links openssl-sha1-dc-gnuld "$G" nocrypto nossl
-	expect_links openssl-sha1-dc-gnuld "$GS" nocrypto nossl
-fi
-unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER
+unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER FLAGSPLIT_SHA256_PROVIDER
 
 note "--no-default-features --features openssl-tls"
 if build openssl-tls --no-default-features --features openssl-tls; then
@@ -241,57 +221,6 @@ fi
 if build_gnuld openssl-tls-gnuld --no-default-features --features openssl-tls; then
 	expect_links openssl-tls-gnuld "$G" nocrypto nossl
 	expect_links openssl-tls-gnuld "$GS" crypto ssl
-fi
-
-note "--features zlib-miniz"
-if build zlib-miniz --features zlib-miniz; then
-	expect_options zlib-miniz "$F" "+zlib-backend: MINIZ_OXIDE" "~^miniz: [0-9]+\.[0-9]+\.[0-9]+$" "+zlib-provider: miniz (from default with feature zlib-miniz)" "-^links:.*libz"
-	expect_zlib zlib-miniz "$F" nolibz
-	expect_zlib zlib-miniz "$S" nolibz
-	expect_options zlib-miniz-sender "$S" "+zlib-backend: MINIZ_OXIDE" "-$ZLIB_VERSION"
-fi
-if build_gnuld zlib-miniz-gnuld --features zlib-miniz; then
-	expect_zlib zlib-miniz-gnuld "$G" nolibz
-	expect_zlib zlib-miniz-gnuld "$GS" nolibz
-fi
-
-note "--features zlib-system"
-if build zlib-system --features zlib-system; then
-	expect_options zlib-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from default with feature zlib-system)" "+links: libz"
-	expect_options zlib-system "$F" "+zlib-build: located by libz-sys in the compiler's default paths (dynamic)"
-	expect_zlib zlib-system "$F" libz
-	# The sender never inflates: the system libz links nothing into it.
-	expect_zlib zlib-system "$S" nolibz
-	expect_options zlib-system-sender "$S" "+zlib-backend: ZLIB" "-$ZLIB_VERSION" "-^links:.*libz" "-^zlib-build:"
-fi
-if build_gnuld zlib-system-gnuld --features zlib-system; then
-	expect_zlib zlib-system-gnuld "$G" libz
-	expect_zlib zlib-system-gnuld "$GS" nolibz
-fi
-
-note "--features zlib-ng"
-if build zlib-ng --features zlib-ng; then
-	expect_options zlib-ng "$F" "+zlib-backend: ZLIB_NG" "~^zlib-ng: 2\." "+zlib-provider: zlib-ng (from default with feature zlib-ng)" "-^links:.*libz" "-^zlib-build:"
-	# zlib-ng is built from source and linked statically: neither binary needs a libz.
-	expect_zlib zlib-ng "$F" nolibz
-	expect_zlib zlib-ng "$S" nolibz
-	expect_options zlib-ng-sender "$S" "+zlib-backend: ZLIB_NG" "-$ZLIB_VERSION"
-fi
-if build_gnuld zlib-ng-gnuld --features zlib-ng; then
-	expect_zlib zlib-ng-gnuld "$G" nolibz
-	expect_zlib zlib-ng-gnuld "$GS" nolibz
-fi
-
-note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=system (the variable beats the feature default)"
-export FLAGSPLIT_ZLIB_PROVIDER=system
-if build zlib-both-system --features zlib-system,zlib-ng; then
-	expect_options zlib-both-system "$F" "+zlib-backend: ZLIB" "~^zlib: 1\." "+zlib-provider: system (from FLAGSPLIT_ZLIB_PROVIDER)" "+links: libz" "-^zlib-ng:"
-	expect_zlib zlib-both-system "$F" libz
-	expect_zlib zlib-both-system "$S" nolibz
-fi
-if build_gnuld zlib-both-system-gnuld --features zlib-system,zlib-ng; then
-	expect_zlib zlib-both-system-gnuld "$G" libz
-	expect_zlib zlib-both-system-gnuld "$GS" nolibz
 fi
 
 note "--features zlib-system,zlib-ng with FLAGSPLIT_ZLIB_PROVIDER=zlib-rs (system zlib compiled, not selected)"
@@ -383,27 +312,13 @@ expect_build_error zlib-probe-fails "zlib probe failed: inflate in libz (\`infla
 	-- CC="$log/cc-nolibz" cargo_args="--target-dir $root/target/matrix-probe --no-default-features --features zlib-system"
 
 note "rebuilds are exact"
-printf '[sha1]\nprovider = "block"\n' >"$cfg"
-n=$(units_rebuilt cfg1 FLAGSPLIT_CONFIG="$cfg") && expect_options config-file "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from $cfg:2:12)"
-n=$(units_rebuilt cfg2 FLAGSPLIT_CONFIG="$cfg")
-[ "$n" = 0 ] && pass "unchanged config file: Fresh" || { fail "unchanged config file rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/cfg2"; }
-sleep 1 # mtime granularity
+# An edited config file, config.toml itself and Cargo's [env] table: scripts/config-commands.sh.
 printf '[sha1]\nprovider = "dc"\n' >"$cfg"
-n=$(units_rebuilt cfg3 FLAGSPLIT_CONFIG="$cfg")
-[ "$n" -gt 0 ] && pass "edited config file: rebuilt $n units" || fail "edited config file did not rebuild"
-expect_options config-edit "$F" "+SHA-1: SHA1_DC" "+sha1-provider: dc (from $cfg:2:12)"
 n=$(units_rebuilt var1 FLAGSPLIT_CONFIG="$cfg" FLAGSPLIT_MD5_PROVIDER=builtin FLAGSPLIT_SHA1_PROVIDER=block)
 [ "$n" -gt 0 ] && pass "new variable: rebuilt" || fail "new variable did not rebuild"
 expect_options variable-over-file "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)" "+md5-provider: builtin (from FLAGSPLIT_MD5_PROVIDER)"
 n=$(units_rebuilt var2 FLAGSPLIT_CONFIG="$cfg" FLAGSPLIT_MD5_PROVIDER=builtin FLAGSPLIT_SHA1_PROVIDER=block)
 [ "$n" = 0 ] && pass "unchanged variables: Fresh" || { fail "unchanged variables rebuilt $n units"; grep -E 'Dirty|Compiling' "$log/var2"; }
-# Cargo's own [env] table makes a choice permanent; --config is the same table on the command line.
-if cargo build "${PROFILE[@]}" --locked --target-dir "$T_LLD" --bins --config 'env.FLAGSPLIT_SHA1_PROVIDER="block"' >"$log/env-table" 2>&1; then
-	expect_options cargo-env-table "$F" "+SHA-1: SHA1_BLK (No collision detection)" "+sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)"
-else
-	cat "$log/env-table"
-	fail "[env] table build failed"
-fi
 n=$(units_rebuilt back-to-default)
 expect_options back-to-default "$F" "+SHA-1: SHA1_DC" "+sha1-provider: dc (from default)"
 n=$(units_rebuilt fresh-default)

@@ -13,12 +13,13 @@
 # - the `.cargo/config.toml` `[env]` form (a variable and a `relative = true` path).
 #
 # Usage: scripts/config-commands.sh     (run by scripts/test.sh)
-# Target directory: target/config-commands (kept between runs: only flagsplit itself rebuilds).
+# Target directory: target/matrix, shared with scripts/build-matrix.sh (its dependencies are compiled
+# once: only flagsplit itself rebuilds here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 . scripts/lib/checks.sh
-export CARGO_TARGET_DIR=$root/target/config-commands
+export CARGO_TARGET_DIR=$root/target/matrix
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 

@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Runs every test of flagsplit: formatting, clippy for the no-default, default and all-features sets,
-# the test suites for each TLS provider, the real-build matrix (link dependencies, build errors,
-# exact rebuilds), the example libraries and application (examples/), and PACKAGING.md's recipes.
-# This is the README's test command and what CI runs (.ci/run).
+# flagsplit's test command, in three tiers:
+#
+#   scripts/test.sh          what CI runs (.ci/run): formatting, clippy for the no-default, default and
+#                            all-features sets, the whole workspace's test suites with the default
+#                            features and with every feature, git's recorded hash-object verdicts, the
+#                            real-build matrix (link dependencies with both linkers, build errors,
+#                            exact rebuilds), the documented configuration commands, `cargo package`,
+#                            flagsplit-config's public API and its Rust 1.63 build, the example
+#                            libraries and application (examples/), PACKAGING.md's recipes, the
+#                            Debian, RPM and Arch packages of both provider choices, static and
+#                            vendored OpenSSL, reproducible builds of the default features, and the
+#                            README's quick start on a fresh clone.
+#   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml or
+#                            the facility table: the whole workspace's tests with no TLS and with
+#                            OpenSSL TLS alone, and reproducible builds of every OpenSSL provider and
+#                            in one directory without flags.
+#   scripts/test.sh --quick  the edit-test loop (below).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), libzstd-dev and zstd
@@ -19,11 +32,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=false
+all=false
 case "${1:-}" in
 --quick) quick=true ;;
+--all) all=true ;;
 "") ;;
-*) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+*) echo "usage: scripts/test.sh [--all | --quick]" >&2; exit 2 ;;
 esac
+# The --all tier's checks that this run leaves out, for the last line.
+left_out=()
 ci=${CI:-false}
 started=$(date +%s)
 # --all-features includes openssl-vendored (OpenSSL compiled from source, minutes on 2 cores): the
@@ -94,17 +111,24 @@ for set in "--no-default-features" "" "--all-features"; do
 done
 
 # --- 3. test suites ---------------------------------------------------------------------------
-# Each TLS provider (rustls by default, OpenSSL, none) and the OpenSSL hashing providers. The fsck
-# corpus runs each case three times (all cores, --threads 1, --low-memory) with the default
-# features, and on all cores with the others: the three runs differ in how fsck schedules its work,
-# not in the providers.
-for set in "" "--no-default-features" "--no-default-features --features openssl-tls" "--all-features"; do
-	step "cargo test --workspace ${set:-(default features)}"
-	all_cores_only=1
-	[ -n "$set" ] || all_cores_only=
-	# shellcheck disable=SC2086
-	FLAGSPLIT_FSCK_ALL_CORES_ONLY=$all_cores_only cargo test --locked --workspace $set
-done
+# The whole workspace's suites with the default features (rustls, the built-in hashes, zlib-rs),
+# where the fsck corpus runs each case three times (all cores, --threads 1, --low-memory), and with
+# every feature (every provider compiled: OpenSSL hashing and TLS against a real Dovecot, zlib-ng,
+# the system zlib, miniz), the corpus on all cores only (the three runs differ in how fsck schedules
+# its work, not in the providers). --all adds the sets with no TLS and with OpenSSL TLS alone.
+step "cargo test --workspace (default features)"
+cargo test --locked --workspace
+step "cargo test --workspace --all-features"
+FLAGSPLIT_FSCK_ALL_CORES_ONLY=1 cargo test --locked --workspace --all-features
+if [ "$all" = true ]; then
+	for set in "--no-default-features" "--no-default-features --features openssl-tls"; do
+		step "cargo test --workspace $set"
+		# shellcheck disable=SC2086
+		FLAGSPLIT_FSCK_ALL_CORES_ONLY=1 cargo test --locked --workspace $set
+	done
+else
+	left_out+=("the whole workspace's tests with --no-default-features and with --features openssl-tls alone")
+fi
 
 step "hash-object: git's recorded verdicts regenerate unchanged"
 # README's command, with the installed git as the oracle (it needs git 2.47 or later, whose
@@ -162,8 +186,7 @@ for set in "" "--all-features"; do
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
 		die "cargo doc -p flagsplit-config ${set} warns"
 done
-# flagsplit-config's public API against its committed listing (about 10 s), and its oldest Rust:
-# Debian's rustc 1.63 and cargo, offline from a vendored directory (about 3 min on 2 cores).
+# flagsplit-config's public API against its committed listing (about 10 s), and its oldest Rust: Debian's rustc 1.63 and cargo, offline from a vendored directory (about 40 s on 2 cores).
 scripts/public-api.sh
 scripts/msrv.sh
 dups=$(cargo tree -d -e normal --all-features --locked)
@@ -181,18 +204,29 @@ step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
 
 step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
-# Two release builds (one per provider choice, shared by the three tools) and lintian: about 9
-# CPU-minutes, 10.5 minutes on a busy 2-core machine. The Debian-style cargo recipe it replaced in
-# PACKAGING.md was one release build of its own.
+# One release build per provider choice, shared by the three tools, and lintian: about 3 minutes a
+# choice on 2 cores.
 scripts/packages.sh
 
 step "OpenSSL: static, vendored, supported range"
 scripts/openssl-matrix.sh
 
-step "reproducible builds"
-scripts/reproducible.sh
+# The cross-directory pair with PACKAGING.md's recipe flags, default features (two clean release
+# builds); --all adds the pair with every OpenSSL provider and the same-directory pair without flags.
+if [ "$all" = true ]; then
+	step "reproducible builds (default and openssl sets, and the same-directory pair)"
+	scripts/reproducible.sh --same-directory
+else
+	step "reproducible builds (default features)"
+	scripts/reproducible.sh --sets default
+	left_out+=("scripts/reproducible.sh's openssl set and same-directory pair")
+fi
 
 step "the README's quick start on a fresh clone (fsck against git fsck, bench's fsck row)"
 scripts/quick-start.sh
 
-step "all tests passed"
+if [ ${#left_out[@]} -gt 0 ]; then
+	step "all tests passed; not run in this tier (scripts/test.sh --all runs them): $(printf '%s; ' "${left_out[@]}" | sed 's/; $//')"
+else
+	step "all tests passed"
+fi
