@@ -33,6 +33,10 @@ for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|CHECKSUM_DEMO_|ZSTD_DEMO_|LIBZ_
 
 B=$CARGO_TARGET_DIR/release/inflate-app
 
+# The builds below run --offline; the application's lockfile is its own (it may pin versions the
+# workspace does not use), so its crates are fetched first.
+(cd "$app" && cargo fetch --locked --quiet) || fail "examples/inflate-app: cargo fetch --locked failed"
+
 # cargo_build NAME [VAR=...]... [-- cargo args...] — release build of the application (in its
 # directory: its .cargo/config.toml applies), output in $log/NAME; its status
 cargo_build() {

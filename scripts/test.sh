@@ -8,13 +8,13 @@
 #                            exact rebuilds), the documented configuration commands, `cargo package`,
 #                            flagsplit-config's public API and its Rust 1.63 build, the example
 #                            libraries and application (examples/), PACKAGING.md's recipes, the
-#                            Debian, RPM and Arch packages of both provider choices, static and
-#                            vendored OpenSSL, reproducible builds of the default features, and the
-#                            README's quick start on a fresh clone.
-#   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml or
-#                            the facility table: the whole workspace's tests with no TLS and with
-#                            OpenSSL TLS alone, and reproducible builds of every OpenSSL provider and
-#                            in one directory without flags.
+#                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
+#                            of the default features, and the README's quick start on a fresh clone.
+#   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
+#                            facility table or packaging/: the whole workspace's tests with no TLS
+#                            and with OpenSSL TLS alone, the packages of the rustls choice and the
+#                            dependency table, static and vendored OpenSSL, and reproducible builds of
+#                            every OpenSSL provider and in one directory without flags.
 #   scripts/test.sh --quick  the edit-test loop (below).
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
@@ -203,13 +203,20 @@ scripts/library-case.sh
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh
 
-step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
 # One release build per provider choice, shared by the three tools, and lintian: about 3 minutes a
-# choice on 2 cores.
-scripts/packages.sh
+# choice on 2 cores. This run builds the openssl choice (libssl on the sender's package only, the
+# system libz); --all both choices, and compares the dependency table with PACKAGING.md's.
+if [ "$all" = true ]; then
+	step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
+	scripts/packages.sh
 
-step "OpenSSL: static, vendored, supported range"
-scripts/openssl-matrix.sh
+	step "OpenSSL: static, vendored, supported range"
+	scripts/openssl-matrix.sh
+else
+	step "Debian, RPM and Arch packages of the openssl choice, installed and removed (scripts/packages.sh --providers openssl)"
+	scripts/packages.sh --providers openssl
+	left_out+=("scripts/packages.sh's rustls choice and its dependency table" "scripts/openssl-matrix.sh")
+fi
 
 # The cross-directory pair with PACKAGING.md's recipe flags, default features (two clean release
 # builds); --all adds the pair with every OpenSSL provider and the same-directory pair without flags.
