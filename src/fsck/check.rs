@@ -43,12 +43,63 @@ pub enum Line {
 /// `Local` is applied): where it is in [`Local::edges`], the id and the type the link names.
 #[derive(Clone, Copy, Debug)]
 pub struct Missing {
-    /// Its place in `Local::edges`.
-    pub at: usize,
     /// The id.
     pub id: Oid,
     /// The type the link names.
     pub kind: Kind,
+}
+
+/// The objects a check linked to that the table did not have, each (id, type) once, in the order
+/// first linked: a link to one is an edge to [`table::MISSING_BASE`] + its number until the
+/// check is folded in ([`super::Fsck::resolve`]). A blobless clone's trees name hundreds of
+/// thousands of blobs the table never holds, most of them from many trees: each such link costs
+/// its edge alone.
+#[derive(Default)]
+pub struct MissingIds {
+    /// The objects, numbered by their place.
+    pub list: Vec<Missing>,
+    /// Each object's number, by its id and type.
+    map: hashbrown::HashTable<u32>,
+    /// The hasher of `map`.
+    hasher: table::IdHash,
+}
+
+impl MissingIds {
+    fn hash(&self, id: &Oid, kind: Kind) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.hasher.hash_one(id).wrapping_add(kind as u64)
+    }
+
+    /// The number of `id` as `kind`, given it now if it has none.
+    pub fn number(&mut self, id: &Oid, kind: Kind) -> u32 {
+        let h = self.hash(id, kind);
+        let list = &self.list;
+        if let Some(&n) = self.map.find(h, |&n| {
+            list[n as usize].id == *id && list[n as usize].kind == kind
+        }) {
+            return n;
+        }
+        let n = self.list.len() as u32;
+        self.list.push(Missing { id: *id, kind });
+        let (list, hasher) = (&self.list, &self.hasher);
+        self.map.insert_unique(h, n, |&m| {
+            use std::hash::BuildHasher as _;
+            let o = &list[m as usize];
+            hasher.hash_one(o.id).wrapping_add(o.kind as u64)
+        });
+        n
+    }
+
+    /// Takes the objects out, leaving it empty.
+    pub fn take(&mut self) -> Vec<Missing> {
+        self.map.clear();
+        std::mem::take(&mut self.list)
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
 }
 
 /// How one entry of a well-formed tree was linked, so that a tree that is a delta of it (which
@@ -138,8 +189,8 @@ pub struct Local {
     pub edges: Vec<u32>,
     /// Whose links are where in `edges`: (object, start, count).
     pub owners: Vec<(u32, u32, u32)>,
-    /// The links in `edges` to objects the table did not have (a placeholder there).
-    pub missing: Vec<Missing>,
+    /// The objects the links in `edges` named that the table did not have (see [`MissingIds`]).
+    pub missing: MissingIds,
     /// The special blobs trees named (a worker's own; the sequential scan's is the run's).
     pub special: SpecialBlobs,
     /// For a worker: each blob a tree named `.gitmodules` (`true`) or `.gitattributes`, with the
@@ -237,7 +288,7 @@ impl Local {
             bits: 0,
             edges: Vec::new(),
             owners: Vec::new(),
-            missing: Vec::new(),
+            missing: MissingIds::default(),
             special,
             special_events: Vec::new(),
             recent: vec![u32::MAX; table::RECENT_SLOTS],
@@ -315,12 +366,9 @@ impl Core<'_> {
                 (false, Some((e, counted)))
             }
             Ok(None) => {
-                l.missing.push(Missing {
-                    at: l.edges.len(),
-                    id: *tid,
-                    kind: tkind,
-                });
-                l.edges.push(table::edge(None, tkind));
+                let n = l.missing.number(tid, tkind);
+                l.edges
+                    .push(table::edge(Some(table::MISSING_BASE + n), tkind));
                 (false, None)
             }
             Err(c) => {

@@ -170,11 +170,54 @@ fn report_times(
 }
 
 /// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.
+///
+/// git reads each of them (`add_promisor_object`: a tree's buffer is freed once checked, so every
+/// tree is parsed again). They are read here in pack order through one [`scan::BaseCache`], so a
+/// delta finds its base decoded instead of decoding its whole chain again, and whole blobs, which
+/// link to nothing, are not read at all: their entry headers say so. A tree gives every entry,
+/// gitlinks included, as git's does.
 fn promisor_referents(f: &mut Fsck<'_>) {
     let format = f.repo.format;
-    let ids: Vec<Oid> = f.promisor.iter().copied().collect();
-    for id in ids {
-        if let Some((k, data)) = scan::read_object(f, &id) {
+    let raw = format.raw_len();
+    // Each id of a promisor pack once, at its first place, whether it is a whole blob there.
+    let mut places: Vec<((usize, u64), Oid, bool)> = Vec::with_capacity(f.promisor.len());
+    let mut placed = std::collections::HashSet::with_capacity_and_hasher(
+        f.promisor.len(),
+        table::IdHash::default(),
+    );
+    for (pi, p) in f.packs.iter().enumerate() {
+        let (Some(index), Some(bytes)) = (p.index(format).filter(|_| p.usable), p.bytes()) else {
+            continue;
+        };
+        for n in 0..index.len() {
+            let id = oid(index.id(n));
+            if !f.promisor.contains(&id) || !placed.insert(id) {
+                continue;
+            }
+            let Ok(off) = index.offset(n) else { continue };
+            let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
+                matches!(
+                    flagsplit_object::pack::entry(&bytes[..end], off, raw),
+                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if scan::kind_of(k) == Kind::Blob)
+                )
+            });
+            places.push(((pi, off), id, blob));
+        }
+    }
+    places.sort_unstable_by_key(|p| p.0);
+    let mut cache = scan::BaseCache::new(96 << 20);
+    for (_, id, blob) in places {
+        if blob {
+            continue;
+        }
+        if let Some((k, data)) = scan::read_object_cached(f, &id, &mut cache) {
+            if k == Kind::Tree {
+                let promisor = &mut f.promisor;
+                crate::object::links::tree_entry_ids(&data, format, |t| {
+                    promisor.insert(oid(t));
+                });
+                continue;
+            }
             let mut links = super::walk::links(k, &id, &data, format);
             if k == Kind::Commit {
                 super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), format);

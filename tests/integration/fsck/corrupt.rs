@@ -726,6 +726,34 @@ fn storage_corruptions(b: &mut Builder) {
     );
     corrupt(
         b,
+        "partial-mixed-lost-loose",
+        "partial-mixed",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            // A blob of a local commit: not promised, so missing, although the remote's trees
+            // name blobs that are not here either.
+            b.sh(
+                dir,
+                "f=$(git rev-parse HEAD:loose | sed 's|^..|&/|'); rm .git/objects/$f",
+            );
+        },
+    );
+    corrupt(
+        b,
+        "partial-mixed-lost-packed",
+        "partial-mixed",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            // The normal pack (the local commit's objects) gone: its commit is named by HEAD's
+            // parent link, and no promisor pack holds it.
+            b.sh(
+                dir,
+                "for p in .git/objects/pack/*.pack; do [ -e \"${p%.pack}.promisor\" ] || rm -f \"${p%.pack}\".*; done",
+            );
+        },
+    );
+    corrupt(
+        b,
         "partial-not-partial",
         "partial",
         CORRUPT_OPTIONS,
