@@ -28,6 +28,9 @@ pub struct Core<'a> {
     pub grafts: &'a super::grafts::Grafts,
     /// The object store, for a delta base a pack could not give (git then reads it by its id).
     pub store: super::store::Store<'a>,
+    /// Whether the objects checked are a promisor pack's: their links to stored blobs, which are
+    /// only counted, are then noted in [`Local::promisor_blobs`] for git's promisor set.
+    pub promisor: bool,
 }
 
 /// A line for standard output or standard error.
@@ -228,6 +231,8 @@ pub struct Local {
     /// Links to objects made as another type when the missing ones were created
     /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
+    /// The stored blobs that trees of a promisor pack link to (see [`Core::promisor`]).
+    pub promisor_blobs: Vec<u32>,
     /// A read that stood in for a delta base a pack could not give died (git's message).
     pub fatal: Option<String>,
     /// Whether the links of the object being checked are counted (`false` for a copy of an
@@ -303,6 +308,7 @@ impl Local {
             spilled: Vec::new(),
             conflicts: 0,
             unresolved: Vec::new(),
+            promisor_blobs: Vec::new(),
             fatal: None,
             counting: true,
         }
@@ -360,6 +366,9 @@ impl Core<'_> {
                     from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT;
                 if counted {
                     l.count(self.table, ti);
+                    if self.promisor {
+                        l.promisor_blobs.push(ti);
+                    }
                 } else {
                     l.edges.push(e);
                 }
@@ -406,6 +415,9 @@ impl Core<'_> {
             if b.counted {
                 if let Some(t) = table::edge_target(b.edge) {
                     l.count(self.table, t);
+                    if self.promisor {
+                        l.promisor_blobs.push(t);
+                    }
                 }
             } else {
                 l.edges.push(b.edge);

@@ -55,9 +55,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         .unwrap_or(true);
     scan::open_packs(f, &dirs, midx);
     super::heads::structures_loaded(f, config, &dirs)?;
-    if promisor_remote {
+    // git's promisor set: after a full check of the packs, from the links the checks kept;
+    // otherwise read.
+    let from_checks = promisor_remote && f.opts.full && !f.opts.connectivity_only;
+    if promisor_remote && !from_checks {
         promisor_referents(f);
-    } else {
+    }
+    if !promisor_remote {
         f.promisor.clear();
     }
     if f.opts.connectivity_only {
@@ -87,6 +91,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
                 }
             }
             meter.into_inner().stop();
+        }
+        if from_checks {
+            promisor_links(f);
+        }
+        if !promisor_remote {
+            // What the checks of promisor packs noted.
+            f.promisor.clear();
         }
         packs_wall = packs_started.elapsed();
         super::heads::finish_checks(f);
@@ -226,6 +237,38 @@ fn promisor_referents(f: &mut Fsck<'_>) {
                 f.promisor.insert(oid(&t.id));
             }
         }
+    }
+}
+
+/// [`promisor_referents`] from the links the packs' checks kept, reading nothing: a checked
+/// object's links in the table (a commit's with its grafts applied, a tree's to trees and to
+/// blobs that are not stored), and the stored blobs a promisor pack's trees link to, which the
+/// checks noted as they counted them.
+fn promisor_links(f: &mut Fsck<'_>) {
+    let format = f.repo.format;
+    let mut seen = vec![false; f.table.len()];
+    let mut found = Vec::new();
+    for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
+        if p.index(format).is_none() {
+            continue;
+        }
+        for &i in &p.table_index {
+            if i == u32::MAX {
+                continue;
+            }
+            for &e in f.table.edges_of(i) {
+                if let Some(t) = table::edge_target(e)
+                    && let Some(s) = seen.get_mut(t as usize)
+                    && !*s
+                {
+                    *s = true;
+                    found.push(t);
+                }
+            }
+        }
+    }
+    for t in found {
+        f.promisor.insert(f.table.obj(t).id);
     }
 }
 

@@ -367,6 +367,7 @@ impl<'o> Fsck<'o> {
             shallow: &self.shallow,
             grafts: &self.grafts,
             store: self.store_with(packs),
+            promisor: false,
         }
     }
 
@@ -444,6 +445,9 @@ impl<'o> Fsck<'o> {
         }
         for i in l.spilled.drain(..) {
             self.table.add_refs(i, u32::from(u8::MAX));
+        }
+        for i in l.promisor_blobs.drain(..) {
+            self.promisor.insert(self.table.obj(i).id);
         }
         l.conflicts = 0;
         let mut broken_owners = Vec::new();
