@@ -31,6 +31,10 @@ pub struct Core<'a> {
     /// Whether the objects checked are a promisor pack's: their links to stored blobs, which are
     /// only counted, are then noted in [`Local::promisor_blobs`] for git's promisor set.
     pub promisor: bool,
+    /// With `promisor`: a tree's links to blobs that are not stored are noted there too instead
+    /// of kept as edges. Such a blob is a promisor object, where git's walk stops, so the edge
+    /// would only be followed to stop; a blobless clone's trees make tens of millions of them.
+    pub edgeless: bool,
 }
 
 /// A line for standard output or standard error.
@@ -50,6 +54,8 @@ pub struct Missing {
     pub id: Oid,
     /// The type the link names.
     pub kind: Kind,
+    /// A promisor pack's tree links to it without an edge (see [`Core::edgeless`]).
+    pub promised: bool,
 }
 
 /// The objects a check linked to that the table did not have, each (id, type) once, in the order
@@ -83,7 +89,11 @@ impl MissingIds {
             return n;
         }
         let n = self.list.len() as u32;
-        self.list.push(Missing { id: *id, kind });
+        self.list.push(Missing {
+            id: *id,
+            kind,
+            promised: false,
+        });
         let (list, hasher) = (&self.list, &self.hasher);
         self.map.insert_unique(h, n, |&m| {
             use std::hash::BuildHasher as _;
@@ -91,6 +101,14 @@ impl MissingIds {
             hasher.hash_one(o.id).wrapping_add(o.kind as u64)
         });
         n
+    }
+
+    /// Notes `id` as `kind`, linked to by a promisor pack's tree without an edge.
+    pub fn promise(&mut self, id: &Oid, kind: Kind) {
+        let n = self.number(id, kind) as usize;
+        if let Some(m) = self.list.get_mut(n) {
+            m.promised = true;
+        }
     }
 
     /// Takes the objects out, leaving it empty.
@@ -369,10 +387,16 @@ impl Core<'_> {
                     if self.promisor {
                         l.promisor_blobs.push(ti);
                     }
+                } else if self.edgeless && from == Kind::Tree && tkind == Kind::Blob {
+                    l.promisor_blobs.push(ti);
                 } else {
                     l.edges.push(e);
                 }
                 (false, Some((e, counted)))
+            }
+            Ok(None) if self.edgeless && from == Kind::Tree && tkind == Kind::Blob => {
+                l.missing.promise(tid, tkind);
+                (false, None)
             }
             Ok(None) => {
                 let n = l.missing.number(tid, tkind);
@@ -419,6 +443,11 @@ impl Core<'_> {
                         l.promisor_blobs.push(t);
                     }
                 }
+            } else if let Some(t) = table::edge_target(b.edge)
+                && self.edgeless
+                && table::edge_kind(b.edge) == Kind::Blob
+            {
+                l.promisor_blobs.push(t);
             } else {
                 l.edges.push(b.edge);
             }

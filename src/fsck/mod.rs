@@ -368,6 +368,7 @@ impl<'o> Fsck<'o> {
             grafts: &self.grafts,
             store: self.store_with(packs),
             promisor: false,
+            edgeless: false,
         }
     }
 
@@ -379,6 +380,10 @@ impl<'o> Fsck<'o> {
         if l.missing.is_empty() {
             return 0;
         }
+        // A promised object (linked to without an edge) that is made as another type: git's
+        // line would go with each of those links, which were not kept, so the pack is checked
+        // again in git's order, with edges (see `scan::settle`).
+        let mut conflicts = 0;
         let made: Vec<Result<u32, String>> = l
             .missing
             .take()
@@ -386,17 +391,22 @@ impl<'o> Fsck<'o> {
             .map(|m| match self.table.lookup(&m.id, m.kind) {
                 Ok(ti) => {
                     self.table.or_flags(ti, USED);
+                    if m.promised {
+                        self.promisor.insert(m.id);
+                    }
                     Ok(ti)
                 }
-                Err(c) => Err(format!(
-                    "object {} is a {}, not a {}",
-                    self.hex(&m.id),
-                    c.is.name(),
-                    m.kind.name()
-                )),
+                Err(c) => {
+                    conflicts += usize::from(m.promised);
+                    Err(format!(
+                        "object {} is a {}, not a {}",
+                        self.hex(&m.id),
+                        c.is.name(),
+                        m.kind.name()
+                    ))
+                }
             })
             .collect();
-        let mut conflicts = 0;
         for (at, e) in l.edges.iter_mut().enumerate() {
             let Some(n) = table::edge_target(*e).and_then(|t| t.checked_sub(table::MISSING_BASE))
             else {

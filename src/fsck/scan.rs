@@ -1283,6 +1283,7 @@ fn verify_one(
     let locals: Vec<Local> = {
         let mut core = f.core_with(packs);
         core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+        core.edgeless = core.promisor;
         match &f.pool {
             Some(pool) => {
                 let threads = pool.current_num_threads();
@@ -1814,6 +1815,7 @@ fn verify_low_memory(
     let locals: Vec<Local> = {
         let mut core = f.core_with(packs);
         core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+        core.edgeless = core.promisor;
         match &f.pool {
             Some(pool) => {
                 let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
