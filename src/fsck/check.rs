@@ -28,6 +28,13 @@ pub struct Core<'a> {
     pub grafts: &'a super::grafts::Grafts,
     /// The object store, for a delta base a pack could not give (git then reads it by its id).
     pub store: super::store::Store<'a>,
+    /// Whether the objects checked are a promisor pack's: their links to stored blobs, which are
+    /// only counted, are then noted in [`Local::promisor_blobs`] for git's promisor set.
+    pub promisor: bool,
+    /// With `promisor`: a tree's links to blobs that are not stored are noted there too instead
+    /// of kept as edges. Such a blob is a promisor object, where git's walk stops, so the edge
+    /// would only be followed to stop; a blobless clone's trees make tens of millions of them.
+    pub edgeless: bool,
 }
 
 /// A line for standard output or standard error.
@@ -43,12 +50,77 @@ pub enum Line {
 /// `Local` is applied): where it is in [`Local::edges`], the id and the type the link names.
 #[derive(Clone, Copy, Debug)]
 pub struct Missing {
-    /// Its place in `Local::edges`.
-    pub at: usize,
     /// The id.
     pub id: Oid,
     /// The type the link names.
     pub kind: Kind,
+    /// A promisor pack's tree links to it without an edge (see [`Core::edgeless`]).
+    pub promised: bool,
+}
+
+/// The objects a check linked to that the table did not have, each (id, type) once, in the order
+/// first linked: a link to one is an edge to [`table::MISSING_BASE`] + its number until the
+/// check is folded in ([`super::Fsck::resolve`]). A blobless clone's trees name hundreds of
+/// thousands of blobs the table never holds, most of them from many trees: each such link costs
+/// its edge alone.
+#[derive(Default)]
+pub struct MissingIds {
+    /// The objects, numbered by their place.
+    pub list: Vec<Missing>,
+    /// Each object's number, by its id and type.
+    map: hashbrown::HashTable<u32>,
+    /// The hasher of `map`.
+    hasher: table::IdHash,
+}
+
+impl MissingIds {
+    fn hash(&self, id: &Oid, kind: Kind) -> u64 {
+        use std::hash::BuildHasher as _;
+        self.hasher.hash_one(id).wrapping_add(kind as u64)
+    }
+
+    /// The number of `id` as `kind`, given it now if it has none.
+    pub fn number(&mut self, id: &Oid, kind: Kind) -> u32 {
+        let h = self.hash(id, kind);
+        let list = &self.list;
+        if let Some(&n) = self.map.find(h, |&n| {
+            list[n as usize].id == *id && list[n as usize].kind == kind
+        }) {
+            return n;
+        }
+        let n = self.list.len() as u32;
+        self.list.push(Missing {
+            id: *id,
+            kind,
+            promised: false,
+        });
+        let (list, hasher) = (&self.list, &self.hasher);
+        self.map.insert_unique(h, n, |&m| {
+            use std::hash::BuildHasher as _;
+            let o = &list[m as usize];
+            hasher.hash_one(o.id).wrapping_add(o.kind as u64)
+        });
+        n
+    }
+
+    /// Notes `id` as `kind`, linked to by a promisor pack's tree without an edge.
+    pub fn promise(&mut self, id: &Oid, kind: Kind) {
+        let n = self.number(id, kind) as usize;
+        if let Some(m) = self.list.get_mut(n) {
+            m.promised = true;
+        }
+    }
+
+    /// Takes the objects out, leaving it empty.
+    pub fn take(&mut self) -> Vec<Missing> {
+        self.map.clear();
+        std::mem::take(&mut self.list)
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
 }
 
 /// How one entry of a well-formed tree was linked, so that a tree that is a delta of it (which
@@ -138,8 +210,8 @@ pub struct Local {
     pub edges: Vec<u32>,
     /// Whose links are where in `edges`: (object, start, count).
     pub owners: Vec<(u32, u32, u32)>,
-    /// The links in `edges` to objects the table did not have (a placeholder there).
-    pub missing: Vec<Missing>,
+    /// The objects the links in `edges` named that the table did not have (see [`MissingIds`]).
+    pub missing: MissingIds,
     /// The special blobs trees named (a worker's own; the sequential scan's is the run's).
     pub special: SpecialBlobs,
     /// For a worker: each blob a tree named `.gitmodules` (`true`) or `.gitattributes`, with the
@@ -177,6 +249,8 @@ pub struct Local {
     /// Links to objects made as another type when the missing ones were created
     /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
+    /// The stored blobs that trees of a promisor pack link to (see [`Core::promisor`]).
+    pub promisor_blobs: Vec<u32>,
     /// A read that stood in for a delta base a pack could not give died (git's message).
     pub fatal: Option<String>,
     /// Whether the links of the object being checked are counted (`false` for a copy of an
@@ -237,7 +311,7 @@ impl Local {
             bits: 0,
             edges: Vec::new(),
             owners: Vec::new(),
-            missing: Vec::new(),
+            missing: MissingIds::default(),
             special,
             special_events: Vec::new(),
             recent: vec![u32::MAX; table::RECENT_SLOTS],
@@ -252,6 +326,7 @@ impl Local {
             spilled: Vec::new(),
             conflicts: 0,
             unresolved: Vec::new(),
+            promisor_blobs: Vec::new(),
             fatal: None,
             counting: true,
         }
@@ -309,18 +384,24 @@ impl Core<'_> {
                     from == Kind::Tree && tkind == Kind::Blob && flags & (PRESENT | BAD) == PRESENT;
                 if counted {
                     l.count(self.table, ti);
+                    if self.promisor {
+                        l.promisor_blobs.push(ti);
+                    }
+                } else if self.edgeless && from == Kind::Tree && tkind == Kind::Blob {
+                    l.promisor_blobs.push(ti);
                 } else {
                     l.edges.push(e);
                 }
                 (false, Some((e, counted)))
             }
+            Ok(None) if self.edgeless && from == Kind::Tree && tkind == Kind::Blob => {
+                l.missing.promise(tid, tkind);
+                (false, None)
+            }
             Ok(None) => {
-                l.missing.push(Missing {
-                    at: l.edges.len(),
-                    id: *tid,
-                    kind: tkind,
-                });
-                l.edges.push(table::edge(None, tkind));
+                let n = l.missing.number(tid, tkind);
+                l.edges
+                    .push(table::edge(Some(table::MISSING_BASE + n), tkind));
                 (false, None)
             }
             Err(c) => {
@@ -358,7 +439,15 @@ impl Core<'_> {
             if b.counted {
                 if let Some(t) = table::edge_target(b.edge) {
                     l.count(self.table, t);
+                    if self.promisor {
+                        l.promisor_blobs.push(t);
+                    }
                 }
+            } else if let Some(t) = table::edge_target(b.edge)
+                && self.edgeless
+                && table::edge_kind(b.edge) == Kind::Blob
+            {
+                l.promisor_blobs.push(t);
             } else {
                 l.edges.push(b.edge);
             }

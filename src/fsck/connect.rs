@@ -55,9 +55,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         .unwrap_or(true);
     scan::open_packs(f, &dirs, midx);
     super::heads::structures_loaded(f, config, &dirs)?;
-    if promisor_remote {
+    // git's promisor set: after a full check of the packs, from the links the checks kept;
+    // otherwise read.
+    let from_checks = promisor_remote && f.opts.full && !f.opts.connectivity_only;
+    if promisor_remote && !from_checks {
         promisor_referents(f);
-    } else {
+    }
+    if !promisor_remote {
         f.promisor.clear();
     }
     if f.opts.connectivity_only {
@@ -87,6 +91,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
                 }
             }
             meter.into_inner().stop();
+        }
+        if from_checks {
+            promisor_links(f);
+        }
+        if !promisor_remote {
+            // What the checks of promisor packs noted.
+            f.promisor.clear();
         }
         packs_wall = packs_started.elapsed();
         super::heads::finish_checks(f);
@@ -170,11 +181,54 @@ fn report_times(
 }
 
 /// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.
+///
+/// git reads each of them (`add_promisor_object`: a tree's buffer is freed once checked, so every
+/// tree is parsed again). They are read here in pack order through one [`scan::BaseCache`], so a
+/// delta finds its base decoded instead of decoding its whole chain again, and whole blobs, which
+/// link to nothing, are not read at all: their entry headers say so. A tree gives every entry,
+/// gitlinks included, as git's does.
 fn promisor_referents(f: &mut Fsck<'_>) {
     let format = f.repo.format;
-    let ids: Vec<Oid> = f.promisor.iter().copied().collect();
-    for id in ids {
-        if let Some((k, data)) = scan::read_object(f, &id) {
+    let raw = format.raw_len();
+    // Each id of a promisor pack once, at its first place, whether it is a whole blob there.
+    let mut places: Vec<((usize, u64), Oid, bool)> = Vec::with_capacity(f.promisor.len());
+    let mut placed = std::collections::HashSet::with_capacity_and_hasher(
+        f.promisor.len(),
+        table::IdHash::default(),
+    );
+    for (pi, p) in f.packs.iter().enumerate() {
+        let (Some(index), Some(bytes)) = (p.index(format).filter(|_| p.usable), p.bytes()) else {
+            continue;
+        };
+        for n in 0..index.len() {
+            let id = oid(index.id(n));
+            if !f.promisor.contains(&id) || !placed.insert(id) {
+                continue;
+            }
+            let Ok(off) = index.offset(n) else { continue };
+            let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
+                matches!(
+                    flagsplit_object::pack::entry(&bytes[..end], off, raw),
+                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if scan::kind_of(k) == Kind::Blob)
+                )
+            });
+            places.push(((pi, off), id, blob));
+        }
+    }
+    places.sort_unstable_by_key(|p| p.0);
+    let mut cache = scan::BaseCache::new(96 << 20);
+    for (_, id, blob) in places {
+        if blob {
+            continue;
+        }
+        if let Some((k, data)) = scan::read_object_cached(f, &id, &mut cache) {
+            if k == Kind::Tree {
+                let promisor = &mut f.promisor;
+                crate::object::links::tree_entry_ids(&data, format, |t| {
+                    promisor.insert(oid(t));
+                });
+                continue;
+            }
             let mut links = super::walk::links(k, &id, &data, format);
             if k == Kind::Commit {
                 super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), format);
@@ -183,6 +237,38 @@ fn promisor_referents(f: &mut Fsck<'_>) {
                 f.promisor.insert(oid(&t.id));
             }
         }
+    }
+}
+
+/// [`promisor_referents`] from the links the packs' checks kept, reading nothing: a checked
+/// object's links in the table (a commit's with its grafts applied, a tree's to trees and to
+/// blobs that are not stored), and the stored blobs a promisor pack's trees link to, which the
+/// checks noted as they counted them.
+fn promisor_links(f: &mut Fsck<'_>) {
+    let format = f.repo.format;
+    let mut seen = vec![false; f.table.len()];
+    let mut found = Vec::new();
+    for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
+        if p.index(format).is_none() {
+            continue;
+        }
+        for &i in &p.table_index {
+            if i == u32::MAX {
+                continue;
+            }
+            for &e in f.table.edges_of(i) {
+                if let Some(t) = table::edge_target(e)
+                    && let Some(s) = seen.get_mut(t as usize)
+                    && !*s
+                {
+                    *s = true;
+                    found.push(t);
+                }
+            }
+        }
+    }
+    for t in found {
+        f.promisor.insert(f.table.obj(t).id);
     }
 }
 

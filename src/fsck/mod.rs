@@ -241,7 +241,7 @@ pub struct Fsck<'o> {
     pub big_file_threshold: u64,
     /// Objects of promisor packs and what they link to (git's `is_promisor_object`), when the
     /// repository has a promisor remote.
-    pub promisor: std::collections::HashSet<Oid>,
+    pub promisor: std::collections::HashSet<Oid, table::IdHash>,
     /// The packs, once scanned (their maps, for reading objects again).
     pub packs: Vec<scan::PackState>,
     /// The loose objects, by id.
@@ -367,36 +367,61 @@ impl<'o> Fsck<'o> {
             shallow: &self.shallow,
             grafts: &self.grafts,
             store: self.store_with(packs),
+            promisor: false,
+            edgeless: false,
         }
     }
 
     /// Creates the objects `l`'s links named that the table did not have when they were checked,
-    /// as the types the links name, and puts them in their places in `l.edges`. A link to an
-    /// object made just before as another type is git's `object X is a T, not a U`, kept for
-    /// [`Fsck::apply`]. Returns the number of those.
+    /// as the types the links name (in the order first linked), and puts them in their places in
+    /// `l.edges`. A link to an object made just before as another type is git's `object X is a
+    /// T, not a U`, kept for [`Fsck::apply`]. Returns the number of those.
     pub fn resolve(&mut self, l: &mut check::Local) -> usize {
+        if l.missing.is_empty() {
+            return 0;
+        }
+        // A promised object (linked to without an edge) that is made as another type: git's
+        // line would go with each of those links, which were not kept, so the pack is checked
+        // again in git's order, with edges (see `scan::settle`).
         let mut conflicts = 0;
-        for m in l.missing.drain(..) {
-            let e = match self.table.lookup(&m.id, m.kind) {
+        let made: Vec<Result<u32, String>> = l
+            .missing
+            .take()
+            .into_iter()
+            .map(|m| match self.table.lookup(&m.id, m.kind) {
                 Ok(ti) => {
                     self.table.or_flags(ti, USED);
-                    table::edge(Some(ti), m.kind)
+                    if m.promised {
+                        self.promisor.insert(m.id);
+                    }
+                    Ok(ti)
                 }
                 Err(c) => {
-                    conflicts += 1;
-                    let line = format!(
+                    conflicts += usize::from(m.promised);
+                    Err(format!(
                         "object {} is a {}, not a {}",
                         self.hex(&m.id),
                         c.is.name(),
                         m.kind.name()
-                    );
-                    l.unresolved.push((m.at, line));
-                    table::edge(None, m.kind)
+                    ))
                 }
+            })
+            .collect();
+        for (at, e) in l.edges.iter_mut().enumerate() {
+            let Some(n) = table::edge_target(*e).and_then(|t| t.checked_sub(table::MISSING_BASE))
+            else {
+                continue;
             };
-            if let Some(slot) = l.edges.get_mut(m.at) {
-                *slot = e;
-            }
+            let kind = table::edge_kind(*e);
+            *e = match made.get(n as usize) {
+                Some(Ok(ti)) => table::edge(Some(*ti), kind),
+                Some(Err(line)) => {
+                    conflicts += 1;
+                    l.unresolved.push((at, line.clone()));
+                    table::edge(None, kind)
+                }
+                None => table::edge(None, kind),
+            };
         }
         conflicts
     }
@@ -430,6 +455,9 @@ impl<'o> Fsck<'o> {
         }
         for i in l.spilled.drain(..) {
             self.table.add_refs(i, u32::from(u8::MAX));
+        }
+        for i in l.promisor_blobs.drain(..) {
+            self.promisor.insert(self.table.obj(i).id);
         }
         l.conflicts = 0;
         let mut broken_owners = Vec::new();

@@ -1281,7 +1281,9 @@ fn verify_one(
         timing: f.opts.timing,
     };
     let locals: Vec<Local> = {
-        let core = f.core_with(packs);
+        let mut core = f.core_with(packs);
+        core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+        core.edgeless = core.promisor;
         match &f.pool {
             Some(pool) => {
                 let threads = pool.current_num_threads();
@@ -1811,7 +1813,9 @@ fn verify_low_memory(
     let pack_id = bytes.as_ptr() as usize;
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let locals: Vec<Local> = {
-        let core = f.core_with(packs);
+        let mut core = f.core_with(packs);
+        core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+        core.edgeless = core.promisor;
         match &f.pool {
             Some(pool) => {
                 let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
@@ -1942,7 +1946,8 @@ fn again_in_git_order(
     let (mut err, mut events) = (false, Vec::new());
     for e in 0..offs.len() {
         {
-            let core = f.core_with(packs);
+            let mut core = f.core_with(packs);
+            core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
             check_flat(&core, &pctx, &flat, &mut w, e);
         }
         err |= std::mem::take(&mut w.l.err);

@@ -46,6 +46,14 @@ pub const PARSED: u8 = 128;
 /// `NULL` for it).
 pub const BROKEN: u32 = 0x3fff_ffff;
 
+/// The most objects a table numbers (2^29): an edge's target at or above this, until the links
+/// of a check are folded into the table, stands for the `n`-th object that check linked to and
+/// the table did not have ([`MISSING_BASE`] + `n`).
+pub const MAX_OBJECTS: u32 = 1 << 29;
+
+/// See [`MAX_OBJECTS`].
+pub const MISSING_BASE: u32 = MAX_OBJECTS;
+
 /// One object, as stored: its type, flags and count are atomics, so that the workers checking
 /// a pack update them through a shared table.
 #[derive(Debug)]

@@ -191,6 +191,34 @@ fn tree(buf: &[u8], format: ObjectFormat) -> Links {
     l
 }
 
+/// The id of every entry of the tree `buf` as git's `tree_entry_gently` gives them, gitlinks
+/// included: none when the first entry does not decode, and none from the entry whose successor
+/// does not (what git's `add_promisor_object` takes of a tree), without allocating.
+pub fn tree_entry_ids(buf: &[u8], format: ObjectFormat, mut each: impl FnMut(&[u8])) {
+    let raw = format.raw_len();
+    if buf.is_empty() {
+        return;
+    }
+    let Ok(mut entry) = decode_tree_entry(buf, 0, raw) else {
+        return;
+    };
+    loop {
+        let next = if entry.end < buf.len() {
+            match decode_tree_entry(buf, entry.end, raw) {
+                Ok(e) => Some(e),
+                Err(_) => return,
+            }
+        } else {
+            None
+        };
+        each(entry.id);
+        match next {
+            Some(e) => entry = e,
+            None => return,
+        }
+    }
+}
+
 fn commit(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
     let mut l = Links::default();
     let n = format.hex_len();

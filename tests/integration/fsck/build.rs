@@ -283,6 +283,13 @@ pub(crate) fn repositories(b: &mut Builder) {
          (cd alternates && echo alt > alt && git add alt && git commit -q -m alt)
          git clone -q --depth 1 \"file://$PWD/base\" shallow
          git clone -q --filter=blob:none \"file://$PWD/base\" partial
+         git clone -q --filter=tree:0 \"file://$PWD/base\" partial-tree0
+         git clone -q --filter=blob:limit=1k \"file://$PWD/base\" partial-limit
+         git clone -q --filter=blob:none \"file://$PWD/base\" partial-mixed
+         (cd partial-mixed && echo local > local && git add local && git commit -q -m local &&
+          git repack -q -d && echo loose > loose && git add loose && git commit -q -m loose)
+         git clone -q --filter=blob:none \"file://$PWD/base\" partial-gone-remote
+         git -C partial-gone-remote remote set-url origin \"file://$PWD/no-such-remote\"
          git clone -q --bare base bare.git
          mkdir unborn && (cd unborn && git init -q)
          mkdir sha256 && cd sha256 && git init -q --object-format=sha256
@@ -314,6 +321,10 @@ pub(crate) fn repositories(b: &mut Builder) {
         "alternates",
         "shallow",
         "partial",
+        "partial-tree0",
+        "partial-limit",
+        "partial-mixed",
+        "partial-gone-remote",
         "unborn",
         "sha256",
         "sha256-gc",

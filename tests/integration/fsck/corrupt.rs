@@ -726,6 +726,65 @@ fn storage_corruptions(b: &mut Builder) {
     );
     corrupt(
         b,
+        "partial-mixed-lost-loose",
+        "partial-mixed",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            // A blob of a local commit: not promised, so missing, although the remote's trees
+            // name blobs that are not here either.
+            b.sh(
+                dir,
+                "f=$(git rev-parse HEAD:loose | sed 's|^..|&/|'); rm .git/objects/$f",
+            );
+        },
+    );
+    corrupt(
+        b,
+        "partial-mixed-lost-packed",
+        "partial-mixed",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            // The normal pack (the local commit's objects) gone: its commit is named by HEAD's
+            // parent link, and no promisor pack holds it.
+            b.sh(
+                dir,
+                "for p in .git/objects/pack/*.pack; do [ -e \"${p%.pack}.promisor\" ] || rm -f \"${p%.pack}\".*; done",
+            );
+        },
+    );
+    for (name, first, second) in [
+        (
+            "partial-promised-blob-then-tree",
+            "100644 blob",
+            "040000 tree",
+        ),
+        (
+            "partial-promised-tree-then-blob",
+            "040000 tree",
+            "100644 blob",
+        ),
+    ] {
+        corrupt(b, name, "partial", CORRUPT_OPTIONS, |b, dir| {
+            // A promisor pack whose trees name one absent id as a blob and as a tree, in
+            // either order: git's "is a T, not a U" goes with the link it reads second.
+            b.sh(
+                dir,
+                &format!(
+                    "x=$(echo promised | git hash-object --stdin)
+                     t1=$(printf '{first} %s\\tf\\n' $x | git mktree --missing)
+                     t2=$(printf '{second} %s\\tg\\n' $x | git mktree --missing)
+                     t3=$(printf '040000 tree %s\\ta\\n040000 tree %s\\tb\\n' $t1 $t2 | git mktree)
+                     c=$(git commit-tree -p HEAD -m conflict $t3)
+                     git update-ref HEAD $c
+                     p=$(printf '%s\\n' $c $t3 $t1 $t2 | git pack-objects -q .git/objects/pack/pack)
+                     touch .git/objects/pack/pack-$p.promisor
+                     git prune-packed"
+                ),
+            );
+        });
+    }
+    corrupt(
+        b,
         "partial-not-partial",
         "partial",
         CORRUPT_OPTIONS,
