@@ -249,8 +249,10 @@ pub struct Local {
     /// Links to objects made as another type when the missing ones were created
     /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
-    /// The stored blobs that trees of a promisor pack link to (see [`Core::promisor`]).
+    /// The blobs that trees of a promisor pack link to (see [`Core::promisor`]), each once.
     pub promisor_blobs: Vec<u32>,
+    /// Which objects are in `promisor_blobs`, a bit each, by their place in the table.
+    pub promisor_noted: Vec<u64>,
     /// A read that stood in for a delta base a pack could not give died (git's message).
     pub fatal: Option<String>,
     /// Whether the links of the object being checked are counted (`false` for a copy of an
@@ -327,6 +329,7 @@ impl Local {
             conflicts: 0,
             unresolved: Vec::new(),
             promisor_blobs: Vec::new(),
+            promisor_noted: Vec::new(),
             fatal: None,
             counting: true,
         }
@@ -351,6 +354,20 @@ impl Local {
                 c[i] += 1;
             }
             None => table.add_ref(i),
+        }
+    }
+
+    /// Notes the object at `t` (of a table of `len`) for the promisor set, once.
+    pub fn note_promised(&mut self, len: usize, t: u32) {
+        let (w, bit) = ((t / 64) as usize, 1u64 << (t % 64));
+        if self.promisor_noted.len() <= w {
+            self.promisor_noted.resize(len.div_ceil(64).max(w + 1), 0);
+        }
+        if let Some(word) = self.promisor_noted.get_mut(w)
+            && *word & bit == 0
+        {
+            *word |= bit;
+            self.promisor_blobs.push(t);
         }
     }
 
@@ -385,10 +402,10 @@ impl Core<'_> {
                 if counted {
                     l.count(self.table, ti);
                     if self.promisor {
-                        l.promisor_blobs.push(ti);
+                        l.note_promised(self.table.len(), ti);
                     }
                 } else if self.edgeless && from == Kind::Tree && tkind == Kind::Blob {
-                    l.promisor_blobs.push(ti);
+                    l.note_promised(self.table.len(), ti);
                 } else {
                     l.edges.push(e);
                 }
@@ -440,14 +457,14 @@ impl Core<'_> {
                 if let Some(t) = table::edge_target(b.edge) {
                     l.count(self.table, t);
                     if self.promisor {
-                        l.promisor_blobs.push(t);
+                        l.note_promised(self.table.len(), t);
                     }
                 }
             } else if let Some(t) = table::edge_target(b.edge)
                 && self.edgeless
                 && table::edge_kind(b.edge) == Kind::Blob
             {
-                l.promisor_blobs.push(t);
+                l.note_promised(self.table.len(), t);
             } else {
                 l.edges.push(b.edge);
             }

@@ -54,6 +54,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         .flatten()
         .unwrap_or(true);
     scan::open_packs(f, &dirs, midx);
+    if !promisor_remote {
+        // git's is_promisor_object is false for everything without a promisor remote, whatever
+        // `.promisor` files there are.
+        for p in &mut f.packs {
+            p.files.promisor = false;
+        }
+    }
     super::heads::structures_loaded(f, config, &dirs)?;
     // git's promisor set: after a full check of the packs, from the links the checks kept;
     // otherwise read.

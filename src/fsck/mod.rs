@@ -458,6 +458,9 @@ impl<'o> Fsck<'o> {
         }
         for i in l.promisor_blobs.drain(..) {
             self.promisor.insert(self.table.obj(i).id);
+            if let Some(w) = l.promisor_noted.get_mut((i / 64) as usize) {
+                *w &= !(1u64 << (i % 64));
+            }
         }
         l.conflicts = 0;
         let mut broken_owners = Vec::new();

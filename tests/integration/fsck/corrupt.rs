@@ -785,6 +785,21 @@ fn storage_corruptions(b: &mut Builder) {
     }
     corrupt(
         b,
+        "partial-no-remote",
+        "partial",
+        CORRUPT_OPTIONS,
+        |b, dir| {
+            // `.promisor` files, but no promisor remote: nothing is a promisor object, and the
+            // blobs the clone left out are missing.
+            b.sh(
+                dir,
+                "git config --unset remote.origin.promisor
+                 git config --unset remote.origin.partialclonefilter",
+            );
+        },
+    );
+    corrupt(
+        b,
         "partial-not-partial",
         "partial",
         CORRUPT_OPTIONS,
