@@ -1545,10 +1545,16 @@ fn no_prompt_with_git_terminal_prompt_0() {
     let status = child.wait().expect("wait");
     assert!(!status.success());
     assert!(echo_on(&slave));
-    // The error reaches the terminal; no prompt was written before it.
+    // The error reaches the terminal; no prompt was written before it. The reader thread may
+    // have the line only in part yet: wait for its end (or 10 s).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         let shown = String::from_utf8_lossy(&output.lock().unwrap()).into_owned();
-        if shown.contains("error:") {
+        let whole = shown
+            .find("error:")
+            .is_some_and(|at| shown[at..].contains('\n'));
+        if whole || std::time::Instant::now() > deadline {
+            assert!(shown.contains("error:"), "{shown}");
             assert!(!shown.contains("Password for"), "{shown}");
             assert!(shown.contains("no password for 127.0.0.1"), "{shown}");
             break;
