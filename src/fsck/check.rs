@@ -73,15 +73,16 @@ pub struct MissingIds {
     hasher: table::IdHash,
 }
 
-impl MissingIds {
-    fn hash(&self, id: &Oid, kind: Kind) -> u64 {
-        use std::hash::BuildHasher as _;
-        self.hasher.hash_one(id).wrapping_add(kind as u64)
-    }
+/// The hash of `id` as `kind` in [`MissingIds`].
+fn missing_hash(hasher: &table::IdHash, id: &Oid, kind: Kind) -> u64 {
+    use std::hash::BuildHasher as _;
+    hasher.hash_one(id).wrapping_add(kind as u64)
+}
 
+impl MissingIds {
     /// The number of `id` as `kind`, given it now if it has none.
     pub fn number(&mut self, id: &Oid, kind: Kind) -> u32 {
-        let h = self.hash(id, kind);
+        let h = missing_hash(&self.hasher, id, kind);
         let list = &self.list;
         if let Some(&n) = self.map.find(h, |&n| {
             list[n as usize].id == *id && list[n as usize].kind == kind
@@ -96,9 +97,8 @@ impl MissingIds {
         });
         let (list, hasher) = (&self.list, &self.hasher);
         self.map.insert_unique(h, n, |&m| {
-            use std::hash::BuildHasher as _;
             let o = &list[m as usize];
-            hasher.hash_one(o.id).wrapping_add(o.kind as u64)
+            missing_hash(hasher, &o.id, o.kind)
         });
         n
     }

@@ -252,13 +252,10 @@ fn promisor_referents(f: &mut Fsck<'_>) {
 /// blobs that are not stored), and the stored blobs a promisor pack's trees link to, which the
 /// checks noted as they counted them.
 fn promisor_links(f: &mut Fsck<'_>) {
-    let format = f.repo.format;
     let mut seen = vec![false; f.table.len()];
     let mut found = Vec::new();
+    // A pack whose index does not load has no table indexes.
     for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
-        if p.index(format).is_none() {
-            continue;
-        }
         for &i in &p.table_index {
             if i == u32::MAX {
                 continue;
