@@ -16,6 +16,7 @@ mod fsck_engine;
 mod hash_object;
 mod imap_exec_path;
 mod imap_send;
+mod network_store;
 mod providers;
 mod repo_refs;
 mod report;

@@ -302,6 +302,18 @@ pub(crate) fn repositories(b: &mut Builder) {
          cd .. && cp -a sha256 sha256-gc && cd sha256-gc && git gc -q",
     );
 
+    // A fork network's store (scripts/make-network-store.sh): the packs of four repositories that
+    // share most objects, hard-linked, and the loose and unreachable objects of one of them, each
+    // repository's refs under refs/network/NAME/.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/make-network-store.sh");
+    b.sh(
+        "r",
+        &format!(
+            "'{}' network.git gc=gc ofs=ofs packs=packs dangling=dangling 2>/dev/null",
+            script.display()
+        ),
+    );
+
     for name in ["base", "gc"] {
         b.cases(name, &format!("r/{name}"), ALL_OPTIONS);
     }
@@ -340,6 +352,7 @@ pub(crate) fn repositories(b: &mut Builder) {
         &SOME_OPTIONS[..1],
     );
     b.cases("bare", "r/bare.git", SOME_OPTIONS);
+    b.cases("network", "r/network.git", SOME_OPTIONS);
     b.cases("subdir", "r/base/d/e", SOME_OPTIONS);
     b.case(
         "git-dir.default",
