@@ -53,14 +53,7 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         .ok()
         .flatten()
         .unwrap_or(true);
-    scan::open_packs(f, &dirs, midx);
-    if !promisor_remote {
-        // git's is_promisor_object is false for everything without a promisor remote, whatever
-        // `.promisor` files there are.
-        for p in &mut f.packs {
-            p.files.promisor = false;
-        }
-    }
+    scan::open_packs(f, &dirs, midx, promisor_remote);
     super::heads::structures_loaded(f, config, &dirs)?;
     // git's promisor set: after a full check of the packs, from the links the checks kept;
     // otherwise read.
@@ -185,6 +178,55 @@ fn report_times(
     for l in lines {
         f.out.err(&l);
     }
+    f.out.err(&memory_line(f));
+}
+
+/// The stage report's memory line: the peak RSS (Linux's `VmHWM`), the mapped files' part of it,
+/// and what the rest is for, in bytes per object of the table.
+fn memory_line(f: &Fsck<'_>) -> String {
+    let m = f.table.memory();
+    let files: usize = f
+        .packs
+        .iter()
+        .map(|p| p.bytes().map_or(0, <[u8]>::len) + p.idx.as_ref().map_or(0, |i| i.bytes().len()))
+        .sum();
+    let entries: usize = f.packs.iter().map(|p| p.table_index.len() * 4).sum();
+    let objects = f.table.len().max(1);
+    let per = |b: usize| format!("{:.1}", b as f64 / objects as f64);
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map(|kib| kib * 1024);
+    let known = m.objects + m.map + m.refs + m.links + entries;
+    let head = match peak {
+        Some(p) => format!(
+            "peak RSS {:.1} MB, of it at most {:.1} MB the mapped packs and indexes; beyond them {} bytes per object",
+            p as f64 / 1e6,
+            files as f64 / 1e6,
+            per(p.saturating_sub(files))
+        ),
+        None => "peak RSS not known here".to_string(),
+    };
+    let rest = peak.map_or(String::new(), |p| {
+        format!(
+            ", the rest {} (each thread's objects and delta trees, a pack's entries while it is checked, the allocator)",
+            per(p.saturating_sub(files).saturating_sub(known))
+        )
+    });
+    format!(
+        "flagsplit fsck: memory {head}: objects (id, type, flags, links' place) {}, id index {}, tree counts of blobs {}, links {} ({} kept), pack positions {}{rest}; {} objects",
+        per(m.objects),
+        per(m.map),
+        per(m.refs),
+        per(m.links),
+        m.link_count,
+        per(entries),
+        f.table.len()
+    )
 }
 
 /// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.

@@ -599,12 +599,15 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
 // Packs
 
 /// Opens every pack of every object directory and records what each holds; git prints an
-/// index's load error each time it tries to use it.
-pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool) {
+/// index's load error each time it tries to use it. Without a promisor remote no pack is a
+/// promisor pack, whatever `.promisor` files there are (git's `is_promisor_object`), so their
+/// objects are not collected for the promisor set.
+pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promisor_remote: bool) {
     let format = f.repo.format;
     for dir in dirs {
         let first = f.packs.len();
-        for files in odb::packs(&dir.path) {
+        for mut files in odb::packs(&dir.path) {
+            files.promisor &= promisor_remote;
             let name = files.pack.display().to_string();
             let idx_map = Mapped::open(&files.idx).ok();
             let mut st = PackState {
@@ -669,7 +672,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool) {
             f.packs.push(st);
         }
         if midx {
-            unopened_packs(f, dir, first);
+            unopened_packs(f, dir, first, promisor_remote);
         }
     }
 }
@@ -680,7 +683,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool) {
 /// objects, and each time it looks for an object the multi-pack-index puts there it tries to
 /// open the index again (its error, then `packfile … index unavailable`). `first` is where this
 /// directory's packs start in `f.packs`.
-fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize) {
+fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize, promisor_remote: bool) {
     let pack_dir = dir.path.join("pack");
     let stem_of = |name: &[u8]| -> Option<String> {
         std::str::from_utf8(name)
@@ -714,7 +717,7 @@ fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize) {
                 let files = PackFiles {
                     pack: pack_dir.join(format!("{stem}.pack")),
                     idx: pack_dir.join(format!("{stem}.idx")),
-                    promisor: pack_dir.join(format!("{stem}.promisor")).exists(),
+                    promisor: promisor_remote && pack_dir.join(format!("{stem}.promisor")).exists(),
                 };
                 f.packs.push(PackState {
                     name: files.pack.display().to_string(),

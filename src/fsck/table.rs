@@ -55,11 +55,10 @@ pub const MAX_OBJECTS: u32 = 1 << 29;
 pub const MISSING_BASE: u32 = MAX_OBJECTS;
 
 /// One object, as stored: its type, flags and count are atomics, so that the workers checking
-/// a pack update them through a shared table.
+/// a pack update them through a shared table. Its id is kept apart ([`Table`]'s `heads` and
+/// `tails`), so that a SHA-1 id takes 20 bytes, not 32.
 #[derive(Debug)]
 pub struct Obj {
-    /// Its id.
-    pub id: Oid,
     /// The type it was looked up or parsed as: 0 for none (git's `OBJ_NONE`), else
     /// `kind_bits + 1`.
     kind: AtomicU8,
@@ -170,6 +169,11 @@ pub struct Table {
     recent: Vec<u32>,
     /// The objects, in the order they became known.
     objs: Vec<Obj>,
+    /// The first 20 bytes of each object's id.
+    heads: Vec<[u8; 20]>,
+    /// The other 12 bytes of each object's id, kept only from the first id that has any (a
+    /// SHA-256 id): empty while every id is a SHA-1 id.
+    tails: Vec<[u8; 12]>,
     /// For each object that is a stored blob: how many checked trees link to it. Apart from the
     /// objects, in a few MB: a tree's entries that it shares with its base are only counted.
     refs: Vec<AtomicU32>,
@@ -181,6 +185,21 @@ pub struct Table {
     chunk_base: Vec<u32>,
     /// Whether the last chunk takes appends (it was not adopted).
     open: bool,
+}
+
+/// What [`Table::memory`] counts, in bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Memory {
+    /// Each object's id, type, flags and link range ([`Obj`]).
+    pub objects: usize,
+    /// The index by id, and the cache of recent lookups.
+    pub map: usize,
+    /// The counts of trees linking to each stored blob.
+    pub refs: usize,
+    /// The kept links (one `u32` each).
+    pub links: usize,
+    /// How many links are kept.
+    pub link_count: usize,
 }
 
 /// A type conflict: git's "object X is a T, not a U".
@@ -237,6 +256,8 @@ impl Default for Table {
             hasher: IdHash::default(),
             recent: vec![u32::MAX; RECENT],
             objs: Vec::new(),
+            heads: Vec::new(),
+            tails: Vec::new(),
             refs: Vec::new(),
             chunks: Vec::new(),
             chunk_base: Vec::new(),
@@ -245,23 +266,51 @@ impl Default for Table {
     }
 }
 
+/// The id of object `i` of a table's `heads` and `tails`.
+fn id_at(heads: &[[u8; 20]], tails: &[[u8; 12]], i: u32) -> Oid {
+    let mut o = [0u8; 32];
+    if let Some(h) = heads.get(i as usize) {
+        o[..20].copy_from_slice(h);
+    }
+    if let Some(t) = tails.get(i as usize) {
+        o[20..].copy_from_slice(t);
+    }
+    o
+}
+
+/// Whether object `i` of a table's `heads` and `tails` has the id `id`.
+fn id_is(heads: &[[u8; 20]], tails: &[[u8; 12]], i: u32, id: &Oid) -> bool {
+    heads.get(i as usize).is_some_and(|h| h[..] == id[..20])
+        && match tails.get(i as usize) {
+            Some(t) => t[..] == id[20..],
+            None => id[20..] == [0u8; 12],
+        }
+}
+
 impl Table {
     fn find(&self, id: &Oid) -> Option<u32> {
-        let objs = &self.objs;
+        let (heads, tails) = (&self.heads, &self.tails);
         self.map
             .find(self.hasher.hash_one(Key(*id)), |&i| {
-                objs[i as usize].id == *id
+                id_is(heads, tails, i, id)
             })
             .copied()
     }
 
-    /// Makes room for `n` more objects.
+    /// Whether object `i` has the id `id`.
+    fn is(&self, i: u32, id: &Oid) -> bool {
+        id_is(&self.heads, &self.tails, i, id)
+    }
+
+    /// Makes room for `n` more objects, and no more: as each pack is opened the table grows to
+    /// hold its objects exactly (a doubling `Vec` could hold up to twice the objects' bytes).
     pub fn reserve(&mut self, n: usize) {
-        self.objs.reserve(n);
-        self.refs.reserve(n);
-        let (objs, hasher) = (&self.objs, &self.hasher);
+        self.objs.reserve_exact(n);
+        self.heads.reserve_exact(n);
+        self.refs.reserve_exact(n);
+        let (heads, tails, hasher) = (&self.heads, &self.tails, &self.hasher);
         self.map
-            .reserve(n, |&j| hasher.hash_one(Key(objs[j as usize].id)));
+            .reserve(n, |&j| hasher.hash_one(Key(id_at(heads, tails, j))));
     }
 
     /// The index of `id`, if known.
@@ -276,15 +325,23 @@ impl Table {
         }
         let i = self.objs.len() as u32;
         self.objs.push(Obj {
-            id: *id,
             kind: AtomicU8::new(0),
             flags: AtomicU8::new(0),
             edges: (0, 0),
         });
+        let (mut head, mut tail) = ([0u8; 20], [0u8; 12]);
+        head.copy_from_slice(&id[..20]);
+        tail.copy_from_slice(&id[20..]);
+        self.heads.push(head);
+        if tail != [0u8; 12] || !self.tails.is_empty() {
+            // From the first id with a tail on, every id has one.
+            self.tails.resize(self.heads.len() - 1, [0u8; 12]);
+            self.tails.push(tail);
+        }
         self.refs.push(AtomicU32::new(0));
-        let (objs, hasher) = (&self.objs, &self.hasher);
+        let (heads, tails, hasher) = (&self.heads, &self.tails, &self.hasher);
         self.map.insert_unique(hasher.hash_one(Key(*id)), i, |&j| {
-            hasher.hash_one(Key(objs[j as usize].id))
+            hasher.hash_one(Key(id_at(heads, tails, j)))
         });
         i
     }
@@ -294,13 +351,12 @@ impl Table {
     pub fn lookup(&mut self, id: &Oid, kind: Kind) -> Result<u32, Conflict> {
         let slot = slot_of(id);
         let cached = self.recent[slot];
-        let i = match self.objs.get(cached as usize) {
-            Some(o) if o.id == *id => cached,
-            _ => {
-                let i = self.unknown(id);
-                self.recent[slot] = i;
-                i
-            }
+        let i = if self.is(cached, id) {
+            cached
+        } else {
+            let i = self.unknown(id);
+            self.recent[slot] = i;
+            i
         };
         self.set_kind(i, kind).map(|()| i)
     }
@@ -340,9 +396,10 @@ impl Table {
     ) -> Result<Option<u32>, Conflict> {
         let slot = slot_of(id);
         let cached = recent.get(slot).copied().unwrap_or(u32::MAX);
-        let i = match self.objs.get(cached as usize) {
-            Some(o) if o.id == *id => cached,
-            _ => match self.find(id) {
+        let i = if self.is(cached, id) {
+            cached
+        } else {
+            match self.find(id) {
                 Some(i) => {
                     if let Some(r) = recent.get_mut(slot) {
                         *r = i;
@@ -350,7 +407,7 @@ impl Table {
                     i
                 }
                 None => return Ok(None),
-            },
+            }
         };
         self.set_kind(i, kind).map(|()| Some(i))
     }
@@ -359,7 +416,7 @@ impl Table {
     pub fn obj(&self, i: u32) -> ObjView {
         let o = &self.objs[i as usize];
         ObjView {
-            id: o.id,
+            id: id_at(&self.heads, &self.tails, i),
             kind: kind_from(o.kind.load(Relaxed)),
             flags: o.flags.load(Relaxed),
             edges: o.edges,
@@ -474,6 +531,20 @@ impl Table {
         chunk.get(from..from + n as usize).unwrap_or(&[])
     }
 
+    /// The bytes the table uses, by what they are for (a `Vec`'s spare capacity is not counted:
+    /// pages never written take no memory).
+    pub fn memory(&self) -> Memory {
+        Memory {
+            objects: self.objs.len() * std::mem::size_of::<Obj>()
+                + self.heads.len() * 20
+                + self.tails.len() * 12,
+            map: self.map.allocation_size() + self.recent.len() * 4,
+            refs: self.refs.len() * 4,
+            links: self.chunks.iter().map(|c| c.len() * 4).sum(),
+            link_count: self.edges_len() as usize,
+        }
+    }
+
     /// The number of objects.
     pub fn len(&self) -> usize {
         self.objs.len()
@@ -488,6 +559,31 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids are kept as 20 bytes while every id's last 12 are zero; the first id with a tail
+    /// gives every id one, and each is found and given back whole.
+    #[test]
+    fn ids_with_and_without_tails() {
+        let mut t = Table::default();
+        let short: Vec<Oid> = (1..=5u8).map(|n| oid(&[n; 20])).collect();
+        let long: Vec<Oid> = (1..=5u8).map(|n| oid(&[n; 32])).collect();
+        let a: Vec<u32> = short.iter().map(|id| t.unknown(id)).collect();
+        assert!(t.tails.is_empty());
+        let b: Vec<u32> = long.iter().map(|id| t.unknown(id)).collect();
+        assert_eq!(t.tails.len(), t.heads.len());
+        for (ids, ns) in [(&short, &a), (&long, &b)] {
+            for (id, &n) in ids.iter().zip(ns) {
+                assert_eq!(t.get(id), Some(n));
+                assert_eq!(t.obj(n).id, *id);
+            }
+        }
+        // Same first 20 bytes, other tails: not the same object.
+        let mut other = long[0];
+        other[31] ^= 1;
+        assert_eq!(t.get(&other), None);
+        assert_ne!(a[0], b[0]);
+        assert_eq!(t.memory().objects, 10 * (std::mem::size_of::<Obj>() + 32));
+    }
 
     #[test]
     fn lookups_keep_the_first_type() {
