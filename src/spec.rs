@@ -301,7 +301,7 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
         Variable::new("FLAGSPLIT_EXEC_PATH", When::Run, "where `flagsplit imap-send`, `flagsplit fsck` and `flagsplit report` look for flagsplit-imap-send, flagsplit-fsck and flagsplit-report")
         .values("directory")
         .default_value("the directory of flagsplit, then PATH"),
-        Variable::new("FLAGSPLIT_FSCK_TIMES", When::Run, "`flagsplit fsck` reports on standard error the time of each stage (read, inflate, delta, hash, checks, connectivity) and the floor (inflate + delta + hash over the threads)")
+        Variable::new("FLAGSPLIT_FSCK_TIMES", When::Run, "`flagsplit fsck` reports on standard error the time of each stage (read, inflate, delta, hash, checks, connectivity), the floor (inflate + delta + hash over the threads) and the peak memory, in bytes per object by what they are for")
         .values("1")
         .default_value("no report"),
         Variable::new("FLAGSPLIT_FSCK_CASES", When::Test, "the fsck corpus test runs only the cases whose names contain it")

@@ -385,7 +385,9 @@ impl Local {
 
 impl Core<'_> {
     /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it,
-    /// and the link made when it resolved to an object in the table.
+    /// and the link made when it resolved to an object in the table (or, for a promisor pack's
+    /// tree's link to a blob that is not stored, the [`table::PROMISED`] link a delta of the tree
+    /// takes as it is).
     fn link(
         &self,
         l: &mut Local,
@@ -413,7 +415,7 @@ impl Core<'_> {
             }
             Ok(None) if self.edgeless && from == Kind::Tree && tkind == Kind::Blob => {
                 l.missing.promise(tid, tkind);
-                (false, None)
+                (false, Some((table::edge(Some(table::PROMISED), tkind), false)))
             }
             Ok(None) => {
                 let n = l.missing.number(tid, tkind);
@@ -453,7 +455,10 @@ impl Core<'_> {
         let mut next = 0usize;
         let mut run_at = 0usize;
         let reuse = |l: &mut Local, b: &TreeLink| {
-            if b.counted {
+            if table::edge_target(b.edge) == Some(table::PROMISED) {
+                // A blob that is not stored, already noted for the promisor set by the check of
+                // the tree this link comes from.
+            } else if b.counted {
                 if let Some(t) = table::edge_target(b.edge) {
                     l.count(self.table, t);
                     if self.promisor {

@@ -46,12 +46,17 @@ pub const PARSED: u8 = 128;
 /// `NULL` for it).
 pub const BROKEN: u32 = 0x3fff_ffff;
 
+/// The target of a promisor pack's tree's link to a blob that is not stored. No edge is kept
+/// for it (`check::Core::edgeless`): the link only says that a tree which is a delta of this one
+/// and names the same blob takes it as it is, the blob already noted for the promisor set.
+pub const PROMISED: u32 = BROKEN - 1;
+
 /// The most objects a table numbers (2^29): an edge's target at or above this, until the links
 /// of a check are folded into the table, stands for the `n`-th object that check linked to and
 /// the table did not have ([`MISSING_BASE`] + `n`).
 pub const MAX_OBJECTS: u32 = 1 << 29;
 
-/// See [`MAX_OBJECTS`].
+/// See [`MAX_OBJECTS`]; the numbers stay below [`PROMISED`].
 pub const MISSING_BASE: u32 = MAX_OBJECTS;
 
 /// One object, as stored: its type, flags and count are atomics, so that the workers checking
