@@ -179,6 +179,9 @@ pub struct Packed<'a> {
     pub index: u32,
     /// The object it is a delta of.
     pub base: Option<Base<'a>>,
+    /// Whether a tree's links are wanted in [`Local::tree_links`] after its check (it is the
+    /// base of a delta): else they are not gathered.
+    pub keep_links: bool,
 }
 
 /// Whether two ids are the same; a SHA-1 id is compared as a fixed-size array (in registers, not
@@ -337,24 +340,32 @@ impl Local {
 
     /// Counts one more checked tree linking to the stored blob `i`: in this worker's own counts
     /// when it keeps them (a plain increment, no shared cache line), else in the table.
+    #[inline]
     pub fn count(&mut self, table: &Table, i: u32) {
         if !self.counting {
             return;
         }
         match &mut self.counts {
-            Some(c) => {
-                let i = i as usize;
-                if c.len() <= i {
-                    c.resize(table.len().max(i + 1), 0);
-                }
-                if c[i] == u8::MAX {
-                    self.spilled.push(i as u32);
-                    c[i] = 0;
-                }
-                c[i] += 1;
-            }
+            Some(c) => match c.get_mut(i as usize) {
+                Some(v) if *v < u8::MAX => *v += 1,
+                _ => self.count_rarely(table, i as usize),
+            },
             None => table.add_ref(i),
         }
+    }
+
+    /// [`Local::count`] when the counts do not reach `i` yet or its count is full.
+    #[cold]
+    fn count_rarely(&mut self, table: &Table, i: usize) {
+        let Some(c) = &mut self.counts else { return };
+        if c.len() <= i {
+            c.resize(table.len().max(i + 1), 0);
+        }
+        if c[i] == u8::MAX {
+            self.spilled.push(i as u32);
+            c[i] = 0;
+        }
+        c[i] += 1;
     }
 
     /// Notes the object at `t` (of a table of `len`) for the promisor set, once.
@@ -415,7 +426,10 @@ impl Core<'_> {
             }
             Ok(None) if self.edgeless && from == Kind::Tree && tkind == Kind::Blob => {
                 l.missing.promise(tid, tkind);
-                (false, Some((table::edge(Some(table::PROMISED), tkind), false)))
+                (
+                    false,
+                    Some((table::edge(Some(table::PROMISED), tkind), false)),
+                )
             }
             Ok(None) => {
                 let n = l.missing.number(tid, tkind);
@@ -444,7 +458,7 @@ impl Core<'_> {
     /// and `USED`, so only a counted link is counted again. The base's entries are walked
     /// alongside, in step while they agree and by name where entries were added, removed or
     /// changed.
-    fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<Base<'_>>) -> bool {
+    fn tree_links(&self, l: &mut Local, d: &[u8], base: Option<Base<'_>>, want: bool) -> bool {
         let raw = self.format.raw_len();
         let entries = std::mem::take(&mut l.scratch);
         let runs = std::mem::take(&mut l.runs);
@@ -488,12 +502,14 @@ impl Core<'_> {
                 let shift = i64::from(r.to) - checks::BaseEntry::span(&span[0], raw).0 as i64;
                 for b in span {
                     reuse(l, b);
-                    links.push(TreeLink {
+                }
+                if want {
+                    links.extend(span.iter().map(|b| TreeLink {
                         name: (i64::from(b.name) + shift) as u32,
                         off: (i64::from(b.off) + shift) as u32,
                         after_candidate: false,
                         ..*b
-                    });
+                    }));
                 }
                 next = r.last as usize + 1;
             }
@@ -553,6 +569,7 @@ impl Core<'_> {
                 }
             };
             match made {
+                Some(_) if !want => {}
                 Some((edge, counted)) => links.push(TreeLink {
                     name: e.name,
                     off: e.id,
@@ -728,7 +745,7 @@ impl Core<'_> {
         let mut broken = links.walk_failed;
         let started = self.opts.timing.then(std::time::Instant::now);
         if let Some(d) = simple_tree {
-            broken |= self.tree_links(l, d, base);
+            broken |= self.tree_links(l, d, base, packed.is_some_and(|p| p.keep_links));
         }
         for t in &links.targets {
             broken |= self.link(l, kind, &table::oid(&t.id), t.kind).0;

@@ -2561,6 +2561,7 @@ fn visit(
                     let copies = std::mem::take(&mut l.copies);
                     let packed = packed.map(|&index| Packed {
                         index,
+                        keep_links: keep,
                         base: base.map(|b| Base {
                             data: b.data.as_slice(),
                             links: b.links.as_slice(),
