@@ -213,6 +213,10 @@ pub struct Local {
     pub edges: Vec<u32>,
     /// Whose links are where in `edges`: (object, start, count).
     pub owners: Vec<(u32, u32, u32)>,
+    /// The trees' lists of links already in `edges`, as places in `owners`, so that a tree
+    /// whose links are those of another (most trees of a history: only their blobs changed)
+    /// takes its range instead of a copy ([`Local::share_links`]).
+    pub lists: Lists,
     /// The objects the links in `edges` named that the table did not have (see [`MissingIds`]).
     pub missing: MissingIds,
     /// The special blobs trees named (a worker's own; the sequential scan's is the run's).
@@ -263,6 +267,26 @@ pub struct Local {
     pub counting: bool,
 }
 
+/// [`Local::lists`]: places in `owners`, by the hash of the links they name (keyed per process,
+/// so that trees made to collide cannot make the search long).
+#[derive(Default)]
+pub struct Lists {
+    table: hashbrown::HashTable<u32>,
+    hasher: std::hash::RandomState,
+}
+
+impl Lists {
+    /// Forgets every list (the links they were in are gone).
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// The bytes it takes.
+    pub fn memory(&self) -> usize {
+        self.table.allocation_size()
+    }
+}
+
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Times {
@@ -309,6 +333,44 @@ impl Default for Local {
 }
 
 impl Local {
+    /// Records `edges[start..]` as the links of `i`: a tree whose list is one already recorded
+    /// takes that list's range, and its copy is dropped. A list with a link the table did not
+    /// have, or could not give (a placeholder or [`table::BROKEN`]), is its own: those are
+    /// rewritten or reported link by link when the `Local` is applied.
+    pub fn own_links(&mut self, i: u32, start: usize, tree: bool) {
+        use std::hash::BuildHasher as _;
+        let n = self.edges.len() - start;
+        if n == 0 {
+            return;
+        }
+        let list = &self.edges[start..];
+        let shareable = tree && list.iter().all(|&e| e & 0x3fff_ffff < table::MISSING_BASE);
+        if shareable {
+            let Lists { table, hasher } = &mut self.lists;
+            let (edges, owners) = (&self.edges, &self.owners);
+            let h = hasher.hash_one(list);
+            let same = |&o: &u32| {
+                owners
+                    .get(o as usize)
+                    .is_some_and(|&(_, s, c)| edges.get(s as usize..(s + c) as usize) == Some(list))
+            };
+            if let Some(&o) = table.find(h, same) {
+                let (_, s, c) = self.owners[o as usize];
+                self.edges.truncate(start);
+                self.owners.push((i, s, c));
+                return;
+            }
+            let at = self.owners.len() as u32;
+            let owners = &self.owners;
+            let edges = &self.edges;
+            table.insert_unique(h, at, |&o| {
+                let (_, s, c) = owners[o as usize];
+                hasher.hash_one(&edges[s as usize..(s + c) as usize])
+            });
+        }
+        self.owners.push((i, start as u32, n as u32));
+    }
+
     /// An empty one, with `special` as its set of special blobs.
     pub fn new(special: SpecialBlobs) -> Local {
         Local {
@@ -316,6 +378,7 @@ impl Local {
             bits: 0,
             edges: Vec::new(),
             owners: Vec::new(),
+            lists: Lists::default(),
             missing: MissingIds::default(),
             special,
             special_events: Vec::new(),
@@ -754,10 +817,7 @@ impl Core<'_> {
         if let Some(s) = started {
             l.times.links += s.elapsed();
         }
-        if l.edges.len() > start {
-            l.owners
-                .push((i, start as u32, (l.edges.len() - start) as u32));
-        }
+        l.own_links(i, start, kind == Kind::Tree);
         if broken {
             l.err(&format!("error in {} {h}: broken links", kind.name()));
             l.bits |= bits::OBJECT;

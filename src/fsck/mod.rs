@@ -493,6 +493,7 @@ impl<'o> Fsck<'o> {
             }
         }
         l.edges.clear();
+        l.lists.clear();
     }
 }
 

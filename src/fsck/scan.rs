@@ -783,40 +783,85 @@ pub(crate) fn pack_open_errors(
     None
 }
 
-/// One entry of a pack being verified: 24 bytes, as there is one per object (what is rare, a
-/// damaged header, a base offset where no entry starts, a size of 4 GiB or more, is kept beside,
-/// in [`Rare`]).
+/// One entry of a pack being verified: 16 bytes, as there is one per object. Its offset, the
+/// length of its header, the root's type and whether it is a delta share one word; the size its
+/// header declares is read from the header again when it is needed ([`PackCtx::size`]). What is
+/// rare, a damaged header or a base offset where no entry starts, is kept beside, in [`Rare`].
+#[derive(Clone, Copy)]
 struct Ent {
-    off: u64,
+    /// Bits 0–47 the offset, 48–55 the header's length, 56–58 the root's type once known (0:
+    /// not known), 59 whether it is a delta.
+    word: u64,
     n: u32,
-    /// The size its header declares ([`BIG`]: in [`Rare::big_size`]).
-    size: u32,
     /// The base entry, for a resolved delta ([`NO_BASE`]: none).
     base: u32,
-    /// The length of its header: its data starts at `off + hdr`.
-    hdr: u16,
-    /// The root's type, once known.
-    kind: Option<Kind>,
-    is_delta: bool,
 }
 
-/// [`Ent::size`] of an entry whose size does not fit.
-const BIG: u32 = u32::MAX;
+/// The entries whose headers are read at a time (on the pool) before they are described.
+const READ_CHUNK: usize = 1 << 16;
+
 /// [`Ent::base`] of an entry with no base in the pack.
 const NO_BASE: u32 = u32::MAX;
 
+/// The offsets an [`Ent`] holds: below 2^48 (256 TiB).
+const MAX_PACK: u64 = 1 << 48;
+
+const OFF_MASK: u64 = MAX_PACK - 1;
+const HDR_SHIFT: u32 = 48;
+const KIND_SHIFT: u32 = 56;
+const DELTA_BIT: u64 = 1 << 59;
+
 impl Ent {
-    /// The entry at `off`, `n` in the index, before its header is read.
+    /// The entry at `off`, `n` in the index, before its header is read. An offset of
+    /// [`MAX_PACK`] or more (a damaged index) is kept as the largest: past the end of any pack.
     fn at(off: u64, n: u32) -> Ent {
         Ent {
-            off,
+            word: off.min(OFF_MASK),
             n,
-            size: 0,
             base: NO_BASE,
-            hdr: 0,
-            kind: None,
-            is_delta: false,
         }
+    }
+
+    fn off(&self) -> u64 {
+        self.word & OFF_MASK
+    }
+
+    /// The length of its header: its data starts at `off + hdr`.
+    fn hdr(&self) -> u64 {
+        (self.word >> HDR_SHIFT) & 0xff
+    }
+
+    fn set_hdr(&mut self, hdr: u64) {
+        self.word = (self.word & !(0xff << HDR_SHIFT)) | (hdr.min(0xff) << HDR_SHIFT);
+    }
+
+    /// The root's type, once known.
+    fn kind(&self) -> Option<Kind> {
+        match (self.word >> KIND_SHIFT) & 7 {
+            1 => Some(Kind::Commit),
+            2 => Some(Kind::Tree),
+            3 => Some(Kind::Blob),
+            4 => Some(Kind::Tag),
+            _ => None,
+        }
+    }
+
+    fn set_kind(&mut self, k: Kind) {
+        let code: u64 = match k {
+            Kind::Commit => 1,
+            Kind::Tree => 2,
+            Kind::Blob => 3,
+            Kind::Tag => 4,
+        };
+        self.word = (self.word & !(7 << KIND_SHIFT)) | (code << KIND_SHIFT);
+    }
+
+    fn is_delta(&self) -> bool {
+        self.word & DELTA_BIT != 0
+    }
+
+    fn set_delta(&mut self) {
+        self.word |= DELTA_BIT;
     }
 
     fn base(&self) -> Option<usize> {
@@ -824,7 +869,7 @@ impl Ent {
     }
 
     fn data(&self) -> u64 {
-        self.off + u64::from(self.hdr)
+        self.off() + self.hdr()
     }
 }
 
@@ -835,8 +880,6 @@ struct Rare {
     header_err: std::collections::HashMap<usize, Vec<String>>,
     /// An OFS_DELTA base offset where no entry starts.
     phantom: std::collections::HashMap<usize, u64>,
-    /// A declared size of at least [`BIG`], by entry offset.
-    big_size: std::collections::HashMap<u64, u64>,
 }
 
 impl Rare {
@@ -896,25 +939,16 @@ fn describe(
     let mut base = None;
     match head {
         Ok(e) => {
-            match u32::try_from(e.size) {
-                Ok(size) if size != BIG => ent.size = size,
-                _ => {
-                    ent.size = BIG;
-                    if let Some(r) = rare.as_deref_mut() {
-                        r.big_size.insert(off, e.size);
-                    }
-                }
-            }
             // A header is a few bytes (its size, a base offset or id).
-            ent.hdr = u16::try_from(e.data - off).unwrap_or(u16::MAX);
+            ent.set_hdr(e.data - off);
             match e.kind {
-                pack::EntryKind::Object(k) => ent.kind = Some(kind_of(k)),
+                pack::EntryKind::Object(k) => ent.set_kind(kind_of(k)),
                 pack::EntryKind::OfsDelta(b) => {
-                    ent.is_delta = true;
+                    ent.set_delta();
                     base = Some((b, true));
                 }
                 pack::EntryKind::RefDelta(id) => {
-                    ent.is_delta = true;
+                    ent.set_delta();
                     match index.lookup(id).and_then(|bn| index.offset(bn).ok()) {
                         Some(bo) => base = Some((bo, false)),
                         None => {
@@ -934,7 +968,9 @@ fn describe(
         }
         Err(err) => {
             let Some(r) = rare else {
-                ent.is_delta = matches!(err, pack::EntryError::BadBase { .. });
+                if matches!(err, pack::EntryError::BadBase { .. }) {
+                    ent.set_delta();
+                }
                 return (ent, None);
             };
             match err {
@@ -952,7 +988,7 @@ fn describe(
                     );
                 }
                 pack::EntryError::BadBase { at } => {
-                    ent.is_delta = true;
+                    ent.set_delta();
                     r.header_err(
                         i,
                         format!(
@@ -1200,68 +1236,74 @@ fn verify_one(
     let mut rare = Rare::default();
     let count = ents.len();
     let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
-    let crc_of = |i: usize| {
-        let off = (ents[i].off as usize).min(sig_ofs);
+    let crc_of = |ents: &[Ent], i: usize| {
+        let off = (ents[i].off() as usize).min(sig_ofs);
         let end = ents
             .get(i + 1)
-            .map_or(sig_ofs, |e| (e.off as usize).min(sig_ofs));
+            .map_or(sig_ofs, |e| (e.off() as usize).min(sig_ofs));
         crc32fast::hash(&bytes[off..end.max(off)])
     };
     let crcs_wanted = index.version() > 1;
     let limited = &bytes[..sig_ofs];
-    // Each entry's CRC and header, read on the pool (an entry past the end is refused below
-    // before its header is used); the trailer is hashed by one of the jobs that resolve the
-    // delta trees.
-    let read = |i: usize| {
-        let crc = crcs_wanted.then(|| crc_of(i));
-        (crc, pack::entry(limited, ents[i].off, raw))
-    };
-    let heads: Vec<_> = match &f.pool {
-        Some(pool) => pool.install(|| {
-            use rayon::prelude::*;
-            (0..count).into_par_iter().map(read).collect()
-        }),
-        None => (0..count).map(read).collect(),
+    // Each entry's CRC and header, read on the pool a chunk at a time (an entry past the end is
+    // refused below before its header is used); the trailer is hashed by one of the jobs that
+    // resolve the delta trees.
+    let read = |ents: &[Ent], i: usize| {
+        let crc = crcs_wanted.then(|| crc_of(ents, i));
+        (crc, pack::entry(limited, ents[i].off(), raw))
     };
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     if f.pool.is_none() {
         let _ = sum.set(trailer());
     }
-    // CRCs, headers, bases.
-    for i in 0..count {
-        let off = ents[i].off;
-        if off > sig_ofs as u64 {
-            if f.pool.is_some() {
-                let _ = sum.set(trailer());
+    // CRCs, headers, bases: the headers read a chunk at a time, so that what they hold before
+    // they are described takes a few MB, not some 50 bytes an entry.
+    for chunk in (0..count).step_by(READ_CHUNK) {
+        let span = chunk..(chunk + READ_CHUNK).min(count);
+        let heads: Vec<_> = match &f.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                let ents = ents.as_slice();
+                span.clone()
+                    .into_par_iter()
+                    .map(|i| read(ents, i))
+                    .collect()
+            }),
+            None => span.clone().map(|i| read(&ents, i)).collect(),
+        };
+        for (i, (crc, head)) in span.zip(&heads) {
+            let off = ents[i].off();
+            if off > sig_ofs as u64 {
+                if f.pool.is_some() {
+                    let _ = sum.set(trailer());
+                }
+                trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
+                return Err(Fatal::msg(
+                    "offset beyond end of packfile (truncated pack?)",
+                ));
             }
-            trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-            return Err(Fatal::msg(
-                "offset beyond end of packfile (truncated pack?)",
-            ));
-        }
-        let n = ents[i].n;
-        let (crc, head) = &heads[i];
-        if let Some(crc) = *crc
-            && Some(crc) != index.crc32(n)
-        {
-            f.out.error(&format!(
-                "index CRC mismatch for object {} from {name} at offset {off}",
-                hex(index.id(n))
-            ));
-            err = true;
-        }
-        let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
-        ents[i] = ent;
-        if let Some(target) = base {
-            let found = ents.binary_search_by_key(&target.0, |e| e.off).ok();
-            ents[i].base = link_base(i, &ents[i], target, found, &name, Some(&mut rare));
+            let n = ents[i].n;
+            if let Some(crc) = *crc
+                && Some(crc) != index.crc32(n)
+            {
+                f.out.error(&format!(
+                    "index CRC mismatch for object {} from {name} at offset {off}",
+                    hex(index.id(n))
+                ));
+                err = true;
+            }
+            let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
+            ents[i] = ent;
+            if let Some(target) = base {
+                let found = ents.binary_search_by_key(&target.0, |e| e.off()).ok();
+                ents[i].base = link_base(i, &ents[i], target, found, &name, Some(&mut rare));
+            }
         }
     }
-    drop(heads);
     let children = Children::new(&ents);
     f.stage_read += read_started.elapsed();
     let roots: Vec<usize> = (0..count)
-        .filter(|&i| !(ents[i].is_delta && ents[i].base().is_some()))
+        .filter(|&i| !(ents[i].is_delta() && ents[i].base().is_some()))
         .collect();
     let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
     let counter = AtomicU64::new(0);
@@ -1332,7 +1374,7 @@ fn verify_one(
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
     let Some((failed, events)) = settle(f, locals) else {
-        let offs: Vec<u64> = ents.iter().map(|e| e.off).collect();
+        let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
         let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
         let mut is_base = vec![0u64; count.div_ceil(64)];
         for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
@@ -1353,11 +1395,11 @@ fn verify_one(
         let id = hex(index.id(e.n));
         f.out.error(&format!(
             "delta base cycle: the delta at offset {} in {name} never reaches a base object",
-            e.off
+            e.off()
         ));
         f.out.error(&format!(
             "cannot unpack {id} from {name} at offset {}",
-            e.off
+            e.off()
         ));
         err = true;
     }
@@ -1488,7 +1530,7 @@ fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Deto
             l.error(&format!(
                 "failed to read delta base object {} at offset {} from {}",
                 hex(p.index.id(fe.n)),
-                fe.off,
+                fe.off(),
                 p.name
             ));
         }
@@ -1548,7 +1590,7 @@ fn make_base(
             }
             break (cur, made.ok_or(()));
         }
-        if ent.is_delta
+        if ent.is_delta()
             && let Some(next) = ent.base()
         {
             chain.push((cur, ent));
@@ -1556,7 +1598,7 @@ fn make_base(
             continue;
         }
         let made = unpack_root(p, quiet, z, cur, &ent).map(|data| {
-            let m = (ent.kind, Node::new(data, (Vec::new(), false)));
+            let m = (ent.kind(), Node::new(data, (Vec::new(), false)));
             cache.put(cur, m.0, &m.1);
             m
         });
@@ -1639,7 +1681,7 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
     };
     let ent = flat.ent(p, e);
     let keep = flat.is_base(e);
-    let mut kind = ent.kind;
+    let mut kind = ent.kind();
     let mut base_node = None;
     let data = if let Some(&base_off) = p.rare.phantom.get(&e) {
         match phantom_base(core, p, l, z, base_off) {
@@ -1657,7 +1699,7 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
                 Err(())
             }
         }
-    } else if ent.is_delta
+    } else if ent.is_delta()
         && let Some(b) = ent.base()
     {
         quiet.lines.clear();
@@ -1680,11 +1722,13 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
                 let id = hex(p.index.id(ent.n));
                 l.error(&format!(
                     "delta base cycle: the delta at offset {} in {} never reaches a base object",
-                    ent.off, p.name
+                    ent.off(),
+                    p.name
                 ));
                 l.error(&format!(
                     "cannot unpack {id} from {} at offset {}",
-                    p.name, ent.off
+                    p.name,
+                    ent.off()
                 ));
                 l.err = true;
                 return;
@@ -2013,10 +2057,8 @@ struct PackCtx<'a> {
 impl PackCtx<'_> {
     /// The size entry `e`'s header declares.
     fn size(&self, e: &Ent) -> u64 {
-        match e.size {
-            BIG => self.rare.big_size.get(&e.off).copied().unwrap_or(u64::MAX),
-            size => u64::from(size),
-        }
+        let raw = self.bytes.len() - self.sig_ofs;
+        pack::entry(&self.bytes[..self.sig_ofs], e.off(), raw).map_or(u64::MAX, |h| h.size)
     }
 }
 
@@ -2149,7 +2191,7 @@ fn resolve<'s>(
     };
     let ents = p.ents;
     let children = p.children;
-    let mut kind = ents[root].kind;
+    let mut kind = ents[root].kind();
     if kind == Some(Kind::Blob)
         && p.size(&ents[root]) >= p.big
         && children.of(root).is_empty()
@@ -2248,7 +2290,7 @@ fn descend<'s>(
             l.error(&format!(
                 "failed to read delta base object {} at offset {} from {}",
                 hex(p.index.id(ents[e].n)),
-                ents[e].off,
+                ents[e].off(),
                 p.name
             ));
             let mut detours = Detours::default();
@@ -2276,7 +2318,14 @@ fn descend<'s>(
             });
             continue;
         }
-        let (cdata, links) = match &frame.node {
+        // The last child takes its base from the stack: the base is freed as soon as the child
+        // is made, so that a long chain holds one object at a time, not all of its links.
+        let node = if frame.next == children.of(e).len() {
+            stack.pop().map_or(Err(()), |f| f.node)
+        } else {
+            frame.node.clone()
+        };
+        let (cdata, links) = match &node {
             Ok(base) => {
                 let cdata = apply_child(p, l, z, &ents[c], base, delta);
                 let keep = !children.of(c).is_empty();
@@ -2362,7 +2411,7 @@ fn stream_root(
     }
     match h.finalize() {
         Ok(real) if oid(real.as_bytes()) == id => {
-            if core.object_checked(l, &id, Kind::Blob, None, None, ent.off, false) {
+            if core.object_checked(l, &id, Kind::Blob, None, None, ent.off(), false) {
                 l.err = true;
             }
         }
@@ -2466,7 +2515,7 @@ fn unpack_root(
             if p.size(e) > MAX_OBJECT {
                 l.error(&format!(
                     "the entry at offset {} in {} claims {} bytes, more than the {} bytes fsck holds in memory",
-                    e.off, p.name, p.size(e), MAX_OBJECT
+                    e.off(), p.name, p.size(e), MAX_OBJECT
                 ));
             }
             Err(())
@@ -2517,7 +2566,7 @@ fn apply_child(
                 delta::DeltaError::Opcode0 | delta::DeltaError::Wild => l.error(&d.to_string()),
                 delta::DeltaError::TooLarge { size, limit } => l.error(&format!(
                     "the delta at offset {} in {} declares a result of {size} bytes, more than the {limit} bytes fsck holds in memory",
-                    e.off, p.name
+                    e.off(), p.name
                 )),
                 _ => {}
             }
@@ -2569,7 +2618,7 @@ fn visit(
                             copies: &copies,
                         }),
                     });
-                    if core.delta_checked(l, &id, k, content, None, ent.off, false, packed) {
+                    if core.delta_checked(l, &id, k, content, None, ent.off(), false, packed) {
                         l.err = true;
                     }
                     clean = l.tree_clean;
@@ -2597,7 +2646,7 @@ fn visit(
             l.error(&format!(
                 "cannot unpack {} from {name} at offset {}",
                 hex(id_raw),
-                ent.off
+                ent.off()
             ));
             l.err = true;
         }
