@@ -190,7 +190,7 @@ fn memory_line(f: &Fsck<'_>) -> String {
         .iter()
         .map(|p| p.bytes().map_or(0, <[u8]>::len) + p.idx.as_ref().map_or(0, |i| i.bytes().len()))
         .sum();
-    let entries: usize = f.packs.iter().map(|p| p.table_index.len() * 4).sum();
+    let entries: usize = f.packs.iter().map(|p| p.table_index.memory()).sum();
     let objects = f.table.len().max(1);
     let per = |b: usize| format!("{:.1}", b as f64 / objects as f64);
     let peak = std::fs::read_to_string("/proc/self/status")
@@ -298,10 +298,7 @@ fn promisor_links(f: &mut Fsck<'_>) {
     let mut found = Vec::new();
     // A pack whose index does not load has no table indexes.
     for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
-        for &i in &p.table_index {
-            if i == u32::MAX {
-                continue;
-            }
+        for i in p.table_index.iter() {
             for &e in f.table.edges_of(i) {
                 if let Some(t) = table::edge_target(e)
                     && let Some(s) = seen.get_mut(t as usize)
@@ -595,19 +592,21 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
     use super::table::{BAD, PRESENT};
     let format = f.repo.format;
     let n = f.table.len() as u32;
-    let (mut reached, mut unreached) = (Vec::new(), Vec::new());
-    for i in 0..n {
+    // The checked trees the walk reached (`Some(true)`) or not; only the smaller side's ids are
+    // gathered.
+    let side = |f: &Fsck<'_>, i: u32| {
         let o = f.table.obj(i);
-        if o.kind != Some(Kind::Tree) || o.flags & HAS_OBJ == 0 {
-            continue;
-        }
-        if o.flags & REACHABLE != 0 {
-            reached.push(o.id);
-        } else {
-            unreached.push(o.id);
-        }
-    }
-    let recount = reached.len() < unreached.len();
+        (o.kind == Some(Kind::Tree) && o.flags & HAS_OBJ != 0).then_some(o.flags & REACHABLE != 0)
+    };
+    let reached_count = (0..n).filter(|&i| side(f, i) == Some(true)).count();
+    let unreached_count = (0..n).filter(|&i| side(f, i) == Some(false)).count();
+    let recount = reached_count < unreached_count;
+    let gather = |f: &Fsck<'_>, want: bool| -> Vec<Oid> {
+        (0..n)
+            .filter(|&i| side(f, i) == Some(want))
+            .map(|i| f.table.obj(i).id)
+            .collect()
+    };
     let blob = |f: &Fsck<'_>, ti: u32| {
         let o = f.table.obj(ti);
         o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT
@@ -618,9 +617,9 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
                 f.table.clear_refs(i);
             }
         }
-        reached
+        gather(f, true)
     } else {
-        unreached
+        gather(f, false)
     };
     // In pack order, through a cache of bases: each tree costs one delta, not its chain.
     let mut trees: Vec<(Option<(usize, u64)>, Oid)> = trees

@@ -624,12 +624,11 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
             // git does not get to the reverse index of a pack that does not open.
             Some(_) if !p.usable => {}
             Some(index) => {
-                let offsets: Vec<u64> = (0..index.len())
-                    .map(|n| index.offset(n).unwrap_or(0))
-                    .collect();
                 let rev_file = std::fs::read(rev::rev_path(&name)).ok();
                 let size = p.bytes().map_or(0, |b| b.len() as u64);
-                let out = rev::verify(&name, rev_file.as_deref(), format, &offsets, size);
+                let offset = |n: usize| index.offset(n as u32).unwrap_or(0);
+                let num = index.len() as usize;
+                let out = rev::verify(&name, rev_file.as_deref(), format, num, offset, size);
                 lines.extend(out.lines);
                 rev_bad |= out.failed;
             }

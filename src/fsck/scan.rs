@@ -30,6 +30,68 @@ use crate::zlib::Inflater;
 /// whose header claims more.
 pub const MAX_OBJECT: u64 = 4 << 30;
 
+/// Each object of a pack's index: its place in the table. A pack whose objects were all new to
+/// the table when it was opened holds them in a run, in its index's order, and needs no list.
+#[derive(Debug)]
+pub enum Slots {
+    /// Position `n` is the table's object `first + n`.
+    Run { first: u32, len: u32 },
+    /// By position (`u32::MAX`: not taken, a duplicate entry of a damaged index).
+    List(Vec<u32>),
+}
+
+impl Default for Slots {
+    fn default() -> Slots {
+        Slots::List(Vec::new())
+    }
+}
+
+impl Slots {
+    /// Gives position `n` (of `len`) the place `i`: a run stays a run while `i` follows it.
+    fn set(&mut self, n: u32, i: u32, len: u32) {
+        if let Slots::Run { first, .. } = *self {
+            if first.checked_add(n) == Some(i) {
+                return;
+            }
+            *self = Slots::List(
+                (0..len)
+                    .map(|k| if k < n { first + k } else { u32::MAX })
+                    .collect(),
+            );
+        }
+        if let Slots::List(v) = self
+            && let Some(slot) = v.get_mut(n as usize)
+        {
+            *slot = i;
+        }
+    }
+
+    /// The place of position `n`, if it has one.
+    pub fn get(&self, n: u32) -> Option<u32> {
+        match self {
+            Slots::Run { first, len } => (n < *len).then(|| first + n),
+            Slots::List(v) => v.get(n as usize).copied().filter(|&i| i != u32::MAX),
+        }
+    }
+
+    /// Every place taken, in the index's order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let (run, list) = match self {
+            Slots::Run { first, len } => (*first..first + len, &[][..]),
+            Slots::List(v) => (0..0, v.as_slice()),
+        };
+        run.chain(list.iter().copied().filter(|&i| i != u32::MAX))
+    }
+
+    /// The bytes it takes.
+    pub fn memory(&self) -> usize {
+        match self {
+            Slots::Run { .. } => 0,
+            Slots::List(v) => v.len() * 4,
+        }
+    }
+}
+
 /// A pack, once opened.
 pub struct PackState {
     /// Its files.
@@ -44,8 +106,8 @@ pub struct PackState {
     pub idx_ok: bool,
     /// Whether it opens as git opens a pack (its header and trailer agree with its index).
     pub usable: bool,
-    /// Each object's place in the table, by its position in the index (`u32::MAX`: not taken).
-    pub table_index: Vec<u32>,
+    /// Each object's place in the table, by its position in the index.
+    pub table_index: Slots,
     /// The index's entries sorted by offset (offset, position in the index), made the first
     /// time a random read asks which entry starts at an offset.
     by_offset: std::sync::OnceLock<Vec<(u64, u32)>>,
@@ -616,7 +678,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
                 pack: None,
                 idx_ok: false,
                 usable: false,
-                table_index: Vec::new(),
+                table_index: Slots::default(),
                 by_offset: std::sync::OnceLock::new(),
                 bad: std::sync::Mutex::new(Vec::new()),
                 open_lines: Vec::new(),
@@ -653,14 +715,19 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
             if let Some(index) = st.index(format).filter(|_| st.usable) {
                 let sorted = (1..index.len()).all(|n| index.id(n - 1) < index.id(n));
                 f.table.reserve(index.len() as usize);
-                let mut table_index = vec![u32::MAX; index.len() as usize];
+                let first = f.table.len() as u32;
+                let mut table_index = Slots::Run {
+                    first,
+                    len: index.len(),
+                };
                 for n in 0..index.len() {
                     if !sorted && index.lookup(index.id(n)) != Some(n) {
+                        table_index.set(n, u32::MAX, index.len());
                         continue;
                     }
                     let id = oid(index.id(n));
                     let i = f.table.unknown(&id);
-                    table_index[n as usize] = i;
+                    table_index.set(n, i, index.len());
                     f.table
                         .or_flags(i, super::table::PRESENT | super::table::IN_PACK);
                     if st.files.promisor {
@@ -725,7 +792,7 @@ fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize, promisor
                     pack: None,
                     idx_ok: false,
                     usable: false,
-                    table_index: Vec::new(),
+                    table_index: Slots::default(),
                     by_offset: std::sync::OnceLock::new(),
                     bad: std::sync::Mutex::new(Vec::new()),
                     open_lines: Vec::new(),
@@ -1302,8 +1369,8 @@ fn verify_one(
     }
     let children = Children::new(&ents);
     f.stage_read += read_started.elapsed();
-    let roots: Vec<usize> = (0..count)
-        .filter(|&i| !(ents[i].is_delta() && ents[i].base().is_some()))
+    let roots: Vec<u32> = (0..count as u32)
+        .filter(|&i| !(ents[i as usize].is_delta() && ents[i as usize].base().is_some()))
         .collect();
     let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
     let counter = AtomicU64::new(0);
@@ -1333,7 +1400,7 @@ fn verify_one(
             Some(pool) => {
                 let threads = pool.current_num_threads();
                 let split = Split {
-                    sizes: subtree_sizes(&ents, &children, &roots),
+                    big: big_subtrees(&ents, &children, &roots),
                     pending: AtomicUsize::new(0),
                     limit: threads * 2,
                 };
@@ -1347,7 +1414,7 @@ fn verify_one(
                             s.spawn(move |s| {
                                 on_worker(|w| {
                                     for &root in group {
-                                        resolve(core, pctx, w, root, Some((s, split)));
+                                        resolve(core, pctx, w, root as usize, Some((s, split)));
                                     }
                                 });
                             });
@@ -1366,7 +1433,7 @@ fn verify_one(
                 let mut w = Worker::new();
                 w.l.counts = Some(Vec::new());
                 for &root in &roots {
-                    resolve(&core, &pctx, &mut w, root, None);
+                    resolve(&core, &pctx, &mut w, root as usize, None);
                 }
                 vec![w.l]
             }
@@ -2039,7 +2106,7 @@ struct PackCtx<'a> {
     index: &'a idx::Index<'a>,
     ents: &'a [Ent],
     /// Each object's place in the table, by its position in the index.
-    table_index: &'a [u32],
+    table_index: &'a Slots,
     rare: &'a Rare,
     children: &'a Children,
     /// Which entries were reached (the others are in a REF_DELTA cycle).
@@ -2114,8 +2181,8 @@ fn on_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
 /// (its root's base, shared, and the entry) to an idle thread, as long as few hand-offs wait, so
 /// memory stays one delta chain per thread plus `limit` bases.
 struct Split {
-    /// The number of entries under each entry, itself included.
-    sizes: Vec<u32>,
+    /// Whether at least [`SPLIT_AT`] entries are under an entry (itself included), a bit each.
+    big: Vec<u64>,
     /// Hand-offs not yet started.
     pending: AtomicUsize,
     /// The most hand-offs that may wait.
@@ -2155,24 +2222,30 @@ struct Frame {
     next: usize,
 }
 
-/// The size of each entry's subtree, for [`Split`].
-fn subtree_sizes(ents: &[Ent], children: &Children, roots: &[usize]) -> Vec<u32> {
+/// Which entries have at least [`SPLIT_AT`] entries under them (themselves included), a bit
+/// each, for [`Split`].
+fn big_subtrees(ents: &[Ent], children: &Children, roots: &[u32]) -> Vec<u64> {
     let mut sizes = vec![1u32; ents.len()];
-    let mut order = Vec::with_capacity(ents.len());
-    let mut stack: Vec<usize> = Vec::new();
+    let mut order: Vec<u32> = Vec::with_capacity(ents.len());
+    let mut stack: Vec<u32> = Vec::new();
     for &r in roots {
         stack.push(r);
         while let Some(e) = stack.pop() {
             order.push(e);
-            stack.extend(children.of(e).iter().map(|&c| c as usize));
+            stack.extend_from_slice(children.of(e as usize));
         }
     }
     for &e in order.iter().rev() {
-        if let Some(b) = ents[e].base() {
-            sizes[b] = sizes[b].saturating_add(sizes[e]);
+        if let Some(b) = ents[e as usize].base() {
+            sizes[b] = sizes[b].saturating_add(sizes[e as usize]);
         }
     }
-    sizes
+    drop(order);
+    let mut big = vec![0u64; ents.len().div_ceil(64)];
+    for (e, _) in sizes.iter().enumerate().filter(|&(_, &n)| n >= SPLIT_AT) {
+        big[e / 64] |= 1 << (e % 64);
+    }
+    big
 }
 
 /// Resolves the delta tree under `root`.
@@ -2307,7 +2380,7 @@ fn descend<'s>(
         }
         let kind = frame.kind;
         if let (Some((scope, split)), Ok(base)) = (spawn, &frame.node)
-            && split.sizes[c] >= SPLIT_AT
+            && split.big[c / 64] & (1 << (c % 64)) != 0
             && split.pending.load(Relaxed) < split.limit
         {
             split.pending.fetch_add(1, Relaxed);
@@ -2603,12 +2676,9 @@ fn visit(
                     let stream = k == Kind::Blob && d.len() as u64 >= p.big;
                     let content = if stream { None } else { Some(d.as_slice()) };
                     let start = p.timing.then(std::time::Instant::now);
-                    let packed = p
-                        .table_index
-                        .get(ent.n as usize)
-                        .filter(|&&i| i != u32::MAX);
+                    let packed = p.table_index.get(ent.n);
                     let copies = std::mem::take(&mut l.copies);
-                    let packed = packed.map(|&index| Packed {
+                    let packed = packed.map(|index| Packed {
                         index,
                         keep_links: keep,
                         base: base.map(|b| Base {

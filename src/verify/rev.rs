@@ -31,15 +31,16 @@ pub fn rev_path(pack_name: &str) -> String {
 /// - `pack_name`: the pack's path as git prints it (`.git/objects/pack/pack-….pack`, as the
 ///   caller's git would name it); the `.rev` path in messages is derived from it.
 /// - `rev`: the `.rev` file's content, `None` when there is no such file (silent, no failure).
-/// - `offsets_by_index_position`: every object's offset in the pack, in the order of the `.idx`
-///   (by object id); its length is the pack's object count.
+/// - `num`: the pack's object count; `offset(n)`: the offset in the pack of the object at
+///   position `n` of the `.idx` (by object id).
 /// - `pack_size`: the `.pack` file's length (git's in-memory reverse index ends with the offset of
 ///   the pack's trailing checksum, which orders after every object of a sound index).
 pub fn verify(
     pack_name: &str,
     rev: Option<&[u8]>,
     format: ObjectFormat,
-    offsets_by_index_position: &[u64],
+    num: usize,
+    offset: impl Fn(usize) -> u64,
     pack_size: u64,
 ) -> Outcome {
     let mut out = Outcome::default();
@@ -47,7 +48,6 @@ pub fn verify(
         return out;
     };
     let rev_name = rev_path(pack_name);
-    let num = offsets_by_index_position.len();
     if let Err(msg) = load(data, &rev_name, num, format) {
         out.error(msg);
         out.lines.push(unable_to_load(pack_name));
@@ -59,8 +59,8 @@ pub fn verify(
         out.error("invalid checksum");
         bad = true;
     }
-    let expected = in_memory_order(offsets_by_index_position, pack_size, format);
-    for (i, &nr) in expected.iter().take(num).enumerate() {
+    let expected = ByOffset::new(num, offset, pack_size);
+    for (i, nr) in (0..num).map(|i| (i, expected.nr(i))) {
         let Some(on_disk) = be32(data, HEADER + 4 * i) else {
             break;
         };
@@ -116,28 +116,55 @@ pub(crate) fn load(
 /// the objects' offsets sorted stably by a radix sort on 16-bit digits that stops after the digits
 /// of `pack_size` (so bits of an offset above the pack's size do not take part in the order), then
 /// the pack's trailer (position `u32::MAX`), which git leaves out of the sort.
-pub(crate) fn in_memory_order(offsets: &[u64], pack_size: u64, format: ObjectFormat) -> Vec<u32> {
-    let mut digits = 0u32;
-    while digits < 4 && (pack_size >> (16 * digits)) != 0 {
-        digits += 1;
+/// The objects' positions in the `.idx`, in the order of their offsets (git's in-memory
+/// reverse index), held as compactly as the pack allows: one `u64` each (offset and position)
+/// when every offset fits in 32 bits, else a pair.
+enum ByOffset {
+    Packed(Vec<u64>),
+    Wide(Vec<(u64, u32)>),
+}
+
+impl ByOffset {
+    fn new(num: usize, offset: impl Fn(usize) -> u64, pack_size: u64) -> ByOffset {
+        let mut digits = 0u32;
+        while digits < 4 && (pack_size >> (16 * digits)) != 0 {
+            digits += 1;
+        }
+        let mask = if digits >= 4 {
+            u64::MAX
+        } else {
+            (1u64 << (16 * digits)) - 1
+        };
+        // git sorts the objects only: the trailer's entry stays last, even when a broken index
+        // gives an object an offset past it. Its sort is stable: equal offsets keep the
+        // `.idx` order, as the position in the low bits keeps it here.
+        let key = |n: usize| offset(n) & mask;
+        if (0..num).all(|n| key(n) <= u64::from(u32::MAX)) {
+            let mut keys: Vec<u64> = (0..num).map(|n| key(n) << 32 | n as u64).collect();
+            keys.sort_unstable();
+            ByOffset::Packed(keys)
+        } else {
+            let mut pairs: Vec<(u64, u32)> = (0..num).map(|n| (key(n), n as u32)).collect();
+            pairs.sort_unstable();
+            ByOffset::Wide(pairs)
+        }
     }
-    let mask = if digits >= 4 {
-        u64::MAX
-    } else {
-        (1u64 << (16 * digits)) - 1
-    };
-    // git sorts the objects only: the trailer's entry stays last, even when a broken index
-    // gives an object an offset past it.
-    let _ = format;
-    let mut entries: Vec<(u64, u32)> = offsets
-        .iter()
-        .enumerate()
-        .map(|(i, &o)| (o, i as u32))
-        .collect();
-    entries.sort_by_key(|&(o, _)| o & mask);
-    entries
-        .into_iter()
-        .map(|(_, nr)| nr)
+
+    /// The `.idx` position of the `i`-th object by offset.
+    fn nr(&self, i: usize) -> u32 {
+        match self {
+            ByOffset::Packed(k) => k.get(i).map_or(u32::MAX, |&k| k as u32),
+            ByOffset::Wide(p) => p.get(i).map_or(u32::MAX, |&(_, n)| n),
+        }
+    }
+}
+
+/// [`ByOffset`] as a list, with the trailer's entry last.
+#[cfg(test)]
+fn in_memory_order(offsets: &[u64], pack_size: u64) -> Vec<u32> {
+    let order = ByOffset::new(offsets.len(), |n| offsets[n], pack_size);
+    (0..offsets.len())
+        .map(|i| order.nr(i))
         .chain(std::iter::once(u32::MAX))
         .collect()
 }
@@ -148,27 +175,21 @@ mod tests {
 
     #[test]
     fn order_by_offset_with_trailer_last() {
-        assert_eq!(
-            in_memory_order(&[30, 12, 50], 100, ObjectFormat::Sha1),
-            [1, 0, 2, u32::MAX]
-        );
+        assert_eq!(in_memory_order(&[30, 12, 50], 100), [1, 0, 2, u32::MAX]);
         // The trailer is left out of the sort: an offset past it still sorts before it, as in
         // git 2.47.3 (`sort_revindex` over `num_objects` entries).
-        assert_eq!(
-            in_memory_order(&[90, 12], 100, ObjectFormat::Sha1),
-            [1, 0, u32::MAX]
-        );
+        assert_eq!(in_memory_order(&[90, 12], 100), [1, 0, u32::MAX]);
     }
 
     #[test]
     fn missing_file_is_fine() {
-        let o = verify("p.pack", None, ObjectFormat::Sha1, &[1, 2], 100);
+        let o = verify("p.pack", None, ObjectFormat::Sha1, 2, |n| n as u64 + 1, 100);
         assert_eq!(o, Outcome::default());
     }
 
     #[test]
     fn too_small_and_corrupt() {
-        let o = verify("x/p.pack", Some(&[0; 10]), ObjectFormat::Sha1, &[], 32);
+        let o = verify("x/p.pack", Some(&[0; 10]), ObjectFormat::Sha1, 0, |_| 0, 32);
         assert_eq!(
             o.lines,
             [
@@ -177,7 +198,7 @@ mod tests {
             ]
         );
         assert!(o.failed);
-        let o = verify("p.pack", Some(&[0; 56]), ObjectFormat::Sha1, &[], 32);
+        let o = verify("p.pack", Some(&[0; 56]), ObjectFormat::Sha1, 0, |_| 0, 32);
         assert_eq!(o.lines[0], "error: reverse-index file p.rev is corrupt");
     }
 
@@ -196,7 +217,8 @@ mod tests {
                 "p.pack",
                 Some(&data),
                 ObjectFormat::Sha256,
-                &offs,
+                offs.len(),
+                |n| offs[n],
                 len as u64,
             );
         }

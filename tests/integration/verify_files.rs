@@ -215,7 +215,14 @@ fn check_revs(r: &Repo, format: ObjectFormat) -> Outcome {
         );
         let revb = fs::read(pack.with_extension("rev")).ok();
         let size = fs::metadata(&pack).map(|m| m.len()).unwrap_or(0);
-        let o = rev::verify(&name, revb.as_deref(), format, &offsets, size);
+        let o = rev::verify(
+            &name,
+            revb.as_deref(),
+            format,
+            offsets.len(),
+            |n| offsets[n],
+            size,
+        );
         all.lines.extend(o.lines);
         all.failed |= o.failed;
     }
