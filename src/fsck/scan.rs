@@ -11,7 +11,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use flagsplit_object::{delta, idx, loose, pack};
 use flagsplit_zlib::Inflater as _;
@@ -955,38 +955,77 @@ impl Rare {
     }
 }
 
-/// The entries based on each entry, in offset order, back to back.
+/// The entries based on each entry, in offset order, back to back. Only the entries that are
+/// bases have a place in `start`, found by their rank among the bases (a bit each in `has`, and
+/// the count before each word in `rank`): 4 bytes a base rather than an entry.
 struct Children {
-    /// Where each entry's children start in `list` (one more than there are entries).
+    has: Vec<u64>,
+    rank: Vec<u32>,
+    /// Where each base's children start in `list` (one more than there are bases), by rank.
     start: Vec<u32>,
     list: Vec<u32>,
 }
 
 impl Children {
     fn new(ents: &[Ent]) -> Children {
-        let mut start = vec![0u32; ents.len() + 1];
-        for e in ents {
-            if let Some(b) = e.base() {
-                start[b + 1] += 1;
+        let mut has = vec![0u64; ents.len().div_ceil(64)];
+        for b in ents.iter().filter_map(Ent::base) {
+            has[b / 64] |= 1 << (b % 64);
+        }
+        let mut rank = Vec::with_capacity(has.len());
+        let mut bases = 0u32;
+        for w in &has {
+            rank.push(bases);
+            bases += w.count_ones();
+        }
+        let mut c = Children {
+            has,
+            rank,
+            start: vec![0u32; bases as usize + 1],
+            list: Vec::new(),
+        };
+        for b in ents.iter().filter_map(Ent::base) {
+            if let Some(r) = c.rank_of(b) {
+                c.start[r + 1] += 1;
             }
         }
-        for i in 0..ents.len() {
-            start[i + 1] += start[i];
+        for r in 0..bases as usize {
+            c.start[r + 1] += c.start[r];
         }
-        let mut fill = start.clone();
-        let mut list = vec![0u32; start[ents.len()] as usize];
+        let mut fill = c.start.clone();
+        c.list = vec![0u32; c.start[bases as usize] as usize];
         for (i, e) in ents.iter().enumerate() {
-            if let Some(b) = e.base() {
-                let at = &mut fill[b];
-                list[*at as usize] = i as u32;
-                *at += 1;
+            if let Some(r) = e.base().and_then(|b| c.rank_of(b)) {
+                c.list[fill[r] as usize] = i as u32;
+                fill[r] += 1;
             }
         }
-        Children { start, list }
+        c
+    }
+
+    /// No entry has children (a pack checked without its delta tree).
+    fn none() -> Children {
+        Children {
+            has: Vec::new(),
+            rank: Vec::new(),
+            start: Vec::new(),
+            list: Vec::new(),
+        }
+    }
+
+    /// The place of base `e` among the bases, if it is one.
+    fn rank_of(&self, e: usize) -> Option<usize> {
+        let word = *self.has.get(e / 64)?;
+        let bit = 1u64 << (e % 64);
+        (word & bit != 0)
+            .then(|| self.rank[e / 64] as usize + (word & (bit - 1)).count_ones() as usize)
     }
 
     fn of(&self, e: usize) -> &[u32] {
-        &self.list[self.start[e] as usize..self.start[e + 1] as usize]
+        match self.rank_of(e) {
+            Some(r) => &self.list[self.start[r] as usize..self.start[r + 1] as usize],
+            None => &[],
+        }
     }
 }
 
@@ -1372,7 +1411,7 @@ fn verify_one(
     let roots: Vec<u32> = (0..count as u32)
         .filter(|&i| !(ents[i as usize].is_delta() && ents[i as usize].base().is_some()))
         .collect();
-    let done: Vec<AtomicBool> = (0..count).map(|_| AtomicBool::new(false)).collect();
+    let done: Vec<AtomicU64> = (0..count.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     let counter = AtomicU64::new(0);
     let pctx = PackCtx {
         pack_nr: pi,
@@ -1455,8 +1494,8 @@ fn verify_one(
     };
     err |= failed;
     // What no root reached: a cycle of REF_DELTA bases.
-    for (e, d) in ents.iter().zip(&done) {
-        if d.load(Relaxed) {
+    for (i, e) in ents.iter().enumerate() {
+        if done[i / 64].load(Relaxed) & (1 << (i % 64)) != 0 {
             continue;
         }
         let id = hex(index.id(e.n));
@@ -1841,7 +1880,7 @@ fn verify_low_memory(
     mut err: bool,
     base_count: u64,
     meter: &Shared,
-    saved: &[u16],
+    saved: &super::table::Saved,
 ) -> Result<(bool, SpecialEvents), Fatal> {
     let p = &packs[pi];
     let name = p.name.clone();
@@ -1893,10 +1932,7 @@ fn verify_low_memory(
     }
     f.stage_read += read_started.elapsed();
     let counter = AtomicU64::new(0);
-    let children = Children {
-        start: Vec::new(),
-        list: Vec::new(),
-    };
+    let children = Children::none();
     let pctx = PackCtx {
         pack_nr: pi,
         bytes,
@@ -2016,15 +2052,12 @@ fn again_in_git_order(
     raw: usize,
     (offs, ns, is_base): (&[u64], &[u32], &[u64]),
     rare: &Rare,
-    saved: &[u16],
+    saved: &super::table::Saved,
 ) -> (bool, SpecialEvents) {
     let p = &packs[pi];
     f.table.restore(saved);
     let counter = AtomicU64::new(0);
-    let children = Children {
-        start: Vec::new(),
-        list: Vec::new(),
-    };
+    let children = Children::none();
     // The first check showed the meter's updates for these entries.
     let meter = Shared::new(crate::progress::Meter::off());
     let pctx = PackCtx {
@@ -2109,8 +2142,8 @@ struct PackCtx<'a> {
     table_index: &'a Slots,
     rare: &'a Rare,
     children: &'a Children,
-    /// Which entries were reached (the others are in a REF_DELTA cycle).
-    done: &'a [AtomicBool],
+    /// Which entries were reached, a bit each (the others are in a REF_DELTA cycle).
+    done: &'a [AtomicU64],
     counter: &'a AtomicU64,
     /// `Checking objects`, and the objects of the packs checked before this one.
     meter: &'a Shared,
@@ -2425,8 +2458,8 @@ fn descend<'s>(
 /// Marks entry `e` reached, for the cycle check and the progress count (the meter is updated
 /// where git's is, at every 1024th object, with the count before this one).
 fn reached(p: &PackCtx<'_>, e: usize) {
-    if let Some(d) = p.done.get(e) {
-        d.store(true, Relaxed);
+    if let Some(d) = p.done.get(e / 64) {
+        d.fetch_or(1 << (e % 64), Relaxed);
     }
     let n = p.base_count + p.counter.fetch_add(1, Relaxed);
     if n & 1023 == 0 {

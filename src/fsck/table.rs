@@ -5,7 +5,7 @@
 //! bits, so that the connectivity walk never reads an object a second time.
 
 use std::hash::BuildHasher as _;
-use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
 
 use crate::object::Kind;
 
@@ -19,6 +19,9 @@ pub fn oid(raw: &[u8]) -> Oid {
     o[..n].copy_from_slice(&raw[..n]);
     o
 }
+
+/// [`Obj::refs`] of a count kept in [`Table::spilled`].
+const SPILLED: u16 = u16::MAX;
 
 /// git's `REACHABLE`.
 pub const REACHABLE: u8 = 1;
@@ -72,9 +75,26 @@ pub struct Obj {
     kind: AtomicU8,
     /// git's flags.
     flags: AtomicU8,
+    /// For a stored blob: how many checked trees link to it ([`SPILLED`]: the count is in
+    /// [`Table::spilled`]). In what would be the record's padding: a tree's entries that it
+    /// shares with its base are only counted.
+    refs: AtomicU16,
     /// Its links, as a range of [`Table::edges`]: a commit's and a tag's, and a tree's links to
     /// trees and to blobs that are not stored (the others are only counted in `refs`).
     pub edges: (u32, u32),
+}
+
+/// Every object's type and flags at one time ([`Table::save`]): a type code and git's flags
+/// each, or, when most objects share one state, that state and the others.
+pub enum Saved {
+    /// By object.
+    Dense(Vec<u16>),
+    /// The first `len` objects had `usual`, but `others`: (object, state).
+    Sparse {
+        len: u32,
+        usual: u16,
+        others: Vec<(u32, u16)>,
+    },
 }
 
 /// A snapshot of one object.
@@ -180,9 +200,8 @@ pub struct Table {
     /// The other 12 bytes of each object's id, kept only from the first id that has any (a
     /// SHA-256 id): empty while every id is a SHA-1 id.
     tails: Vec<[u8; 12]>,
-    /// For each object that is a stored blob: how many checked trees link to it. Apart from the
-    /// objects, in a few MB: a tree's entries that it shares with its base are only counted.
-    refs: Vec<AtomicU32>,
+    /// The counts of the blobs more than 65,534 checked trees link to (see [`Obj::refs`]).
+    spilled: std::sync::Mutex<std::collections::HashMap<u32, u32>>,
     /// All links (see the module's documentation), in chunks: a worker's links are adopted whole
     /// when its results are folded in ([`Table::adopt_edges`]), not copied; smaller sets are
     /// appended to the last chunk while it is open.
@@ -263,7 +282,7 @@ impl Default for Table {
             recent: vec![u32::MAX; RECENT],
             objs: Vec::new(),
             tails: Vec::new(),
-            refs: Vec::new(),
+            spilled: std::sync::Mutex::new(std::collections::HashMap::new()),
             chunks: Vec::new(),
             chunk_base: Vec::new(),
             open: false,
@@ -311,7 +330,6 @@ impl Table {
     /// hold its objects exactly (a doubling `Vec` could hold up to twice the objects' bytes).
     pub fn reserve(&mut self, n: usize) {
         self.objs.reserve_exact(n);
-        self.refs.reserve_exact(n);
         let (objs, tails, hasher) = (&self.objs, &self.tails, &self.hasher);
         self.map
             .reserve(n, |&j| hasher.hash_one(Key(id_at(objs, tails, j))));
@@ -335,6 +353,7 @@ impl Table {
             head,
             kind: AtomicU8::new(0),
             flags: AtomicU8::new(0),
+            refs: AtomicU16::new(0),
             edges: (0, 0),
         });
         if tail != [0u8; 12] || !self.tails.is_empty() {
@@ -342,7 +361,6 @@ impl Table {
             self.tails.resize(self.objs.len() - 1, [0u8; 12]);
             self.tails.push(tail);
         }
-        self.refs.push(AtomicU32::new(0));
         let (objs, tails, hasher) = (&self.objs, &self.tails, &self.hasher);
         self.map.insert_unique(hasher.hash_one(Key(*id)), i, |&j| {
             hasher.hash_one(Key(id_at(objs, tails, j)))
@@ -424,24 +442,58 @@ impl Table {
             kind: kind_from(o.kind.load(Relaxed)),
             flags: o.flags.load(Relaxed),
             edges: o.edges,
-            refs: self.refs[i as usize].load(Relaxed),
+            refs: self.refs(i),
         }
     }
 
     /// Every object's type and flags, for [`Table::restore`].
-    pub fn save(&self) -> Vec<u16> {
-        self.objs
-            .iter()
-            .map(|o| u16::from(o.kind.load(Relaxed)) << 8 | u16::from(o.flags.load(Relaxed)))
-            .collect()
+    pub fn save(&self) -> Saved {
+        let value =
+            |o: &Obj| u16::from(o.kind.load(Relaxed)) << 8 | u16::from(o.flags.load(Relaxed));
+        // Before a repository's first pack nearly every object has the state the pack's index
+        // gave it; then only the others are kept, when that is smaller.
+        let usual = self.objs.first().map_or(0, value);
+        let others = self.objs.iter().filter(|o| value(o) != usual).count();
+        if others * 6 < self.objs.len() * 2 {
+            Saved::Sparse {
+                len: self.objs.len() as u32,
+                usual,
+                others: self
+                    .objs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| value(o) != usual)
+                    .map(|(i, o)| (i as u32, value(o)))
+                    .collect(),
+            }
+        } else {
+            Saved::Dense(self.objs.iter().map(value).collect())
+        }
     }
 
     /// Puts back the types and flags [`Table::save`] took; an object made since has none.
-    pub fn restore(&self, saved: &[u16]) {
+    pub fn restore(&self, saved: &Saved) {
         for (i, o) in self.objs.iter().enumerate() {
-            let v = saved.get(i).copied().unwrap_or(0);
+            let v = match saved {
+                Saved::Dense(d) => d.get(i).copied().unwrap_or(0),
+                Saved::Sparse { len, usual, .. } => {
+                    if (i as u32) < *len {
+                        *usual
+                    } else {
+                        0
+                    }
+                }
+            };
             o.kind.store((v >> 8) as u8, Relaxed);
             o.flags.store(v as u8, Relaxed);
+        }
+        if let Saved::Sparse { others, .. } = saved {
+            for &(i, v) in others {
+                if let Some(o) = self.objs.get(i as usize) {
+                    o.kind.store((v >> 8) as u8, Relaxed);
+                    o.flags.store(v as u8, Relaxed);
+                }
+            }
         }
     }
 
@@ -456,24 +508,84 @@ impl Table {
         cell.fetch_or(flags, Relaxed)
     }
 
+    /// How many checked trees link to the blob `i`.
+    fn refs(&self, i: u32) -> u32 {
+        match self.objs.get(i as usize).map(|o| o.refs.load(Relaxed)) {
+            Some(SPILLED) => self.with_spilled(|m| m.get(&i).copied().unwrap_or(0)),
+            Some(v) => u32::from(v),
+            None => 0,
+        }
+    }
+
+    fn with_spilled<R>(&self, f: impl FnOnce(&mut std::collections::HashMap<u32, u32>) -> R) -> R {
+        match self.spilled.lock() {
+            Ok(mut m) => f(&mut m),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// Sets the count of the blob `i` to `change(count)` (no change for `None`). A count that
+    /// does not fit beside the object moves to [`Table::spilled`], under its lock; the common
+    /// case is one compare-and-swap.
+    fn change_refs(&self, i: u32, change: impl Fn(u32) -> Option<u32>) {
+        let Some(cell) = self.objs.get(i as usize).map(|o| &o.refs) else {
+            return;
+        };
+        let fits = cell.fetch_update(Relaxed, Relaxed, |v| {
+            if v == SPILLED {
+                return None;
+            }
+            change(u32::from(v)).and_then(|n| u16::try_from(n).ok().filter(|&n| n != SPILLED))
+        });
+        if fits.is_ok() {
+            return;
+        }
+        // Under the lock; a count beside its object can still change without it, so the
+        // change is a compare-and-swap here too (a spilled one changes only under the lock).
+        self.with_spilled(|m| {
+            loop {
+                let v = cell.load(Relaxed);
+                let now = if v == SPILLED {
+                    m.get(&i).copied().unwrap_or(0)
+                } else {
+                    u32::from(v)
+                };
+                let Some(n) = change(now) else {
+                    return;
+                };
+                let small = u16::try_from(n).ok().filter(|&n| n != SPILLED);
+                if cell
+                    .compare_exchange(v, small.unwrap_or(SPILLED), Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    match small {
+                        Some(_) => m.remove(&i),
+                        None => m.insert(i, n),
+                    };
+                    return;
+                }
+            }
+        });
+    }
+
     /// Counts one more checked tree linking to the blob `i`.
     pub fn add_ref(&self, i: u32) {
-        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| v.checked_add(1));
+        self.change_refs(i, |v| v.checked_add(1));
     }
 
     /// Counts `n` more checked trees linking to the blob `i`.
     pub fn add_refs(&self, i: u32, n: u32) {
-        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| Some(v.saturating_add(n)));
+        self.change_refs(i, |v| Some(v.saturating_add(n)));
     }
 
     /// Counts no checked tree linking to the blob `i`.
     pub fn clear_refs(&self, i: u32) {
-        self.refs[i as usize].store(0, Relaxed);
+        self.change_refs(i, |_| Some(0));
     }
 
     /// Counts one checked tree less.
     pub fn sub_ref(&self, i: u32) {
-        let _ = self.refs[i as usize].fetch_update(Relaxed, Relaxed, |v| v.checked_sub(1));
+        self.change_refs(i, |v| v.checked_sub(1));
     }
 
     /// Every object, as snapshots.
@@ -541,7 +653,7 @@ impl Table {
         Memory {
             objects: self.objs.len() * std::mem::size_of::<Obj>() + self.tails.len() * 12,
             map: self.map.allocation_size() + self.recent.len() * 4,
-            refs: self.refs.len() * 4,
+            refs: self.with_spilled(|m| m.capacity() * 16),
             links: self.chunks.iter().map(|c| c.len() * 4).sum(),
             link_count: self.edges_len() as usize,
         }
@@ -586,6 +698,41 @@ mod tests {
         assert_ne!(a[0], b[0]);
         assert_eq!(std::mem::size_of::<Obj>(), 32);
         assert_eq!(t.memory().objects, 10 * 32 + 10 * 12);
+    }
+
+    /// A blob's count lives beside the object up to 65,534 and beyond that in the spill map,
+    /// through every change, and comes back when it is small again.
+    #[test]
+    fn counts_spill_and_return() {
+        let mut t = Table::default();
+        let i = t.unknown(&oid(&[7; 20]));
+        let j = t.unknown(&oid(&[8; 20]));
+        t.add_refs(i, 65_533);
+        t.add_ref(i);
+        assert_eq!(t.obj(i).refs, 65_534);
+        assert!(t.with_spilled(|m| m.is_empty()));
+        t.add_ref(i);
+        assert_eq!(t.obj(i).refs, 65_535);
+        assert_eq!(t.with_spilled(|m| m.get(&i).copied()), Some(65_535));
+        t.add_refs(i, 100_000);
+        assert_eq!(t.obj(i).refs, 165_535);
+        t.add_refs(i, u32::MAX);
+        assert_eq!(t.obj(i).refs, u32::MAX);
+        // As before: a count that cannot grow stays; one at 0 does not go below.
+        t.add_ref(i);
+        assert_eq!(t.obj(i).refs, u32::MAX);
+        t.clear_refs(i);
+        assert_eq!(t.obj(i).refs, 0);
+        assert!(t.with_spilled(|m| m.is_empty()));
+        t.sub_ref(i);
+        assert_eq!(t.obj(i).refs, 0);
+        t.add_refs(j, 65_536);
+        for _ in 0..2 {
+            t.sub_ref(j);
+        }
+        assert_eq!(t.obj(j).refs, 65_534);
+        assert!(t.with_spilled(|m| m.is_empty()));
+        assert_eq!(t.obj(i).refs, 0);
     }
 
     #[test]
