@@ -213,12 +213,12 @@ fn memory_line(f: &Fsck<'_>) -> String {
     };
     let rest = peak.map_or(String::new(), |p| {
         format!(
-            ", the rest {} (each thread's objects and delta trees, a pack's entries while it is checked, the allocator)",
+            ", the rest {} (a pack's entries and delta tree while it is checked, each thread's objects and lists, the allocator)",
             per(p.saturating_sub(files).saturating_sub(known))
         )
     });
     format!(
-        "flagsplit fsck: memory {head}: objects (id, type, flags, links' place) {}, id index {}, tree counts of blobs {}, links {} ({} kept), pack positions {}{rest}; {} objects",
+        "flagsplit fsck: memory {head}: objects (id, type, flags, links' place, count of trees naming a blob) {}, id index {}, counts past 65,534 {}, links {} ({} kept), pack positions {}{rest}; {} objects",
         per(m.objects),
         per(m.map),
         per(m.refs),

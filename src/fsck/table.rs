@@ -219,7 +219,7 @@ pub struct Memory {
     pub objects: usize,
     /// The index by id, and the cache of recent lookups.
     pub map: usize,
-    /// The counts of trees linking to each stored blob.
+    /// The counts of trees linking to a blob past 65,534 (the others are in the object records).
     pub refs: usize,
     /// The kept links (one `u32` each).
     pub links: usize,

@@ -368,3 +368,62 @@ fn hostile_packs_are_named_with_their_offsets_without_the_allocation_or_the_loop
         "the cycle is named with its pack: {err}"
     );
 }
+
+/// `FLAGSPLIT_FSCK_TIMES=1`: the stage report on standard error, after git's lines, which it
+/// does not change; its memory line's parts, each in bytes per object, come to no more than the
+/// peak beyond the mapped files, and the trees' shared lists are counted once.
+#[test]
+fn the_stage_report_says_where_the_memory_goes() {
+    let d = tempdir();
+    repo(d.path(), true);
+    let (code, out, err, _) = flagsplit_fsck(d.path());
+    let timed = Command::new(env!("CARGO_BIN_EXE_flagsplit"))
+        .arg("fsck")
+        .current_dir(d.path())
+        .env("HOME", d.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("FLAGSPLIT_FSCK_TIMES", "1")
+        .output()
+        .unwrap();
+    assert_eq!(timed.status.code(), code);
+    assert_eq!(String::from_utf8_lossy(&timed.stdout), out);
+    let report = String::from_utf8_lossy(&timed.stderr).into_owned();
+    assert!(report.starts_with(&err), "{report}");
+    for stage in ["packs 1 (", "inflate ", "hash ", "checks ", "connectivity ", "floor "] {
+        assert!(
+            report.contains(&format!("flagsplit fsck: {stage}")),
+            "{stage}: {report}"
+        );
+    }
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("flagsplit fsck: memory peak RSS"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let number_after = |label: &str| -> f64 {
+        let at = line.find(label).unwrap_or_else(|| panic!("{label}: {line}")) + label.len();
+        line[at..]
+            .trim_start()
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{label}: {line}"))
+    };
+    let beyond = number_after("beyond them");
+    let parts = [
+        "count of trees naming a blob)",
+        ", id index",
+        ", counts past 65,534",
+        ", links ",
+        ", pack positions",
+        ", the rest",
+    ];
+    let sum: f64 = parts.iter().map(|p| number_after(p)).sum();
+    assert!(sum <= beyond + 0.5, "{sum} > {beyond}: {line}");
+    // Four commits of a repository whose trees have no subtrees: a commit's links are its tree
+    // and parent (7 in all), and no tree keeps any.
+    assert!(line.contains("(7 kept)"), "{line}");
+    // Objects are 32 bytes each; the pack's objects were new to the table, so it keeps no
+    // list of their places.
+    assert_eq!(number_after("count of trees naming a blob)"), 32.0, "{line}");
+    assert_eq!(number_after(", pack positions"), 0.0, "{line}");
+}
