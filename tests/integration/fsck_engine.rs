@@ -389,7 +389,14 @@ fn the_stage_report_says_where_the_memory_goes() {
     assert_eq!(String::from_utf8_lossy(&timed.stdout), out);
     let report = String::from_utf8_lossy(&timed.stderr).into_owned();
     assert!(report.starts_with(&err), "{report}");
-    for stage in ["packs 1 (", "inflate ", "hash ", "checks ", "connectivity ", "floor "] {
+    for stage in [
+        "packs 1 (",
+        "inflate ",
+        "hash ",
+        "checks ",
+        "connectivity ",
+        "floor ",
+    ] {
         assert!(
             report.contains(&format!("flagsplit fsck: {stage}")),
             "{stage}: {report}"
@@ -400,7 +407,10 @@ fn the_stage_report_says_where_the_memory_goes() {
         .find(|l| l.starts_with("flagsplit fsck: memory peak RSS"))
         .unwrap_or_else(|| panic!("{report}"));
     let number_after = |label: &str| -> f64 {
-        let at = line.find(label).unwrap_or_else(|| panic!("{label}: {line}")) + label.len();
+        let at = line
+            .find(label)
+            .unwrap_or_else(|| panic!("{label}: {line}"))
+            + label.len();
         line[at..]
             .trim_start()
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -424,6 +434,10 @@ fn the_stage_report_says_where_the_memory_goes() {
     assert!(line.contains("(7 kept)"), "{line}");
     // Objects are 32 bytes each; the pack's objects were new to the table, so it keeps no
     // list of their places.
-    assert_eq!(number_after("count of trees naming a blob)"), 32.0, "{line}");
+    assert_eq!(
+        number_after("count of trees naming a blob)"),
+        32.0,
+        "{line}"
+    );
     assert_eq!(number_after(", pack positions"), 0.0, "{line}");
 }
