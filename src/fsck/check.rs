@@ -215,7 +215,7 @@ pub struct Local {
     pub owners: Vec<(u32, u32, u32)>,
     /// The trees' lists of links already in `edges`, as places in `owners`, so that a tree
     /// whose links are those of another (most trees of a history: only their blobs changed)
-    /// takes its range instead of a copy ([`Local::share_links`]).
+    /// takes its range instead of a copy ([`Local::own_links`]).
     pub lists: Lists,
     /// The objects the links in `edges` named that the table did not have (see [`MissingIds`]).
     pub missing: MissingIds,
@@ -280,11 +280,6 @@ impl Lists {
     pub fn clear(&mut self) {
         self.table.clear();
     }
-
-    /// The bytes it takes.
-    pub fn memory(&self) -> usize {
-        self.table.allocation_size()
-    }
 }
 
 /// Time spent in each stage of checking packed objects, summed over what one worker did.
@@ -344,7 +339,10 @@ impl Local {
             return;
         }
         let list = &self.edges[start..];
-        let shareable = tree && list.iter().all(|&e| e & 0x3fff_ffff < table::MISSING_BASE);
+        let shareable = tree
+            && list
+                .iter()
+                .all(|&e| table::edge_target(e).is_some_and(|t| t < table::MISSING_BASE));
         if shareable {
             let Lists { table, hasher } = &mut self.lists;
             let (edges, owners) = (&self.edges, &self.owners);

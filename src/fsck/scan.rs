@@ -75,8 +75,7 @@ impl Slots {
                 known.push((n, i));
                 return;
             }
-            let list = (0..n).map(|k| self.get(k).unwrap_or(u32::MAX)).collect();
-            let mut list: Vec<u32> = list;
+            let mut list: Vec<u32> = (0..n).map(|k| self.get(k).unwrap_or(u32::MAX)).collect();
             list.resize(len as usize, u32::MAX);
             *self = Slots::List(list);
         }
