@@ -58,11 +58,10 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
     // git's promisor set: after a full check of the packs, from the links the checks kept;
     // otherwise read.
     let from_checks = promisor_remote && f.opts.full && !f.opts.connectivity_only;
+    // Without a promisor remote no pack counts as a promisor pack (`open_packs`), so nothing
+    // below adds to the promisor set: it stays empty, as git's does.
     if promisor_remote && !from_checks {
         promisor_referents(f);
-    }
-    if !promisor_remote {
-        f.promisor.clear();
     }
     if f.opts.connectivity_only {
         scan::loose_objects(f, &dirs, false)?;
@@ -94,10 +93,6 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
         }
         if from_checks {
             promisor_links(f);
-        }
-        if !promisor_remote {
-            // What the checks of promisor packs noted.
-            f.promisor.clear();
         }
         packs_wall = packs_started.elapsed();
         super::heads::finish_checks(f);
@@ -598,8 +593,12 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
         let o = f.table.obj(i);
         (o.kind == Some(Kind::Tree) && o.flags & HAS_OBJ != 0).then_some(o.flags & REACHABLE != 0)
     };
-    let reached_count = (0..n).filter(|&i| side(f, i) == Some(true)).count();
-    let unreached_count = (0..n).filter(|&i| side(f, i) == Some(false)).count();
+    let (reached_count, unreached_count) =
+        (0..n).fold((0usize, 0usize), |(r, u), i| match side(f, i) {
+            Some(true) => (r + 1, u),
+            Some(false) => (r, u + 1),
+            None => (r, u),
+        });
     let recount = reached_count < unreached_count;
     let gather = |f: &Fsck<'_>, want: bool| -> Vec<Oid> {
         (0..n)

@@ -746,18 +746,49 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
                 f.table.reserve(index.len() as usize);
                 let first = f.table.len() as u32;
                 let mut table_index = Slots::run(first, index.len());
-                for n in 0..index.len() {
-                    if !sorted && index.lookup(index.id(n)) != Some(n) {
-                        table_index.set(n, u32::MAX, index.len());
-                        continue;
-                    }
-                    let id = oid(index.id(n));
-                    let i = f.table.unknown(&id);
-                    table_index.set(n, i, index.len());
-                    f.table
-                        .or_flags(i, super::table::PRESENT | super::table::IN_PACK);
-                    if st.files.promisor {
-                        f.promisor.insert(id);
+                let len = index.len();
+                // The ids hashed, and looked up among the objects of the packs before, on the
+                // pool a chunk at a time; the new ones added here, without a second lookup when
+                // the index is sorted (its ids are then distinct).
+                for chunk in (0..len).step_by(READ_CHUNK) {
+                    let span = chunk..(chunk + READ_CHUNK as u32).min(len);
+                    let table = &f.table;
+                    let look = |n: u32| {
+                        let id = oid(index.id(n));
+                        let hash = table.hash_of(&id);
+                        let known = if table.is_empty() {
+                            None
+                        } else {
+                            table.find_hashed(&id, hash)
+                        };
+                        (hash, known)
+                    };
+                    // A small pack's few ids are not worth waking the pool for.
+                    let pool = f.pool.as_ref().filter(|_| span.len() >= 4096);
+                    let looked: Vec<(u64, Option<u32>)> = match pool {
+                        Some(pool) => pool.install(|| {
+                            use rayon::prelude::*;
+                            span.clone().into_par_iter().map(look).collect()
+                        }),
+                        None => span.clone().map(look).collect(),
+                    };
+                    for (n, (hash, known)) in span.zip(looked) {
+                        if !sorted && index.lookup(index.id(n)) != Some(n) {
+                            table_index.set(n, u32::MAX, len);
+                            continue;
+                        }
+                        let id = oid(index.id(n));
+                        let i = match known {
+                            Some(i) => i,
+                            None if sorted => f.table.insert_new(&id, hash),
+                            None => f.table.unknown(&id),
+                        };
+                        table_index.set(n, i, len);
+                        f.table
+                            .or_flags(i, super::table::PRESENT | super::table::IN_PACK);
+                        if st.files.promisor {
+                            f.promisor.insert(id);
+                        }
                     }
                 }
                 st.table_index = table_index;
@@ -1378,11 +1409,20 @@ fn verify_one(
     let crcs_wanted = index.version() > 1;
     let limited = &bytes[..sig_ofs];
     // Each entry's CRC and header, read on the pool a chunk at a time (an entry past the end is
-    // refused below before its header is used); the trailer is hashed by one of the jobs that
-    // resolve the delta trees.
+    // refused below before its header is used), with the entry as its header describes it and its
+    // base's place among the entries; what is rare about an entry (a damaged header, a base that
+    // is not an entry) is described again below, in order, into the pack's record of such
+    // entries. The trailer is hashed by one of the jobs that resolve the delta trees.
     let read = |ents: &[Ent], i: usize| {
         let crc = crcs_wanted.then(|| crc_of(ents, i));
-        (crc, pack::entry(limited, ents[i].off(), raw))
+        let head = pack::entry(limited, ents[i].off(), raw);
+        let (ent, base) = describe(i, ents[i].off(), ents[i].n, &head, &index, &name, None);
+        let found =
+            base.and_then(|(target, _)| ents.binary_search_by_key(&target, |e| e.off()).ok());
+        let usual = head.is_ok()
+            && (base.is_some() == ent.is_delta())
+            && (base.is_none() || found.is_some());
+        (crc, head, usual.then_some((ent, found)))
     };
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     if f.pool.is_none() {
@@ -1403,7 +1443,7 @@ fn verify_one(
             }),
             None => span.clone().map(|i| read(&ents, i)).collect(),
         };
-        for (i, (crc, head)) in span.zip(&heads) {
+        for (i, (crc, head, usual)) in span.zip(&heads) {
             let off = ents[i].off();
             if off > sig_ofs as u64 {
                 if f.pool.is_some() {
@@ -1423,6 +1463,13 @@ fn verify_one(
                     hex(index.id(n))
                 ));
                 err = true;
+            }
+            if let Some((ent, found)) = *usual {
+                ents[i] = ent;
+                if let Some(b) = found {
+                    ents[i].base = b as u32;
+                }
+                continue;
             }
             let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
             ents[i] = ent;

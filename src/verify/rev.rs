@@ -112,13 +112,12 @@ pub(crate) fn load(
     Ok(())
 }
 
-/// The index positions in pack order as git computes them in memory (`create_pack_revindex`):
-/// the objects' offsets sorted stably by a radix sort on 16-bit digits that stops after the digits
-/// of `pack_size` (so bits of an offset above the pack's size do not take part in the order), then
-/// the pack's trailer (position `u32::MAX`), which git leaves out of the sort.
-/// The objects' positions in the `.idx`, in the order of their offsets (git's in-memory
-/// reverse index), held as compactly as the pack allows: one `u64` each (offset and position)
-/// when every offset fits in 32 bits, else a pair.
+/// The objects' positions in the `.idx`, in the order of their offsets, as git computes them in
+/// memory (`create_pack_revindex`): the offsets sorted stably by a radix sort on 16-bit digits
+/// that stops after the digits of `pack_size` (so bits of an offset above the pack's size do not
+/// take part in the order); the pack's trailer (position `u32::MAX`) is left out of the sort.
+/// Held as compactly as the pack allows: one `u64` each (offset and position) when every offset
+/// fits in 32 bits, else a pair.
 enum ByOffset {
     Packed(Vec<u64>),
     Wide(Vec<(u64, u32)>),
@@ -139,15 +138,25 @@ impl ByOffset {
         // gives an object an offset past it. Its sort is stable: equal offsets keep the
         // `.idx` order, as the position in the low bits keeps it here.
         let key = |n: usize| offset(n) & mask;
-        if (0..num).all(|n| key(n) <= u64::from(u32::MAX)) {
-            let mut keys: Vec<u64> = (0..num).map(|n| key(n) << 32 | n as u64).collect();
-            keys.sort_unstable();
-            ByOffset::Packed(keys)
-        } else {
-            let mut pairs: Vec<(u64, u32)> = (0..num).map(|n| (key(n), n as u32)).collect();
-            pairs.sort_unstable();
-            ByOffset::Wide(pairs)
+        // Each offset read once: as a packed key while they fit, as pairs from the first that
+        // does not.
+        let mut keys: Vec<u64> = Vec::with_capacity(num);
+        for n in 0..num {
+            let k = key(n);
+            if k > u64::from(u32::MAX) {
+                let mut pairs: Vec<(u64, u32)> = keys
+                    .iter()
+                    .map(|&p| (p >> 32, p as u32))
+                    .chain((n..num).map(|m| (key(m), m as u32)))
+                    .collect();
+                drop(keys);
+                pairs.sort_unstable();
+                return ByOffset::Wide(pairs);
+            }
+            keys.push(k << 32 | n as u64);
         }
+        keys.sort_unstable();
+        ByOffset::Packed(keys)
     }
 
     /// The `.idx` position of the `i`-th object by offset.
@@ -179,6 +188,16 @@ mod tests {
         // The trailer is left out of the sort: an offset past it still sorts before it, as in
         // git 2.47.3 (`sort_revindex` over `num_objects` entries).
         assert_eq!(in_memory_order(&[90, 12], 100), [1, 0, u32::MAX]);
+    }
+
+    #[test]
+    fn order_by_offset_past_4_gib() {
+        // An offset past 32 bits turns the keys read so far into pairs.
+        assert_eq!(
+            in_memory_order(&[12, 1 << 33, 50, 7], 1 << 34),
+            [3, 0, 2, 1, u32::MAX]
+        );
+        assert_eq!(in_memory_order(&[1 << 33, 12], 1 << 34), [1, 0, u32::MAX]);
     }
 
     #[test]
