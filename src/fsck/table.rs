@@ -15,10 +15,15 @@ pub type Oid = [u8; 32];
 /// Makes an [`Oid`] of `raw` (20 or 32 bytes; longer input is cut, shorter padded).
 pub fn oid(raw: &[u8]) -> Oid {
     let mut o = [0u8; 32];
-    // A SHA-1 id, the usual length, is copied as a fixed 20 bytes (inline moves, where a length
-    // known only at run time costs a call to memmove: 1% of a whole check of git.git).
-    if let Some(sha1) = raw.first_chunk::<20>().filter(|_| raw.len() == 20) {
-        o[..20].copy_from_slice(sha1);
+    // A SHA-1 id, the usual length, is moved as a 16-byte and a 4-byte word: a copy of a length
+    // known only at run time is a call to memcpy (1.3% of a whole check of git.git). Written as
+    // words, not as a 20-byte slice copy, which the compiler folds back into the call below.
+    if let (Some(a), Some(b)) = (raw.first_chunk::<16>(), raw.get(16..20))
+        && raw.len() == 20
+    {
+        o[..16].copy_from_slice(&u128::from_ne_bytes(*a).to_ne_bytes());
+        let b: [u8; 4] = [b[0], b[1], b[2], b[3]];
+        o[16..20].copy_from_slice(&u32::from_ne_bytes(b).to_ne_bytes());
         return o;
     }
     let n = raw.len().min(32);
