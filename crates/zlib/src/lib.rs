@@ -14,7 +14,9 @@
 //! stream ended; git knows each object's size, so [`Inflater::inflate_to_vec`] takes it, sizes
 //! the output by it and refuses any other size; and one decompressor serves many streams
 //! ([`Inflater::reset`]), since millions of small objects make an allocation per stream count.
-//! No input panics, and no output grows past the expected size or the caller's limit.
+//! No input panics, and no output ends past the expected size (while it is inflated it has a fixed
+//! [`EXPECTED_SLACK`] of room past it, for the providers' fast loops) or grows past the caller's
+//! limit.
 
 #![deny(missing_docs)]
 
@@ -145,9 +147,13 @@ pub trait Inflater: Sized {
     /// took. Resets first, so the inflater needs no reset between calls. After an error, `out`
     /// holds what was inflated before it.
     ///
-    /// `out` never holds more than `expected` bytes, and is allocated up front only as far as
+    /// `out` ends with no more than `expected` bytes, and is allocated up front only as far as
     /// the input can possibly inflate to (deflate expands at most 1032:1), so a wrong size claimed
-    /// by corrupt metadata costs no more memory than the stream itself can produce.
+    /// by corrupt metadata costs no more memory than the stream itself can produce. While it
+    /// inflates, `out` has [`EXPECTED_SLACK`] bytes of room past `expected`, so that the
+    /// providers' fast loops, which stop that far from the end of their output, decode a small
+    /// object whole (a stream that holds more than `expected` bytes is still
+    /// [`Error::SizeMismatch`]).
     fn inflate_to_vec(
         &mut self,
         input: &[u8],
@@ -177,6 +183,12 @@ pub fn max_inflated_len(input_len: usize) -> usize {
     input_len.saturating_mul(1032).saturating_add(1024)
 }
 
+/// The room past an expected size that [`Inflater::inflate_to_vec`] gives the provider: zlib's
+/// and zlib-ng's fast loop needs 258 bytes of output room left, zlib-rs's 260; below that they
+/// decode a symbol at a time. Without it the last 260 bytes of every object, and all of a small
+/// one, went through the slow loop.
+pub const EXPECTED_SLACK: usize = 320;
+
 /// How far [`drive`] may fill its output.
 #[derive(Clone, Copy)]
 enum Bound {
@@ -199,13 +211,26 @@ fn drive<I: Inflater>(
 ) -> Result<usize, Error> {
     inflater.reset();
     let (cap, first) = match bound {
-        Bound::Expected(n) => (n, n.min(max_inflated_len(input.len()))),
+        Bound::Expected(n) => {
+            let room = n.saturating_add(EXPECTED_SLACK);
+            (room, room.min(max_inflated_len(input.len())))
+        }
         Bound::Limit(n) => (n, n.min(FIRST_GUESS).min(max_inflated_len(input.len()))),
     };
     out.clear();
     grow(out, first);
     let mut written = 0;
     let result = fill(inflater, input, out, cap, &mut written);
+    if let Bound::Expected(n) = bound
+        && written > n
+    {
+        // Decoded into the slack: the stream holds more than it should, whatever follows.
+        out.truncate(n);
+        return Err(Error::SizeMismatch {
+            expected: n as u64,
+            actual: ActualSize::MoreThan(n as u64),
+        });
+    }
     out.truncate(written);
     let consumed = result.map_err(|e| match (e, bound) {
         (Filled::Error(e), _) => in_zlib_words(e, input),
