@@ -16,6 +16,17 @@ use std::io::{self, Read};
 
 use crate::hash::{Algorithm, Collision, Digest, Hasher, read_retrying};
 
+/// Lowercase hexadecimal of raw bytes (an object id as git prints it).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
 /// A git object type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

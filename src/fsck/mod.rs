@@ -530,14 +530,7 @@ pub fn empty_tree_id(format: ObjectFormat) -> Oid {
     h.finalize().map_or([0; 32], |id| table::oid(id.as_bytes()))
 }
 
-/// Lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
+pub use crate::object::hex;
 
 /// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
 /// names its git directory as git prints it.

@@ -116,18 +116,16 @@ pub fn links(kind: Kind, buf: &[u8], format: ObjectFormat) -> Links {
 /// What `git fsck`'s walk visits from the object of `kind` with raw id `oid` and content `buf`
 /// (the id appears in git's messages).
 pub fn links_for(kind: Kind, oid: &[u8], buf: &[u8], format: ObjectFormat) -> Links {
-    let hex = to_hex(oid);
+    // The id's hex is made only for a message: most objects have none.
     match kind {
         Kind::Blob => Links::default(),
         Kind::Tree => tree(buf, format),
-        Kind::Commit => commit(buf, format, &hex),
-        Kind::Tag => tag(buf, format, &hex),
+        Kind::Commit => commit(buf, format, oid),
+        Kind::Tag => tag(buf, format, oid),
     }
 }
 
-fn to_hex(raw: &[u8]) -> String {
-    raw.iter().map(|b| format!("{b:02x}")).collect()
-}
+use super::hex as to_hex;
 
 /// Raw bytes of `n` hexadecimal digits at `buf[i..]` (checked by the caller).
 fn raw_id(buf: &[u8], i: usize, format: ObjectFormat) -> Vec<u8> {
@@ -219,7 +217,8 @@ pub fn tree_entry_ids(buf: &[u8], format: ObjectFormat, mut each: impl FnMut(&[u
     }
 }
 
-fn commit(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
+fn commit(buf: &[u8], format: ObjectFormat, oid: &[u8]) -> Links {
+    let hex = || to_hex(oid);
     let mut l = Links::default();
     let n = format.hex_len();
     let tree_entry_len = n + 5;
@@ -229,12 +228,13 @@ fn commit(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
         || !buf.starts_with(b"tree ")
         || buf.get(tree_entry_len) != Some(&b'\n')
     {
-        l.errors.push(format!("bogus commit object {hex}"));
+        l.errors.push(format!("bogus commit object {}", hex()));
         l.parse_failed = true;
         return l;
     }
     if parse_hex_id(buf, 5, format).is_none() {
-        l.errors.push(format!("bad tree pointer in commit {hex}"));
+        l.errors
+            .push(format!("bad tree pointer in commit {}", hex()));
         l.parse_failed = true;
         return l;
     }
@@ -250,7 +250,7 @@ fn commit(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
             || parse_hex_id(buf, p + 7, format).is_none()
             || buf.get(p + parent_entry_len) != Some(&b'\n')
         {
-            l.errors.push(format!("bad parents in commit {hex}"));
+            l.errors.push(format!("bad parents in commit {}", hex()));
             l.parse_failed = true;
             return l;
         }
@@ -265,7 +265,8 @@ fn commit(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
     l
 }
 
-fn tag(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
+fn tag(buf: &[u8], format: ObjectFormat, oid: &[u8]) -> Links {
+    let hex = || to_hex(oid);
     let mut l = Links::default();
     let fail = |mut l: Links| {
         l.parse_failed = true;
@@ -302,8 +303,9 @@ fn tag(buf: &[u8], format: ObjectFormat, hex: &str) -> Links {
     let type_name = type_line.split(|&c| c == 0).next().unwrap_or(type_line);
     let Some(kind) = Kind::from_bytes(type_name) else {
         l.errors.push(format!(
-            "unknown tag type '{}' in {hex}",
-            String::from_utf8_lossy(type_name)
+            "unknown tag type '{}' in {}",
+            String::from_utf8_lossy(type_name),
+            hex()
         ));
         return fail(l);
     };

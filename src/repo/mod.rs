@@ -55,16 +55,7 @@ pub mod refs;
 pub mod reftable;
 pub mod worktrees;
 
-/// Lowercase hexadecimal of raw bytes (an object id as git prints it).
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
-}
+pub use crate::object::hex;
 
 /// Parses exactly `2 * len` hexadecimal digits (either case, as git's `get_oid_hex`).
 pub fn parse_hex(text: &[u8], len: usize) -> Option<Vec<u8>> {

@@ -87,16 +87,7 @@ pub(crate) fn be64_or_zero(data: &[u8], at: usize) -> u64 {
     (u64::from(be32_or_zero(data, at)) << 32) | u64::from(be32_or_zero(data, at.saturating_add(4)))
 }
 
-/// Lower-case hexadecimal of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
-}
+pub(crate) use crate::object::hex;
 
 /// Parses exactly `format.raw_len()` bytes of hexadecimal (either case) at the start of `text`,
 /// as git's `get_oid_hex` does (what follows is not looked at).
