@@ -522,13 +522,6 @@ impl Table {
         }
     }
 
-    /// git's flags of `i` (none for an index the table does not have).
-    pub fn flags(&self, i: u32) -> u8 {
-        self.objs
-            .get(i as usize)
-            .map_or(0, |o| o.flags.load(Relaxed))
-    }
-
     /// Sets `flags` on `i`; returns the flags it had.
     pub fn or_flags(&self, i: u32, flags: u8) -> u8 {
         let cell = &self.objs[i as usize].flags;
@@ -732,8 +725,8 @@ mod tests {
         assert_eq!(t.memory().objects, 10 * 32 + 10 * 12);
     }
 
-    /// A blob's count lives beside the object up to 65,534 and beyond that in the spill map,
-    /// through every change, and comes back when it is small again.
+    /// Ids hashed apart (as a pack's are, on the pool) are found as by id, and added without a
+    /// second lookup.
     #[test]
     fn hashed_apart_found_as_by_id() {
         let mut t = Table::default();
@@ -764,6 +757,8 @@ mod tests {
         assert_eq!(t.obj(i).id, long);
     }
 
+    /// A blob's count lives beside the object up to 65,534 and beyond that in the spill map,
+    /// through every change, and comes back when it is small again.
     #[test]
     fn counts_spill_and_return() {
         let mut t = Table::default();

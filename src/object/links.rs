@@ -29,6 +29,7 @@
 //! (then [`Links::grafted`]).
 
 use super::fsck::{decode_tree_entry, parse_hex_id};
+use super::hex as to_hex;
 use super::{Kind, ObjectFormat, ObjectHasher};
 
 /// One object git's walk visits from another.
@@ -124,8 +125,6 @@ pub fn links_for(kind: Kind, oid: &[u8], buf: &[u8], format: ObjectFormat) -> Li
         Kind::Tag => tag(buf, format, oid),
     }
 }
-
-use super::hex as to_hex;
 
 /// Raw bytes of `n` hexadecimal digits at `buf[i..]` (checked by the caller).
 fn raw_id(buf: &[u8], i: usize, format: ObjectFormat) -> Vec<u8> {
