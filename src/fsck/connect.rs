@@ -343,8 +343,10 @@ pub fn mark(
         f.out.bits |= bits::REACHABLE;
         return;
     };
+    // Read once: marking it reachable below changes no other flag.
+    let o = f.table.obj(t);
     if let (Some(k), Some(p)) = (kind, parent) {
-        let tk = f.table.obj(t).kind;
+        let tk = o.kind;
         if tk.is_some() && tk != Some(k) {
             let pt = f.printable_type(p);
             let pid = f.describe(&f.table.obj(p).id);
@@ -353,15 +355,15 @@ pub fn mark(
             f.out.bits |= bits::OBJECT;
         }
     }
-    if f.table.obj(t).flags & REACHABLE != 0 {
+    if o.flags & REACHABLE != 0 {
         return;
     }
     f.table.or_flags(t, REACHABLE);
-    let id = f.table.obj(t).id;
+    let id = o.id;
     if f.promisor.contains(&id) {
         return;
     }
-    if f.table.obj(t).flags & HAS_OBJ == 0 {
+    if o.flags & HAS_OBJ == 0 {
         if let Some(p) = parent
             && !scan::has_object(f, &id)
         {
@@ -409,11 +411,13 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
     let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
     let mut nr = 0u64;
     let mut meter = f.out.progress().start_delayed("Checking connectivity", 0);
+    // One buffer for the links of each object walked.
+    let mut edges = Vec::new();
     while let Some(i) = pending.pop() {
         if read_walk {
             traverse_read(f, i, pending)?;
         } else {
-            traverse_one(f, i, pending);
+            traverse_one(f, i, pending, &mut edges);
         }
         nr += 1;
         meter.display(nr);
@@ -647,10 +651,11 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
 }
 
 /// git's `traverse_one_object` over the kept links.
-fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) {
+fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>, edges: &mut Vec<u32>) {
     let from_tag = f.table.obj(i).kind == Some(Kind::Tag);
-    let edges: Vec<u32> = f.table.edges_of(i).to_vec();
-    for e in edges {
+    edges.clear();
+    edges.extend_from_slice(f.table.edges_of(i));
+    for &e in edges.iter() {
         let kind = (!from_tag).then(|| table::edge_kind(e));
         mark(f, table::edge_target(e), kind, Some(i), pending);
     }
