@@ -761,23 +761,22 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
                         } else {
                             table.find_hashed(&id, hash)
                         };
-                        (hash, known)
+                        (id, hash, known)
                     };
                     // A small pack's few ids are not worth waking the pool for.
                     let pool = f.pool.as_ref().filter(|_| span.len() >= 4096);
-                    let looked: Vec<(u64, Option<u32>)> = match pool {
+                    let looked: Vec<(Oid, u64, Option<u32>)> = match pool {
                         Some(pool) => pool.install(|| {
                             use rayon::prelude::*;
                             span.clone().into_par_iter().map(look).collect()
                         }),
                         None => span.clone().map(look).collect(),
                     };
-                    for (n, (hash, known)) in span.zip(looked) {
+                    for (n, (id, hash, known)) in span.zip(looked) {
                         if !sorted && index.lookup(index.id(n)) != Some(n) {
                             table_index.set(n, u32::MAX, len);
                             continue;
                         }
-                        let id = oid(index.id(n));
                         let i = match known {
                             Some(i) => i,
                             None if sorted => f.table.insert_new(&id, hash),

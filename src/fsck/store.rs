@@ -297,10 +297,7 @@ impl Store<'_> {
     }
 
     fn hex(&self, id: &Oid) -> String {
-        id[..self.format.raw_len()]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        super::hex(&id[..self.format.raw_len()])
     }
 
     /// Reads `id` as git's `read_object` does, with the `error:` lines git prints on the way
