@@ -1,17 +1,14 @@
 //! The build script that decides, for the whole build: it resolves flagsplit's facility table
-//! (`src/spec.rs`, the library's `flagsplit::spec`) from the enabled features, the `FLAGSPLIT_*`
+//! (`crates/spec`, the library's `flagsplit::spec`) from the enabled features, the `FLAGSPLIT_*`
 //! variables and the config file (`FLAGSPLIT_CONFIG`, else `config.toml`), probes the OpenSSL that
 //! `openssl-sys` found with the C programs in `compat/` when a selected provider needs it, emits
 //! one `cfg` per facility, and writes the build-options table. The crates under `crates/` only
 //! compile providers; this package's `src/` names the selected ones.
 
-#[path = "src/spec.rs"]
-mod spec;
-
 use flagsplit_config::script::{self, Build};
 
 fn main() {
-    let build = Build::new(&spec::SPEC);
+    let build = Build::new(&flagsplit_spec::SPEC);
     let Some(resolved) = build.resolve_and_emit() else {
         return;
     };

@@ -5,7 +5,7 @@
 //!   crate compiles them all; this module names only the selected ones).
 //! - [`bench`]: the `bench` command's measurements and reports.
 //! - [`spec`]: flagsplit's facility table (facilities, providers, features, variables), which
-//!   `build.rs` resolves.
+//!   `build.rs` resolves (the `flagsplit-spec` crate).
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
 //! - [`object`]: git object ids (`hash-object`), streaming; git's fsck checks of single objects
@@ -39,9 +39,9 @@ pub mod object;
 pub mod os_error;
 pub mod progress;
 pub mod repo;
-pub mod spec;
 pub mod sum;
 pub mod verify;
 pub mod zlib;
 
 pub use flagsplit_config as config;
+pub use flagsplit_spec as spec;

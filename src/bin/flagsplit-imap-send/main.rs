@@ -4,6 +4,9 @@
 
 mod providers;
 
+// The facility table under the name `build_options` gives it.
+use flagsplit_spec as spec;
+
 // The few library modules the sender needs, compiled into the sender itself rather than linked
 // from the `flagsplit` library. The library also holds the hashing commands, which name the
 // selected hashing providers; GNU ld puts a library in NEEDED for any object file it pulls in
@@ -24,9 +27,6 @@ mod cpu;
 #[allow(dead_code)]
 #[path = "../../json.rs"]
 mod json;
-#[allow(dead_code)]
-#[path = "../../spec.rs"]
-mod spec;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -42,7 +42,7 @@ use flagsplit_imap::response::printable;
 use flagsplit_imap::rfc2047;
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
 use flagsplit_imap::session::{NoTrace, Trace};
-use spec::IMAP_SEND as SENDER;
+use flagsplit_spec::IMAP_SEND as SENDER;
 
 const PROGRAM: &str = "flagsplit";
 const NAME: &str = "flagsplit-imap-send";

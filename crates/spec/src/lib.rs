@@ -1,12 +1,10 @@
 //! flagsplit's own facility table: the one place that says which facilities exist, which
 //! providers each has, which Cargo feature compiles each, what a binary then links, and the
-//! defaults. The root package's `build.rs` resolves it (it includes this file with `#[path]`, as
-//! does `flagsplit-imap-send`, which does not link this library); `version --build-options`, the
-//! knob table and the man pages read it. Only absolute `flagsplit_config::` paths are named here,
-//! so that the file compiles in all three places.
+//! defaults. The root package's `build.rs` resolves it; `version --build-options`, the knob table
+//! and the man pages read it (the root library re-exports this crate as `flagsplit::spec`).
 //!
-//! Adding a facility is one entry here, its provider code, its feature lines in `Cargo.toml`, and a
-//! wiring line in each binary that uses it.
+//! Adding a facility is one entry here, its provider code, its feature lines in the root
+//! `Cargo.toml`, and a wiring line in each binary that uses it.
 
 use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
 use flagsplit_config::probe::{Library, Probe, SysCrate};
