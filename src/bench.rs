@@ -723,7 +723,7 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         json::string(std::env::consts::ARCH)
     );
     let features: Vec<String> = info.features.iter().map(|f| json::string(f)).collect();
-    let providers = provider_members();
+    let providers = provider_members(info);
     let openssl = match (&env.openssl, info.library(crate::spec::OPENSSL.name)) {
         (Some(runtime), Some(b)) => format!(
             "{{\"runtime\": {}, \"build\": {}, \"static\": {}}}",

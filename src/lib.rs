@@ -12,7 +12,8 @@
 //!   and the links its walk follows.
 //! - [`gitconfig`]: git's configuration syntax and a repository's configuration in git's order.
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
-//!   completions.
+//!   completions (with [`cpu`] and [`json`], the `flagsplit-cli` crate, which
+//!   `flagsplit-imap-send` uses without linking this library).
 //! - [`sum`]: `sha1sum`, `md5sum` and `sha256sum`, compatible with GNU coreutils (output,
 //!   `--check`, messages).
 //! - [`verify`]: the checks `git fsck` runs on reverse indexes, bitmaps, the commit-graph and
@@ -27,14 +28,11 @@
 
 pub mod bench;
 pub mod build_options;
-pub mod cli;
-pub mod cpu;
 pub mod exec_path;
 pub mod fsck;
 pub mod gitconfig;
 pub mod hash;
 pub mod inherited;
-pub mod json;
 pub mod object;
 pub mod os_error;
 pub mod progress;
@@ -43,5 +41,6 @@ pub mod sum;
 pub mod verify;
 pub mod zlib;
 
+pub use flagsplit_cli::{cli, cpu, json};
 pub use flagsplit_config as config;
 pub use flagsplit_spec as spec;

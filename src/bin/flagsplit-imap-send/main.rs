@@ -1,41 +1,26 @@
 //! `flagsplit-imap-send` (also run as `flagsplit imap-send`): stores a patch series from standard
 //! input in an IMAP folder, like `git imap-send`. It is the only flagsplit binary that links TLS,
 //! and only the provider the build selected ([`providers`]).
+//!
+//! It does not link the `flagsplit` library: its command line and its build-options report come
+//! from `flagsplit-cli` and `flagsplit-spec`, and it names no `flagsplit::` item. The library also
+//! holds the hashing commands, which name the selected hashing providers; GNU ld puts a library in
+//! NEEDED for any object file it pulls in that mentions it, and which of the library's object files
+//! hold what follows rustc's code partitioning, so linking the library made the sender's NEEDED
+//! depend on it (libcrypto with `--features openssl-sha1`, measured).
 
 mod providers;
-
-// The facility table under the name `build_options` gives it.
-use flagsplit_spec as spec;
-
-// The few library modules the sender needs, compiled into the sender itself rather than linked
-// from the `flagsplit` library. The library also holds the hashing commands, which name the
-// selected hashing providers; GNU ld puts a library in NEEDED for any object file it pulls in
-// that mentions it, and which of the library's object files hold what follows rustc's code
-// partitioning, so linking the library made the sender's NEEDED depend on it (libcrypto with
-// `--features openssl-sha1`, measured). The sender names no `flagsplit::` item, so the library is
-// not linked at all. These modules are data tables and formatting; the unused parts of them are
-// the `flagsplit` binary's.
-#[allow(dead_code)]
-#[path = "../../build_options.rs"]
-mod build_options;
-#[allow(dead_code)]
-#[path = "../../cli/mod.rs"]
-mod cli;
-#[allow(dead_code)]
-#[path = "../../cpu.rs"]
-mod cpu;
-#[allow(dead_code)]
-#[path = "../../json.rs"]
-mod json;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
-use build_options::RuntimeFacts;
-use cli::Matches;
-use cli::imap_send::IMAP_SEND;
+use flagsplit_cli::build_options::{self, RuntimeFacts};
+use flagsplit_cli::cli::imap_send::IMAP_SEND;
+use flagsplit_cli::cli::{self, Matches};
+use flagsplit_cli::json;
+use flagsplit_config::BuildInfo;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::response::printable;
@@ -46,6 +31,10 @@ use flagsplit_spec::IMAP_SEND as SENDER;
 
 const PROGRAM: &str = "flagsplit";
 const NAME: &str = "flagsplit-imap-send";
+
+/// The build-options table the root build script generated (the library's
+/// `flagsplit::build_options::BUILD_INFO`, which the sender does not link).
+const BUILD_INFO: BuildInfo = include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
@@ -320,11 +309,11 @@ fn version(build_options: bool, json: bool) -> Result<ExitCode> {
         zlib: None,
     };
     if json {
-        print(&build_options::json(SENDER, &facts))?;
+        print(&build_options::json(&BUILD_INFO, SENDER, &facts))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Vec::new();
-    build_options::write(&mut out, SENDER, &facts)?;
+    build_options::write(&mut out, &BUILD_INFO, SENDER, &facts)?;
     print(&String::from_utf8_lossy(&out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ mod sum;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use flagsplit::build_options::{self, RuntimeFacts};
+use flagsplit::build_options::{self, BUILD_INFO, RuntimeFacts};
 use flagsplit::cli::Matches;
 use flagsplit::cli::flagsplit::PROGRAM;
 use flagsplit::spec::FLAGSPLIT;
@@ -136,11 +136,11 @@ fn version(m: &Matches) -> ExitCode {
         zlib: Some(flagsplit::zlib::version_line()),
     };
     if m.flag("json") {
-        return print(&build_options::json(FLAGSPLIT, &facts));
+        return print(&build_options::json(&BUILD_INFO, FLAGSPLIT, &facts));
     }
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
-    let _ = build_options::write(&mut out, FLAGSPLIT, &facts);
+    let _ = build_options::write(&mut out, &BUILD_INFO, FLAGSPLIT, &facts);
     print(&String::from_utf8_lossy(&out))
 }
 

@@ -141,7 +141,8 @@ pub static PROGRAM_OPTIONS: [Opt; 2] = [
     Opt::flag(Some('V'), "version", "print the version and exit"),
 ];
 
-/// The version both programs print.
+/// flagsplit's version, which every program prints: this crate's, which is the workspace's and so
+/// the root package's (the two share it in the workspace's `Cargo.toml`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What a [`Program`]'s usage line shows after its name.
