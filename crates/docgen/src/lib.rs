@@ -1,8 +1,8 @@
 //! Man pages and shell completions for flagsplit's two executables, generated at package time from
-//! the same static tables (`flagsplit::cli`) that the shipped binaries parse with and print as
-//! `--help`.
+//! the same static tables (`flagsplit_cli::cli`) that the shipped binaries parse with and print as
+//! `--help`, and from the facility table (`flagsplit_spec`).
 //!
-//! The binaries do not link clap (start-up cost, see `flagsplit::cli`); this crate turns each table
+//! The binaries do not link clap (start-up cost, see `flagsplit_cli::cli`); this crate turns each table
 //! into a `clap::Command` ([`program_to_clap`], [`command_to_clap`]) and hands that to
 //! `clap_mangen` and `clap_complete`. It is a workspace member that nothing depends on.
 //!
@@ -19,7 +19,7 @@ use clap::{Arg, ArgAction, ValueHint};
 use clap_complete::{Generator, Shell};
 use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, roman};
-use flagsplit::cli::{self, Command, OperandKind, Operands, Opt, Program};
+use flagsplit_cli::cli::{self, Command, OperandKind, Operands, Opt, Program};
 
 /// One shipped executable and the table that defines its arguments.
 #[derive(Clone, Copy, Debug)]
@@ -444,7 +444,7 @@ fn render_page(
 /// compiles each, what it links, the default — from the facility table that the build resolves) and
 /// ENVIRONMENT (the variables it reads when it runs).
 fn build_sections(roff: &mut Roff, page: &str) {
-    let spec = &flagsplit::spec::SPEC;
+    let spec = &flagsplit_spec::SPEC;
     if !spec.binaries.contains(&page) {
         return;
     }
@@ -488,11 +488,11 @@ fn build_sections(roff: &mut Roff, page: &str) {
             facility.default_text(spec.role)
         ))]);
     }
-    let run: Vec<&flagsplit::config::Variable> = spec
+    let run: Vec<&flagsplit_config::Variable> = spec
         .variables
         .iter()
         .chain(spec.foreign_variables)
-        .filter(|v| v.when == flagsplit::config::When::Run)
+        .filter(|v| v.when == flagsplit_config::When::Run)
         .collect();
     if !run.is_empty() {
         roff.control("SH", ["ENVIRONMENT"]);

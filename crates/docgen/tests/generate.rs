@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Output, Stdio};
 
-use flagsplit::cli::{self, Command, OperandKind, Opt, Program};
+use flagsplit_cli::cli::{self, Command, OperandKind, Opt, Program};
 use flagsplit_docgen::{BINARIES, Binary, SHELLS, completion_file_name};
 use tempfile::TempDir;
 
@@ -700,7 +700,7 @@ fn groff_renders_every_page_without_warnings() {
 /// Each program's page lists the facilities it uses, from the facility table, and only those.
 #[test]
 fn program_pages_list_their_facilities() {
-    let spec = &flagsplit::spec::SPEC;
+    let spec = &flagsplit_spec::SPEC;
     let pages = flagsplit_docgen::man_pages(None).expect("pages");
     for binary in spec.binaries {
         let page = pages
