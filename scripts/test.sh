@@ -170,7 +170,7 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/flagsplit-* "$pkg_target/pa
 [ -d "$pkg_target" ] && find "$pkg_target" -name '*flagsplit*' -prune -exec rm -rf {} +
 CARGO_TARGET_DIR=$pkg_target cargo package --workspace "${excludes[@]}" --locked
 # flagsplit-config is offered to other crates: its package holds none of flagsplit's own table (which
-# lives in src/spec.rs), and its documentation builds without a warning with and without the
+# lives in crates/spec), and its documentation builds without a warning with and without the
 # build-script half.
 listed=$(cargo package -p flagsplit-config --list --locked --allow-dirty)
 if grep -qE '(^|/)(flagsplit|spec)\.rs$' <<<"$listed"; then
