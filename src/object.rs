@@ -108,6 +108,22 @@ impl ObjectFormat {
     pub fn hex_len(self) -> usize {
         2 * self.raw_len()
     }
+
+    /// The hash of object ids: SHA-1 with collision detection when `detect` (the `sha1`
+    /// facility), without (`sha1-unsafe`) otherwise; SHA-256 for the SHA-256 format.
+    pub fn object_hash(self, detect: bool) -> Algorithm {
+        match self {
+            ObjectFormat::Sha1 if detect => Algorithm::Sha1,
+            ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
+            ObjectFormat::Sha256 => Algorithm::Sha256,
+        }
+    }
+
+    /// The hash of git's own files' trailing checksums (indexes, the index, commit-graphs): the
+    /// object format's, without SHA-1 collision detection (git's `unsafe` hash functions).
+    pub fn file_hash(self) -> Algorithm {
+        self.object_hash(false)
+    }
 }
 
 /// An object id of either format: the digest of the object's header and content.
@@ -187,12 +203,7 @@ impl ObjectHasher {
         len: u64,
         detect: bool,
     ) -> ObjectHasher {
-        let algorithm = match format {
-            ObjectFormat::Sha1 if detect => Algorithm::Sha1,
-            ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
-            ObjectFormat::Sha256 => Algorithm::Sha256,
-        };
-        let mut h = ObjectHasher(Hasher::new(algorithm));
+        let mut h = ObjectHasher(Hasher::new(format.object_hash(detect)));
         h.update(type_name);
         let mut digits = [0u8; 22];
         let n = write_length(&mut digits, len);

@@ -211,26 +211,17 @@ fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
     }
 }
 
-fn safe_algorithm(format: ObjectFormat) -> Algorithm {
-    match format {
-        ObjectFormat::Sha1 => Algorithm::Sha1,
-        ObjectFormat::Sha256 => Algorithm::Sha256,
-    }
-}
-
-fn unsafe_algorithm(format: ObjectFormat) -> Algorithm {
-    match format {
-        ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
-        ObjectFormat::Sha256 => Algorithm::Sha256,
-    }
-}
-
 /// git's `git_inflate` line for the zlib stream at the start of `input` inflated with room for
 /// `room` bytes of output (`inflate: data stream error (MSG)`), when zlib's `inflate()` fails
 /// there: zlib's own words, whichever provider inflated the stream
 /// ([`flagsplit_zlib::failure::inflate_failure`]).
 fn zlib_line(input: &[u8], room: usize) -> Option<String> {
     flagsplit_zlib::failure::inflate_failure(input, &[room]).map(|f| f.git_line())
+}
+
+/// git's line for a delta at `at` in the pack named `name` whose base it cannot find.
+fn bad_base(at: u64, name: &str) -> String {
+    pack::EntryError::BadBase { at }.git_line(name)
 }
 
 /// Inflates exactly `size` bytes from `input` (a pack entry's data); on failure, the line git
@@ -1115,13 +1106,7 @@ fn describe(
                         Some(bo) => base = Some((bo, false)),
                         None => {
                             if let Some(r) = rare.as_deref_mut() {
-                                r.header_err(
-                                    i,
-                                    format!(
-                                        "failed to validate delta base reference at offset {} from {name}",
-                                        e.data
-                                    ),
-                                );
+                                r.header_err(i, bad_base(e.data, name));
                             }
                         }
                     }
@@ -1129,34 +1114,12 @@ fn describe(
             }
         }
         Err(err) => {
-            let Some(r) = rare else {
-                if matches!(err, pack::EntryError::BadBase { .. }) {
-                    ent.set_delta();
-                }
-                return (ent, None);
-            };
-            match err {
-                pack::EntryError::BadHeader => {
-                    r.header_err(i, "bad object header".to_string());
-                    r.header_err(
-                        i,
-                        format!("unknown object type -1 at offset {off} in {name}"),
-                    );
-                }
-                pack::EntryError::UnknownType { type_code, offset } => {
-                    r.header_err(
-                        i,
-                        format!("unknown object type {type_code} at offset {offset} in {name}"),
-                    );
-                }
-                pack::EntryError::BadBase { at } => {
-                    ent.set_delta();
-                    r.header_err(
-                        i,
-                        format!(
-                            "failed to validate delta base reference at offset {at} from {name}"
-                        ),
-                    );
+            if matches!(err, pack::EntryError::BadBase { .. }) {
+                ent.set_delta();
+            }
+            if let Some(r) = rare {
+                for line in err.git_lines(off, name) {
+                    r.header_err(i, line);
                 }
             }
         }
@@ -1182,13 +1145,7 @@ fn link_base(
             NO_BASE
         }
         (None, Some(r)) => {
-            r.header_err(
-                i,
-                format!(
-                    "failed to validate delta base reference at offset {} from {name}",
-                    ent.data()
-                ),
-            );
+            r.header_err(i, bad_base(ent.data(), name));
             NO_BASE
         }
         (None, None) => NO_BASE,
@@ -1357,7 +1314,7 @@ fn verify_one(
     };
     let mut err = false;
     let (covered, sum) = index.checksummed();
-    if digest(unsafe_algorithm(format), covered) != sum {
+    if digest(format.file_hash(), covered) != sum {
         f.out
             .error(&format!("Packfile index for {name} hash mismatch"));
         err = true;
@@ -1397,7 +1354,7 @@ fn verify_one(
     let mut ents: Vec<Ent> = order.into_iter().map(|(off, n)| Ent::at(off, n)).collect();
     let mut rare = Rare::default();
     let count = ents.len();
-    let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
+    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
     let crc_of = |ents: &[Ent], i: usize| {
         let off = (ents[i].off() as usize).min(sig_ofs);
         let end = ents
@@ -1968,7 +1925,7 @@ fn verify_low_memory(
     drop(order);
     let count = offs.len();
     let limited = &bytes[..sig_ofs];
-    let trailer = || digest(safe_algorithm(format), &bytes[..sig_ofs]);
+    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
     let mut rare = Rare::default();
     let mut is_base = vec![0u64; count.div_ceil(64)];
     let crcs_wanted = index.version() > 1;
@@ -2636,34 +2593,15 @@ fn phantom_base(
             // A REF_DELTA whose base is not in the pack: git's `get_delta_base` fails (its
             // position then is past the base's id).
             pack::EntryKind::RefDelta(id) if p.index.lookup(id).is_none() => {
-                l.error(&format!(
-                    "failed to validate delta base reference at offset {} from {}",
-                    e.data, p.name
-                ));
+                l.error(&bad_base(e.data, p.name));
                 None
             }
             _ => None,
         },
-        Err(pack::EntryError::BadHeader) => {
-            l.error("bad object header");
-            l.error(&format!(
-                "unknown object type -1 at offset {off} in {}",
-                p.name
-            ));
-            None
-        }
-        Err(pack::EntryError::UnknownType { type_code, offset }) => {
-            l.error(&format!(
-                "unknown object type {type_code} at offset {offset} in {}",
-                p.name
-            ));
-            None
-        }
-        Err(pack::EntryError::BadBase { at }) => {
-            l.error(&format!(
-                "failed to validate delta base reference at offset {at} from {}",
-                p.name
-            ));
+        Err(err) => {
+            for line in err.git_lines(off, p.name) {
+                l.error(&line);
+            }
             None
         }
     }
@@ -2990,21 +2928,18 @@ pub fn packed_type(f: &Fsck<'_>, id: &Oid) -> PackedType {
             }
             let e = match pack::entry(&bytes[..end], at, raw) {
                 Ok(e) => e,
-                Err(pack::EntryError::UnknownType { type_code, offset }) => {
+                Err(err @ pack::EntryError::UnknownType { .. }) => {
                     // Not a delta: git names the type it cannot use, and marks the object.
-                    lines.push(format!(
-                        "unknown object type {type_code} at offset {offset} in {}",
-                        p.name
-                    ));
+                    lines.push(err.git_line(&p.name));
                     return PackedType::Bad(pack_nr, vec![*id], lines);
                 }
                 Err(pack::EntryError::BadHeader) if at == off => {
-                    lines.push("bad object header".to_string());
+                    lines.push(pack::EntryError::BadHeader.to_string());
                     return PackedType::Bad(pack_nr, vec![*id], lines);
                 }
                 Err(pack::EntryError::BadHeader) => {
                     // A base whose header cannot be read: git marks it and unwinds.
-                    lines.push("bad object header".to_string());
+                    lines.push(pack::EntryError::BadHeader.to_string());
                     left.push(at);
                     return PackedType::Bad(pack_nr, ids_at(&left), lines);
                 }
@@ -3107,24 +3042,12 @@ impl Reader<'_> {
                 data,
                 ..
             }) if self.index.lookup(id).is_none() => {
-                self.lines.push(format!(
-                    "failed to validate delta base reference at offset {data} from {}",
-                    self.name
-                ));
+                self.lines.push(bad_base(data, self.name));
                 None
             }
             Ok(_) => None,
-            Err(pack::EntryError::BadHeader) => {
-                self.lines.push("bad object header".to_string());
-                self.lines.push(format!(
-                    "unknown object type -1 at offset {off} in {}",
-                    self.name
-                ));
-                None
-            }
             Err(err) => {
-                self.lines
-                    .push(err.to_string().replace("{pack}", self.name));
+                self.lines.extend(err.git_lines(off, self.name));
                 None
             }
         }
@@ -3143,17 +3066,8 @@ impl Reader<'_> {
         }
         let e = match pack::entry(&self.bytes[..end], off, raw) {
             Ok(e) => e,
-            Err(pack::EntryError::BadHeader) => {
-                self.lines.push("bad object header".to_string());
-                self.lines.push(format!(
-                    "unknown object type -1 at offset {off} in {}",
-                    self.name
-                ));
-                return None;
-            }
             Err(err) => {
-                self.lines
-                    .push(err.to_string().replace("{pack}", self.name));
+                self.lines.extend(err.git_lines(off, self.name));
                 return None;
             }
         };
@@ -3195,10 +3109,7 @@ impl Reader<'_> {
                 {
                     Some(o) => o,
                     None => {
-                        self.lines.push(format!(
-                            "failed to validate delta base reference at offset {} from {}",
-                            e.data, self.name
-                        ));
+                        self.lines.push(bad_base(e.data, self.name));
                         return None;
                     }
                 }

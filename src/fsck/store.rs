@@ -188,8 +188,7 @@ impl Store<'_> {
             }
             Ok(pack::entry(&bytes[..end], at, raw))
         };
-        let unknown =
-            |code: u8, at: u64| format!("unknown object type {code} at offset {at} in {}", p.name);
+        let unknown = |code: u8, at: u64| pack::unknown_type_line(i32::from(code), at, &p.name);
         // `retry_bad_packed_offset`: the entry at `at` marked bad, its type asked elsewhere.
         let retry = |at: u64, lines: &mut Vec<String>| -> Result<Option<Kind>, String> {
             let Some(k) = p.entry_at(&index, at) else {
@@ -203,7 +202,7 @@ impl Store<'_> {
         let mut e = match header(off)? {
             Ok(e) => e,
             Err(pack::EntryError::BadHeader) => {
-                lines.push("bad object header".to_string());
+                lines.push(pack::EntryError::BadHeader.to_string());
                 return Ok(None);
             }
             Err(pack::EntryError::UnknownType { type_code, .. }) => {
@@ -231,7 +230,7 @@ impl Store<'_> {
                 }
                 // A base whose header gives no type: retried, else the chain is unwound.
                 Err(pack::EntryError::BadHeader) => {
-                    lines.push("bad object header".to_string());
+                    lines.push(pack::EntryError::BadHeader.to_string());
                     match retry(base, lines)? {
                         Some(k) => return Ok(Some(k)),
                         None => break true,

@@ -24,8 +24,9 @@ use std::io;
 use std::path::Path;
 
 use super::hex;
-use crate::hash::{Algorithm, Hasher};
+use crate::hash::Hasher;
 use crate::object::ObjectFormat;
+use flagsplit_object::bytes::{be16, be32};
 
 /// `CE_STAGEMASK` in the on-disk flags.
 const STAGE_MASK: u16 = 0x3000;
@@ -352,11 +353,7 @@ pub fn parse_index(
         .ok_or_else(IndexError::corrupt)?
         .to_vec();
     if checksum.iter().any(|&b| b != 0) {
-        let algorithm = match format {
-            ObjectFormat::Sha1 => Algorithm::Sha1,
-            ObjectFormat::Sha256 => Algorithm::Sha256,
-        };
-        let mut h = Hasher::new(algorithm);
+        let mut h = Hasher::new(format.object_hash(true));
         h.update(data.get(..body_len).ok_or_else(IndexError::corrupt)?);
         match h.finalize() {
             Ok(d) if d.as_bytes() == checksum.as_slice() => {}
@@ -492,16 +489,6 @@ fn check_fsmonitor(data: &[u8]) -> Result<(), Vec<String>> {
 fn ext_name(name: &[u8]) -> String {
     let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
     String::from_utf8_lossy(name.get(..end).unwrap_or_default()).into_owned()
-}
-
-fn be32(data: &[u8], at: usize) -> Option<u32> {
-    let b = data.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn be16(data: &[u8], at: usize) -> Option<u16> {
-    let b = data.get(at..at.checked_add(2)?)?;
-    Some(u16::from_be_bytes([b[0], b[1]]))
 }
 
 /// git's `decode_varint` (index v4 strip lengths): `None` on overflow or end of data.
@@ -1419,6 +1406,7 @@ fn tree_entries(content: &[u8], rawsz: usize) -> Vec<(u32, &[u8], &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::Algorithm;
 
     fn sha1(data: &[u8]) -> Vec<u8> {
         let mut h = Hasher::new(Algorithm::Sha1);

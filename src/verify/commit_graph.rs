@@ -128,22 +128,7 @@ impl Graph<'_> {
     }
 
     fn bsearch(&self, id: &[u8]) -> Option<u32> {
-        let first = usize::from(id.first().copied().unwrap_or(0));
-        let mut hi = be32(self.fanout, 4 * first).unwrap_or(0);
-        let mut lo = if first == 0 {
-            0
-        } else {
-            be32(self.fanout, 4 * (first - 1)).unwrap_or(0)
-        };
-        while lo < hi {
-            let mi = lo + (hi - lo) / 2;
-            match self.oid(mi).cmp(id) {
-                std::cmp::Ordering::Equal => return Some(mi),
-                std::cmp::Ordering::Greater => hi = mi,
-                std::cmp::Ordering::Less => lo = mi + 1,
-            }
-        }
-        None
+        flagsplit_object::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
     }
 }
 

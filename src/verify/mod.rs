@@ -17,7 +17,7 @@ pub mod commit_graph;
 pub mod midx;
 pub mod rev;
 
-use crate::hash::{Algorithm, Hasher};
+use crate::hash::Hasher;
 use crate::object::ObjectFormat;
 
 /// What a check printed and whether it failed.
@@ -50,21 +50,7 @@ impl Outcome {
     }
 }
 
-/// Big-endian `u32` at `at`, or `None` past the end.
-pub(crate) fn be32(data: &[u8], at: usize) -> Option<u32> {
-    let end = at.checked_add(4)?;
-    let b = data.get(at..end)?;
-    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-/// Big-endian `u64` at `at`, or `None` past the end.
-pub(crate) fn be64(data: &[u8], at: usize) -> Option<u64> {
-    let end = at.checked_add(8)?;
-    let b = data.get(at..end)?;
-    let mut a = [0u8; 8];
-    a.copy_from_slice(b);
-    Some(u64::from_be_bytes(a))
-}
+pub(crate) use flagsplit_object::bytes::{be32, be64};
 
 /// Big-endian `u32` at `at`, reading bytes past the end as zero: git maps these files and reads
 /// some fields without checking them against the file's length; what lies past the end of the
@@ -106,15 +92,6 @@ pub(crate) fn parse_hex_id(text: &[u8], format: ObjectFormat) -> Option<Vec<u8>>
         .collect()
 }
 
-/// The hash git uses for its files' trailing checksums: the repository's, without SHA-1
-/// collision detection (git's `unsafe` hash functions).
-pub(crate) fn file_hash(format: ObjectFormat) -> Algorithm {
-    match format {
-        ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
-        ObjectFormat::Sha256 => Algorithm::Sha256,
-    }
-}
-
 /// Whether `data` ends with the hash of what precedes it (git's `hashfile_checksum_valid`; a file
 /// shorter than a hash is not valid).
 pub(crate) fn checksum_valid(data: &[u8], format: ObjectFormat) -> bool {
@@ -122,7 +99,7 @@ pub(crate) fn checksum_valid(data: &[u8], format: ObjectFormat) -> bool {
         return false;
     };
     let (body, trailer) = data.split_at(split);
-    let mut h = Hasher::new(file_hash(format));
+    let mut h = Hasher::new(format.file_hash());
     h.update(body);
     match h.finalize() {
         Ok(d) => d.as_bytes() == trailer,

@@ -10,6 +10,9 @@
 
 use std::fmt;
 
+use crate::bytes::{be32, be64};
+use crate::fanout::bsearch_hash;
+
 const SIGNATURE: [u8; 4] = [0xff, b't', b'O', b'c'];
 
 /// Why an index file is refused; the `Display` text is git's, with `{path}` for the file.
@@ -71,18 +74,6 @@ pub struct Index<'a> {
     hash_len: usize,
     /// Where the fan-out starts.
     fanout: usize,
-}
-
-fn be32(data: &[u8], at: usize) -> Option<u32> {
-    let b = data.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn be64(data: &[u8], at: usize) -> Option<u64> {
-    let b = data.get(at..at.checked_add(8)?)?;
-    let mut a = [0u8; 8];
-    a.copy_from_slice(b);
-    Some(u64::from_be_bytes(a))
 }
 
 impl<'a> Index<'a> {
@@ -211,23 +202,8 @@ impl<'a> Index<'a> {
 
     /// The position of `id`, by the fan-out and a binary search.
     pub fn lookup(&self, id: &[u8]) -> Option<u32> {
-        let first = *id.first()? as usize;
-        let lo_bound = if first == 0 {
-            0
-        } else {
-            be32(self.data, self.fanout + 4 * (first - 1))?
-        };
-        let hi_bound = be32(self.data, self.fanout + 4 * first)?;
-        let (mut lo, mut hi) = (lo_bound, hi_bound.min(self.count));
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.id(mid).cmp(id) {
-                std::cmp::Ordering::Equal => return Some(mid),
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-            }
-        }
-        None
+        let fanout = self.data.get(self.fanout..)?;
+        bsearch_hash(fanout, self.count, id, |n| self.id(n))
     }
 
     /// The pack checksum the index records.

@@ -1,6 +1,7 @@
 //! git's object storage formats, parsed as untrusted bytes: the pack index ([`idx`], versions 1
 //! and 2), pack entries ([`pack`]: the pack header, each entry's type and size, OFS and REF
-//! delta bases), deltas ([`delta`]) and loose object headers ([`loose`]).
+//! delta bases), deltas ([`delta`]) and loose object headers ([`loose`]); the big-endian reads
+//! ([`bytes`]) and the fan-out search ([`fanout`]) git's other binary files share with them.
 //!
 //! Every parser works over a byte slice that the caller read or mapped, checks every length and
 //! count against that slice before using it, and never allocates from a size the data claims
@@ -10,7 +11,9 @@
 //! The crate hashes and inflates nothing: the caller brings the providers its build selected.
 #![deny(missing_docs)]
 
+pub mod bytes;
 pub mod delta;
+pub mod fanout;
 pub mod idx;
 pub mod loose;
 pub mod pack;

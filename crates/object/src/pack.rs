@@ -84,6 +84,36 @@ pub enum EntryError {
     },
 }
 
+impl EntryError {
+    /// git's line for this error, in the pack named `pack` (`Display` with the name filled in).
+    pub fn git_line(&self, pack: &str) -> String {
+        match self {
+            EntryError::BadHeader => "bad object header".to_string(),
+            EntryError::UnknownType { type_code, offset } => {
+                unknown_type_line(i32::from(*type_code), *offset, pack)
+            }
+            EntryError::BadBase { at } => {
+                format!("failed to validate delta base reference at offset {at} from {pack}")
+            }
+        }
+    }
+
+    /// git's lines when it reads the entry at `offset` for its type: a header it cannot read is
+    /// also an object of type -1 to it (`unpack_object_header` gives `OBJ_BAD`), a second line.
+    pub fn git_lines(&self, offset: u64, pack: &str) -> Vec<String> {
+        match self {
+            EntryError::BadHeader => vec![self.git_line(pack), unknown_type_line(-1, offset, pack)],
+            _ => vec![self.git_line(pack)],
+        }
+    }
+}
+
+/// git's line for an entry whose type it cannot use: `type_code` is the header's type number,
+/// or -1 for a header it could not read.
+pub fn unknown_type_line(type_code: i32, offset: u64, pack: &str) -> String {
+    format!("unknown object type {type_code} at offset {offset} in {pack}")
+}
+
 /// Reads the header of the entry at `offset` in `pack` (a REF_DELTA names a `hash_len`-byte id).
 pub fn entry(pack: &[u8], offset: u64, hash_len: usize) -> Result<Entry<'_>, EntryError> {
     let start = usize::try_from(offset).map_err(|_| EntryError::BadHeader)?;
@@ -151,6 +181,37 @@ pub fn entry(pack: &[u8], offset: u64, hash_len: usize) -> Result<Entry<'_>, Ent
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// git's wording, the same as `Display` with the pack's name in it.
+    #[test]
+    fn entry_errors_in_gits_words() {
+        let p = "./objects/pack/pack-1.pack";
+        let bad = EntryError::BadHeader;
+        assert_eq!(
+            bad.git_lines(12, p),
+            [
+                "bad object header".to_string(),
+                format!("unknown object type -1 at offset 12 in {p}")
+            ]
+        );
+        for e in [
+            EntryError::UnknownType {
+                type_code: 5,
+                offset: 40,
+            },
+            EntryError::BadBase { at: 41 },
+        ] {
+            assert_eq!(e.git_lines(40, p), [e.to_string().replace("{pack}", p)]);
+        }
+        assert_eq!(
+            EntryError::UnknownType {
+                type_code: 0,
+                offset: 40
+            }
+            .git_line(p),
+            format!("unknown object type 0 at offset 40 in {p}")
+        );
+    }
 
     #[test]
     fn reads_headers() {
