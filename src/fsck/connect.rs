@@ -1,327 +1,10 @@
-//! The order of a run, the heads, and the connectivity walk (git's `cmd_fsck`,
-//! `get_default_heads`, `fsck_index`, `check_connectivity`).
+//! The connectivity walk (git's `check_connectivity`, `mark_object`, `traverse_reachable`): from
+//! the heads, what is reachable, missing, broken, dangling or unreachable.
 
-use crate::gitconfig::Config;
 use crate::object::Kind;
 
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
-use super::{Fatal, Fsck, bits, hex, odb, scan};
-use crate::progress::Shared;
-
-/// The whole run.
-pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
-    let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|d| !d.is_empty()) {
-        Some(d) => std::path::PathBuf::from(d),
-        None => f.repo.common_dir.join("objects"),
-    };
-    let run_started = std::time::Instant::now();
-    let mut packs_wall = std::time::Duration::ZERO;
-    let env_alternates = std::env::var_os("GIT_ALTERNATE_OBJECT_DIRECTORIES");
-    let (dirs, alternate_errors) = odb::object_dirs(&objects, env_alternates.as_deref());
-    for e in alternate_errors {
-        f.out.error(&e);
-    }
-    let promisor_remote = has_promisor_remote(config);
-    if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
-        for line in text.split(|&b| b == b'\n') {
-            if let Some(id) = parse_oid(f, line.strip_suffix(b"\r").unwrap_or(line)) {
-                f.shallow.insert(id);
-            }
-        }
-    }
-    // git's deprecated grafts replace the parents of the commits they name.
-    let graft_file = std::env::var_os("GIT_GRAFT_FILE")
-        .filter(|g| !g.is_empty())
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| f.repo.common_dir.join("info").join("grafts"));
-    if let Ok(text) = std::fs::read(&graft_file) {
-        let advise = crate::gitconfig::parse_maybe_bool(
-            std::env::var("GIT_ADVICE")
-                .ok()
-                .as_deref()
-                .map(str::as_bytes),
-        ) != Some(false)
-            && config
-                .get_bool("advice.graftfiledeprecated")
-                .ok()
-                .flatten()
-                .unwrap_or(true);
-        f.grafts = super::grafts::Grafts::parse(&text, f.repo.format, advise);
-    }
-    let midx = config
-        .get_bool("core.multipackindex")
-        .ok()
-        .flatten()
-        .unwrap_or(true);
-    scan::open_packs(f, &dirs, midx, promisor_remote);
-    super::heads::structures_loaded(f, config, &dirs)?;
-    // git's promisor set: after a full check of the packs, from the links the checks kept;
-    // otherwise read.
-    let from_checks = promisor_remote && f.opts.full && !f.opts.connectivity_only;
-    // Without a promisor remote no pack counts as a promisor pack (`open_packs`), so nothing
-    // below adds to the promisor set: it stays empty, as git's does.
-    if promisor_remote && !from_checks {
-        promisor_referents(f);
-    }
-    if f.opts.connectivity_only {
-        scan::loose_objects(f, &dirs, false)?;
-        for id in scan::packed_ids(f) {
-            let i = f.table.unknown(&id);
-            f.table.or_flags(i, HAS_OBJ);
-        }
-    } else {
-        scan::loose_objects(f, &dirs, true)?;
-        let packs_started = std::time::Instant::now();
-        if f.opts.full {
-            let progress = f.out.progress();
-            let total = if progress.is_on() {
-                scan::total_objects(f)
-            } else {
-                0
-            };
-            let meter = Shared::new(progress.start("Checking objects", total));
-            let mut count = 0;
-            for pi in 0..f.packs.len() {
-                if scan::verify_pack(f, pi, count, &meter)? {
-                    f.out.bits |= bits::PACK;
-                }
-                if let Some(i) = f.packs[pi].index(f.repo.format) {
-                    count += u64::from(i.len());
-                }
-            }
-            meter.into_inner().stop();
-        }
-        if from_checks {
-            promisor_links(f);
-        }
-        packs_wall = packs_started.elapsed();
-        super::heads::finish_checks(f);
-    }
-    let walk_started = std::time::Instant::now();
-    let mut pending: Vec<u32> = Vec::new();
-    let given = !f.opts.heads.is_empty();
-    for arg in f.opts.heads.clone() {
-        super::heads::named_head(f, &arg, &mut pending);
-    }
-    let mut keep_cache = f.opts.cache;
-    if !given {
-        super::heads::default_heads(f, &mut pending)?;
-        keep_cache = true;
-    }
-    if keep_cache {
-        super::heads::index_heads(f, &mut pending)?;
-    }
-    super::heads::structures_before_walk(f);
-    check_connectivity(f, &mut pending)?;
-    let walk_wall = walk_started.elapsed();
-    super::heads::structures_after_walk(f, config, &dirs);
-    if f.opts.timing {
-        report_times(f, packs_wall, walk_wall, run_started.elapsed());
-    }
-    Ok(())
-}
-
-/// `FLAGSPLIT_FSCK_TIMES=1`: where the time went, on standard error. The pack stages are CPU
-/// time summed over the workers; the floor is what inflating every entry, applying every delta
-/// and hashing every object cost in this run, divided by the threads.
-fn report_times(
-    f: &mut Fsck<'_>,
-    packs: std::time::Duration,
-    walk: std::time::Duration,
-    total: std::time::Duration,
-) {
-    let t = f.times;
-    let threads = f
-        .pool
-        .as_ref()
-        .map_or(1, rayon::ThreadPool::current_num_threads);
-    let floor = (t.inflate + t.delta + t.hash) / threads as u32;
-    let s = |d: std::time::Duration| format!("{:.2}", d.as_secs_f64());
-    let (pack_count, pack_bytes) = f
-        .packs
-        .iter()
-        .filter_map(|p| p.bytes())
-        .fold((0, 0u64), |(n, b), bytes| (n + 1, b + bytes.len() as u64));
-    let lines = [
-        format!("flagsplit fsck: threads {threads}"),
-        format!("flagsplit fsck: packs {pack_count} ({pack_bytes} bytes)"),
-        format!(
-            "flagsplit fsck: read {} s (indexes, CRCs, entry headers)",
-            s(f.stage_read)
-        ),
-        format!("flagsplit fsck: inflate {} s CPU", s(t.inflate)),
-        format!("flagsplit fsck: delta {} s CPU", s(t.delta)),
-        format!("flagsplit fsck: hash {} s CPU", s(t.hash)),
-        format!(
-            "flagsplit fsck: checks {} s CPU (git's checks {} s, marking links {} s)",
-            s(t.checks),
-            s(t.checks.saturating_sub(t.links)),
-            s(t.links)
-        ),
-        format!("flagsplit fsck: packs {} s wall", s(packs)),
-        format!(
-            "flagsplit fsck: connectivity {} s wall (heads, walk, reverse indexes)",
-            s(walk)
-        ),
-        format!("flagsplit fsck: whole run {} s wall", s(total)),
-        format!(
-            "flagsplit fsck: floor {} s (inflate + delta + hash / threads); packs at {:.2}x the floor",
-            s(floor),
-            packs.as_secs_f64() / floor.as_secs_f64().max(1e-9)
-        ),
-    ];
-    for l in lines {
-        f.out.err(&l);
-    }
-    f.out.err(&memory_line(f));
-}
-
-/// The stage report's memory line: the peak RSS (Linux's `VmHWM`), the mapped files' part of it,
-/// and what the rest is for, in bytes per object of the table.
-fn memory_line(f: &Fsck<'_>) -> String {
-    let m = f.table.memory();
-    let files: usize = f
-        .packs
-        .iter()
-        .map(|p| p.bytes().map_or(0, <[u8]>::len) + p.idx.as_ref().map_or(0, |i| i.bytes().len()))
-        .sum();
-    let entries: usize = f.packs.iter().map(|p| p.table_index.memory()).sum();
-    let objects = f.table.len().max(1);
-    let per = |b: usize| format!("{:.1}", b as f64 / objects as f64);
-    let peak = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-        })
-        .map(|kib| kib * 1024);
-    let known = m.objects + m.map + m.refs + m.links + entries;
-    let head = match peak {
-        Some(p) => format!(
-            "peak RSS {:.1} MB, of it at most {:.1} MB the mapped packs and indexes; beyond them {} bytes per object",
-            p as f64 / 1e6,
-            files as f64 / 1e6,
-            per(p.saturating_sub(files))
-        ),
-        None => "peak RSS not known here".to_string(),
-    };
-    let rest = peak.map_or(String::new(), |p| {
-        format!(
-            ", the rest {} (a pack's entries and delta tree while it is checked, each thread's objects and lists, the allocator)",
-            per(p.saturating_sub(files).saturating_sub(known))
-        )
-    });
-    format!(
-        "flagsplit fsck: memory {head}: objects (id, type, flags, links' place, count of trees naming a blob) {}, id index {}, counts past 65,534 {}, links {} ({} kept), pack positions {}{rest}; {} objects",
-        per(m.objects),
-        per(m.map),
-        per(m.refs),
-        per(m.links),
-        m.link_count,
-        per(entries),
-        f.table.len()
-    )
-}
-
-/// git's `is_promisor_object` set: the objects of promisor packs and every object they link to.
-///
-/// git reads each of them (`add_promisor_object`: a tree's buffer is freed once checked, so every
-/// tree is parsed again). They are read here in pack order through one [`scan::BaseCache`], so a
-/// delta finds its base decoded instead of decoding its whole chain again, and whole blobs, which
-/// link to nothing, are not read at all: their entry headers say so. A tree gives every entry,
-/// gitlinks included, as git's does.
-fn promisor_referents(f: &mut Fsck<'_>) {
-    let format = f.repo.format;
-    let raw = format.raw_len();
-    // Each id of a promisor pack once, at its first place, whether it is a whole blob there.
-    let mut places: Vec<((usize, u64), Oid, bool)> = Vec::with_capacity(f.promisor.len());
-    let mut placed = std::collections::HashSet::with_capacity_and_hasher(
-        f.promisor.len(),
-        table::IdHash::default(),
-    );
-    for (pi, p) in f.packs.iter().enumerate() {
-        let (Some(index), Some(bytes)) = (p.index(format).filter(|_| p.usable), p.bytes()) else {
-            continue;
-        };
-        for n in 0..index.len() {
-            let id = oid(index.id(n));
-            if !f.promisor.contains(&id) || !placed.insert(id) {
-                continue;
-            }
-            let Ok(off) = index.offset(n) else { continue };
-            let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
-                matches!(
-                    flagsplit_object::pack::entry(&bytes[..end], off, raw),
-                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if scan::kind_of(k) == Kind::Blob)
-                )
-            });
-            places.push(((pi, off), id, blob));
-        }
-    }
-    places.sort_unstable_by_key(|p| p.0);
-    let mut cache = scan::BaseCache::new(96 << 20);
-    for (_, id, blob) in places {
-        if blob {
-            continue;
-        }
-        if let Some((k, data)) = scan::read_object_cached(f, &id, &mut cache) {
-            if k == Kind::Tree {
-                let promisor = &mut f.promisor;
-                crate::object::links::tree_entry_ids(&data, format, |t| {
-                    promisor.insert(oid(t));
-                });
-                continue;
-            }
-            let mut links = super::walk::links(k, &id, &data, format);
-            if k == Kind::Commit {
-                super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), format);
-            }
-            for t in links.targets {
-                f.promisor.insert(oid(&t.id));
-            }
-        }
-    }
-}
-
-/// [`promisor_referents`] from the links the packs' checks kept, reading nothing: a checked
-/// object's links in the table (a commit's with its grafts applied, a tree's to trees and to
-/// blobs that are not stored), and the stored blobs a promisor pack's trees link to, which the
-/// checks noted as they counted them.
-fn promisor_links(f: &mut Fsck<'_>) {
-    let mut seen = vec![false; f.table.len()];
-    let mut found = Vec::new();
-    // A pack whose index does not load has no table indexes.
-    for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
-        for i in p.table_index.iter() {
-            for &e in f.table.edges_of(i) {
-                if let Some(t) = table::edge_target(e)
-                    && let Some(s) = seen.get_mut(t as usize)
-                    && !*s
-                {
-                    *s = true;
-                    found.push(t);
-                }
-            }
-        }
-    }
-    for t in found {
-        f.promisor.insert(f.table.obj(t).id);
-    }
-}
-
-fn has_promisor_remote(config: &Config) -> bool {
-    if config.get("extensions.partialclone").is_some() {
-        return true;
-    }
-    // git's promisor_remote_config: `remote.<name>.promisor` true, or a partial clone filter.
-    config.entries.iter().any(|e| {
-        e.key.starts_with("remote.")
-            && ((e.key.ends_with(".promisor")
-                && crate::gitconfig::parse_maybe_bool(e.value.as_deref()) == Some(true))
-                || e.key.ends_with(".partialclonefilter"))
-    })
-}
+use super::{Fatal, Fsck, bits, hex, scan};
 
 /// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
 /// when it is present, and prints git's broken-link lines.
@@ -400,7 +83,7 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 /// the parent git names. With `--connectivity-only` nothing was read before the walk, and with
 /// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
 /// does.
-fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+pub(super) fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     // A stored object that did not check out (corrupt, or unreadable) makes the counted links
     // unreliable: git's walk then reports the trees that name it, so walk as git does.
     let damaged = !f.opts.connectivity_only
@@ -471,7 +154,7 @@ fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fa
             }
             if known.is_none() {
                 // git's `fsck_walk` parses an object of no type (`parse_object`).
-                known = match super::heads::parse_object(f, &id)? {
+                known = match super::parse::parse_object(f, &id)? {
                     Some(i) => f.table.obj(i).kind,
                     None => None,
                 };
@@ -699,7 +382,7 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
     // one it cannot is `Unknown object type`; a commit, tree or tag it cannot read is `Could not
     // read`. The walk goes on, and no exit bit is set.
     let read = match kind {
-        None => super::heads::parse_stored(f, &id)?.map(|(_, k, data)| (k, data)),
+        None => super::parse::parse_stored(f, &id)?.map(|(_, k, data)| (k, data)),
         Some(_) => read_for_walk(f, &id)?,
     };
     let Some((k, data)) = read else {
@@ -848,18 +531,4 @@ impl Fsck<'_> {
     pub fn unreachable_shown(&self) -> bool {
         self.opts.unreachable && !self.no_default_refs
     }
-}
-
-/// Parses a hex id of the repository's length.
-pub fn parse_oid(f: &Fsck<'_>, text: &[u8]) -> Option<Oid> {
-    let hex = f.repo.format.hex_len();
-    if text.len() != hex {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, pair) in text.chunks(2).enumerate() {
-        let d = |c: u8| (c as char).to_digit(16);
-        out[i] = (d(pair[0])? * 16 + d(pair[1])?) as u8;
-    }
-    Some(out)
 }

@@ -7,20 +7,29 @@
 //! reverse indexes, and the connectivity walk from the heads, which names what is missing,
 //! broken, dangling or unreachable.
 //!
+//! - [`run`]: the order of a run (git's `cmd_fsck`) and the stage report.
 //! - [`odb`]: object directories, alternates, loose files, packs.
 //! - [`table`]: the objects known, their types, flags and links.
 //! - [`scan`]: checking each stored object (loose and packed; packs through a delta tree, each
 //!   base and delta decoded once).
-//! - [`walk`]: what an object links to, and git's per-object checks.
-//! - [`connect`]: heads and the connectivity walk.
+//! - [`check`]: git's per-object checks as each worker runs them, and the links they keep.
+//! - [`walk`]: what an object links to.
+//! - [`store`]: reading an object by its id as git's object store does (packs, then loose).
+//! - [`parse`]: git's `parse_object` for the heads and the walk; hex ids read from files.
+//! - [`promisor`]: a partial clone's promisor objects.
+//! - [`grafts`]: the deprecated grafts and shallow commits, which replace commits' parents.
+//! - [`heads`]: the heads of the walk (refs, reflogs, worktrees' HEADs and indexes) and the
+//!   checks of the structures around it (commit-graphs, multi-pack-indexes).
+//! - [`connect`]: the connectivity walk.
 
-pub mod check;
 pub mod connect;
 pub mod grafts;
 pub mod heads;
 pub mod odb;
+pub mod parse;
+pub mod promisor;
+pub mod run;
 pub mod scan;
-pub mod store;
 pub mod table;
 pub mod walk;
 
@@ -30,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use crate::object::{Kind, ObjectFormat};
 use crate::progress::Progress;
+use scan::{check, store};
 use table::{Oid, Table, USED};
 
 /// git's exit bits.
@@ -382,7 +392,7 @@ impl<'o> Fsck<'o> {
         }
         // A promised object (linked to without an edge) that is made as another type: git's
         // line would go with each of those links, which were not kept, so the pack is checked
-        // again in git's order, with edges (see `scan::settle`).
+        // again in git's order, with edges (see `scan::verify::settle`).
         let mut conflicts = 0;
         let made: Vec<Result<u32, String>> = l
             .missing
@@ -707,7 +717,7 @@ pub fn run_with(
     for w in f.checks.config_warnings().to_vec() {
         f.out.err(&w);
     }
-    let result = connect::fsck(&mut f, &config);
+    let result = run::fsck(&mut f, &config);
     f.flush_notes();
     // git reads the graft file (and prints what it says about it) once it parses a commit.
     let parsed_commit = f.grafts.read

@@ -4,21 +4,24 @@
 //! `mark_bad_packed_object`): it is no longer found there, and the next copy (another pack's, or
 //! the loose one) is read instead. The reads of fsck's walk, of the heads' `parse_object`, of the
 //! commit-graph check, and of a delta base that its pack could not give (git's `unpack_entry`
-//! then reads the base by its id) all go through here.
+//! then reads the base by its id) all go through here. A packed object is read by [`Reader`], at
+//! random in its pack, as git's `unpack_entry` does (with its messages), through a cache of
+//! decoded bases ([`BaseCache`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::object::{Kind, ObjectFormat};
-use crate::zlib::Inflater;
+use flagsplit_object::{delta, idx, pack};
 use flagsplit_zlib::Inflater as _;
 
-use super::scan::{
-    BaseCache, LooseBy, LooseRead, PackState, Reader, kind_of, read_loose, read_loose_header,
-};
-use super::table::oid;
-use super::table::{BAD, IN_PACK, Oid, Table};
-use flagsplit_object::pack;
+use crate::fsck::hex;
+use crate::fsck::table::{BAD, IN_PACK, Oid, Table, oid};
+use crate::object::{Kind, ObjectFormat};
+use crate::zlib::Inflater;
+
+use super::loose_files::{LooseBy, LooseRead, read_loose, read_loose_header};
+use super::packs::PackState;
+use super::{MAX_OBJECT, bad_base, inflate_exact, kind_of};
 
 /// What git's reads see of the repository's objects.
 #[derive(Clone, Copy)]
@@ -296,7 +299,7 @@ impl Store<'_> {
     }
 
     fn hex(&self, id: &Oid) -> String {
-        super::hex(&id[..self.format.raw_len()])
+        crate::fsck::hex(&id[..self.format.raw_len()])
     }
 
     /// Reads `id` as git's `read_object` does, with the `error:` lines git prints on the way
@@ -391,6 +394,244 @@ impl Store<'_> {
             }
             LooseRead::Streamed { .. } | LooseRead::Short { .. } | LooseRead::Header { .. } => {
                 none(None)
+            }
+        }
+    }
+}
+
+/// A base in a [`BaseCache`]: its type and content.
+pub(super) type CachedBase = (Kind, std::sync::Arc<[u8]>);
+
+/// Delta bases decoded by reads of many objects one after another, by (pack, offset), kept up to
+/// a byte budget (git's `delta_base_cache_limit`, 96 MiB): read in pack order, a delta finds its
+/// base here instead of decoding the base's whole chain again.
+pub type BaseCache = Budgeted<(usize, u64), CachedBase>;
+
+/// Values kept up to a byte budget, the oldest dropped first; a value larger than a quarter of
+/// the budget is not kept.
+pub struct Budgeted<K, V> {
+    pub(super) map: std::collections::HashMap<K, (V, usize)>,
+    pub(super) order: std::collections::VecDeque<K>,
+    pub(super) bytes: usize,
+    pub(super) limit: usize,
+}
+
+impl<K: std::hash::Hash + Eq + Copy, V: Clone> Budgeted<K, V> {
+    /// An empty one holding at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        Budgeted {
+            map: std::collections::HashMap::new(),
+            order: std::collections::VecDeque::new(),
+            bytes: 0,
+            limit,
+        }
+    }
+
+    pub(super) fn get(&self, key: K) -> Option<V> {
+        self.map.get(&key).map(|(v, _)| v.clone())
+    }
+
+    /// Keeps `value`, which takes `size` bytes.
+    pub(super) fn put(&mut self, key: K, value: V, size: usize) {
+        if size > self.limit / 4 || self.map.contains_key(&key) {
+            return;
+        }
+        while self.bytes + size > self.limit {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, n)) = self.map.remove(&old) {
+                self.bytes -= n;
+            }
+        }
+        self.bytes += size;
+        self.order.push_back(key);
+        self.map.insert(key, (value, size));
+    }
+
+    /// Empties it.
+    pub(super) fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+        self.bytes = 0;
+    }
+}
+
+/// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.
+pub(in crate::fsck) struct Reader<'a> {
+    pub(in crate::fsck) z: &'a mut Inflater,
+    pub(in crate::fsck) bytes: &'a [u8],
+    pub(in crate::fsck) pack: &'a PackState,
+    /// Its place in `Fsck::packs` (the cache's key).
+    pub(in crate::fsck) pack_nr: usize,
+    pub(in crate::fsck) cache: Option<&'a mut BaseCache>,
+    pub(in crate::fsck) index: &'a idx::Index<'a>,
+    pub(in crate::fsck) format: ObjectFormat,
+    pub(in crate::fsck) name: &'a str,
+    pub(in crate::fsck) lines: &'a mut Vec<String>,
+    /// git dies here (an offset past the end of the pack).
+    pub(in crate::fsck) fatal: Option<String>,
+    /// The store, which stands in for a base the pack cannot give.
+    pub(in crate::fsck) store: Option<&'a Store<'a>>,
+}
+
+impl Reader<'_> {
+    /// The id the index gives the entry at `off`.
+    pub(super) fn id_at(&self, off: u64) -> Option<String> {
+        self.pack
+            .entry_at(self.index, off)
+            .map(|n| hex(self.index.id(n)))
+    }
+
+    /// The bytes at `off` read as a whole object's entry (not followed if a delta).
+    pub(super) fn unpack_plain_at(&mut self, off: u64) -> Option<(Kind, Vec<u8>)> {
+        let raw = self.format.raw_len();
+        let end = self.bytes.len().checked_sub(raw)?;
+        match pack::entry(&self.bytes[..end], off, raw) {
+            Ok(pack::Entry {
+                kind: pack::EntryKind::Object(k),
+                size,
+                data,
+            }) => {
+                let input = self.bytes.get(data as usize..end)?;
+                let mut out = Vec::new();
+                match inflate_exact(self.z, input, size, &mut out) {
+                    Ok(_) => Some((kind_of(k), out)),
+                    Err(line) => {
+                        self.lines.extend(line);
+                        None
+                    }
+                }
+            }
+            // A REF_DELTA whose base is not in the pack (see `phantom_base`).
+            Ok(pack::Entry {
+                kind: pack::EntryKind::RefDelta(id),
+                data,
+                ..
+            }) if self.index.lookup(id).is_none() => {
+                self.lines.push(bad_base(data, self.name));
+                None
+            }
+            Ok(_) => None,
+            Err(err) => {
+                self.lines.extend(err.git_lines(off, self.name));
+                None
+            }
+        }
+    }
+
+    pub(in crate::fsck) fn unpack_at(&mut self, off: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+        // Deeper than any chain git writes (its limit is 4095): a cycle, or hostile.
+        if depth > 10_000 {
+            return None;
+        }
+        let raw = self.format.raw_len();
+        let end = self.bytes.len().checked_sub(raw)?;
+        if off > end as u64 {
+            self.fatal = Some("offset beyond end of packfile (truncated pack?)".to_string());
+            return None;
+        }
+        let e = match pack::entry(&self.bytes[..end], off, raw) {
+            Ok(e) => e,
+            Err(err) => {
+                self.lines.extend(err.git_lines(off, self.name));
+                return None;
+            }
+        };
+        let input = self.bytes.get(e.data as usize..end)?;
+        let mut data = Vec::new();
+        let inflated = inflate_exact(self.z, input, e.size, &mut data);
+        let base_off = match e.kind {
+            pack::EntryKind::Object(k) => {
+                return match inflated {
+                    Ok(_) => Some((kind_of(k), data)),
+                    Err(line) => {
+                        self.lines.extend(line);
+                        None
+                    }
+                };
+            }
+            pack::EntryKind::OfsDelta(b) if self.id_at(b).is_none() => {
+                // No entry starts there: git reads the bytes as one, then cannot name them.
+                let base = self.unpack_plain_at(b);
+                if base.is_none() {
+                    self.lines.push("bad offset for revindex".to_string());
+                }
+                let (k, base) = base?;
+                if let Err(line) = inflated {
+                    self.lines.extend(line);
+                    return None;
+                }
+                let mut out = Vec::new();
+                return delta::apply(&base, &data, &mut out, MAX_OBJECT)
+                    .ok()
+                    .map(|()| (k, out));
+            }
+            pack::EntryKind::OfsDelta(b) => b,
+            pack::EntryKind::RefDelta(id) => {
+                match self
+                    .index
+                    .lookup(id)
+                    .and_then(|n| self.index.offset(n).ok())
+                {
+                    Some(o) => o,
+                    None => {
+                        self.lines.push(bad_base(e.data, self.name));
+                        return None;
+                    }
+                }
+            }
+        };
+        let cached = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get((self.pack_nr, base_off)));
+        let base = match cached {
+            Some((k, d)) => Some((k, d.to_vec())),
+            None => {
+                let b = self.unpack_at(base_off, depth + 1);
+                if let (Some(c), Some((k, d))) = (self.cache.as_deref_mut(), &b) {
+                    c.put((self.pack_nr, base_off), (*k, d.as_slice().into()), d.len());
+                }
+                b
+            }
+        };
+        // A base the pack cannot give is marked bad and read by its id from the rest of the
+        // store (git's `unpack_entry`).
+        let base = base.or_else(|| {
+            let n = self.pack.entry_at(self.index, base_off)?;
+            let id = oid(self.index.id(n));
+            self.lines.push(format!(
+                "failed to read delta base object {} at offset {base_off} from {}",
+                hex(self.index.id(n)),
+                self.name
+            ));
+            let store = self.store?;
+            store.mark_bad(self.pack_nr, &id);
+            let read = store.read(&id, self.lines, None);
+            if let Some(m) = read.fatal {
+                self.fatal.get_or_insert(m);
+            }
+            read.object
+        });
+        let (k, base) = base?;
+        if let Err(line) = inflated {
+            self.lines.extend(line);
+            self.lines.push(format!(
+                "failed to unpack compressed delta at offset {} from {}",
+                e.data, self.name
+            ));
+            return None;
+        }
+        let mut out = Vec::new();
+        match delta::apply(&base, &data, &mut out, MAX_OBJECT) {
+            Ok(()) => Some((k, out)),
+            Err(d) => {
+                if matches!(d, delta::DeltaError::Opcode0 | delta::DeltaError::Wild) {
+                    self.lines.push(d.to_string());
+                }
+                self.lines.push("failed to apply delta".to_string());
+                None
             }
         }
     }

@@ -1,16 +1,15 @@
 //! Checking one object that was read and hashed correctly (git's `fsck_obj_buffer` and
 //! `fsck_obj`), shared by the sequential loose scan and the workers that check a pack: the
 //! table is taken shared (its flags and types are atomics), everything the check produces goes
-//! to the caller's [`Local`], and [`super::Fsck::apply`] folds a `Local` into the run.
+//! to the caller's [`Local`], and [`crate::fsck::Fsck::apply`] folds a `Local` into the run.
 
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::fsck::table::{self, BAD, HAS_OBJ, Oid, PRESENT, SEEN, Table, USED};
+use crate::fsck::{Options, bits, hex, walk};
 use crate::object::fsck::{self as checks, SpecialBlobs};
 use crate::object::{Kind, ObjectFormat};
-
-use super::table::{self, BAD, HAS_OBJ, Oid, PRESENT, SEEN, Table, USED};
-use super::{Options, bits, hex, walk};
 
 /// What a check needs of the run, shared.
 pub struct Core<'a> {
@@ -25,7 +24,7 @@ pub struct Core<'a> {
     /// The shallow boundary.
     pub shallow: &'a HashSet<Oid>,
     /// The grafts.
-    pub grafts: &'a super::grafts::Grafts,
+    pub grafts: &'a crate::fsck::grafts::Grafts,
     /// The object store, for a delta base a pack could not give (git then reads it by its id).
     pub store: super::store::Store<'a>,
     /// Whether the objects checked are a promisor pack's: their links to stored blobs, which are
@@ -60,7 +59,7 @@ pub struct Missing {
 
 /// The objects a check linked to that the table did not have, each (id, type) once, in the order
 /// first linked: a link to one is an edge to [`table::MISSING_BASE`] + its number until the
-/// check is folded in ([`super::Fsck::resolve`]). A blobless clone's trees name hundreds of
+/// check is folded in ([`crate::fsck::Fsck::resolve`]). A blobless clone's trees name hundreds of
 /// thousands of blobs the table never holds, most of them from many trees: each such link costs
 /// its edge alone.
 #[derive(Default)]
@@ -254,7 +253,7 @@ pub struct Local {
     /// depends on the order in which it reads the objects.
     pub conflicts: usize,
     /// Links to objects made as another type when the missing ones were created
-    /// ([`super::Fsck::resolve`]): the link's place in `edges` and git's line.
+    /// ([`crate::fsck::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
     /// The blobs that trees of a promisor pack link to (see [`Core::promisor`]), each once.
     pub promisor_blobs: Vec<u32>,
@@ -731,7 +730,7 @@ impl Core<'_> {
         };
         if kind == Kind::Commit {
             // A shallow or grafted commit's own parents are not followed.
-            super::grafts::apply(&mut links, self.grafts.of(id, self.shallow), format);
+            crate::fsck::grafts::apply(&mut links, self.grafts.of(id, self.shallow), format);
         }
         let unparsed = |l: &mut Local| {
             let line = match loose {

@@ -1,0 +1,228 @@
+//! The order of a run (git's `cmd_fsck` in `builtin/fsck.c`): object directories and packs
+//! opened, loose objects and packs checked, the heads gathered, the connectivity walk, and the
+//! checks of the structures around it; and the stage report (`FLAGSPLIT_FSCK_TIMES=1`).
+
+use crate::gitconfig::Config;
+use crate::progress::Shared;
+
+use super::connect::check_connectivity;
+use super::parse::parse_oid;
+use super::promisor::{has_promisor_remote, promisor_links, promisor_referents};
+use super::table::HAS_OBJ;
+use super::{Fatal, Fsck, bits, odb, scan};
+
+/// The whole run.
+pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
+    let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|d| !d.is_empty()) {
+        Some(d) => std::path::PathBuf::from(d),
+        None => f.repo.common_dir.join("objects"),
+    };
+    let run_started = std::time::Instant::now();
+    let mut packs_wall = std::time::Duration::ZERO;
+    let env_alternates = std::env::var_os("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+    let (dirs, alternate_errors) = odb::object_dirs(&objects, env_alternates.as_deref());
+    for e in alternate_errors {
+        f.out.error(&e);
+    }
+    let promisor_remote = has_promisor_remote(config);
+    if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
+        for line in text.split(|&b| b == b'\n') {
+            if let Some(id) = parse_oid(f, line.strip_suffix(b"\r").unwrap_or(line)) {
+                f.shallow.insert(id);
+            }
+        }
+    }
+    // git's deprecated grafts replace the parents of the commits they name.
+    let graft_file = std::env::var_os("GIT_GRAFT_FILE")
+        .filter(|g| !g.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| f.repo.common_dir.join("info").join("grafts"));
+    if let Ok(text) = std::fs::read(&graft_file) {
+        let advise = crate::gitconfig::parse_maybe_bool(
+            std::env::var("GIT_ADVICE")
+                .ok()
+                .as_deref()
+                .map(str::as_bytes),
+        ) != Some(false)
+            && config
+                .get_bool("advice.graftfiledeprecated")
+                .ok()
+                .flatten()
+                .unwrap_or(true);
+        f.grafts = super::grafts::Grafts::parse(&text, f.repo.format, advise);
+    }
+    let midx = config
+        .get_bool("core.multipackindex")
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    scan::open_packs(f, &dirs, midx, promisor_remote);
+    super::heads::structures_loaded(f, config, &dirs)?;
+    // git's promisor set: after a full check of the packs, from the links the checks kept;
+    // otherwise read.
+    let from_checks = promisor_remote && f.opts.full && !f.opts.connectivity_only;
+    // Without a promisor remote no pack counts as a promisor pack (`open_packs`), so nothing
+    // below adds to the promisor set: it stays empty, as git's does.
+    if promisor_remote && !from_checks {
+        promisor_referents(f);
+    }
+    if f.opts.connectivity_only {
+        scan::loose_objects(f, &dirs, false)?;
+        for id in scan::packed_ids(f) {
+            let i = f.table.unknown(&id);
+            f.table.or_flags(i, HAS_OBJ);
+        }
+    } else {
+        scan::loose_objects(f, &dirs, true)?;
+        let packs_started = std::time::Instant::now();
+        if f.opts.full {
+            let progress = f.out.progress();
+            let total = if progress.is_on() {
+                scan::total_objects(f)
+            } else {
+                0
+            };
+            let meter = Shared::new(progress.start("Checking objects", total));
+            let mut count = 0;
+            for pi in 0..f.packs.len() {
+                if scan::verify_pack(f, pi, count, &meter)? {
+                    f.out.bits |= bits::PACK;
+                }
+                if let Some(i) = f.packs[pi].index(f.repo.format) {
+                    count += u64::from(i.len());
+                }
+            }
+            meter.into_inner().stop();
+        }
+        if from_checks {
+            promisor_links(f);
+        }
+        packs_wall = packs_started.elapsed();
+        super::heads::finish_checks(f);
+    }
+    let walk_started = std::time::Instant::now();
+    let mut pending: Vec<u32> = Vec::new();
+    let given = !f.opts.heads.is_empty();
+    for arg in f.opts.heads.clone() {
+        super::heads::named_head(f, &arg, &mut pending);
+    }
+    let mut keep_cache = f.opts.cache;
+    if !given {
+        super::heads::default_heads(f, &mut pending)?;
+        keep_cache = true;
+    }
+    if keep_cache {
+        super::heads::index_heads(f, &mut pending)?;
+    }
+    super::heads::structures_before_walk(f);
+    check_connectivity(f, &mut pending)?;
+    let walk_wall = walk_started.elapsed();
+    super::heads::structures_after_walk(f, config, &dirs);
+    if f.opts.timing {
+        report_times(f, packs_wall, walk_wall, run_started.elapsed());
+    }
+    Ok(())
+}
+
+/// `FLAGSPLIT_FSCK_TIMES=1`: where the time went, on standard error. The pack stages are CPU
+/// time summed over the workers; the floor is what inflating every entry, applying every delta
+/// and hashing every object cost in this run, divided by the threads.
+fn report_times(
+    f: &mut Fsck<'_>,
+    packs: std::time::Duration,
+    walk: std::time::Duration,
+    total: std::time::Duration,
+) {
+    let t = f.times;
+    let threads = f
+        .pool
+        .as_ref()
+        .map_or(1, rayon::ThreadPool::current_num_threads);
+    let floor = (t.inflate + t.delta + t.hash) / threads as u32;
+    let s = |d: std::time::Duration| format!("{:.2}", d.as_secs_f64());
+    let (pack_count, pack_bytes) = f
+        .packs
+        .iter()
+        .filter_map(|p| p.bytes())
+        .fold((0, 0u64), |(n, b), bytes| (n + 1, b + bytes.len() as u64));
+    let lines = [
+        format!("flagsplit fsck: threads {threads}"),
+        format!("flagsplit fsck: packs {pack_count} ({pack_bytes} bytes)"),
+        format!(
+            "flagsplit fsck: read {} s (indexes, CRCs, entry headers)",
+            s(f.stage_read)
+        ),
+        format!("flagsplit fsck: inflate {} s CPU", s(t.inflate)),
+        format!("flagsplit fsck: delta {} s CPU", s(t.delta)),
+        format!("flagsplit fsck: hash {} s CPU", s(t.hash)),
+        format!(
+            "flagsplit fsck: checks {} s CPU (git's checks {} s, marking links {} s)",
+            s(t.checks),
+            s(t.checks.saturating_sub(t.links)),
+            s(t.links)
+        ),
+        format!("flagsplit fsck: packs {} s wall", s(packs)),
+        format!(
+            "flagsplit fsck: connectivity {} s wall (heads, walk, reverse indexes)",
+            s(walk)
+        ),
+        format!("flagsplit fsck: whole run {} s wall", s(total)),
+        format!(
+            "flagsplit fsck: floor {} s (inflate + delta + hash / threads); packs at {:.2}x the floor",
+            s(floor),
+            packs.as_secs_f64() / floor.as_secs_f64().max(1e-9)
+        ),
+    ];
+    for l in lines {
+        f.out.err(&l);
+    }
+    f.out.err(&memory_line(f));
+}
+
+/// The stage report's memory line: the peak RSS (Linux's `VmHWM`), the mapped files' part of it,
+/// and what the rest is for, in bytes per object of the table.
+fn memory_line(f: &Fsck<'_>) -> String {
+    let m = f.table.memory();
+    let files: usize = f
+        .packs
+        .iter()
+        .map(|p| p.bytes().map_or(0, <[u8]>::len) + p.idx.as_ref().map_or(0, |i| i.bytes().len()))
+        .sum();
+    let entries: usize = f.packs.iter().map(|p| p.table_index.memory()).sum();
+    let objects = f.table.len().max(1);
+    let per = |b: usize| format!("{:.1}", b as f64 / objects as f64);
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map(|kib| kib * 1024);
+    let known = m.objects + m.map + m.refs + m.links + entries;
+    let head = match peak {
+        Some(p) => format!(
+            "peak RSS {:.1} MB, of it at most {:.1} MB the mapped packs and indexes; beyond them {} bytes per object",
+            p as f64 / 1e6,
+            files as f64 / 1e6,
+            per(p.saturating_sub(files))
+        ),
+        None => "peak RSS not known here".to_string(),
+    };
+    let rest = peak.map_or(String::new(), |p| {
+        format!(
+            ", the rest {} (a pack's entries and delta tree while it is checked, each thread's objects and lists, the allocator)",
+            per(p.saturating_sub(files).saturating_sub(known))
+        )
+    });
+    format!(
+        "flagsplit fsck: memory {head}: objects (id, type, flags, links' place, count of trees naming a blob) {}, id index {}, counts past 65,534 {}, links {} ({} kept), pack positions {}{rest}; {} objects",
+        per(m.objects),
+        per(m.map),
+        per(m.refs),
+        per(m.links),
+        m.link_count,
+        per(entries),
+        f.table.len()
+    )
+}

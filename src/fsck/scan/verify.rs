@@ -1,0 +1,297 @@
+//! A pack's check, as git's `verify_pack`: its index and trailer checksums, its entries read by
+//! offset (headers and CRCs, on the pool), the delta tree built, then resolved ([`super::tree`])
+//! or, without the memory for it, read entry by entry ([`super::low_memory`]).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+
+use flagsplit_object::{idx, pack};
+
+use crate::fsck::{Fatal, Fsck, hex};
+use crate::object::ObjectFormat;
+use crate::progress::Shared;
+
+use super::check::Local;
+use super::digest;
+use super::entries::{Children, Ent, Rare, by_offset, describe, link_base};
+use super::low_memory::{again_in_git_order, low_memory, verify_low_memory};
+use super::packs::{PackState, READ_CHUNK, pack_open_errors};
+use super::settle::{SpecialEvents, replay_special, settle, trailer_lines};
+use super::tree::{
+    PackCtx, ROOTS_PER_JOB, Split, WORKER, Worker, big_subtrees, on_worker, resolve,
+};
+
+/// git's `verify_pack` for pack `pi`. Returns whether it found an error.
+///
+/// `meter` is git's `Checking objects` meter over every pack, `base_count` the objects of the
+/// packs before this one: it is updated as git's `verify_packfile` updates it, at every 1024th
+/// object of the count and at the end of the pack.
+pub fn verify_pack(
+    f: &mut Fsck<'_>,
+    pi: usize,
+    base_count: u64,
+    meter: &Shared,
+) -> Result<bool, Fatal> {
+    let format = f.repo.format;
+    let raw = format.raw_len();
+    let packs = std::mem::take(&mut f.packs);
+    let result = verify_one(f, (&packs, pi), format, raw, base_count, meter);
+    f.packs = packs;
+    let (mut err, events) = result?;
+    err |= replay_special(f, pi, events);
+    f.packs[pi].damaged = err;
+    Ok(err)
+}
+
+pub(super) fn verify_one(
+    f: &mut Fsck<'_>,
+    (packs, pi): (&[PackState], usize),
+    format: ObjectFormat,
+    raw: usize,
+    base_count: u64,
+    meter: &Shared,
+) -> Result<(bool, SpecialEvents), Fatal> {
+    let p = &packs[pi];
+    let name = p.name.clone();
+    // verify_pack_index
+    let Some(idx_map) = &p.idx else {
+        f.out.error(&format!("packfile {name} index not opened"));
+        return Ok((true, Vec::new()));
+    };
+    let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
+        Ok(i) => i,
+        Err(e) => {
+            f.out.error(&e.to_string());
+            f.out.error(&format!("packfile {name} index not opened"));
+            return Ok((true, Vec::new()));
+        }
+    };
+    let mut err = false;
+    let (covered, sum) = index.checksummed();
+    if digest(format.file_hash(), covered) != sum {
+        f.out
+            .error(&format!("Packfile index for {name} hash mismatch"));
+        err = true;
+    }
+    if let Some(lines) = pack_open_errors(p, &index, format, &p.name) {
+        for l in lines {
+            f.out.error(&l);
+        }
+        f.out.error(&format!("packfile {name} cannot be accessed"));
+        return Ok((true, Vec::new()));
+    }
+    let Some(bytes) = p.bytes() else {
+        return Ok((true, Vec::new()));
+    };
+    let sig_ofs = bytes.len() - raw;
+    // The types and flags before the pack, to put back should its check meet a type conflict.
+    let saved = f.table.save();
+    if let Some(why) = low_memory(f, index.len() as usize) {
+        if let Some(line) = why {
+            f.out.err(&format!("notice: {name}: {line}"));
+        }
+        return verify_low_memory(
+            f,
+            (packs, pi),
+            &index,
+            bytes,
+            raw,
+            err,
+            base_count,
+            meter,
+            &saved,
+        );
+    }
+    // Entries by offset.
+    let read_started = std::time::Instant::now();
+    let order = by_offset(&index, &name)?;
+    let mut ents: Vec<Ent> = order.into_iter().map(|(off, n)| Ent::at(off, n)).collect();
+    let mut rare = Rare::default();
+    let count = ents.len();
+    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
+    let crc_of = |ents: &[Ent], i: usize| {
+        let off = (ents[i].off() as usize).min(sig_ofs);
+        let end = ents
+            .get(i + 1)
+            .map_or(sig_ofs, |e| (e.off() as usize).min(sig_ofs));
+        crc32fast::hash(&bytes[off..end.max(off)])
+    };
+    let crcs_wanted = index.version() > 1;
+    let limited = &bytes[..sig_ofs];
+    // Each entry's CRC and header, read on the pool a chunk at a time (an entry past the end is
+    // refused below before its header is used), with the entry as its header describes it and its
+    // base's place among the entries; what is rare about an entry (a damaged header, a base that
+    // is not an entry) is described again below, in order, into the pack's record of such
+    // entries. The trailer is hashed by one of the jobs that resolve the delta trees.
+    let read = |ents: &[Ent], i: usize| {
+        let crc = crcs_wanted.then(|| crc_of(ents, i));
+        let head = pack::entry(limited, ents[i].off(), raw);
+        let (ent, base) = describe(i, ents[i].off(), ents[i].n, &head, &index, &name, None);
+        let found =
+            base.and_then(|(target, _)| ents.binary_search_by_key(&target, |e| e.off()).ok());
+        let usual = head.is_ok()
+            && (base.is_some() == ent.is_delta())
+            && (base.is_none() || found.is_some());
+        (crc, head, usual.then_some((ent, found)))
+    };
+    let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    if f.pool.is_none() {
+        let _ = sum.set(trailer());
+    }
+    // CRCs, headers, bases: the headers read a chunk at a time, so that what they hold before
+    // they are described takes a few MB, not some 50 bytes an entry.
+    for chunk in (0..count).step_by(READ_CHUNK) {
+        let span = chunk..(chunk + READ_CHUNK).min(count);
+        let heads: Vec<_> = match &f.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                let ents = ents.as_slice();
+                span.clone()
+                    .into_par_iter()
+                    .map(|i| read(ents, i))
+                    .collect()
+            }),
+            None => span.clone().map(|i| read(&ents, i)).collect(),
+        };
+        for (i, (crc, head, usual)) in span.zip(&heads) {
+            let off = ents[i].off();
+            if off > sig_ofs as u64 {
+                if f.pool.is_some() {
+                    let _ = sum.set(trailer());
+                }
+                trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
+                return Err(Fatal::msg(
+                    "offset beyond end of packfile (truncated pack?)",
+                ));
+            }
+            let n = ents[i].n;
+            if let Some(crc) = *crc
+                && Some(crc) != index.crc32(n)
+            {
+                f.out.error(&format!(
+                    "index CRC mismatch for object {} from {name} at offset {off}",
+                    hex(index.id(n))
+                ));
+                err = true;
+            }
+            if let Some((ent, found)) = *usual {
+                ents[i] = ent;
+                if let Some(b) = found {
+                    ents[i].base = b as u32;
+                }
+                continue;
+            }
+            let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
+            ents[i] = ent;
+            if let Some(target) = base {
+                let found = ents.binary_search_by_key(&target.0, |e| e.off()).ok();
+                ents[i].base = link_base(i, &ents[i], target, found, &name, Some(&mut rare));
+            }
+        }
+    }
+    let children = Children::new(&ents);
+    f.stage_read += read_started.elapsed();
+    let roots: Vec<u32> = (0..count as u32)
+        .filter(|&i| !(ents[i as usize].is_delta() && ents[i as usize].base().is_some()))
+        .collect();
+    let done: Vec<AtomicU64> = (0..count.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    let counter = AtomicU64::new(0);
+    let pctx = PackCtx {
+        pack_nr: pi,
+        bytes,
+        sig_ofs,
+        name: &name,
+        index: &index,
+        ents: &ents,
+        table_index: &p.table_index,
+        rare: &rare,
+        children: &children,
+        done: &done,
+        counter: &counter,
+        meter,
+        base_count,
+        hash: f.hash,
+        big: f.big_file_threshold,
+        timing: f.opts.timing,
+    };
+    let locals: Vec<Local> = {
+        let mut core = f.core_with(packs);
+        core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+        core.edgeless = core.promisor;
+        match &f.pool {
+            Some(pool) => {
+                let threads = pool.current_num_threads();
+                let split = Split {
+                    big: big_subtrees(&ents, &children, &roots),
+                    pending: AtomicUsize::new(0),
+                    limit: threads * 2,
+                };
+                pool.install(|| {
+                    rayon::scope(|s| {
+                        s.spawn(|_| {
+                            let _ = sum.set(trailer());
+                        });
+                        for group in roots.chunks(ROOTS_PER_JOB) {
+                            let (core, pctx, split) = (&core, &pctx, &split);
+                            s.spawn(move |s| {
+                                on_worker(|w| {
+                                    for &root in group {
+                                        resolve(core, pctx, w, root as usize, Some((s, split)));
+                                    }
+                                });
+                            });
+                        }
+                    });
+                });
+                // What each thread's worker produced; its inflater stays on its thread.
+                pool.broadcast(|_| {
+                    WORKER.with(|cell| cell.borrow_mut().as_mut().map(|w| std::mem::take(&mut w.l)))
+                })
+                .into_iter()
+                .flatten()
+                .collect()
+            }
+            None => {
+                let mut w = Worker::new();
+                w.l.counts = Some(Vec::new());
+                for &root in &roots {
+                    resolve(&core, &pctx, &mut w, root as usize, None);
+                }
+                vec![w.l]
+            }
+        }
+    };
+    err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
+    let Some((failed, events)) = settle(f, locals) else {
+        let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
+        let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
+        let mut is_base = vec![0u64; count.div_ceil(64)];
+        for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
+            is_base[e / 64] |= 1 << (e % 64);
+        }
+        let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
+        let (failed, events) =
+            again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, &saved);
+        meter.display_now(base_count + count as u64);
+        return Ok((err | failed, events));
+    };
+    err |= failed;
+    // What no root reached: a cycle of REF_DELTA bases.
+    for (i, e) in ents.iter().enumerate() {
+        if done[i / 64].load(Relaxed) & (1 << (i % 64)) != 0 {
+            continue;
+        }
+        let id = hex(index.id(e.n));
+        f.out.error(&format!(
+            "delta base cycle: the delta at offset {} in {name} never reaches a base object",
+            e.off()
+        ));
+        f.out.error(&format!(
+            "cannot unpack {id} from {name} at offset {}",
+            e.off()
+        ));
+        err = true;
+    }
+    meter.display_now(base_count + count as u64);
+    Ok((err, events))
+}
