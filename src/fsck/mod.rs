@@ -336,7 +336,7 @@ impl<'o> Fsck<'o> {
         l.special = std::mem::take(&mut self.checks.special);
         let err = self
             .core()
-            .object_checked(&mut l, id, kind, data, loose, 0, true);
+            .object_checked(&mut l, id, kind, data, check::Source::Scan(loose));
         self.checks.special = std::mem::take(&mut l.special);
         self.apply(&mut l);
         self.seq = Some(l);

@@ -158,7 +158,7 @@ impl checks::BaseEntry for TreeLink {
     }
 }
 
-/// The object a packed delta was made from, as [`Core::delta_checked`] reads it.
+/// The object a packed delta was made from, as [`Core::object_checked`] reads it.
 #[derive(Clone, Copy)]
 pub struct Base<'a> {
     /// Its content.
@@ -171,7 +171,23 @@ pub struct Base<'a> {
     pub copies: &'a [flagsplit_object::delta::Copy],
 }
 
-/// What a pack's reader knows of an object it hands to [`Core::delta_checked`].
+/// Where an object handed to [`Core::object_checked`] was read.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// By the sequential scan (loose objects: their file, for git's messages), which checks the
+    /// special blobs it meets at once.
+    Scan(Option<&'a Path>),
+    /// By a pack's worker, at offset `at` (the order in which the special blobs it meets are
+    /// replayed); `packed` when the delta tree read it ([`Packed`]).
+    Pack {
+        /// The entry's offset.
+        at: u64,
+        /// Its place in the table and the object it is a delta of.
+        packed: Option<Packed<'a>>,
+    },
+}
+
+/// What a pack's reader knows of an object it hands to [`Core::object_checked`].
 #[derive(Clone, Copy)]
 pub struct Packed<'a> {
     /// Its place in the table.
@@ -651,40 +667,22 @@ impl Core<'_> {
     }
 
     /// git's `fsck_obj_buffer` and `fsck_obj` for object `id` of `kind`, read and hashed
-    /// correctly: `data` is `None` for a blob that was streamed, `loose` the file of a loose
-    /// object. `at` is where a worker found it (its pack offset), for the order of special
-    /// blobs; `blobs_now` says whether special blobs are checked here (the sequential scan) or
-    /// replayed later (a worker). Returns whether git's callback reports an error.
-    #[allow(clippy::too_many_arguments)]
+    /// correctly from `source`: `data` is `None` for a blob that was streamed. An object read
+    /// through a pack's delta tree reuses what it has in common with the object it is a delta of
+    /// (its content and, for a tree, [`Local::tree_links`] as its check left them); after a tree,
+    /// `l.tree_links` holds its own. Returns whether git's callback reports an error.
     pub fn object_checked(
         &self,
         l: &mut Local,
         id: &Oid,
         kind: Kind,
         data: Option<&[u8]>,
-        loose: Option<&Path>,
-        at: u64,
-        blobs_now: bool,
+        source: Source<'_>,
     ) -> bool {
-        self.delta_checked(l, id, kind, data, loose, at, blobs_now, None)
-    }
-
-    /// [`Core::object_checked`] for an object read from a pack (`packed`: its place in the table,
-    /// and the object it is a delta of: its content and, for a tree, [`Local::tree_links`] as its
-    /// check left them, whose links the two have in common are reused). After a tree,
-    /// `l.tree_links` holds its own.
-    #[allow(clippy::too_many_arguments)]
-    pub fn delta_checked(
-        &self,
-        l: &mut Local,
-        id: &Oid,
-        kind: Kind,
-        data: Option<&[u8]>,
-        loose: Option<&Path>,
-        at: u64,
-        blobs_now: bool,
-        packed: Option<Packed<'_>>,
-    ) -> bool {
+        let (loose, at, blobs_now, packed) = match source {
+            Source::Scan(loose) => (loose, 0, true, None),
+            Source::Pack { at, packed } => (None, at, false, packed),
+        };
         l.tree_links.clear();
         l.tree_clean = false;
         let base = packed.and_then(|p| p.base);

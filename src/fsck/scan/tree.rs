@@ -15,7 +15,7 @@ use crate::object::Kind;
 use crate::progress::Shared;
 use crate::zlib::Inflater;
 
-use super::check::{Base, Core, Local, Packed, TreeLink, timed};
+use super::check::{Base, Core, Local, Packed, Source, TreeLink, timed};
 use super::entries::{Children, Ent, Rare};
 use super::packs::Slots;
 use super::store::Budgeted;
@@ -409,7 +409,16 @@ pub(super) fn stream_root(
     }
     match h.finalize() {
         Ok(real) if oid(real.as_bytes()) == id => {
-            if core.object_checked(l, &id, Kind::Blob, None, None, ent.off(), false) {
+            if core.object_checked(
+                l,
+                &id,
+                Kind::Blob,
+                None,
+                Source::Pack {
+                    at: ent.off(),
+                    packed: None,
+                },
+            ) {
                 l.err = true;
             }
         }
@@ -594,7 +603,16 @@ pub(super) fn visit(
                             copies: &copies,
                         }),
                     });
-                    if core.delta_checked(l, &id, k, content, None, ent.off(), false, packed) {
+                    if core.object_checked(
+                        l,
+                        &id,
+                        k,
+                        content,
+                        Source::Pack {
+                            at: ent.off(),
+                            packed,
+                        },
+                    ) {
                         l.err = true;
                     }
                     clean = l.tree_clean;
