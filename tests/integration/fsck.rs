@@ -111,17 +111,30 @@ fn world() -> &'static World {
                 String::new()
             }
         ));
+        let tmp = if keep {
+            let _ = tmp.keep();
+            None
+        } else {
+            // A static is never dropped, so the directory would outlive the run: it is removed
+            // when the process exits.
+            // SAFETY: `remove_world` is an `extern "C"` function without arguments, as atexit
+            // requires; it only reads the initialized `WORLD`.
+            unsafe { libc::atexit(remove_world) };
+            Some(tmp)
+        };
         World {
             root,
             cases,
-            _tmp: if keep {
-                let _ = tmp.keep();
-                None
-            } else {
-                Some(tmp)
-            },
+            _tmp: tmp,
         }
     })
+}
+
+/// Removes the corpus's repositories (registered with atexit by [`world`]).
+extern "C" fn remove_world() {
+    if let Some(dir) = WORLD.get().and_then(|w| w._tmp.as_ref()) {
+        let _ = fs::remove_dir_all(dir.path());
+    }
 }
 
 fn writeln_stderr(s: &str) -> std::io::Result<()> {
