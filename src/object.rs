@@ -27,48 +27,8 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// A git object type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// File content.
-    Blob,
-    /// A commit.
-    Commit,
-    /// A directory listing.
-    Tree,
-    /// An annotated tag.
-    Tag,
-}
-
-impl Kind {
-    /// The type's name in the object header.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Blob => "blob",
-            Kind::Commit => "commit",
-            Kind::Tree => "tree",
-            Kind::Tag => "tag",
-        }
-    }
-
-    /// Parses `blob`, `commit`, `tree` or `tag`.
-    pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::from_bytes(name.as_bytes())
-    }
-
-    /// Parses `blob`, `commit`, `tree` or `tag` given as bytes.
-    pub fn from_bytes(name: &[u8]) -> Option<Kind> {
-        [Kind::Blob, Kind::Commit, Kind::Tree, Kind::Tag]
-            .into_iter()
-            .find(|k| k.name().as_bytes() == name)
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// A git object type (the storage formats' own, [`flagsplit_object::Kind`]).
+pub use flagsplit_object::Kind;
 
 /// A repository's object format (`extensions.objectFormat`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -36,7 +36,7 @@ pub(super) fn promisor_referents(f: &mut Fsck<'_>) {
             let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
                 matches!(
                     flagsplit_object::pack::entry(&bytes[..end], off, raw),
-                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if scan::kind_of(k) == Kind::Blob)
+                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if k == Kind::Blob)
                 )
             });
             places.push(((pi, off), id, blob));

@@ -300,7 +300,7 @@ fn tag(buf: &[u8], format: ObjectFormat, oid: &[u8]) -> Links {
     // git copies the type into a C string: a NUL ends it.
     let type_line = &buf[p..p + nl];
     let type_name = type_line.split(|&c| c == 0).next().unwrap_or(type_line);
-    let Some(kind) = Kind::from_bytes(type_name) else {
+    let Some(kind) = Kind::from_name(type_name) else {
         l.errors.push(format!(
             "unknown tag type '{}' in {}",
             String::from_utf8_lossy(type_name),

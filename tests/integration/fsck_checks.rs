@@ -110,7 +110,7 @@ impl Repo {
             .lines()
             .filter_map(|l| {
                 let (t, id) = l.split_once(' ')?;
-                let kind = Kind::from_name(t)?;
+                let kind = Kind::from_name(t.as_bytes())?;
                 let content = self.git(&["cat-file", t, id], b"").stdout;
                 Some((kind, id.to_string(), content))
             })
@@ -1027,7 +1027,7 @@ fn links_match_git_fsck_missing_objects() {
             .filter(|l| l.starts_with("missing "))
             .map(str::to_string)
             .collect();
-        let kind = Kind::from_name(kind).expect("kind");
+        let kind = Kind::from_name(kind.as_bytes()).expect("kind");
         let l = links_for(kind, &raw(&hex), &content, ObjectFormat::Sha1);
         assert!(!l.parse_failed && !l.walk_failed, "{l:?}");
         let ours: BTreeSet<String> = l

@@ -226,7 +226,7 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
     } else {
         match m.value("type") {
             None => Type::Known(Kind::Blob),
-            Some(t) => match t.to_str().and_then(Kind::from_name) {
+            Some(t) => match t.to_str().and_then(|t| Kind::from_name(t.as_bytes())) {
                 Some(k) => Type::Known(k),
                 None => Type::Invalid(t.to_string_lossy().into_owned()),
             },

@@ -6,7 +6,7 @@ use flagsplit_object::{idx, pack};
 use crate::fsck::Fatal;
 use crate::object::Kind;
 
-use super::{bad_base, kind_of};
+use super::bad_base;
 
 /// One entry of a pack being verified: 16 bytes, as there is one per object. Its offset, the
 /// length of its header, the root's type and whether it is a delta share one word; the size its
@@ -206,7 +206,7 @@ pub(super) fn describe(
             // A header is a few bytes (its size, a base offset or id).
             ent.set_hdr(e.data - off);
             match e.kind {
-                pack::EntryKind::Object(k) => ent.set_kind(kind_of(k)),
+                pack::EntryKind::Object(k) => ent.set_kind(k),
                 pack::EntryKind::OfsDelta(b) => {
                     ent.set_delta();
                     base = Some((b, true));

@@ -381,7 +381,7 @@ pub(super) fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &P
             return;
         }
     };
-    let kind = Kind::from_bytes(&type_name);
+    let kind = Kind::from_name(&type_name);
     let real = match kind {
         Some(k) => (f.hash)(format, k, &data),
         None => {

@@ -28,7 +28,6 @@ use flagsplit_object::pack;
 use flagsplit_zlib::Inflater as _;
 
 use crate::hash::{Algorithm, Hasher};
-use crate::object::Kind;
 use crate::zlib::Inflater;
 
 pub mod check;
@@ -56,15 +55,6 @@ pub use verify::verify_pack;
 /// before anything is allocated (git's malloc would fail or exhaust memory), and so is an entry
 /// whose header claims more.
 pub const MAX_OBJECT: u64 = 4 << 30;
-
-pub(crate) fn kind_of(k: flagsplit_object::Kind) -> Kind {
-    match k {
-        flagsplit_object::Kind::Commit => Kind::Commit,
-        flagsplit_object::Kind::Tree => Kind::Tree,
-        flagsplit_object::Kind::Blob => Kind::Blob,
-        flagsplit_object::Kind::Tag => Kind::Tag,
-    }
-}
 
 fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
     let mut h = Hasher::new(algorithm);

@@ -21,7 +21,7 @@ use crate::zlib::Inflater;
 
 use super::loose_files::{LooseBy, LooseRead, read_loose, read_loose_header};
 use super::packs::PackState;
-use super::{MAX_OBJECT, bad_base, inflate_exact, kind_of};
+use super::{MAX_OBJECT, bad_base, inflate_exact};
 
 /// What git's reads see of the repository's objects.
 #[derive(Clone, Copy)]
@@ -158,7 +158,7 @@ impl Store<'_> {
             return Ok(None);
         };
         match read_loose_header(&mut z, path, &self.hex(id)) {
-            Ok(name) => match Kind::from_bytes(&name) {
+            Ok(name) => match Kind::from_name(&name) {
                 Some(k) => Ok(Some(k)),
                 None => Err("invalid object type".to_string()),
             },
@@ -218,7 +218,7 @@ impl Store<'_> {
         let mut left = vec![off];
         let unwound = loop {
             let base = match e.kind {
-                pack::EntryKind::Object(k) => return Ok(Some(kind_of(k))),
+                pack::EntryKind::Object(k) => return Ok(Some(k)),
                 pack::EntryKind::OfsDelta(b) => Some(b),
                 pack::EntryKind::RefDelta(b) => index.lookup(b).and_then(|k| index.offset(k).ok()),
             };
@@ -370,7 +370,7 @@ impl Store<'_> {
         };
         let hex = self.hex(id);
         match read_loose(&mut z, path, &hex, None, LooseBy::Store) {
-            LooseRead::Ok { type_name, data } => match Kind::from_bytes(&type_name) {
+            LooseRead::Ok { type_name, data } => match Kind::from_name(&type_name) {
                 Some(k) => Read {
                     object: Some((k, data)),
                     fatal: None,
@@ -496,7 +496,7 @@ impl Reader<'_> {
                 let input = self.bytes.get(data as usize..end)?;
                 let mut out = Vec::new();
                 match inflate_exact(self.z, input, size, &mut out) {
-                    Ok(_) => Some((kind_of(k), out)),
+                    Ok(_) => Some((k, out)),
                     Err(line) => {
                         self.lines.extend(line);
                         None
@@ -544,7 +544,7 @@ impl Reader<'_> {
         let base_off = match e.kind {
             pack::EntryKind::Object(k) => {
                 return match inflated {
-                    Ok(_) => Some((kind_of(k), data)),
+                    Ok(_) => Some((k, data)),
                     Err(line) => {
                         self.lines.extend(line);
                         None

@@ -19,7 +19,7 @@ use super::check::{Base, Core, Local, Packed, Source, TreeLink, timed};
 use super::entries::{Children, Ent, Rare};
 use super::packs::Slots;
 use super::store::Budgeted;
-use super::{MAX_OBJECT, bad_base, inflate_exact, kind_of, zlib_line};
+use super::{MAX_OBJECT, bad_base, inflate_exact, zlib_line};
 
 /// What the workers resolving one pack share.
 pub(super) struct PackCtx<'a> {
@@ -450,7 +450,7 @@ pub(super) fn phantom_base(
                 let input = p.bytes.get(e.data as usize..p.sig_ofs).unwrap_or(&[]);
                 let mut out = Vec::new();
                 match inflate_exact(z, input, e.size, &mut out) {
-                    Ok(_) => Some((kind_of(k), out)),
+                    Ok(_) => Some((k, out)),
                     Err(line) => {
                         if let Some(m) = line {
                             l.error(&m);

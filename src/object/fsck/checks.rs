@@ -650,7 +650,7 @@ pub(crate) fn tag(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
             "invalid format - unexpected end after 'type' line",
         );
     };
-    if crate::object::Kind::from_bytes(buf.get(i..eol).unwrap_or_default()).is_none()
+    if crate::object::Kind::from_name(buf.get(i..eol).unwrap_or_default()).is_none()
         && s.report(MsgId::BadType, "invalid 'type' value")
     {
         return true;
