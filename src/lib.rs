@@ -10,7 +10,8 @@
 //! - [`exec_path`]: how `flagsplit imap-send` finds and runs `flagsplit-imap-send`.
 //! - [`object`]: git object ids (`hash-object`), streaming; git's fsck checks of single objects
 //!   and the links its walk follows.
-//! - [`gitconfig`]: git's configuration syntax and a repository's configuration in git's order.
+//! - [`gitconfig`]: git's configuration syntax and a repository's configuration in git's order
+//!   (with [`progress`] and [`os_error`], from the `flagsplit-git` crate).
 //! - [`cli`]: the command-line definitions shared by the binaries, their help, man pages and
 //!   completions (with [`cpu`] and [`json`], the `flagsplit-cli` crate, which
 //!   `flagsplit-imap-send` uses without linking this library).
@@ -30,12 +31,9 @@ pub mod bench;
 pub mod build_options;
 pub mod exec_path;
 pub mod fsck;
-pub mod gitconfig;
 pub mod hash;
 pub mod inherited;
 pub mod object;
-pub mod os_error;
-pub mod progress;
 pub mod repo;
 pub mod sum;
 pub mod verify;
@@ -43,4 +41,5 @@ pub mod zlib;
 
 pub use flagsplit_cli::{cli, cpu, json};
 pub use flagsplit_config as config;
+pub use flagsplit_git::{gitconfig, os_error, progress};
 pub use flagsplit_spec as spec;

@@ -27,8 +27,8 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// A git object type (the storage formats' own, [`flagsplit_object::Kind`]).
-pub use flagsplit_object::Kind;
+/// A git object type (the storage formats' own, [`flagsplit_git::Kind`]).
+pub use flagsplit_git::Kind;
 
 /// A repository's object format (`extensions.objectFormat`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

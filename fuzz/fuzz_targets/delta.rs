@@ -3,7 +3,7 @@
 //! delta's result is exactly as long as its header says.
 #![no_main]
 
-use flagsplit_object::delta;
+use flagsplit_git::delta;
 use libfuzzer_sys::fuzz_target;
 
 const LIMIT: u64 = 1 << 20;

@@ -4,7 +4,7 @@
 //! never an out-of-bounds read); `lookup` finds each id at its own position or at an equal id.
 #![no_main]
 
-use flagsplit_object::idx::Index;
+use flagsplit_git::idx::Index;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! its NUL inside the input, and its size is the canonical decimal it spells.
 #![no_main]
 
-use flagsplit_object::loose;
+use flagsplit_git::loose;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! the entry.
 #![no_main]
 
-use flagsplit_object::pack::{self, EntryKind};
+use flagsplit_git::pack::{self, EntryKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -528,7 +528,7 @@ impl Fsck<'_> {
 /// Why an index (`.idx`, named `shown` in messages) does not load, in git's words; `None` when
 /// it does.
 pub fn idx_error(bytes: &[u8], format: ObjectFormat, shown: &str) -> Option<String> {
-    flagsplit_object::idx::Index::parse(bytes, format.raw_len(), shown)
+    flagsplit_git::idx::Index::parse(bytes, format.raw_len(), shown)
         .err()
         .map(|e| e.to_string())
 }

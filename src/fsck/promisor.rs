@@ -35,8 +35,8 @@ pub(super) fn promisor_referents(f: &mut Fsck<'_>) {
             let Ok(off) = index.offset(n) else { continue };
             let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
                 matches!(
-                    flagsplit_object::pack::entry(&bytes[..end], off, raw),
-                    Ok(e) if matches!(e.kind, flagsplit_object::pack::EntryKind::Object(k) if k == Kind::Blob)
+                    flagsplit_git::pack::entry(&bytes[..end], off, raw),
+                    Ok(e) if matches!(e.kind, flagsplit_git::pack::EntryKind::Object(k) if k == Kind::Blob)
                 )
             });
             places.push(((pi, off), id, blob));

@@ -26,7 +26,7 @@ use std::path::Path;
 use super::hex;
 use crate::hash::Hasher;
 use crate::object::ObjectFormat;
-use flagsplit_object::bytes::{be16, be32};
+use flagsplit_git::bytes::{be16, be32};
 
 /// `CE_STAGEMASK` in the on-disk flags.
 const STAGE_MASK: u16 = 0x3000;

@@ -128,7 +128,7 @@ impl Graph<'_> {
     }
 
     fn bsearch(&self, id: &[u8]) -> Option<u32> {
-        flagsplit_object::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
+        flagsplit_git::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
     }
 }
 

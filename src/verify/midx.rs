@@ -216,7 +216,7 @@ impl Midx<'_> {
 
     /// `bsearch_hash` over the fanout and the lookup table.
     fn find(&self, id: &[u8]) -> Option<u32> {
-        flagsplit_object::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
+        flagsplit_git::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
     }
 }
 

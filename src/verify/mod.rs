@@ -50,7 +50,7 @@ impl Outcome {
     }
 }
 
-pub(crate) use flagsplit_object::bytes::{be32, be64};
+pub(crate) use flagsplit_git::bytes::{be32, be64};
 
 /// Big-endian `u32` at `at`, reading bytes past the end as zero: git maps these files and reads
 /// some fields without checking them against the file's length; what lies past the end of the

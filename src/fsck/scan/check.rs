@@ -168,7 +168,7 @@ pub struct Base<'a> {
     /// Whether that tree was clean (see [`checks::TreeChecked::clean`]).
     pub clean: bool,
     /// The copies the delta made from it (recorded for a tree whose base is clean).
-    pub copies: &'a [flagsplit_object::delta::Copy],
+    pub copies: &'a [flagsplit_git::delta::Copy],
 }
 
 /// Where an object handed to [`Core::object_checked`] was read.
@@ -252,7 +252,7 @@ pub struct Local {
     /// Whether the last tree checked was clean (see [`checks::TreeChecked::clean`]).
     pub tree_clean: bool,
     /// The copies of the last delta applied, when its check can use them.
-    pub copies: Vec<flagsplit_object::delta::Copy>,
+    pub copies: Vec<flagsplit_git::delta::Copy>,
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,

@@ -1,7 +1,7 @@
 //! A pack's entries as its check reads them: each one's offset, header and base in one word
 //! ([`Ent`]), what is rare kept beside ([`Rare`]), and the delta tree's shape ([`Children`]).
 
-use flagsplit_object::{idx, pack};
+use flagsplit_git::{idx, pack};
 
 use crate::fsck::Fatal;
 use crate::object::Kind;

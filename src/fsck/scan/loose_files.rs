@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use flagsplit_object::loose;
+use flagsplit_git::loose;
 use flagsplit_zlib::Inflater as _;
 
 use crate::fsck::odb::Mapped;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use flagsplit_object::{idx, pack};
+use flagsplit_git::{idx, pack};
 
 use crate::fsck::{Fatal, Fsck, hex};
 use crate::object::Kind;

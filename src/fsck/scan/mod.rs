@@ -24,7 +24,7 @@
 //!   packed one through a random read of its pack (git's `unpack_entry`).
 //! - [`read`]: the reads of the walk, the heads and the promisor set, through the store.
 
-use flagsplit_object::pack;
+use flagsplit_git::pack;
 use flagsplit_zlib::Inflater as _;
 
 use crate::hash::{Algorithm, Hasher};

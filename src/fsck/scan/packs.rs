@@ -1,7 +1,7 @@
 //! Opening the packs of every object directory: their indexes loaded, each object given its place
 //! in the table, and what git prints when a pack or its index cannot be used.
 
-use flagsplit_object::{idx, pack};
+use flagsplit_git::{idx, pack};
 
 use crate::fsck::odb::{Mapped, PackFiles};
 use crate::fsck::table::{Oid, oid};

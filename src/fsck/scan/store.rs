@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use flagsplit_object::{delta, idx, pack};
+use flagsplit_git::{delta, idx, pack};
 use flagsplit_zlib::Inflater as _;
 
 use crate::fsck::hex;

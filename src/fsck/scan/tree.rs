@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-use flagsplit_object::{delta, idx, pack};
+use flagsplit_git::{delta, idx, pack};
 use flagsplit_zlib::Inflater as _;
 
 use crate::fsck::hex;

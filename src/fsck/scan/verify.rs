@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-use flagsplit_object::{idx, pack};
+use flagsplit_git::{idx, pack};
 
 use crate::fsck::{Fatal, Fsck, hex};
 use crate::object::ObjectFormat;

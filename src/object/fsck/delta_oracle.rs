@@ -10,7 +10,7 @@ use super::{
     check_tree_links,
 };
 use crate::object::{Kind, ObjectFormat};
-use flagsplit_object::delta::Copy;
+use flagsplit_git::delta::Copy;
 
 /// Bytes read one at a time, zero when there are no more.
 struct Bytes<'a>(&'a [u8]);

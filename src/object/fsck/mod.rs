@@ -882,7 +882,7 @@ pub struct DeltaOf<'a, B> {
     /// The base's entries.
     pub entries: &'a [B],
     /// The delta's copies, in the order of the result.
-    pub copies: &'a [flagsplit_object::delta::Copy],
+    pub copies: &'a [flagsplit_git::delta::Copy],
 }
 
 /// Entries of a delta tree that are byte for byte a run of its base's entries, copied by one

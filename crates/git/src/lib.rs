@@ -1,3 +1,6 @@
+//! The git engine's library. It selects no provider and links none: a caller brings the hashes and
+//! the inflater its build selected.
+//!
 //! git's object storage formats, parsed as untrusted bytes: the pack index ([`idx`], versions 1
 //! and 2), pack entries ([`pack`]: the pack header, each entry's type and size, OFS and REF
 //! delta bases), deltas ([`delta`]) and loose object headers ([`loose`]); the big-endian reads
@@ -8,15 +11,19 @@
 //! (callers bound what they inflate by the input's own size). None panics on any input; the
 //! fuzz targets `idx`, `pack_entry`, `delta` and `loose` hold that.
 //!
-//! The crate hashes and inflates nothing: the caller brings the providers its build selected.
+//! Beside them: git's configuration files ([`gitconfig`]), its progress meters ([`progress`]) and
+//! its wording of system errors ([`os_error`]).
 #![deny(missing_docs)]
 
 pub mod bytes;
 pub mod delta;
 pub mod fanout;
+pub mod gitconfig;
 pub mod idx;
 pub mod loose;
+pub mod os_error;
 pub mod pack;
+pub mod progress;
 
 /// The kinds of object git stores, with their pack type numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
