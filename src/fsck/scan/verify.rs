@@ -53,34 +53,7 @@ pub(super) fn verify_one(
 ) -> Result<(bool, SpecialEvents), Fatal> {
     let p = &packs[pi];
     let name = p.name.clone();
-    // verify_pack_index
-    let Some(idx_map) = &p.idx else {
-        f.out.error(&format!("packfile {name} index not opened"));
-        return Ok((true, Vec::new()));
-    };
-    let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
-        Ok(i) => i,
-        Err(e) => {
-            f.out.error(&e.to_string());
-            f.out.error(&format!("packfile {name} index not opened"));
-            return Ok((true, Vec::new()));
-        }
-    };
-    let mut err = false;
-    let (covered, sum) = index.checksummed();
-    if digest(format.file_hash(), covered) != sum {
-        f.out
-            .error(&format!("Packfile index for {name} hash mismatch"));
-        err = true;
-    }
-    if let Some(lines) = pack_open_errors(p, &index, format, &p.name) {
-        for l in lines {
-            f.out.error(&l);
-        }
-        f.out.error(&format!("packfile {name} cannot be accessed"));
-        return Ok((true, Vec::new()));
-    }
-    let Some(bytes) = p.bytes() else {
+    let Some((index, bytes, mut err)) = verify_pack_index(f, p, format, raw) else {
         return Ok((true, Vec::new()));
     };
     let sig_ofs = bytes.len() - raw;
@@ -102,93 +75,12 @@ pub(super) fn verify_one(
             &saved,
         );
     }
-    // Entries by offset.
-    let read_started = std::time::Instant::now();
-    let order = by_offset(&index, &name)?;
-    let mut ents: Vec<Ent> = order.into_iter().map(|(off, n)| Ent::at(off, n)).collect();
-    let mut rare = Rare::default();
-    let count = ents.len();
     let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
-    let crc_of = |ents: &[Ent], i: usize| {
-        let off = (ents[i].off() as usize).min(sig_ofs);
-        let end = ents
-            .get(i + 1)
-            .map_or(sig_ofs, |e| (e.off() as usize).min(sig_ofs));
-        crc32fast::hash(&bytes[off..end.max(off)])
-    };
-    let crcs_wanted = index.version() > 1;
-    let limited = &bytes[..sig_ofs];
-    // Each entry's CRC and header, read on the pool a chunk at a time (an entry past the end is
-    // refused below before its header is used), with the entry as its header describes it and its
-    // base's place among the entries; what is rare about an entry (a damaged header, a base that
-    // is not an entry) is described again below, in order, into the pack's record of such
-    // entries. The trailer is hashed by one of the jobs that resolve the delta trees.
-    let read = |ents: &[Ent], i: usize| {
-        let crc = crcs_wanted.then(|| crc_of(ents, i));
-        let head = pack::entry(limited, ents[i].off(), raw);
-        let (ent, base) = describe(i, ents[i].off(), ents[i].n, &head, &index, &name, None);
-        let found =
-            base.and_then(|(target, _)| ents.binary_search_by_key(&target, |e| e.off()).ok());
-        let usual = head.is_ok()
-            && (base.is_some() == ent.is_delta())
-            && (base.is_none() || found.is_some());
-        (crc, head, usual.then_some((ent, found)))
-    };
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    if f.pool.is_none() {
-        let _ = sum.set(trailer());
-    }
-    // CRCs, headers, bases: the headers read a chunk at a time, so that what they hold before
-    // they are described takes a few MB, not some 50 bytes an entry.
-    for chunk in (0..count).step_by(READ_CHUNK) {
-        let span = chunk..(chunk + READ_CHUNK).min(count);
-        let heads: Vec<_> = match &f.pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                let ents = ents.as_slice();
-                span.clone()
-                    .into_par_iter()
-                    .map(|i| read(ents, i))
-                    .collect()
-            }),
-            None => span.clone().map(|i| read(&ents, i)).collect(),
-        };
-        for (i, (crc, head, usual)) in span.zip(&heads) {
-            let off = ents[i].off();
-            if off > sig_ofs as u64 {
-                if f.pool.is_some() {
-                    let _ = sum.set(trailer());
-                }
-                trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-                return Err(Fatal::msg(
-                    "offset beyond end of packfile (truncated pack?)",
-                ));
-            }
-            let n = ents[i].n;
-            if let Some(crc) = *crc
-                && Some(crc) != index.crc32(n)
-            {
-                f.out.error(&format!(
-                    "index CRC mismatch for object {} from {name} at offset {off}",
-                    hex(index.id(n))
-                ));
-                err = true;
-            }
-            if let Some((ent, found)) = *usual {
-                ents[i] = ent;
-                if let Some(b) = found {
-                    ents[i].base = b as u32;
-                }
-                continue;
-            }
-            let (ent, base) = describe(i, off, n, head, &index, &name, Some(&mut rare));
-            ents[i] = ent;
-            if let Some(target) = base {
-                let found = ents.binary_search_by_key(&target.0, |e| e.off()).ok();
-                ents[i].base = link_base(i, &ents[i], target, found, &name, Some(&mut rare));
-            }
-        }
-    }
+    let read_started = std::time::Instant::now();
+    let (ents, rare, crc_err) = read_entries(f, &index, bytes, raw, &name, (&sum, &trailer))?;
+    err |= crc_err;
+    let count = ents.len();
     let children = Children::new(&ents);
     f.stage_read += read_started.elapsed();
     let roots: Vec<u32> = (0..count as u32)
@@ -214,53 +106,7 @@ pub(super) fn verify_one(
         big: f.big_file_threshold,
         timing: f.opts.timing,
     };
-    let locals: Vec<Local> = {
-        let mut core = f.core_with(packs);
-        core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
-        core.edgeless = core.promisor;
-        match &f.pool {
-            Some(pool) => {
-                let threads = pool.current_num_threads();
-                let split = Split {
-                    big: big_subtrees(&ents, &children, &roots),
-                    pending: AtomicUsize::new(0),
-                    limit: threads * 2,
-                };
-                pool.install(|| {
-                    rayon::scope(|s| {
-                        s.spawn(|_| {
-                            let _ = sum.set(trailer());
-                        });
-                        for group in roots.chunks(ROOTS_PER_JOB) {
-                            let (core, pctx, split) = (&core, &pctx, &split);
-                            s.spawn(move |s| {
-                                on_worker(|w| {
-                                    for &root in group {
-                                        resolve(core, pctx, w, root as usize, Some((s, split)));
-                                    }
-                                });
-                            });
-                        }
-                    });
-                });
-                // What each thread's worker produced; its inflater stays on its thread.
-                pool.broadcast(|_| {
-                    WORKER.with(|cell| cell.borrow_mut().as_mut().map(|w| std::mem::take(&mut w.l)))
-                })
-                .into_iter()
-                .flatten()
-                .collect()
-            }
-            None => {
-                let mut w = Worker::new();
-                w.l.counts = Some(Vec::new());
-                for &root in &roots {
-                    resolve(&core, &pctx, &mut w, root as usize, None);
-                }
-                vec![w.l]
-            }
-        }
-    };
+    let locals = resolve_tree(f, (packs, pi), &pctx, &roots, (&sum, &trailer));
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
     let Some((failed, events)) = settle(f, locals) else {
         let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
@@ -276,7 +122,217 @@ pub(super) fn verify_one(
         return Ok((err | failed, events));
     };
     err |= failed;
-    // What no root reached: a cycle of REF_DELTA bases.
+    err |= report_cycles(f, &ents, &done, &index, &name);
+    meter.display_now(base_count + count as u64);
+    Ok((err, events))
+}
+
+/// git's `verify_pack_index`: the pack's index parsed and its checksum checked, and the pack
+/// mapped. `None` where git gives up on the pack (what it prints is printed): the pack then
+/// fails its check.
+fn verify_pack_index<'p>(
+    f: &mut Fsck<'_>,
+    p: &'p PackState,
+    format: ObjectFormat,
+    raw: usize,
+) -> Option<(idx::Index<'p>, &'p [u8], bool)> {
+    let name = &p.name;
+    let Some(idx_map) = &p.idx else {
+        f.out.error(&format!("packfile {name} index not opened"));
+        return None;
+    };
+    let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
+        Ok(i) => i,
+        Err(e) => {
+            f.out.error(&e.to_string());
+            f.out.error(&format!("packfile {name} index not opened"));
+            return None;
+        }
+    };
+    let mut err = false;
+    let (covered, sum) = index.checksummed();
+    if digest(format.file_hash(), covered) != sum {
+        f.out
+            .error(&format!("Packfile index for {name} hash mismatch"));
+        err = true;
+    }
+    if let Some(lines) = pack_open_errors(p, &index, format, &p.name) {
+        for l in lines {
+            f.out.error(&l);
+        }
+        f.out.error(&format!("packfile {name} cannot be accessed"));
+        return None;
+    }
+    Some((index, p.bytes()?, err))
+}
+
+/// Each entry of a pack, by offset: its CRC checked against the index's, its header read and
+/// its base found among the entries, on the pool a chunk at a time. Returns the entries, what
+/// is rare about them, and whether a CRC did not match; git dies (`Err`) at an entry past the
+/// end of the pack, after the trailer's lines. The trailer is hashed into `sum` here with one
+/// thread, else by one of the jobs that resolve the delta tree.
+fn read_entries(
+    f: &mut Fsck<'_>,
+    index: &idx::Index<'_>,
+    bytes: &[u8],
+    raw: usize,
+    name: &str,
+    (sum, trailer): (&std::sync::OnceLock<Vec<u8>>, &(dyn Fn() -> Vec<u8> + Sync)),
+) -> Result<(Vec<Ent>, Rare, bool), Fatal> {
+    let sig_ofs = bytes.len() - raw;
+    let mut err = false;
+    let order = by_offset(index, name)?;
+    let mut ents: Vec<Ent> = order.into_iter().map(|(off, n)| Ent::at(off, n)).collect();
+    let mut rare = Rare::default();
+    let count = ents.len();
+    let crc_of = |ents: &[Ent], i: usize| {
+        let off = (ents[i].off() as usize).min(sig_ofs);
+        let end = ents
+            .get(i + 1)
+            .map_or(sig_ofs, |e| (e.off() as usize).min(sig_ofs));
+        crc32fast::hash(&bytes[off..end.max(off)])
+    };
+    let crcs_wanted = index.version() > 1;
+    let limited = &bytes[..sig_ofs];
+    // Each entry's CRC and header, read on the pool a chunk at a time (an entry past the end is
+    // refused below before its header is used), with the entry as its header describes it and its
+    // base's place among the entries; what is rare about an entry (a damaged header, a base that
+    // is not an entry) is described again below, in order, into the pack's record of such
+    // entries.
+    let read = |ents: &[Ent], i: usize| {
+        let crc = crcs_wanted.then(|| crc_of(ents, i));
+        let head = pack::entry(limited, ents[i].off(), raw);
+        let (ent, base) = describe(i, ents[i].off(), ents[i].n, &head, index, name, None);
+        let found =
+            base.and_then(|(target, _)| ents.binary_search_by_key(&target, |e| e.off()).ok());
+        let usual = head.is_ok()
+            && (base.is_some() == ent.is_delta())
+            && (base.is_none() || found.is_some());
+        (crc, head, usual.then_some((ent, found)))
+    };
+    if f.pool.is_none() {
+        let _ = sum.set(trailer());
+    }
+    // CRCs, headers, bases: the headers read a chunk at a time, so that what they hold before
+    // they are described takes a few MB, not some 50 bytes an entry.
+    for chunk in (0..count).step_by(READ_CHUNK) {
+        let span = chunk..(chunk + READ_CHUNK).min(count);
+        let heads: Vec<_> = match &f.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                let ents = ents.as_slice();
+                span.clone()
+                    .into_par_iter()
+                    .map(|i| read(ents, i))
+                    .collect()
+            }),
+            None => span.clone().map(|i| read(&ents, i)).collect(),
+        };
+        for (i, (crc, head, usual)) in span.zip(&heads) {
+            let off = ents[i].off();
+            if off > sig_ofs as u64 {
+                if f.pool.is_some() {
+                    let _ = sum.set(trailer());
+                }
+                trailer_lines(f, name, sum.get(), bytes, index.pack_checksum());
+                return Err(Fatal::msg(
+                    "offset beyond end of packfile (truncated pack?)",
+                ));
+            }
+            let n = ents[i].n;
+            if let Some(crc) = *crc
+                && Some(crc) != index.crc32(n)
+            {
+                f.out.error(&format!(
+                    "index CRC mismatch for object {} from {name} at offset {off}",
+                    hex(index.id(n))
+                ));
+                err = true;
+            }
+            if let Some((ent, found)) = *usual {
+                ents[i] = ent;
+                if let Some(b) = found {
+                    ents[i].base = b as u32;
+                }
+                continue;
+            }
+            let (ent, base) = describe(i, off, n, head, index, name, Some(&mut rare));
+            ents[i] = ent;
+            if let Some(target) = base {
+                let found = ents.binary_search_by_key(&target.0, |e| e.off()).ok();
+                ents[i].base = link_base(i, &ents[i], target, found, name, Some(&mut rare));
+            }
+        }
+    }
+    Ok((ents, rare, err))
+}
+
+/// The delta tree of a pack resolved from its roots, on the pool (one of its jobs hashes the
+/// trailer into `sum`) or, with one thread, on this one: what each worker found.
+fn resolve_tree(
+    f: &Fsck<'_>,
+    (packs, pi): (&[PackState], usize),
+    pctx: &PackCtx<'_>,
+    roots: &[u32],
+    (sum, trailer): (&std::sync::OnceLock<Vec<u8>>, &(dyn Fn() -> Vec<u8> + Sync)),
+) -> Vec<Local> {
+    let mut core = f.core_with(packs);
+    core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
+    core.edgeless = core.promisor;
+    match &f.pool {
+        Some(pool) => {
+            let threads = pool.current_num_threads();
+            let split = Split {
+                big: big_subtrees(pctx.ents, pctx.children, roots),
+                pending: AtomicUsize::new(0),
+                limit: threads * 2,
+            };
+            pool.install(|| {
+                rayon::scope(|s| {
+                    s.spawn(|_| {
+                        let _ = sum.set(trailer());
+                    });
+                    for group in roots.chunks(ROOTS_PER_JOB) {
+                        let (core, split) = (&core, &split);
+                        s.spawn(move |s| {
+                            on_worker(|w| {
+                                for &root in group {
+                                    resolve(core, pctx, w, root as usize, Some((s, split)));
+                                }
+                            });
+                        });
+                    }
+                });
+            });
+            // What each thread's worker produced; its inflater stays on its thread.
+            pool.broadcast(|_| {
+                WORKER.with(|cell| cell.borrow_mut().as_mut().map(|w| std::mem::take(&mut w.l)))
+            })
+            .into_iter()
+            .flatten()
+            .collect()
+        }
+        None => {
+            let mut w = Worker::new();
+            w.l.counts = Some(Vec::new());
+            for &root in roots {
+                resolve(&core, pctx, &mut w, root as usize, None);
+            }
+            vec![w.l]
+        }
+    }
+}
+
+/// What no root of the delta tree reached (`done` has no bit for it): a cycle of REF_DELTA bases,
+/// which git follows until memory runs out, reported instead. Returns whether there was one.
+fn report_cycles(
+    f: &mut Fsck<'_>,
+    ents: &[Ent],
+    done: &[AtomicU64],
+    index: &idx::Index<'_>,
+    name: &str,
+) -> bool {
+    let mut err = false;
     for (i, e) in ents.iter().enumerate() {
         if done[i / 64].load(Relaxed) & (1 << (i % 64)) != 0 {
             continue;
@@ -292,6 +348,5 @@ pub(super) fn verify_one(
         ));
         err = true;
     }
-    meter.display_now(base_count + count as u64);
-    Ok((err, events))
+    err
 }
