@@ -288,3 +288,14 @@ pub(crate) fn read_retrying(reader: &mut impl Read, buf: &mut [u8]) -> io::Resul
 pub fn collision_detection_from_env() -> bool {
     std::env::var_os("FLAGSPLIT_SHA1DC").is_none_or(|v| v != "0")
 }
+
+/// The hash an object format names ([`flagsplit_git::HashAlgo`]), over this build's providers.
+impl From<flagsplit_git::HashAlgo> for Algorithm {
+    fn from(h: flagsplit_git::HashAlgo) -> Algorithm {
+        match h {
+            flagsplit_git::HashAlgo::Sha1 => Algorithm::Sha1,
+            flagsplit_git::HashAlgo::Sha1Unchecked => Algorithm::Sha1Unchecked,
+            flagsplit_git::HashAlgo::Sha256 => Algorithm::Sha256,
+        }
+    }
+}

@@ -7,84 +7,19 @@
 //! The same checks serve `git fsck` ([`fsck::check_object`]), with the links its walk follows
 //! ([`links`]).
 
-pub mod fsck;
-pub mod links;
-pub mod repository;
+/// git's checks of one object (`fsck.c`), from the engine's library.
+pub use flagsplit_git::check as fsck;
+pub use flagsplit_git::{links, repository};
 
 use std::fmt;
 use std::io::{self, Read};
 
-use crate::hash::{Algorithm, Collision, Digest, Hasher, read_retrying};
-
-/// Lowercase hexadecimal of raw bytes (an object id as git prints it).
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
-}
+use crate::hash::{Collision, Digest, Hasher, read_retrying};
 
 /// A git object type (the storage formats' own, [`flagsplit_git::Kind`]).
 pub use flagsplit_git::Kind;
 
-/// A repository's object format (`extensions.objectFormat`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ObjectFormat {
-    /// SHA-1, 20-byte ids (every repository without the extension, and outside a repository).
-    #[default]
-    Sha1,
-    /// SHA-256, 32-byte ids (`git init --object-format=sha256`).
-    Sha256,
-}
-
-impl ObjectFormat {
-    /// The name git uses (`sha1`, `sha256`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ObjectFormat::Sha1 => "sha1",
-            ObjectFormat::Sha256 => "sha256",
-        }
-    }
-
-    /// Parses `sha1` or `sha256` (ASCII case ignored, as git's config values).
-    pub fn from_name(name: &str) -> Option<ObjectFormat> {
-        [ObjectFormat::Sha1, ObjectFormat::Sha256]
-            .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(name))
-    }
-
-    /// Length of an id in bytes.
-    pub fn raw_len(self) -> usize {
-        match self {
-            ObjectFormat::Sha1 => 20,
-            ObjectFormat::Sha256 => 32,
-        }
-    }
-
-    /// Length of an id in hexadecimal.
-    pub fn hex_len(self) -> usize {
-        2 * self.raw_len()
-    }
-
-    /// The hash of object ids: SHA-1 with collision detection when `detect` (the `sha1`
-    /// facility), without (`sha1-unsafe`) otherwise; SHA-256 for the SHA-256 format.
-    pub fn object_hash(self, detect: bool) -> Algorithm {
-        match self {
-            ObjectFormat::Sha1 if detect => Algorithm::Sha1,
-            ObjectFormat::Sha1 => Algorithm::Sha1Unchecked,
-            ObjectFormat::Sha256 => Algorithm::Sha256,
-        }
-    }
-
-    /// The hash of git's own files' trailing checksums (indexes, the index, commit-graphs): the
-    /// object format's, without SHA-1 collision detection (git's `unsafe` hash functions).
-    pub fn file_hash(self) -> Algorithm {
-        self.object_hash(false)
-    }
-}
+pub use flagsplit_git::format::{HashAlgo, ObjectFormat, hex};
 
 /// An object id of either format: the digest of the object's header and content.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -163,7 +98,7 @@ impl ObjectHasher {
         len: u64,
         detect: bool,
     ) -> ObjectHasher {
-        let mut h = ObjectHasher(Hasher::new(format.object_hash(detect)));
+        let mut h = ObjectHasher(Hasher::new(format.object_hash(detect).into()));
         h.update(type_name);
         let mut digits = [0u8; 22];
         let n = write_length(&mut digits, len);

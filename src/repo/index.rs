@@ -353,7 +353,7 @@ pub fn parse_index(
         .ok_or_else(IndexError::corrupt)?
         .to_vec();
     if checksum.iter().any(|&b| b != 0) {
-        let mut h = Hasher::new(format.object_hash(true));
+        let mut h = Hasher::new(format.object_hash(true).into());
         h.update(data.get(..body_len).ok_or_else(IndexError::corrupt)?);
         match h.finalize() {
             Ok(d) if d.as_bytes() == checksum.as_slice() => {}

@@ -99,7 +99,7 @@ pub(crate) fn checksum_valid(data: &[u8], format: ObjectFormat) -> bool {
         return false;
     };
     let (body, trailer) = data.split_at(split);
-    let mut h = Hasher::new(format.file_hash());
+    let mut h = Hasher::new(format.file_hash().into());
     h.update(body);
     match h.finalize() {
         Ok(d) => d.as_bytes() == trailer,

@@ -11,19 +11,27 @@
 //! (callers bound what they inflate by the input's own size). None panics on any input; the
 //! fuzz targets `idx`, `pack_entry`, `delta` and `loose` hold that.
 //!
-//! Beside them: git's configuration files ([`gitconfig`]), its progress meters ([`progress`]) and
-//! its wording of system errors ([`os_error`]).
+//! Above them: object formats and the hash each names ([`mod@format`]), git's checks of one object
+//! (`fsck.c`: [`check`]), what an object links to as git's walk follows it ([`links`]), finding
+//! the repository ([`repository`]), git's configuration files ([`gitconfig`]), its progress meters
+//! ([`progress`]) and its wording of system errors ([`os_error`]).
 #![deny(missing_docs)]
 
+pub use format::{HashAlgo, ObjectFormat, hex};
+
 pub mod bytes;
+pub mod check;
 pub mod delta;
 pub mod fanout;
+pub mod format;
 pub mod gitconfig;
 pub mod idx;
+pub mod links;
 pub mod loose;
 pub mod os_error;
 pub mod pack;
 pub mod progress;
+pub mod repository;
 
 /// The kinds of object git stores, with their pack type numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

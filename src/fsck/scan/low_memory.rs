@@ -338,7 +338,7 @@ pub(super) fn verify_low_memory(
     drop(order);
     let count = offs.len();
     let limited = &bytes[..sig_ofs];
-    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
+    let trailer = || digest(format.object_hash(true).into(), &bytes[..sig_ofs]);
     let mut rare = Rare::default();
     let mut is_base = vec![0u64; count.div_ceil(64)];
     let crcs_wanted = index.version() > 1;

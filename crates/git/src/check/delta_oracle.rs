@@ -9,8 +9,8 @@ use super::{
     BaseEntry, DeltaOf, Options, SpecialBlobs, TreeEntryAt, check_delta_tree_links,
     check_tree_links,
 };
-use crate::object::{Kind, ObjectFormat};
-use flagsplit_git::delta::Copy;
+use crate::delta::Copy;
+use crate::{Kind, ObjectFormat};
 
 /// Bytes read one at a time, zero when there are no more.
 struct Bytes<'a>(&'a [u8]);

@@ -1,7 +1,7 @@
 //! Name rules of git's fsck: tree order, the names that HFS+ and NTFS read as `.git`,
 //! `.gitmodules` and friends, and ref names.
 
-use crate::object::Kind;
+use crate::Kind;
 
 /// The byte at `i`, or NUL past the end: git's parsers read NUL-terminated buffers.
 #[inline]

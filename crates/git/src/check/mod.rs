@@ -882,7 +882,7 @@ pub struct DeltaOf<'a, B> {
     /// The base's entries.
     pub entries: &'a [B],
     /// The delta's copies, in the order of the result.
-    pub copies: &'a [flagsplit_git::delta::Copy],
+    pub copies: &'a [crate::delta::Copy],
 }
 
 /// Entries of a delta tree that are byte for byte a run of its base's entries, copied by one
@@ -1276,7 +1276,7 @@ mod tests {
                     &mut special,
                     &mut out,
                 );
-                let _ = super::super::links::links_for(kind, &[0x33; 20], &v, ObjectFormat::Sha1);
+                let _ = crate::links::links_for(kind, &[0x33; 20], &v, ObjectFormat::Sha1);
                 let _ = tree(&v, ObjectFormat::Sha256);
                 let _ = commit(&v, ObjectFormat::Sha256);
                 let _ = tag(&v, ObjectFormat::Sha1);

@@ -9,7 +9,7 @@ use super::names::{
     simple_mode, tag_name_ok, verify_ordered,
 };
 use crate::gitconfig::Config;
-use crate::object::{Kind, ObjectFormat};
+use crate::{Kind, ObjectFormat};
 
 /// Where the checks send what they find.
 pub(crate) trait Sink {
@@ -650,7 +650,7 @@ pub(crate) fn tag(buf: &[u8], format: ObjectFormat, s: &mut dyn Sink) -> bool {
             "invalid format - unexpected end after 'type' line",
         );
     };
-    if crate::object::Kind::from_name(buf.get(i..eol).unwrap_or_default()).is_none()
+    if crate::Kind::from_name(buf.get(i..eol).unwrap_or_default()).is_none()
         && s.report(MsgId::BadType, "invalid 'type' value")
     {
         return true;

@@ -1,0 +1,81 @@
+//! Object formats (SHA-1 and SHA-256 repositories), the hash functions they use, and object ids
+//! as git prints them.
+
+/// Lowercase hexadecimal of raw bytes (an object id as git prints it).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
+}
+
+/// A hash function git's object formats use (git's `git_hash_algo`, with its SHA-1 checked for
+/// collisions or not). The engine names the one it needs; the caller's providers compute it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashAlgo {
+    /// SHA-1 with collision detection (object ids).
+    Sha1,
+    /// SHA-1 without it (git's `unsafe` hash: its own files' trailing checksums).
+    Sha1Unchecked,
+    /// SHA-256.
+    Sha256,
+}
+
+/// A repository's object format (`extensions.objectFormat`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ObjectFormat {
+    /// SHA-1, 20-byte ids (every repository without the extension, and outside a repository).
+    #[default]
+    Sha1,
+    /// SHA-256, 32-byte ids (`git init --object-format=sha256`).
+    Sha256,
+}
+
+impl ObjectFormat {
+    /// The name git uses (`sha1`, `sha256`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectFormat::Sha1 => "sha1",
+            ObjectFormat::Sha256 => "sha256",
+        }
+    }
+
+    /// Parses `sha1` or `sha256` (ASCII case ignored, as git's config values).
+    pub fn from_name(name: &str) -> Option<ObjectFormat> {
+        [ObjectFormat::Sha1, ObjectFormat::Sha256]
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Length of an id in bytes.
+    pub fn raw_len(self) -> usize {
+        match self {
+            ObjectFormat::Sha1 => 20,
+            ObjectFormat::Sha256 => 32,
+        }
+    }
+
+    /// Length of an id in hexadecimal.
+    pub fn hex_len(self) -> usize {
+        2 * self.raw_len()
+    }
+
+    /// The hash of object ids: SHA-1 with collision detection when `detect` (the `sha1`
+    /// facility), without (`sha1-unsafe`) otherwise; SHA-256 for the SHA-256 format.
+    pub fn object_hash(self, detect: bool) -> HashAlgo {
+        match self {
+            ObjectFormat::Sha1 if detect => HashAlgo::Sha1,
+            ObjectFormat::Sha1 => HashAlgo::Sha1Unchecked,
+            ObjectFormat::Sha256 => HashAlgo::Sha256,
+        }
+    }
+
+    /// The hash of git's own files' trailing checksums (indexes, the index, commit-graphs): the
+    /// object format's, without SHA-1 collision detection (git's `unsafe` hash functions).
+    pub fn file_hash(self) -> HashAlgo {
+        self.object_hash(false)
+    }
+}
