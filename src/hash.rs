@@ -299,3 +299,14 @@ impl From<flagsplit_git::HashAlgo> for Algorithm {
         }
     }
 }
+
+/// This build's hash providers, as the engine's library asks for them ([`flagsplit_git::Hashes`]).
+pub struct Selected;
+
+impl flagsplit_git::Hashes for Selected {
+    fn digest(algo: flagsplit_git::HashAlgo, data: &[u8]) -> Option<Vec<u8>> {
+        let mut h = Hasher::new(algo.into());
+        h.update(data);
+        h.finalize().ok().map(|d| d.as_bytes().to_vec())
+    }
+}

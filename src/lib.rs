@@ -36,10 +36,9 @@ pub mod inherited;
 pub mod object;
 pub mod repo;
 pub mod sum;
-pub mod verify;
 pub mod zlib;
 
 pub use flagsplit_cli::{cli, cpu, json};
 pub use flagsplit_config as config;
-pub use flagsplit_git::{gitconfig, os_error, progress};
+pub use flagsplit_git::{gitconfig, os_error, progress, verify};
 pub use flagsplit_spec as spec;

@@ -4,6 +4,7 @@
 
 use std::ffi::OsString;
 
+use crate::hash::Selected;
 use crate::object::Kind;
 use crate::repo::refs::{self, RefStore};
 use crate::repo::reftable::store::Report;
@@ -473,14 +474,15 @@ pub fn structures_loaded(
     let grafts = !f.grafts.parents.is_empty();
     if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
-        let out = commit_graph::load_lines(&odbs, format, graph_settings(config));
+        let out = commit_graph::load_lines::<Selected>(&odbs, format, graph_settings(config));
         for l in &out.lines {
             f.out.err(l);
         }
         // With --connectivity-only git's walk parses the commits the graph lists from the graph,
         // without reading their objects.
         if f.opts.connectivity_only {
-            f.graph_commits = commit_graph::commits(&odbs, format, graph_settings(config));
+            f.graph_commits =
+                commit_graph::commits::<Selected>(&odbs, format, graph_settings(config));
         }
     }
     Ok(())
@@ -510,7 +512,8 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
                 let size = p.bytes().map_or(0, |b| b.len() as u64);
                 let offset = |n: usize| index.offset(n as u32).unwrap_or(0);
                 let num = index.len() as usize;
-                let out = rev::verify(&name, rev_file.as_deref(), format, num, offset, size);
+                let out =
+                    rev::verify::<Selected>(&name, rev_file.as_deref(), format, num, offset, size);
                 lines.extend(out.lines);
                 rev_bad |= out.failed;
             }
@@ -518,7 +521,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
         meter.display(n as u64 + 1);
         let bm = bitmap::pack_bitmap_path(&name);
         if let Ok(bytes) = std::fs::read(&bm) {
-            let out = bitmap::verify(std::path::Path::new(&bm), &bytes, format);
+            let out = bitmap::verify::<Selected>(std::path::Path::new(&bm), &bytes, format);
             lines.extend(out.lines);
             bitmap_bad |= out.failed;
         }
@@ -526,7 +529,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
     meter.stop();
     for path in f.midx_bitmaps.clone() {
         if let Ok(bytes) = std::fs::read(&path) {
-            let out = bitmap::verify(&path, &bytes, format);
+            let out = bitmap::verify::<Selected>(&path, &bytes, format);
             lines.extend(out.lines);
             bitmap_bad |= out.failed;
         }
@@ -559,8 +562,9 @@ pub fn structures_after_walk(
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
             let progress = fr.out.progress();
-            let out =
-                commit_graph::verify_in(&d.path, &odbs, format, settings, &mut read, progress);
+            let out = commit_graph::verify_in::<Selected>(
+                &d.path, &odbs, format, settings, &mut read, progress,
+            );
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
@@ -616,7 +620,8 @@ pub fn structures_after_walk(
                     _ => midx::PackEntry::NotInIndex,
                 }
             };
-            let out = midx::verify_progress(&d.path, format, &mut entry, fr.out.progress());
+            let out =
+                midx::verify_progress::<Selected>(&d.path, format, &mut entry, fr.out.progress());
             for l in &out.lines {
                 f.out.err(l);
             }

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use flagsplit::hash::Selected;
 use flagsplit::object::ObjectFormat;
 use flagsplit::verify::{self, Outcome, bitmap, commit_graph, midx, rev};
 
@@ -215,7 +216,7 @@ fn check_revs(r: &Repo, format: ObjectFormat) -> Outcome {
         );
         let revb = fs::read(pack.with_extension("rev")).ok();
         let size = fs::metadata(&pack).map(|m| m.len()).unwrap_or(0);
-        let o = rev::verify(
+        let o = rev::verify::<Selected>(
             &name,
             revb.as_deref(),
             format,
@@ -247,7 +248,7 @@ fn check_bitmaps(r: &Repo, format: ObjectFormat) -> Outcome {
     }
     for p in paths {
         if let Ok(b) = fs::read(r.dir.join(&p)) {
-            let o = bitmap::verify(&p, &b, format);
+            let o = bitmap::verify::<Selected>(&p, &b, format);
             all.lines.extend(o.lines);
             all.failed |= o.failed;
         }
@@ -305,7 +306,12 @@ fn compare_commit_graph_with(
     ]);
     let o = r.git(&args);
     let objects = r.all_objects();
-    let ours = commit_graph::verify_with(&objdir, format, settings, &mut read_commit(&objects));
+    let ours = commit_graph::verify_with::<Selected>(
+        &objdir,
+        format,
+        settings,
+        &mut read_commit(&objects),
+    );
     assert_eq!(
         set(&ours),
         lines(&o.stderr),
@@ -335,7 +341,7 @@ fn compare_midx(r: &Repo, format: ObjectFormat) {
             .to_string();
         entries.insert(name, r.idx_entries(&pack).into_iter().collect());
     }
-    let ours = midx::verify(&objdir, format, &mut |idx, id| {
+    let ours = midx::verify::<Selected>(&objdir, format, &mut |idx, id| {
         let name = idx.file_name().and_then(|n| n.to_str()).unwrap_or("");
         match entries.get(name) {
             None => midx::PackEntry::Unusable(Vec::new()),
@@ -706,7 +712,7 @@ fn fsck_loads_midx_and_commit_graph() {
             assert_eq!(rc, 128);
             continue;
         }
-        let ours = midx::verify(&r.objects(), format, &mut |_, _| {
+        let ours = midx::verify::<Selected>(&r.objects(), format, &mut |_, _| {
             midx::PackEntry::NotInIndex
         });
         let mut all = set(&load);
@@ -738,14 +744,15 @@ fn fsck_loads_midx_and_commit_graph() {
             Some(at) => flip(&path, at),
             None => truncate(&path, n),
         }
-        let load = commit_graph::load_lines(
+        let load = commit_graph::load_lines::<Selected>(
             &[r.objects().as_path()],
             format,
             commit_graph::Settings::default(),
         );
         assert!(!load.failed);
         let objects = r.all_objects();
-        let ours = commit_graph::verify(&r.objects(), format, &mut read_commit(&objects));
+        let ours =
+            commit_graph::verify::<Selected>(&r.objects(), format, &mut read_commit(&objects));
         let mut all = set(&load);
         all.extend(ours.lines.iter().cloned());
         let (theirs, rc) = r.fsck();
@@ -940,7 +947,7 @@ fn commit_graph_chain_in_alternate() {
         ]);
         let objects = b.all_objects();
         let (ao, bo) = (a.objects(), b.objects());
-        let ours = commit_graph::verify_in(
+        let ours = commit_graph::verify_in::<Selected>(
             &ao,
             &[bo.as_path(), ao.as_path()],
             format,
@@ -1096,7 +1103,7 @@ fn multi_pack_index_unusable_pack() {
         .and_then(|n| n.to_str())
         .unwrap_or("")
         .to_string();
-    let ours = midx::verify(&r.objects(), format, &mut |idx, id| {
+    let ours = midx::verify::<Selected>(&r.objects(), format, &mut |idx, id| {
         let name = idx.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let m = &entries[name];
         if name.strip_suffix(".idx") == broken.strip_suffix(".pack") {

@@ -24,6 +24,14 @@ pub enum HashAlgo {
     Sha256,
 }
 
+/// The hashing the engine asks of its caller, whose build selected the providers: the engine
+/// names the function ([`HashAlgo`]) and never links one itself.
+pub trait Hashes {
+    /// The digest of `data` with `algo`, or `None` when SHA-1's collision detection finds `data`
+    /// to be part of an attack.
+    fn digest(algo: HashAlgo, data: &[u8]) -> Option<Vec<u8>>;
+}
+
 /// A repository's object format (`extensions.objectFormat`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ObjectFormat {

@@ -17,7 +17,7 @@
 //! ([`progress`]) and its wording of system errors ([`os_error`]).
 #![deny(missing_docs)]
 
-pub use format::{HashAlgo, ObjectFormat, hex};
+pub use format::{HashAlgo, Hashes, ObjectFormat, hex};
 
 pub mod bytes;
 pub mod check;
@@ -32,6 +32,10 @@ pub mod os_error;
 pub mod pack;
 pub mod progress;
 pub mod repository;
+pub mod verify;
+
+#[cfg(test)]
+pub(crate) mod test_hashes;
 
 /// The kinds of object git stores, with their pack type numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,6 +11,7 @@
 //! is absent or refused) is loaded and verified as git does: only the tip layer's checksum and
 //! object order, every layer's packs and offsets.
 
+use crate::Hashes;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::{
     Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, parse_hex_id, read_toc,
 };
-use crate::object::ObjectFormat;
+use crate::ObjectFormat;
 use crate::progress::{Meter, Progress};
 
 const SIGNATURE: u32 = 0x4d49_4458;
@@ -216,7 +217,7 @@ impl Midx<'_> {
 
     /// `bsearch_hash` over the fanout and the lookup table.
     fn find(&self, id: &[u8]) -> Option<u32> {
-        flagsplit_git::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
+        crate::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
     }
 }
 
@@ -512,18 +513,18 @@ pub fn objects_of_packs(
 /// the index lists it>`, which is also how git names the pack in its messages, with `.pack`)
 /// and an object id, where the pack's `.idx` puts the object. A listed pack whose name does not
 /// end in `.idx` or whose `.pack` is not a regular file is reported without asking.
-pub fn verify(
+pub fn verify<H: Hashes>(
     objects_dir: &Path,
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
 ) -> Outcome {
-    verify_progress(objects_dir, format, pack_entry, Progress::OFF)
+    verify_progress::<H>(objects_dir, format, pack_entry, Progress::OFF)
 }
 
 /// [`verify`] with `--progress` when `progress` is on: git's meters `Looking for referenced
 /// packfiles` (delayed), then `Verifying OID order in multi-pack-index`, `Sorting objects by
 /// packfile` and `Verifying object offsets`, updated every 4096 objects as git's are.
-pub fn verify_progress(
+pub fn verify_progress<H: Hashes>(
     objects_dir: &Path,
     format: ObjectFormat,
     pack_entry: &mut dyn FnMut(&Path, &[u8]) -> PackEntry,
@@ -538,7 +539,7 @@ pub fn verify_progress(
         format,
         &mut out,
         |chain, out| match chain {
-            Some(c) => verify_loaded(c, objects_dir, format, pack_entry, out, progress),
+            Some(c) => verify_loaded::<H>(c, objects_dir, format, pack_entry, out, progress),
             None => {
                 if std::fs::metadata(midx_path(objects_dir)).is_ok() {
                     out.error("multi-pack-index file exists, but failed to parse");
@@ -562,7 +563,7 @@ fn sparse_display(meter: &mut Meter, n: u64) {
     }
 }
 
-fn verify_loaded(
+fn verify_loaded<H: Hashes>(
     c: &Chain<'_>,
     objects_dir: &Path,
     format: ObjectFormat,
@@ -577,7 +578,7 @@ fn verify_loaded(
     let Some(tip) = c.tip() else {
         return;
     };
-    if !checksum_valid(tip.m.data, format) {
+    if !checksum_valid::<H>(tip.m.data, format) {
         report(out, "incorrect checksum".to_string());
     }
     let pack_dir = objects_dir.join("pack");
@@ -749,7 +750,7 @@ mod tests {
                         packs_in_base: 0,
                     }],
                 };
-                verify_loaded(
+                verify_loaded::<crate::test_hashes::TestHashes>(
                     &chain,
                     Path::new("/nonexistent"),
                     ObjectFormat::Sha1,

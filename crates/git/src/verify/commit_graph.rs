@@ -19,6 +19,7 @@
 //! database's commits, and git's errors when an id named as a tree or parent is already known as
 //! an object of another type.
 
+use crate::Hashes;
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use super::{
     Outcome, be32, be64, checksum_valid, find_chunk, hex, oid_version, parse_hex_id, read_toc,
 };
-use crate::object::ObjectFormat;
+use crate::ObjectFormat;
 use crate::progress::{Meter, Progress};
 
 const SIGNATURE: u32 = 0x4347_5048;
@@ -128,7 +129,7 @@ impl Graph<'_> {
     }
 
     fn bsearch(&self, id: &[u8]) -> Option<u32> {
-        flagsplit_git::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
+        crate::fanout::bsearch_hash(self.fanout, u32::MAX, id, |n| self.oid(n))
     }
 }
 
@@ -464,7 +465,7 @@ impl Verifier<'_, '_> {
     }
 
     /// `verify_one_commit_graph` for layer `l`.
-    fn verify_one(
+    fn verify_one<H: Hashes>(
         &mut self,
         l: usize,
         format: ObjectFormat,
@@ -472,7 +473,7 @@ impl Verifier<'_, '_> {
     ) -> Result<u32, Die> {
         let g = &self.layers[l];
         let num = g.num_commits;
-        if !checksum_valid(g.data, format) {
+        if !checksum_valid::<H>(g.data, format) {
             self.report(
                 "the commit-graph file has incorrect checksum and is likely corrupt".into(),
             );
@@ -814,23 +815,23 @@ fn strerror(e: &std::io::Error) -> String {
 
 /// `git commit-graph verify --object-dir <objects_dir> --no-progress` with default settings, in
 /// a repository whose only object directory is `objects_dir`.
-pub fn verify(
+pub fn verify<H: Hashes>(
     objects_dir: &Path,
     format: ObjectFormat,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
 ) -> Outcome {
-    verify_with(objects_dir, format, Settings::default(), read_commit)
+    verify_with::<H>(objects_dir, format, Settings::default(), read_commit)
 }
 
 /// [`verify`] with the repository's commit-graph [`Settings`]. `objects_dir` appears in messages
 /// as given; `read_commit` is asked for the object database's commits by raw id.
-pub fn verify_with(
+pub fn verify_with<H: Hashes>(
     objects_dir: &Path,
     format: ObjectFormat,
     settings: Settings,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
 ) -> Outcome {
-    verify_in(
+    verify_in::<H>(
         objects_dir,
         &[objects_dir],
         format,
@@ -844,7 +845,7 @@ pub fn verify_with(
 /// git's order (its own first, then the alternates'), where git looks for a split chain's layer
 /// files (the first that loads wins), whichever object directory's chain file names them.
 /// `progress` shows git's `Verifying commits in commit graph` meter (`--progress`).
-pub fn verify_in(
+pub fn verify_in<H: Hashes>(
     objects_dir: &Path,
     odbs: &[&Path],
     format: ObjectFormat,
@@ -856,7 +857,7 @@ pub fn verify_in(
         read: read_commit,
         progress,
     };
-    drive(objects_dir, odbs, format, settings, Some(rc)).0
+    drive::<H>(objects_dir, odbs, format, settings, Some(rc)).0
 }
 
 /// What a process that reads the repository's commit-graph prints while loading it, without
@@ -867,10 +868,10 @@ pub fn verify_in(
 /// shallow and has no grafts or replace refs, and prints these lines (git 2.47.3 printed them
 /// twice in our tests, which does not change the set of lines). They do not make `git fsck`
 /// fail: [`Outcome::failed`] is false.
-pub fn load_lines(odbs: &[&Path], format: ObjectFormat, settings: Settings) -> Outcome {
+pub fn load_lines<H: Hashes>(odbs: &[&Path], format: ObjectFormat, settings: Settings) -> Outcome {
     let mut all = Outcome::default();
     for odb in odbs {
-        let (out, found) = drive(odb, odbs, format, settings, None);
+        let (out, found) = drive::<H>(odb, odbs, format, settings, None);
         all.lines.extend(out.lines);
         if found {
             break;
@@ -892,7 +893,7 @@ pub struct GraphCommit {
 /// from the graph instead of reading the object (git's `parse_commit_in_graph`): from the first
 /// object directory of `odbs` whose commit-graph loads, as [`load_lines`] loads it. `None` when
 /// none loads, or when a commit's parents do not resolve in it (the objects are then read).
-pub fn commits(
+pub fn commits<H: Hashes>(
     odbs: &[&Path],
     format: ObjectFormat,
     settings: Settings,
@@ -900,7 +901,7 @@ pub fn commits(
     for odb in odbs {
         let mut found = None;
         let mut collect = |layers: &[Graph<'_>]| found = Some(all_commits(layers));
-        let (_, loaded) = drive_with(odb, odbs, format, settings, None, Some(&mut collect));
+        let (_, loaded) = drive_with::<H>(odb, odbs, format, settings, None, Some(&mut collect));
         if loaded {
             return found.flatten();
         }
@@ -959,18 +960,18 @@ type Collect<'a> = &'a mut dyn FnMut(&[Graph<'_>]);
 /// Loads the commit-graph of `objects_dir` and, with `read_commit`, verifies it as
 /// `git commit-graph verify` does; without, loads it as a reading process does. Returns what was
 /// printed and whether a commit-graph loaded.
-fn drive(
+fn drive<H: Hashes>(
     objects_dir: &Path,
     odbs: &[&Path],
     format: ObjectFormat,
     settings: Settings,
     read_commit: Option<ReadCommit<'_>>,
 ) -> (Outcome, bool) {
-    drive_with(objects_dir, odbs, format, settings, read_commit, None)
+    drive_with::<H>(objects_dir, odbs, format, settings, read_commit, None)
 }
 
 /// [`drive`], handing the layers that loaded to `collect` when not verifying.
-fn drive_with(
+fn drive_with<H: Hashes>(
     objects_dir: &Path,
     odbs: &[&Path],
     format: ObjectFormat,
@@ -988,7 +989,10 @@ fn drive_with(
                 Some(g) => {
                     let layers = [g];
                     return match read_commit {
-                        Some(rc) => (run(&layers, format, rc.read, false, out, rc.progress), true),
+                        Some(rc) => (
+                            run::<H>(&layers, format, rc.read, false, out, rc.progress),
+                            true,
+                        ),
                         None => {
                             if let Some(c) = collect {
                                 c(&layers);
@@ -1037,11 +1041,13 @@ fn drive_with(
             }
             (out, false)
         }
-        Read::Bytes(text) => verify_chain(odbs, &text, format, settings, read_commit, collect, out),
+        Read::Bytes(text) => {
+            verify_chain::<H>(odbs, &text, format, settings, read_commit, collect, out)
+        }
     }
 }
 
-fn run(
+fn run<H: Hashes>(
     layers: &[Graph<'_>],
     format: ObjectFormat,
     read_commit: &mut dyn FnMut(&[u8]) -> Commit,
@@ -1062,7 +1068,7 @@ fn run(
     };
     let mut local = 0u32;
     for l in (0..layers.len()).rev() {
-        match v.verify_one(l, format, read_commit) {
+        match v.verify_one::<H>(l, format, read_commit) {
             Ok(e) => local |= e,
             Err(Die(msg)) => {
                 v.out.fatal(msg);
@@ -1081,7 +1087,7 @@ fn run(
 }
 
 /// `load_commit_graph_chain_fd_st`, then the verification of what loaded.
-fn verify_chain(
+fn verify_chain<H: Hashes>(
     odbs: &[&Path],
     text: &[u8],
     format: ObjectFormat,
@@ -1191,7 +1197,7 @@ fn verify_chain(
         return (out, false);
     }
     (
-        run(
+        run::<H>(
             &layers,
             format,
             read_commit.read,
@@ -1300,7 +1306,7 @@ mod tests {
                 let mut out = Outcome::default();
                 if let Some(g) = parse(&data, ObjectFormat::Sha1, Settings::default(), &mut out) {
                     let layers = [g];
-                    let _ = run(
+                    let _ = run::<crate::test_hashes::TestHashes>(
                         &layers,
                         ObjectFormat::Sha1,
                         &mut |_| Commit::Missing,

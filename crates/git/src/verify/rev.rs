@@ -8,7 +8,8 @@
 //! objects by offset. The pack checksum the file carries is not compared with the pack's.
 
 use super::{Outcome, be32, checksum_valid};
-use crate::object::ObjectFormat;
+use crate::Hashes;
+use crate::ObjectFormat;
 
 /// `RIDX`.
 const SIGNATURE: u32 = 0x5249_4458;
@@ -35,7 +36,7 @@ pub fn rev_path(pack_name: &str) -> String {
 ///   position `n` of the `.idx` (by object id).
 /// - `pack_size`: the `.pack` file's length (git's in-memory reverse index ends with the offset of
 ///   the pack's trailing checksum, which orders after every object of a sound index).
-pub fn verify(
+pub fn verify<H: Hashes>(
     pack_name: &str,
     rev: Option<&[u8]>,
     format: ObjectFormat,
@@ -55,7 +56,7 @@ pub fn verify(
         return out;
     }
     let mut bad = false;
-    if !checksum_valid(data, format) {
+    if !checksum_valid::<H>(data, format) {
         out.error("invalid checksum");
         bad = true;
     }
@@ -202,13 +203,27 @@ mod tests {
 
     #[test]
     fn missing_file_is_fine() {
-        let o = verify("p.pack", None, ObjectFormat::Sha1, 2, |n| n as u64 + 1, 100);
+        let o = verify::<crate::test_hashes::TestHashes>(
+            "p.pack",
+            None,
+            ObjectFormat::Sha1,
+            2,
+            |n| n as u64 + 1,
+            100,
+        );
         assert_eq!(o, Outcome::default());
     }
 
     #[test]
     fn too_small_and_corrupt() {
-        let o = verify("x/p.pack", Some(&[0; 10]), ObjectFormat::Sha1, 0, |_| 0, 32);
+        let o = verify::<crate::test_hashes::TestHashes>(
+            "x/p.pack",
+            Some(&[0; 10]),
+            ObjectFormat::Sha1,
+            0,
+            |_| 0,
+            32,
+        );
         assert_eq!(
             o.lines,
             [
@@ -217,7 +232,14 @@ mod tests {
             ]
         );
         assert!(o.failed);
-        let o = verify("p.pack", Some(&[0; 56]), ObjectFormat::Sha1, 0, |_| 0, 32);
+        let o = verify::<crate::test_hashes::TestHashes>(
+            "p.pack",
+            Some(&[0; 56]),
+            ObjectFormat::Sha1,
+            0,
+            |_| 0,
+            32,
+        );
         assert_eq!(o.lines[0], "error: reverse-index file p.rev is corrupt");
     }
 
@@ -232,7 +254,7 @@ mod tests {
                 })
                 .collect();
             let offs: Vec<u64> = (0..(len / 4) as u64).collect();
-            let _ = verify(
+            let _ = verify::<crate::test_hashes::TestHashes>(
                 "p.pack",
                 Some(&data),
                 ObjectFormat::Sha256,

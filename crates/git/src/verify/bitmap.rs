@@ -7,17 +7,18 @@
 //! Not checked (git does not either): the bitmaps' headers, EWAH data, lookup tables, hash caches
 //! and pseudo-merges.
 
+use crate::Hashes;
 use std::path::Path;
 
 use super::{Outcome, checksum_valid};
-use crate::object::ObjectFormat;
+use crate::ObjectFormat;
 
 /// Checks one bitmap file: `path` as git prints it (the pack's path with `.pack` replaced by
 /// `.bitmap`, or the multi-pack-index bitmap's path), `bytes` its content. A failure counts for
 /// `git fsck`'s 0200 bit.
-pub fn verify(path: &Path, bytes: &[u8], format: ObjectFormat) -> Outcome {
+pub fn verify<H: Hashes>(path: &Path, bytes: &[u8], format: ObjectFormat) -> Outcome {
     let mut out = Outcome::default();
-    if !checksum_valid(bytes, format) {
+    if !checksum_valid::<H>(bytes, format) {
         out.error(format!(
             "bitmap file '{}' has invalid checksum",
             path.display()
@@ -39,7 +40,11 @@ mod tests {
 
     #[test]
     fn empty_file_is_invalid() {
-        let o = verify(Path::new("a/b.bitmap"), b"", ObjectFormat::Sha1);
+        let o = verify::<crate::test_hashes::TestHashes>(
+            Path::new("a/b.bitmap"),
+            b"",
+            ObjectFormat::Sha1,
+        );
         assert_eq!(
             o.lines,
             ["error: bitmap file 'a/b.bitmap' has invalid checksum"]

@@ -17,8 +17,8 @@ pub mod commit_graph;
 pub mod midx;
 pub mod rev;
 
-use crate::hash::Hasher;
-use crate::object::ObjectFormat;
+use crate::Hashes;
+use crate::ObjectFormat;
 
 /// What a check printed and whether it failed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Outcome {
     }
 }
 
-pub(crate) use flagsplit_git::bytes::{be32, be64};
+pub(crate) use crate::bytes::{be32, be64};
 
 /// Big-endian `u32` at `at`, reading bytes past the end as zero: git maps these files and reads
 /// some fields without checking them against the file's length; what lies past the end of the
@@ -73,7 +73,7 @@ pub(crate) fn be64_or_zero(data: &[u8], at: usize) -> u64 {
     (u64::from(be32_or_zero(data, at)) << 32) | u64::from(be32_or_zero(data, at.saturating_add(4)))
 }
 
-pub(crate) use crate::object::hex;
+pub(crate) use crate::hex;
 
 /// Parses exactly `format.raw_len()` bytes of hexadecimal (either case) at the start of `text`,
 /// as git's `get_oid_hex` does (what follows is not looked at).
@@ -94,17 +94,12 @@ pub(crate) fn parse_hex_id(text: &[u8], format: ObjectFormat) -> Option<Vec<u8>>
 
 /// Whether `data` ends with the hash of what precedes it (git's `hashfile_checksum_valid`; a file
 /// shorter than a hash is not valid).
-pub(crate) fn checksum_valid(data: &[u8], format: ObjectFormat) -> bool {
+pub(crate) fn checksum_valid<H: Hashes>(data: &[u8], format: ObjectFormat) -> bool {
     let Some(split) = data.len().checked_sub(format.raw_len()) else {
         return false;
     };
     let (body, trailer) = data.split_at(split);
-    let mut h = Hasher::new(format.file_hash().into());
-    h.update(body);
-    match h.finalize() {
-        Ok(d) => d.as_bytes() == trailer,
-        Err(_) => false,
-    }
+    H::digest(format.file_hash(), body).is_some_and(|d| d == trailer)
 }
 
 /// `oid_version`: the hash id the commit-graph and multi-pack-index headers carry.
@@ -205,7 +200,10 @@ mod tests {
 
     #[test]
     fn checksum_of_short_input_is_invalid() {
-        assert!(!checksum_valid(&[0; 10], ObjectFormat::Sha1));
+        assert!(!checksum_valid::<crate::test_hashes::TestHashes>(
+            &[0; 10],
+            ObjectFormat::Sha1
+        ));
     }
 
     #[test]
