@@ -19,7 +19,6 @@
 //!   `--check`, messages).
 //! - [`verify`]: the checks `git fsck` runs on reverse indexes, bitmaps, the commit-graph and
 //!   the multi-pack-index.
-//! - [`progress`]: git's progress meters, as `fsck` and the verifiers draw them on a terminal.
 //! - [`inherited`]: the standard descriptors and `SIGPIPE` disposition the process was started
 //!   with, as seen before Rust's runtime changes them.
 //!

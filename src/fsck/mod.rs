@@ -7,14 +7,15 @@
 //! reverse indexes, and the connectivity walk from the heads, which names what is missing,
 //! broken, dangling or unreachable.
 //!
-//! - [`run`]: the order of a run (git's `cmd_fsck`) and the stage report.
+//! - [`driver`]: the order of a run (git's `cmd_fsck`) and the stage report.
 //! - [`odb`]: object directories, alternates, loose files, packs.
 //! - [`table`]: the objects known, their types, flags and links.
 //! - [`scan`]: checking each stored object (loose and packed; packs through a delta tree, each
-//!   base and delta decoded once).
-//! - [`check`]: git's per-object checks as each worker runs them, and the links they keep.
-//! - [`walk`]: what an object links to.
-//! - [`store`]: reading an object by its id as git's object store does (packs, then loose).
+//!   base and delta decoded once), with git's per-object checks as each worker runs them
+//!   ([`scan::check`]) and the reads of an object by its id as git's object store does
+//!   ([`scan::store`]).
+//! - [`walk`]: what an object links to, and git's per-object checks at their configured
+//!   severities; and the configuration they read.
 //! - [`parse`]: git's `parse_object` for the heads and the walk; hex ids read from files.
 //! - [`promisor`]: a partial clone's promisor objects.
 //! - [`grafts`]: the deprecated grafts and shallow commits, which replace commits' parents.
@@ -23,12 +24,12 @@
 //! - [`connect`]: the connectivity walk.
 
 pub mod connect;
+pub mod driver;
 pub mod grafts;
 pub mod heads;
 pub mod odb;
 pub mod parse;
 pub mod promisor;
-pub mod run;
 pub mod scan;
 pub mod table;
 pub mod walk;
@@ -336,7 +337,7 @@ impl<'o> Fsck<'o> {
         l.special = std::mem::take(&mut self.checks.special);
         let err = self
             .core()
-            .object_checked(&mut l, id, kind, data, check::Source::Scan(loose));
+            .object_checked(&mut l, id, kind, data, check::Source::Loose(loose));
         self.checks.special = std::mem::take(&mut l.special);
         self.apply(&mut l);
         self.seq = Some(l);
@@ -392,7 +393,7 @@ impl<'o> Fsck<'o> {
         }
         // A promised object (linked to without an edge) that is made as another type: git's
         // line would go with each of those links, which were not kept, so the pack is checked
-        // again in git's order, with edges (see `scan::verify::settle`).
+        // again in git's order, with edges (see `scan::settle::settle`).
         let mut conflicts = 0;
         let made: Vec<Result<u32, String>> = l
             .missing
@@ -717,7 +718,7 @@ pub fn run_with(
     for w in f.checks.config_warnings().to_vec() {
         f.out.err(&w);
     }
-    let result = run::fsck(&mut f, &config);
+    let result = driver::fsck(&mut f, &config);
     f.flush_notes();
     // git reads the graft file (and prints what it says about it) once it parses a commit.
     let parsed_commit = f.grafts.read

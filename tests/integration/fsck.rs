@@ -79,7 +79,7 @@ pub(crate) struct Case {
 pub(crate) struct World {
     pub root: PathBuf,
     pub cases: Vec<Case>,
-    _tmp: Option<tempfile::TempDir>,
+    tmp: Option<tempfile::TempDir>,
 }
 
 static WORLD: OnceLock<World> = OnceLock::new();
@@ -117,22 +117,25 @@ fn world() -> &'static World {
         } else {
             // A static is never dropped, so the directory would outlive the run: it is removed
             // when the process exits.
-            // SAFETY: `remove_world` is an `extern "C"` function without arguments, as atexit
-            // requires; it only reads the initialized `WORLD`.
-            unsafe { libc::atexit(remove_world) };
+            // SAFETY: `remove_world` cannot unwind into C (a panic in an `extern "C"` function
+            // aborts, and it ignores every error), and after `main` returns it touches only
+            // `WORLD` through `OnceLock::get` (which copes with a `WORLD` not set yet) and the
+            // file system, no standard stream or thread-local.
+            if unsafe { libc::atexit(remove_world) } != 0 {
+                let _ = writeln_stderr(&format!(
+                    "fsck corpus: cannot remove {} at exit; remove it by hand",
+                    root.display()
+                ));
+            }
             Some(tmp)
         };
-        World {
-            root,
-            cases,
-            _tmp: tmp,
-        }
+        World { root, cases, tmp }
     })
 }
 
 /// Removes the corpus's repositories (registered with atexit by [`world`]).
 extern "C" fn remove_world() {
-    if let Some(dir) = WORLD.get().and_then(|w| w._tmp.as_ref()) {
+    if let Some(dir) = WORLD.get().and_then(|w| w.tmp.as_ref()) {
         let _ = fs::remove_dir_all(dir.path());
     }
 }

@@ -81,8 +81,10 @@ impl ObjectFormat {
         }
     }
 
-    /// The hash of git's own files' trailing checksums (indexes, the index, commit-graphs): the
-    /// object format's, without SHA-1 collision detection (git's `unsafe` hash functions).
+    /// The hash of the trailing checksums git verifies without collision detection (pack indexes,
+    /// reverse indexes, bitmaps, commit-graphs, multi-pack-indexes): the object format's, with
+    /// git's `unsafe` SHA-1. A pack's trailer and the index are checked with
+    /// [`ObjectFormat::object_hash`] and collision detection, as git does.
     pub fn file_hash(self) -> HashAlgo {
         self.object_hash(false)
     }

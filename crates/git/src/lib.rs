@@ -1,5 +1,5 @@
-//! The git engine's library. It selects no provider and links none: a caller brings the hashes and
-//! the inflater its build selected.
+//! The git engine's library. It selects no provider and links none: a caller brings the hashes
+//! its build selected ([`Hashes`]).
 //!
 //! git's object storage formats, parsed as untrusted bytes: the pack index ([`idx`], versions 1
 //! and 2), pack entries ([`pack`]: the pack header, each entry's type and size, OFS and REF

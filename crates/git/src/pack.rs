@@ -99,7 +99,8 @@ impl EntryError {
     }
 
     /// git's lines when it reads the entry at `offset` for its type: a header it cannot read is
-    /// also an object of type -1 to it (`unpack_object_header` gives `OBJ_BAD`), a second line.
+    /// also an object of type -1 to it (`unpack_object_header` gives `OBJ_BAD`), a second line
+    /// naming `offset` (the other errors carry their own offsets).
     pub fn git_lines(&self, offset: u64, pack: &str) -> Vec<String> {
         match self {
             EntryError::BadHeader => vec![self.git_line(pack), unknown_type_line(-1, offset, pack)],

@@ -174,11 +174,12 @@ pub struct Base<'a> {
 /// Where an object handed to [`Core::object_checked`] was read.
 #[derive(Clone, Copy)]
 pub enum Source<'a> {
-    /// By the sequential scan (loose objects: their file, for git's messages), which checks the
+    /// By the sequential scan of loose objects (the file, for git's messages), which checks the
     /// special blobs it meets at once.
-    Scan(Option<&'a Path>),
+    Loose(Option<&'a Path>),
     /// By a pack's worker, at offset `at` (the order in which the special blobs it meets are
-    /// replayed); `packed` when the delta tree read it ([`Packed`]).
+    /// replayed); `packed`, its place in the table and its base ([`Packed`]), for an entry
+    /// decoded whole, not streamed, whose place the table holds.
     Pack {
         /// The entry's offset.
         at: u64,
@@ -680,7 +681,7 @@ impl Core<'_> {
         source: Source<'_>,
     ) -> bool {
         let (loose, at, blobs_now, packed) = match source {
-            Source::Scan(loose) => (loose, 0, true, None),
+            Source::Loose(loose) => (loose, 0, true, None),
             Source::Pack { at, packed } => (None, at, false, packed),
         };
         l.tree_links.clear();

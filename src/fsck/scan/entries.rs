@@ -10,7 +10,7 @@ use super::bad_base;
 
 /// One entry of a pack being verified: 16 bytes, as there is one per object. Its offset, the
 /// length of its header, the root's type and whether it is a delta share one word; the size its
-/// header declares is read from the header again when it is needed ([`PackCtx::size`]). What is
+/// header declares is read from the header again when it is needed ([`super::tree::PackCtx::size`]). What is
 /// rare, a damaged header or a base offset where no entry starts, is kept beside, in [`Rare`].
 #[derive(Clone, Copy)]
 pub(super) struct Ent {
@@ -26,15 +26,15 @@ pub(super) struct Ent {
 pub(super) const NO_BASE: u32 = u32::MAX;
 
 /// The offsets an [`Ent`] holds: below 2^48 (256 TiB).
-pub(super) const MAX_PACK: u64 = 1 << 48;
+const MAX_PACK: u64 = 1 << 48;
 
-pub(super) const OFF_MASK: u64 = MAX_PACK - 1;
+const OFF_MASK: u64 = MAX_PACK - 1;
 
-pub(super) const HDR_SHIFT: u32 = 48;
+const HDR_SHIFT: u32 = 48;
 
-pub(super) const KIND_SHIFT: u32 = 56;
+const KIND_SHIFT: u32 = 56;
 
-pub(super) const DELTA_BIT: u64 = 1 << 59;
+const DELTA_BIT: u64 = 1 << 59;
 
 impl Ent {
     /// The entry at `off`, `n` in the index, before its header is read. An offset of

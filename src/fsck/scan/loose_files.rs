@@ -321,7 +321,7 @@ pub fn read_loose(
     }
 }
 
-pub(super) fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
+fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
     let stream = Some((f.big_file_threshold, format));

@@ -26,7 +26,7 @@ use super::tree::{
 /// counted, 8; a few bits; the headers read at a time are bounded apart): an estimate for
 /// [`low_memory`]. On a pack of 2,000,000 small blobs the tree measured 15 bytes an entry above
 /// the peak without it.
-pub(super) const TREE_BYTES_PER_ENTRY: usize = 40;
+const TREE_BYTES_PER_ENTRY: usize = 40;
 
 /// Whether a pack of `count` entries is checked without its delta tree: `--low-memory`
 /// (`Some(None)`), or a tree that would take more than half the memory the kernel says is
@@ -39,7 +39,7 @@ pub(super) fn low_memory(f: &Fsck<'_>, count: usize) -> Option<Option<String>> {
 }
 
 /// [`low_memory`]'s rule, for `count` entries and `available` bytes.
-pub(super) fn tree_too_big(count: usize, available: usize) -> Option<Option<String>> {
+fn tree_too_big(count: usize, available: usize) -> Option<Option<String>> {
     let need = count.saturating_mul(TREE_BYTES_PER_ENTRY);
     (need > available / 2).then(|| {
         Some(format!(
@@ -51,7 +51,7 @@ pub(super) fn tree_too_big(count: usize, available: usize) -> Option<Option<Stri
 }
 
 /// `MemAvailable` of /proc/meminfo, in bytes.
-pub(super) fn mem_available() -> Option<usize> {
+fn mem_available() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -60,14 +60,14 @@ pub(super) fn mem_available() -> Option<usize> {
 
 /// The bytes of bases all threads together keep in `--low-memory` (git's default
 /// `core.deltaBaseCacheLimit`).
-pub(super) const LOW_MEMORY_CACHE: usize = 32 << 20;
+const LOW_MEMORY_CACHE: usize = 32 << 20;
 
 /// Entries given to a job at a time in `--low-memory`, in pack order.
-pub(super) const LOW_MEMORY_CHUNK: usize = 512;
+const LOW_MEMORY_CHUNK: usize = 512;
 
 /// Prints what making a base ran into ([`Detours`]): each base that could not be read once
 /// (`named`), and the lines of the reads that stood in for them.
-pub(super) fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Detours) {
+fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Detours) {
     for f in detours.failed {
         let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
         if first {
@@ -89,14 +89,14 @@ pub(super) fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, de
 }
 
 /// A base made in `--low-memory`: its type (when known) and its node.
-pub(super) type Made = (Option<Kind>, Arc<Node>);
+type Made = (Option<Kind>, Arc<Node>);
 
 /// Makes entry `b` as a base, in `--low-memory`: from this thread's cache, else by walking its
 /// chain down to an object or a cached base and applying the deltas back up (their lines, which
 /// their own turn prints, go to `quiet`). A link of the chain that cannot be made is read by its
 /// id from the rest of the store, as git does ([`recover`], noted in `detours`).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn make_base(
+fn make_base(
     core: &Core<'_>,
     p: &PackCtx<'_>,
     flat: &Flat<'_>,
@@ -179,7 +179,7 @@ pub(super) fn make_base(
 
 /// What `--low-memory` knows of a pack: its entries' offsets and index positions in pack
 /// order, which entries are bases, and what is rare.
-pub(super) struct Flat<'a> {
+struct Flat<'a> {
     pub(super) offs: &'a [u64],
     pub(super) ns: &'a [u32],
     pub(super) is_base: &'a [u64],
@@ -211,13 +211,7 @@ impl Flat<'_> {
 
 /// Checks entry `e` in `--low-memory`: as the tree would, with its base made by
 /// [`make_base`].
-pub(super) fn check_flat(
-    core: &Core<'_>,
-    p: &PackCtx<'_>,
-    flat: &Flat<'_>,
-    w: &mut Worker,
-    e: usize,
-) {
+fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker, e: usize) {
     let Worker {
         l,
         z,
@@ -338,7 +332,7 @@ pub(super) fn verify_low_memory(
     drop(order);
     let count = offs.len();
     let limited = &bytes[..sig_ofs];
-    let trailer = || digest(format.object_hash(true).into(), &bytes[..sig_ofs]);
+    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
     let mut rare = Rare::default();
     let mut is_base = vec![0u64; count.div_ceil(64)];
     let crcs_wanted = index.version() > 1;

@@ -24,10 +24,10 @@
 //!   packed one through a random read of its pack (git's `unpack_entry`).
 //! - [`read`]: the reads of the walk, the heads and the promisor set, through the store.
 
-use flagsplit_git::pack;
+use flagsplit_git::{HashAlgo, Hashes, pack};
 use flagsplit_zlib::Inflater as _;
 
-use crate::hash::{Algorithm, Hasher};
+use crate::hash::Selected;
 use crate::zlib::Inflater;
 
 pub mod check;
@@ -56,13 +56,8 @@ pub use verify::verify_pack;
 /// whose header claims more.
 pub const MAX_OBJECT: u64 = 4 << 30;
 
-fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
-    let mut h = Hasher::new(algorithm);
-    h.update(data);
-    match h.finalize() {
-        Ok(d) => d.as_bytes().to_vec(),
-        Err(_) => Vec::new(),
-    }
+fn digest(algo: HashAlgo, data: &[u8]) -> Vec<u8> {
+    <Selected as Hashes>::digest(algo, data).unwrap_or_default()
 }
 
 /// git's `git_inflate` line for the zlib stream at the start of `input` inflated with room for

@@ -290,12 +290,7 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
 /// objects, and each time it looks for an object the multi-pack-index puts there it tries to
 /// open the index again (its error, then `packfile … index unavailable`). `first` is where this
 /// directory's packs start in `f.packs`.
-pub(super) fn unopened_packs(
-    f: &mut Fsck<'_>,
-    dir: &odb::ObjectDir,
-    first: usize,
-    promisor_remote: bool,
-) {
+fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize, promisor_remote: bool) {
     let pack_dir = dir.path.join("pack");
     let stem_of = |name: &[u8]| -> Option<String> {
         std::str::from_utf8(name)

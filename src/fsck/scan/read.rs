@@ -7,7 +7,7 @@ use crate::object::Kind;
 
 use super::store::BaseCache;
 
-/// Reads object `id` from the store (loose first, then packs), as git's `read_object` would for
+/// Reads object `id` from the store (packs first, then loose), as git's `read_object` would for
 /// a valid object: `None` when it is missing or cannot be read.
 pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     read_object_with(f, id, &mut Vec::new())
@@ -43,7 +43,7 @@ pub fn read_object_with(
     read_object_in(f, id, lines, None)
 }
 
-pub(super) fn read_object_in(
+fn read_object_in(
     f: &Fsck<'_>,
     id: &Oid,
     lines: &mut Vec<String>,

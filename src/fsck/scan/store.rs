@@ -400,7 +400,7 @@ impl Store<'_> {
 }
 
 /// A base in a [`BaseCache`]: its type and content.
-pub(super) type CachedBase = (Kind, std::sync::Arc<[u8]>);
+type CachedBase = (Kind, std::sync::Arc<[u8]>);
 
 /// Delta bases decoded by reads of many objects one after another, by (pack, offset), kept up to
 /// a byte budget (git's `delta_base_cache_limit`, 96 MiB): read in pack order, a delta finds its
@@ -458,21 +458,21 @@ impl<K: std::hash::Hash + Eq + Copy, V: Clone> Budgeted<K, V> {
 }
 
 /// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.
-pub(in crate::fsck) struct Reader<'a> {
-    pub(in crate::fsck) z: &'a mut Inflater,
-    pub(in crate::fsck) bytes: &'a [u8],
-    pub(in crate::fsck) pack: &'a PackState,
+struct Reader<'a> {
+    z: &'a mut Inflater,
+    bytes: &'a [u8],
+    pack: &'a PackState,
     /// Its place in `Fsck::packs` (the cache's key).
-    pub(in crate::fsck) pack_nr: usize,
-    pub(in crate::fsck) cache: Option<&'a mut BaseCache>,
-    pub(in crate::fsck) index: &'a idx::Index<'a>,
-    pub(in crate::fsck) format: ObjectFormat,
-    pub(in crate::fsck) name: &'a str,
-    pub(in crate::fsck) lines: &'a mut Vec<String>,
+    pack_nr: usize,
+    cache: Option<&'a mut BaseCache>,
+    index: &'a idx::Index<'a>,
+    format: ObjectFormat,
+    name: &'a str,
+    lines: &'a mut Vec<String>,
     /// git dies here (an offset past the end of the pack).
-    pub(in crate::fsck) fatal: Option<String>,
+    fatal: Option<String>,
     /// The store, which stands in for a base the pack cannot give.
-    pub(in crate::fsck) store: Option<&'a Store<'a>>,
+    store: Option<&'a Store<'a>>,
 }
 
 impl Reader<'_> {

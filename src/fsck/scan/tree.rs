@@ -81,7 +81,7 @@ impl Worker {
 pub(super) const ROOTS_PER_JOB: usize = 64;
 
 /// A subtree at least this large (entries) may be handed to another thread.
-pub(super) const SPLIT_AT: u32 = 32;
+const SPLIT_AT: u32 = 32;
 
 thread_local! {
     /// The worker of this thread of the pool, reused by every job the thread runs: a C
@@ -140,7 +140,7 @@ impl Node {
 /// A node on a thread's way down a delta tree: the entry, its node (`Err`: it could not be
 /// read), its type (the root's, or the type of the object read in its place) and the next child
 /// to apply.
-pub(super) struct Frame {
+struct Frame {
     pub(super) e: usize,
     pub(super) node: Result<Arc<Node>, ()>,
     pub(super) kind: Option<Kind>,
@@ -224,7 +224,7 @@ pub(super) fn resolve<'s>(
 }
 
 /// Resolves a subtree handed over by another thread: entry `c`, a delta of `base`.
-pub(super) fn resolve_handed<'s>(
+fn resolve_handed<'s>(
     core: &'s Core<'s>,
     p: &'s PackCtx<'s>,
     w: &mut Worker,
@@ -250,7 +250,7 @@ pub(super) fn resolve_handed<'s>(
 /// an explicit stack: a base is kept only while its children are applied. With `spawn`, a large
 /// subtree goes to another thread when few hand-offs wait.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn descend<'s>(
+fn descend<'s>(
     core: &'s Core<'s>,
     p: &'s PackCtx<'s>,
     w: &mut Worker,

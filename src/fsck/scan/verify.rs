@@ -43,7 +43,7 @@ pub fn verify_pack(
     Ok(err)
 }
 
-pub(super) fn verify_one(
+fn verify_one(
     f: &mut Fsck<'_>,
     (packs, pi): (&[PackState], usize),
     format: ObjectFormat,
@@ -75,7 +75,7 @@ pub(super) fn verify_one(
             &saved,
         );
     }
-    let trailer = || digest(format.object_hash(true).into(), &bytes[..sig_ofs]);
+    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let read_started = std::time::Instant::now();
     let (ents, rare, crc_err) = read_entries(f, &index, bytes, raw, &name, (&sum, &trailer))?;
@@ -151,7 +151,7 @@ fn verify_pack_index<'p>(
     };
     let mut err = false;
     let (covered, sum) = index.checksummed();
-    if digest(format.file_hash().into(), covered) != sum {
+    if digest(format.file_hash(), covered) != sum {
         f.out
             .error(&format!("Packfile index for {name} hash mismatch"));
         err = true;
