@@ -3,6 +3,7 @@
 
 use crate::object::Kind;
 
+use super::finding::{Finding, Stream, What};
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
 use super::{Fatal, Fsck, bits, hex, scan};
 
@@ -19,9 +20,14 @@ pub fn mark(
         if let Some(p) = parent {
             let pt = f.printable_type(p);
             let pid = f.describe(&f.table.obj(p).id);
-            f.out.out(&format!("broken link from {pt:>7} {pid}"));
+            let ph = f.hex(&f.table.obj(p).id);
+            let line = format!("broken link from {pt:>7} {pid}");
+            f.out
+                .emit(Finding::report(What::BrokenLink, pt, &ph, line).with_bit(bits::REACHABLE));
             let k = kind.map_or("unknown", Kind::name);
-            f.out.out(&format!("broken link from {k:>7} unknown"));
+            let line = format!("broken link from {k:>7} unknown");
+            f.out
+                .emit(Finding::report(What::BrokenLink, pt, &ph, line).with_bit(bits::REACHABLE));
         }
         f.out.bits |= bits::REACHABLE;
         return;
@@ -33,8 +39,12 @@ pub fn mark(
         if tk.is_some() && tk != Some(k) {
             let pt = f.printable_type(p);
             let pid = f.describe(&f.table.obj(p).id);
-            f.out
-                .err(&format!("error in {pt} {pid}: wrong object type in link"));
+            let ph = f.hex(&f.table.obj(p).id);
+            let line = format!("error in {pt} {pid}: wrong object type in link");
+            let mut e = Finding::line(Stream::Err, line).with_bit(bits::OBJECT);
+            e.object = Some(ph);
+            e.object_type = (pt != "unknown").then_some(pt);
+            f.out.emit(e);
             f.out.bits |= bits::OBJECT;
         }
     }
@@ -52,10 +62,16 @@ pub fn mark(
         {
             let pt = f.printable_type(p);
             let pid = f.describe(&f.table.obj(p).id);
+            let ph = f.hex(&f.table.obj(p).id);
             let tt = f.printable_type(t);
             let tid = f.describe(&id);
-            f.out.out(&format!("broken link from {pt:>7} {pid}"));
-            f.out.out(&format!("              to {tt:>7} {tid}"));
+            let line = format!("broken link from {pt:>7} {pid}");
+            f.out
+                .emit(Finding::report(What::BrokenLink, pt, &ph, line).with_bit(bits::REACHABLE));
+            let line = format!("              to {tt:>7} {tid}");
+            f.out.emit(
+                Finding::report(What::BrokenLink, tt, &f.hex(&id), line).with_bit(bits::REACHABLE),
+            );
             f.out.bits |= bits::REACHABLE;
         }
         return;
@@ -229,7 +245,9 @@ pub(super) fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Re
                 }
                 let t = f.printable_type(i);
                 let d = f.describe(&o.id);
-                f.out.out(&format!("missing {t} {d}"));
+                let line = format!("missing {t} {d}");
+                let r = Finding::report(What::Missing, t, &f.hex(&o.id), line);
+                f.out.emit(r.with_bit(bits::REACHABLE));
                 f.out.bits |= bits::REACHABLE;
             }
             continue;
@@ -240,13 +258,17 @@ pub(super) fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Re
         if f.unreachable_shown() {
             let t = f.printable_type(i);
             let d = f.describe(&o.id);
-            f.out.out(&format!("unreachable {t} {d}"));
+            let line = format!("unreachable {t} {d}");
+            let r = Finding::report(What::Unreachable, t, &f.hex(&o.id), line);
+            f.out.emit(r);
             continue;
         }
         if o.flags & USED == 0 && f.opts.dangling {
             let t = f.printable_type(i);
             let d = f.describe(&o.id);
-            f.out.out(&format!("dangling {t} {d}"));
+            let line = format!("dangling {t} {d}");
+            let r = Finding::report(What::Dangling, t, &f.hex(&o.id), line);
+            f.out.emit(r);
         }
     }
     Ok(())

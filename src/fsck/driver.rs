@@ -85,7 +85,13 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
             let meter = Shared::new(progress.start("Checking objects", total));
             let mut count = 0;
             for pi in 0..f.packs.len() {
-                if scan::verify_pack(f, pi, count, &meter)? {
+                let was = f.out.set_context(super::finding::Context {
+                    pack: Some(f.packs[pi].name.clone()),
+                    ..Default::default()
+                });
+                let failed = scan::verify_pack(f, pi, count, &meter);
+                f.out.set_context(was);
+                if failed? {
                     f.out.bits |= bits::PACK;
                 }
                 if let Some(i) = f.packs[pi].index(f.repo.format) {

@@ -8,6 +8,7 @@
 //! broken, dangling or unreachable.
 //!
 //! - [`driver`]: the order of a run (git's `cmd_fsck`) and the stage report.
+//! - [`finding`]: what a run found, as values, and where they go (git's lines, or `--json`).
 //! - [`odb`]: object directories, alternates, loose files, packs.
 //! - [`table`]: the objects known, their types, flags and links.
 //! - [`scan`]: checking each stored object (loose and packed; packs through a delta tree, each
@@ -25,6 +26,7 @@
 
 pub mod connect;
 pub mod driver;
+pub mod finding;
 pub mod grafts;
 pub mod heads;
 pub mod odb;
@@ -36,6 +38,8 @@ pub mod walk;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
+
+pub use finding::Finding;
 use std::path::{Path, PathBuf};
 
 use crate::object::{Kind, ObjectFormat};
@@ -137,70 +141,90 @@ impl Fatal {
     }
 }
 
-/// Where lines go: standard output (git's `printf`) and standard error (`error:`, `warning:`,
-/// notices). Tests capture them.
+/// Where findings go ([`finding::Sink`]: git's lines, or `--json`), and the exit bits so far.
 pub struct Output {
-    out: Box<dyn Write>,
-    err: Box<dyn Write>,
+    sink: Box<dyn finding::Sink>,
+    context: finding::Context,
     /// The exit bits so far.
     pub bits: u8,
     progress: Progress,
 }
 
 impl Output {
-    /// Writes to the process's standard output and error.
+    /// git's lines on the process's standard output and error.
     pub fn stdio(progress: Progress) -> Output {
+        Output::with_sink(Box::new(finding::TextSink::stdio()), progress)
+    }
+
+    /// git's lines on the given sinks.
+    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Output {
+        Output::with_sink(Box::new(finding::TextSink::new(out, err)), Progress::OFF)
+    }
+
+    /// Findings to `sink`.
+    pub fn with_sink(sink: Box<dyn finding::Sink>, progress: Progress) -> Output {
         Output {
-            out: Box::new(io::BufWriter::new(io::stdout())),
-            err: Box::new(io::stderr()),
+            sink,
+            context: finding::Context::default(),
             bits: 0,
             progress,
         }
     }
 
-    /// Writes to the given sinks.
-    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Output {
-        Output {
-            out,
-            err,
-            bits: 0,
-            progress: Progress::OFF,
-        }
+    /// A finding (what it does not say of its object, path and pack taken from the context).
+    pub fn emit(&mut self, mut f: Finding) {
+        self.context.fill(&mut f);
+        self.sink.finding(f);
+    }
+
+    /// Sets what the findings to come are about (a loose object and its file, a pack), and
+    /// returns what it was.
+    pub fn set_context(&mut self, context: finding::Context) -> finding::Context {
+        std::mem::replace(&mut self.context, context)
     }
 
     /// A line on standard output.
     pub fn out(&mut self, line: &str) {
-        let _ = writeln!(self.out, "{line}");
+        self.emit(Finding::line(finding::Stream::Out, line));
     }
 
     /// A line on standard error, as it is.
     pub fn err(&mut self, line: &str) {
-        let _ = self.out.flush();
-        let _ = writeln!(self.err, "{line}");
+        self.emit(Finding::line(finding::Stream::Err, line));
     }
 
     /// A line of bytes on standard error (git prints names from objects as they are).
     pub fn err_bytes(&mut self, line: &[u8]) {
-        let _ = self.out.flush();
-        let _ = self.err.write_all(line);
-        let _ = self.err.write_all(b"\n");
+        self.emit(Finding::line(finding::Stream::Err, line));
     }
 
     /// `error: MESSAGE` on standard error.
     pub fn error(&mut self, message: &str) {
-        self.err(&format!("error: {message}"));
+        self.emit(Finding::error(message));
     }
 
     /// `error: MESSAGE`, and the exit bit.
     pub fn error_bit(&mut self, message: &str, bit: u8) {
-        self.error(message);
+        self.emit(Finding::error(message).with_bit(bit));
         self.bits |= bit;
+    }
+
+    /// The lines of a `Fatal` (the last is git's `fatal:` line), one finding each.
+    pub fn fatal(&mut self, fatal: &Fatal) {
+        for line in fatal.0.split('\n') {
+            self.err(line);
+        }
+    }
+
+    /// The run ended with `status`: the sink's last word, and everything flushed.
+    pub fn finish(&mut self, status: u8) {
+        self.sink.finish(status);
+        self.sink.flush();
     }
 
     /// Flushes both.
     pub fn flush(&mut self) {
-        let _ = self.out.flush();
-        let _ = self.err.flush();
+        self.sink.flush();
     }
 
     /// Whether git's progress meters are shown (`--progress`, or standard error is a terminal).
@@ -447,14 +471,8 @@ impl<'o> Fsck<'o> {
                 *pending = Some(m);
             }
         }
-        for line in l.lines.drain(..) {
-            match line {
-                check::Line::Out(b) => {
-                    let text = String::from_utf8_lossy(&b).into_owned();
-                    self.out.out(&text);
-                }
-                check::Line::Err(b) => self.out.err_bytes(&b),
-            }
+        for finding in l.lines.drain(..) {
+            self.out.emit(finding);
         }
         self.out.bits |= std::mem::take(&mut l.bits);
         if let Some(counts) = l.counts.as_mut() {
@@ -490,8 +508,13 @@ impl<'o> Fsck<'o> {
             if broken_owners.iter().any(|&at| at >= from && at < to) {
                 let o = self.table.obj(i);
                 let k = o.kind.map_or("unknown", Kind::name);
-                let line = format!("error in {k} {}: broken links", self.hex(&o.id));
-                self.out.err(&line);
+                let hex = self.hex(&o.id);
+                let line = format!("error in {k} {hex}: broken links");
+                self.out.emit(
+                    Finding::line(finding::Stream::Err, line)
+                        .about(&hex, o.kind)
+                        .with_bit(bits::OBJECT),
+                );
                 self.out.bits |= bits::OBJECT;
             }
             match adopted {
@@ -645,42 +668,47 @@ fn display_git_dir(git_dir: &Path) -> PathBuf {
     git_dir.to_path_buf()
 }
 
-/// Runs fsck and returns its exit status (git's bits, or 128 when it dies).
-pub fn run(opts: &Options) -> u8 {
+/// Runs fsck, giving its findings to `sink` (git's lines: [`finding::TextSink::stdio`]), and
+/// returns its exit status (git's bits, or 128 when it dies), which the sink is also given last.
+pub fn run(opts: &Options, sink: Box<dyn finding::Sink>) -> u8 {
     let progress = opts.progress.unwrap_or_else(|| io::stderr().is_terminal()) && !opts.verbose;
-    let mut out = Output::stdio(Progress::new(progress));
-    let repo = match find_repo() {
-        Ok(r) => r,
-        Err(Fatal(m)) => {
-            out.err(&m);
-            out.flush();
-            return FATAL;
+    let mut out = Output::with_sink(sink, Progress::new(progress));
+    let status = match find_repo() {
+        Ok(repo) => {
+            let (o, result) = run_with(opts, repo, out, object_id);
+            out = o;
+            match result {
+                Ok(bits) => bits,
+                Err(fatal) => {
+                    out.fatal(&fatal);
+                    FATAL
+                }
+            }
         }
-    };
-    match run_with(opts, repo, out, object_id) {
-        Ok(b) => b,
-        Err((mut out, Fatal(m))) => {
-            out.err(&m);
-            out.flush();
+        Err(fatal) => {
+            out.fatal(&fatal);
             FATAL
         }
-    }
+    };
+    out.finish(status);
+    status
 }
 
-/// Runs fsck on `repo`, writing to `out`, hashing with `hash`.
+/// Runs fsck on `repo`, writing to `out`, hashing with `hash`: the output, and the exit bits or
+/// why it died (its lines not yet written: see [`Output::fatal`]).
 pub fn run_with(
     opts: &Options,
     repo: Repo,
     out: Output,
     hash: HashFn,
-) -> Result<u8, (Output, Fatal)> {
+) -> (Output, Result<u8, Fatal>) {
     let config = match walk::load_config(&repo) {
         Ok(c) => c,
-        Err(e) => return Err((out, e)),
+        Err(e) => return (out, Err(e)),
     };
     let checks = match walk::Checks::new(&config, opts.strict, repo.format) {
         Ok(c) => c,
-        Err(e) => return Err((out, e)),
+        Err(e) => return (out, Err(e)),
     };
     let big_file_threshold = walk::big_file_threshold(&config);
     let empty_tree = empty_tree_id(repo.format);
@@ -730,11 +758,7 @@ pub fn run_with(
             f.out.err(&l);
         }
     }
-    match result {
-        Ok(()) => {
-            f.out.flush();
-            Ok(f.out.bits)
-        }
-        Err(e) => Err((f.out, e)),
-    }
+    let result = result.map(|()| f.out.bits);
+    f.out.flush();
+    (f.out, result)
 }

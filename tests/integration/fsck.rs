@@ -630,6 +630,22 @@ fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>
                     let _ = writeln!(problems, "  a panic{label}");
                 }
             }
+            // `--json` carries the same verdict: git's lines, each as a finding on its stream,
+            // and the exit status in the summary.
+            let mut json = case.clone();
+            json.args.push("--json".to_string());
+            let ran = run_fsck(root, subject, &json, limit, Some(4 * 1024 * 1024));
+            match json_outcome(&ran, root) {
+                Ok(got) => {
+                    let found = explain(&reference, &got, false);
+                    if !found.is_empty() {
+                        let _ = write!(problems, " (--json)\n{found}");
+                    }
+                }
+                Err(why) => {
+                    let _ = writeln!(problems, " (--json): {why}");
+                }
+            }
             if problems.is_empty() {
                 Verdict::Pass
             } else {
@@ -641,6 +657,53 @@ fn run_case(root: &Path, case: &Case, s: &Settings, notices: &Mutex<Vec<String>>
             }
         }
     }
+}
+
+/// The outcome a `--json` run gives: the lines of its findings on their streams (with what it
+/// still wrote to standard error itself: progress), the status its summary names, which must be
+/// the process's.
+fn json_outcome(ran: &Ran, root: &Path) -> Result<Outcome, String> {
+    let (mut out, mut err) = (String::new(), ran.stderr.clone());
+    let mut status = None;
+    for line in ran.stdout.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {line}"))?;
+        if status.is_some() {
+            return Err(format!("a line after the summary: {line}"));
+        }
+        match v["type"].as_str() {
+            Some("finding") => {
+                let text = v["line"].as_str().ok_or(format!("no line: {line}"))?;
+                match v["stream"].as_str() {
+                    Some("stdout") => out.push_str(text),
+                    Some("stderr") => err.push_str(text),
+                    _ => return Err(format!("no stream: {line}")),
+                }
+                if v["stream"] == "stdout" {
+                    out.push('\n');
+                } else {
+                    err.push('\n');
+                }
+            }
+            Some("summary") => status = v["exit_status"].as_u64(),
+            _ => return Err(format!("neither a finding nor the summary: {line}")),
+        }
+    }
+    let status = status.ok_or("no summary")?.to_string();
+    if status != ran.status {
+        return Err(format!(
+            "the summary says {status}, the process exited with {}",
+            ran.status
+        ));
+    }
+    let (_, stderr): (Vec<String>, Vec<String>) = lines(&err, root)
+        .into_iter()
+        .partition(|l| l.starts_with(NOT_CHECKED));
+    Ok(Outcome {
+        status,
+        stdout: lines(&out, root),
+        stderr,
+    })
 }
 
 /// Every case: git's result (recorded, and live when git is 2.47) is flagsplit's.

@@ -96,9 +96,9 @@ fn run(dir: &Path, hash: fsck::HashFn) -> (u8, Vec<String>, Vec<String>) {
         format: ObjectFormat::Sha1,
     };
     let output = Output::new(Box::new(out.clone()), Box::new(err.clone()));
-    let status = match fsck::run_with(&Options::default(), repo, output, hash) {
+    let status = match fsck::run_with(&Options::default(), repo, output, hash).1 {
         Ok(bits) => bits,
-        Err((_, fatal)) => panic!("fsck died: {}", fatal.0),
+        Err(fatal) => panic!("fsck died: {}", fatal.0),
     };
     (status, out.lines(), err.lines())
 }

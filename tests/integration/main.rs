@@ -13,6 +13,7 @@ mod docs;
 mod fsck;
 mod fsck_checks;
 mod fsck_engine;
+mod fsck_json;
 mod hash_object;
 mod imap_exec_path;
 mod imap_send;

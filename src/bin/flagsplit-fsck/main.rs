@@ -10,7 +10,10 @@ use std::process::ExitCode;
 
 use flagsplit::cli::flagsplit::FSCK;
 use flagsplit::cli::{Command, Matches};
+use flagsplit::fsck::finding::{Sink, TextSink};
 use flagsplit::fsck::{self, Options};
+
+mod json;
 
 /// The last `--X` / `--no-X` given for `name`, else `default`.
 fn setting(m: &Matches, name: &str, default: bool) -> bool {
@@ -91,5 +94,10 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
         timing: std::env::var_os("FLAGSPLIT_FSCK_TIMES").is_some_and(|v| v == "1"),
         low_memory: m.flag("low-memory"),
     };
-    ExitCode::from(fsck::run(&opts))
+    let sink: Box<dyn Sink> = if m.flag("json") {
+        Box::new(json::JsonSink::stdout())
+    } else {
+        Box::new(TextSink::stdio())
+    };
+    ExitCode::from(fsck::run(&opts, sink))
 }

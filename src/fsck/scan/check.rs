@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::fsck::finding::{Finding, Stream, What};
 use crate::fsck::table::{self, BAD, HAS_OBJ, Oid, PRESENT, SEEN, Table, USED};
 use crate::fsck::{Options, bits, hex, walk};
 use crate::object::fsck::{self as checks, SpecialBlobs};
@@ -34,15 +35,6 @@ pub struct Core<'a> {
     /// of kept as edges. Such a blob is a promisor object, where git's walk stops, so the edge
     /// would only be followed to stop; a blobless clone's trees make tens of millions of them.
     pub edgeless: bool,
-}
-
-/// A line for standard output or standard error.
-#[derive(Debug)]
-pub enum Line {
-    /// Standard output.
-    Out(Vec<u8>),
-    /// Standard error.
-    Err(Vec<u8>),
 }
 
 /// A link to an id the table did not have when the object was checked (created when the
@@ -221,8 +213,8 @@ impl std::fmt::Display for LazyHex<'_> {
 
 /// What one worker (or the sequential scan) produced.
 pub struct Local {
-    /// Lines, in the order produced.
-    pub lines: Vec<Line>,
+    /// Findings, in the order produced.
+    pub lines: Vec<Finding>,
     /// Exit bits.
     pub bits: u8,
     /// The kept links of the checked objects, back to back, as [`table::edge`] makes them.
@@ -461,13 +453,26 @@ impl Local {
 
     /// `error: MESSAGE`.
     pub fn error(&mut self, message: &str) {
-        self.lines
-            .push(Line::Err(format!("error: {message}").into_bytes()));
+        self.lines.push(Finding::error(message));
+    }
+
+    /// `error: MESSAGE` about the pack `pack` (as git names it), at the entry at `offset` when
+    /// known, about the object whose id is `id` when known.
+    pub fn pack_error(
+        &mut self,
+        message: &str,
+        pack: &str,
+        offset: Option<u64>,
+        id: Option<&[u8]>,
+    ) {
+        let mut f = Finding::pack_error(message, pack, offset);
+        f.object = id.map(hex);
+        self.lines.push(f);
     }
 
     /// A line on standard error, as it is.
     pub fn err(&mut self, line: &str) {
-        self.lines.push(Line::Err(line.as_bytes().to_vec()));
+        self.lines.push(Finding::line(Stream::Err, line));
     }
 }
 
@@ -732,11 +737,18 @@ impl Core<'_> {
             crate::fsck::grafts::apply(&mut links, self.grafts.of(id, self.shallow), format);
         }
         let unparsed = |l: &mut Local| {
-            let line = match loose {
-                Some(p) => format!("{h}: object could not be parsed: {}", p.display()),
-                None => format!("{h}: object corrupt or missing"),
+            let (line, path) = match loose {
+                Some(p) => (
+                    format!("{h}: object could not be parsed: {}", p.display()),
+                    Some(p.display().to_string()),
+                ),
+                None => (format!("{h}: object corrupt or missing"), None),
             };
-            l.error(&line);
+            let mut f = Finding::error(&line)
+                .about(&h.to_string(), Some(kind))
+                .with_bit(bits::OBJECT);
+            f.path = path;
+            l.lines.push(f);
             l.bits |= bits::OBJECT;
         };
         let Some(i) = packed.map(|p| p.index).or_else(|| self.table.get(id)) else {
@@ -815,7 +827,14 @@ impl Core<'_> {
         }
         l.own_links(i, start, kind == Kind::Tree);
         if broken {
-            l.err(&format!("error in {} {h}: broken links", kind.name()));
+            l.lines.push(
+                Finding::line(
+                    Stream::Err,
+                    format!("error in {} {h}: broken links", kind.name()),
+                )
+                .about(&h.to_string(), Some(kind))
+                .with_bit(bits::OBJECT),
+            );
             l.bits |= bits::OBJECT;
         }
         if kind == Kind::Blob && !blobs_now {
@@ -859,26 +878,33 @@ impl Core<'_> {
                 .collect();
             l.special_events.extend(events);
         }
-        for finding in findings {
-            l.lines.push(Line::Err(finding.line(kind, &h.to_string())));
+        if !findings.is_empty() {
+            let hex = h.to_string();
+            for finding in findings {
+                l.lines.push(Finding::check(&finding, kind, &hex));
+            }
         }
         if failed {
             return true;
         }
         if kind == Kind::Commit && self.opts.root && walk::parents(&links) == 0 {
-            l.lines.push(Line::Out(format!("root {h}").into_bytes()));
+            let hex = h.to_string();
+            let line = format!("root {hex}");
+            l.lines
+                .push(Finding::report(What::Root, kind.name(), &hex, line));
         }
         if kind == Kind::Tag
             && self.opts.tags
             && let Some(t) = links.targets.first()
         {
+            let target = hex(&t.id);
             let line = format!(
-                "tagged {} {} ({}) in {h}",
+                "tagged {} {target} ({}) in {h}",
                 t.kind.name(),
-                hex(&t.id),
                 String::from_utf8_lossy(links.tag_name.as_deref().unwrap_or(b"")),
             );
-            l.lines.push(Line::Out(line.into_bytes()));
+            l.lines
+                .push(Finding::report(What::Tagged, t.kind.name(), &target, line));
         }
         false
     }

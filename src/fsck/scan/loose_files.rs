@@ -322,6 +322,17 @@ pub fn read_loose(
 }
 
 fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
+    let was = f.out.set_context(crate::fsck::finding::Context {
+        object: Some(f.hex(id)),
+        path: Some(path.display().to_string()),
+        pack: None,
+    });
+    check_loose_file(f, z, id, path);
+    f.out.set_context(was);
+}
+
+/// [`check_loose`] with its findings' context set.
+fn check_loose_file(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
     let stream = Some((f.big_file_threshold, format));

@@ -1,6 +1,7 @@
 //! A pack checked without its delta tree (`--low-memory`, or a tree too big for the memory):
 //! entries in chunks by offset, bases decoded again through a bounded cache.
 
+use crate::fsck::finding::Finding;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -72,12 +73,18 @@ fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Deto
         let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
         if first {
             let fe = flat.ent(p, f);
-            l.error(&format!(
-                "failed to read delta base object {} at offset {} from {}",
-                hex(p.index.id(fe.n)),
-                fe.off(),
-                p.name
-            ));
+            let id = p.index.id(fe.n);
+            l.pack_error(
+                &format!(
+                    "failed to read delta base object {} at offset {} from {}",
+                    hex(id),
+                    fe.off(),
+                    p.name
+                ),
+                p.name,
+                Some(fe.off()),
+                Some(id),
+            );
         }
     }
     for line in detours.lines {
@@ -264,17 +271,24 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
                 Err(())
             }
             Err(Unmade::Cycle) => {
-                let id = hex(p.index.id(ent.n));
-                l.error(&format!(
-                    "delta base cycle: the delta at offset {} in {} never reaches a base object",
-                    ent.off(),
-                    p.name
-                ));
-                l.error(&format!(
-                    "cannot unpack {id} from {} at offset {}",
+                let raw = p.index.id(ent.n);
+                let id = hex(raw);
+                l.pack_error(
+                    &format!(
+                        "delta base cycle: the delta at offset {} in {} never reaches a base object",
+                        ent.off(),
+                        p.name
+                    ),
                     p.name,
-                    ent.off()
-                ));
+                    Some(ent.off()),
+                    Some(raw),
+                );
+                l.pack_error(
+                    &format!("cannot unpack {id} from {} at offset {}", p.name, ent.off()),
+                    p.name,
+                    Some(ent.off()),
+                    Some(raw),
+                );
                 l.err = true;
                 return;
             }
@@ -352,10 +366,12 @@ pub(super) fn verify_low_memory(
                 .map_or(sig_ofs, |&o| (o as usize).min(sig_ofs));
             let crc = crc32fast::hash(&bytes[off as usize..end.max(off as usize)]);
             if Some(crc) != index.crc32(n) {
-                f.out.error(&format!(
+                let m = format!(
                     "index CRC mismatch for object {} from {name} at offset {off}",
                     hex(index.id(n))
-                ));
+                );
+                f.out
+                    .emit(Finding::pack_error(&m, &name, Some(off)).about(&hex(index.id(n)), None));
                 err = true;
             }
         }

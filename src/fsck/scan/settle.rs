@@ -2,6 +2,7 @@
 //! blobs' events replayed in git's order, a pack checked again in git's order when the workers met a
 //! type conflict ([`settle`]), and the lines of its trailer's checksums.
 
+use crate::fsck::finding::Finding;
 use crate::fsck::table::oid;
 use crate::fsck::{Fsck, hex};
 use crate::object::Kind;
@@ -138,12 +139,13 @@ pub(super) fn trailer_lines(
     let trailer = &bytes[bytes.len() - in_idx.len()..];
     let mut err = false;
     if sum.is_none_or(|s| s.as_slice() != trailer) {
-        f.out.error(&format!("{name} pack checksum mismatch"));
+        let m = format!("{name} pack checksum mismatch");
+        f.out.emit(Finding::pack_error(&m, name, None));
         err = true;
     }
     if trailer != in_idx {
-        f.out
-            .error(&format!("{name} pack checksum does not match its index"));
+        let m = format!("{name} pack checksum does not match its index");
+        f.out.emit(Finding::pack_error(&m, name, None));
         err = true;
     }
     err

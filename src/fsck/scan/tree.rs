@@ -285,12 +285,18 @@ fn descend<'s>(
         if frame.node.is_err() && frame.next == 1 {
             // git's `unpack_entry`: a base its pack cannot give is marked bad there and read by
             // its id from the rest of the store (another pack, a loose copy).
-            l.error(&format!(
-                "failed to read delta base object {} at offset {} from {}",
-                hex(p.index.id(ents[e].n)),
-                ents[e].off(),
-                p.name
-            ));
+            let id = p.index.id(ents[e].n);
+            let off = ents[e].off();
+            l.pack_error(
+                &format!(
+                    "failed to read delta base object {} at offset {off} from {}",
+                    hex(id),
+                    p.name
+                ),
+                p.name,
+                Some(off),
+                Some(id),
+            );
             let mut detours = Detours::default();
             if let Some((k, data)) = recover(core, p, &ents[e], &mut detours) {
                 frame.node = Ok(Node::new(data, (Vec::new(), false)));
@@ -402,8 +408,9 @@ pub(super) fn stream_root(
         }
     };
     let corrupt = format!("packed {} from {} is corrupt", hex(id_raw), p.name);
+    let corrupt = |l: &mut Local| l.pack_error(&corrupt, p.name, Some(ent.off()), Some(id_raw));
     if !ok {
-        l.error(&corrupt);
+        corrupt(l);
         l.err = true;
         return;
     }
@@ -423,12 +430,12 @@ pub(super) fn stream_root(
             }
         }
         Ok(_) => {
-            l.error(&corrupt);
+            corrupt(l);
             l.err = true;
         }
         Err(c) => {
             l.error(&c.to_string());
-            l.error(&corrupt);
+            corrupt(l);
             l.err = true;
         }
     }
@@ -469,7 +476,7 @@ pub(super) fn phantom_base(
         },
         Err(err) => {
             for line in err.git_lines(off, p.name) {
-                l.error(&line);
+                l.pack_error(&line, p.name, Some(off), None);
             }
             None
         }
@@ -485,7 +492,7 @@ pub(super) fn unpack_root(
 ) -> Result<Vec<u8>, ()> {
     if let Some(lines) = p.rare.header_err.get(&i) {
         for m in lines {
-            l.error(m);
+            l.pack_error(m, p.name, Some(e.off()), None);
         }
         return Err(());
     }
@@ -531,11 +538,16 @@ pub(super) fn apply_child(
         if let Some(m) = line {
             l.error(&m);
         }
-        l.error(&format!(
-            "failed to unpack compressed delta at offset {} from {}",
-            e.data(),
-            p.name
-        ));
+        l.pack_error(
+            &format!(
+                "failed to unpack compressed delta at offset {} from {}",
+                e.data(),
+                p.name
+            ),
+            p.name,
+            Some(e.off()),
+            None,
+        );
         return Err(());
     }
     let mut out = Vec::new();
@@ -626,22 +638,29 @@ pub(super) fn visit(
                     }
                 }
                 Ok(_) => {
-                    l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                    let m = format!("packed {} from {name} is corrupt", hex(id_raw));
+                    l.pack_error(&m, name, Some(ent.off()), Some(id_raw));
                     l.err = true;
                 }
                 Err(collision) => {
                     l.error(&collision);
-                    l.error(&format!("packed {} from {name} is corrupt", hex(id_raw)));
+                    let m = format!("packed {} from {name} is corrupt", hex(id_raw));
+                    l.pack_error(&m, name, Some(ent.off()), Some(id_raw));
                     l.err = true;
                 }
             }
         }
         _ => {
-            l.error(&format!(
-                "cannot unpack {} from {name} at offset {}",
-                hex(id_raw),
-                ent.off()
-            ));
+            l.pack_error(
+                &format!(
+                    "cannot unpack {} from {name} at offset {}",
+                    hex(id_raw),
+                    ent.off()
+                ),
+                name,
+                Some(ent.off()),
+                Some(id_raw),
+            );
             l.err = true;
         }
     }

@@ -2,6 +2,7 @@
 //! offset (headers and CRCs, on the pool), the delta tree built, then resolved ([`super::tree`])
 //! or, without the memory for it, read entry by entry ([`super::low_memory`]).
 
+use crate::fsck::finding::Finding;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
@@ -138,29 +139,44 @@ fn verify_pack_index<'p>(
 ) -> Option<(idx::Index<'p>, &'p [u8], bool)> {
     let name = &p.name;
     let Some(idx_map) = &p.idx else {
-        f.out.error(&format!("packfile {name} index not opened"));
+        f.out.emit(Finding::pack_error(
+            &format!("packfile {name} index not opened"),
+            name,
+            None,
+        ));
         return None;
     };
     let index = match idx::Index::parse(idx_map.bytes(), raw, &p.files.idx.display().to_string()) {
         Ok(i) => i,
         Err(e) => {
-            f.out.error(&e.to_string());
-            f.out.error(&format!("packfile {name} index not opened"));
+            f.out.emit(Finding::pack_error(&e.to_string(), name, None));
+            f.out.emit(Finding::pack_error(
+                &format!("packfile {name} index not opened"),
+                name,
+                None,
+            ));
             return None;
         }
     };
     let mut err = false;
     let (covered, sum) = index.checksummed();
     if digest(format.file_hash(), covered) != sum {
-        f.out
-            .error(&format!("Packfile index for {name} hash mismatch"));
+        f.out.emit(Finding::pack_error(
+            &format!("Packfile index for {name} hash mismatch"),
+            name,
+            None,
+        ));
         err = true;
     }
     if let Some(lines) = pack_open_errors(p, &index, format, &p.name) {
         for l in lines {
-            f.out.error(&l);
+            f.out.emit(Finding::pack_error(&l, name, None));
         }
-        f.out.error(&format!("packfile {name} cannot be accessed"));
+        f.out.emit(Finding::pack_error(
+            &format!("packfile {name} cannot be accessed"),
+            name,
+            None,
+        ));
         return None;
     }
     Some((index, p.bytes()?, err))
@@ -243,10 +259,12 @@ fn read_entries(
             if let Some(crc) = *crc
                 && Some(crc) != index.crc32(n)
             {
-                f.out.error(&format!(
+                let m = format!(
                     "index CRC mismatch for object {} from {name} at offset {off}",
                     hex(index.id(n))
-                ));
+                );
+                f.out
+                    .emit(Finding::pack_error(&m, name, Some(off)).about(&hex(index.id(n)), None));
                 err = true;
             }
             if let Some((ent, found)) = *usual {
@@ -338,14 +356,15 @@ fn report_cycles(
             continue;
         }
         let id = hex(index.id(e.n));
-        f.out.error(&format!(
+        let m = format!(
             "delta base cycle: the delta at offset {} in {name} never reaches a base object",
             e.off()
-        ));
-        f.out.error(&format!(
-            "cannot unpack {id} from {name} at offset {}",
-            e.off()
-        ));
+        );
+        f.out
+            .emit(Finding::pack_error(&m, name, Some(e.off())).about(&id, None));
+        let m = format!("cannot unpack {id} from {name} at offset {}", e.off());
+        f.out
+            .emit(Finding::pack_error(&m, name, Some(e.off())).about(&id, None));
         err = true;
     }
     err

@@ -211,7 +211,7 @@ pub const HASH_OBJECT: Command = Command {
 pub const FSCK: Command = Command {
     name: "fsck",
     about: "Verify a git repository as `git fsck --full` does (it never writes to it).",
-    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [--threads N] [--low-memory] [OBJECT]...",
+    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [--threads N] [--low-memory] [--json]\n         [OBJECT]...",
     preamble: "Gives git 2.47's verdict on the repository it runs in (found as git finds it: the current\n\
                directory upwards, or GIT_DIR): the same exit status (git's bits: 1 objects, 2\n\
                reachability, 4 packs, 8 refs, 16 commit-graph, 32 multi-pack-index, 64 reverse\n\
@@ -262,6 +262,12 @@ pub const FSCK: Command = Command {
             None,
             "low-memory",
             "check packs without their delta trees: each delta's base\nmade from its chain through a 32 MiB cache, as git does\n(slower; 13 bytes an entry instead of ~70; chosen by itself\nwhen a tree would take half the memory available) (a\nflagsplit extension)",
+        )
+        .flagsplit_extension(),
+        Opt::flag(
+            None,
+            "json",
+            "write each line git would print as a JSON object on\nstandard output (its level, git's message id, the object,\npath, pack and offset, the exit bit, git's line), then a\nsummary with the exit status (a flagsplit extension)",
         )
         .flagsplit_extension(),
     ],
