@@ -300,13 +300,32 @@ impl From<flagsplit_git::HashAlgo> for Algorithm {
     }
 }
 
-/// This build's hash providers, as the engine's library asks for them ([`flagsplit_git::Hashes`]).
+impl flagsplit_git::StreamHasher for Hasher {
+    fn new(algo: flagsplit_git::HashAlgo) -> Hasher {
+        Hasher::new(algo.into())
+    }
+
+    #[inline]
+    fn update(&mut self, data: &[u8]) {
+        Hasher::update(self, data);
+    }
+
+    fn finalize(self) -> Result<flagsplit_git::Digest, flagsplit_git::Collision> {
+        match Hasher::finalize(self) {
+            Ok(d) => Ok(flagsplit_git::Digest::new(d.as_bytes())),
+            Err(c) => Err(flagsplit_git::Collision {
+                digest: flagsplit_git::Digest::new(&c.digest),
+            }),
+        }
+    }
+}
+
+/// This build's providers, as the engine's library asks for them ([`flagsplit_git::Providers`]):
+/// the hashers of the `sha1`, `sha1-unsafe` and `sha256` facilities and the `zlib` facility's
+/// inflater.
 pub struct Selected;
 
-impl flagsplit_git::Hashes for Selected {
-    fn digest(algo: flagsplit_git::HashAlgo, data: &[u8]) -> Option<Vec<u8>> {
-        let mut h = Hasher::new(algo.into());
-        h.update(data);
-        h.finalize().ok().map(|d| d.as_bytes().to_vec())
-    }
+impl flagsplit_git::Providers for Selected {
+    type Hasher = Hasher;
+    type Inflater = crate::zlib::Inflater;
 }

@@ -83,12 +83,14 @@ pub enum ObjectError {
 /// A hasher for one object, whose header is written first: the run-time [`Hasher`] over the
 /// `sha1` facility (collision detection), the `sha1-unsafe` one (`--no-collision-detection`), or
 /// the `sha256` one for the SHA-256 object format.
-pub struct ObjectHasher(Hasher);
+pub struct ObjectHasher(flagsplit_git::object_id::ObjectHasher<Hasher>);
 
 impl ObjectHasher {
     /// Starts an object of `kind` and `len` bytes.
     pub fn new(format: ObjectFormat, kind: Kind, len: u64, detect: bool) -> ObjectHasher {
-        ObjectHasher::with_type_name(format, kind.name().as_bytes(), len, detect)
+        ObjectHasher(flagsplit_git::object_id::ObjectHasher::new(
+            format, kind, len, detect,
+        ))
     }
 
     /// Starts an object whose header names any type (`--literally`).
@@ -98,12 +100,9 @@ impl ObjectHasher {
         len: u64,
         detect: bool,
     ) -> ObjectHasher {
-        let mut h = ObjectHasher(Hasher::new(format.object_hash(detect).into()));
-        h.update(type_name);
-        let mut digits = [0u8; 22];
-        let n = write_length(&mut digits, len);
-        h.update(&digits[..n]);
-        h
+        ObjectHasher(flagsplit_git::object_id::ObjectHasher::with_type_name(
+            format, type_name, len, detect,
+        ))
     }
 
     /// Feeds content.
@@ -114,31 +113,13 @@ impl ObjectHasher {
 
     /// The object id.
     pub fn finalize(self) -> Result<ObjectId, ObjectError> {
-        self.0
-            .finalize()
-            .map(ObjectId)
-            .map_err(ObjectError::Collision)
-    }
-}
-
-/// Writes ` <len>\0` into `buf` and returns its length.
-fn write_length(buf: &mut [u8; 22], len: u64) -> usize {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut v = len;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8; // v % 10 < 10
-        v /= 10;
-        if v == 0 {
-            break;
+        match self.0.finalize() {
+            Ok(d) => Ok(ObjectId(Digest::new(d.as_bytes()))),
+            Err(c) => Err(ObjectError::Collision(Collision {
+                digest: c.digest.as_bytes().try_into().unwrap_or([0; 20]),
+            })),
         }
     }
-    let d = &digits[i..];
-    buf[0] = b' ';
-    buf[1..1 + d.len()].copy_from_slice(d);
-    buf[1 + d.len()] = 0;
-    d.len() + 2
 }
 
 /// What checking a commit, tree or tag found, when it is not refused: git's `error:` lines that
@@ -218,15 +199,6 @@ mod tests {
         id_of_bytes(format, kind, content, true)
             .map(|(id, _)| id.to_hex())
             .unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    #[test]
-    fn length_field() {
-        let mut b = [0u8; 22];
-        let n = write_length(&mut b, 0);
-        assert_eq!(&b[..n], b" 0\0");
-        let n = write_length(&mut b, u64::MAX);
-        assert_eq!(&b[..n], b" 18446744073709551615\0");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The git engine's library. It selects no provider and links none: a caller brings the hashes
-//! its build selected ([`Hashes`]).
+//! The git engine's library. It selects no provider and links none: a caller brings the hashers
+//! and the inflater its build selected ([`Providers`]).
 //!
 //! git's object storage formats, parsed as untrusted bytes: the pack index ([`idx`], versions 1
 //! and 2), pack entries ([`pack`]: the pack header, each entry's type and size, OFS and REF
@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub use format::{HashAlgo, Hashes, ObjectFormat, hex};
+pub use providers::{Collision, Digest, Providers, StreamHasher};
 
 pub mod bytes;
 pub mod check;
@@ -28,9 +29,11 @@ pub mod gitconfig;
 pub mod idx;
 pub mod links;
 pub mod loose;
+pub mod object_id;
 pub mod os_error;
 pub mod pack;
 pub mod progress;
+pub mod providers;
 pub mod repository;
 pub mod verify;
 
