@@ -2,6 +2,7 @@
 //! the heads, what is reachable, missing, broken, dangling or unreachable.
 
 use crate::object::Kind;
+use flagsplit_git::Providers;
 
 use super::finding::{Finding, Stream, What};
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
@@ -9,8 +10,8 @@ use super::{Fatal, Fsck, bits, hex, scan};
 
 /// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
 /// when it is present, and prints git's broken-link lines.
-pub fn mark(
-    f: &mut Fsck<'_>,
+pub fn mark<P: Providers>(
+    f: &mut Fsck<'_, P>,
     target: Option<u32>,
     kind: Option<Kind>,
     parent: Option<u32>,
@@ -80,7 +81,12 @@ pub fn mark(
 }
 
 /// A head: git's `mark_object_reachable` after `obj->flags |= USED`.
-pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut Vec<u32>) {
+pub fn mark_head<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    i: u32,
+    name: Option<String>,
+    pending: &mut Vec<u32>,
+) {
     f.table.or_flags(i, USED);
     if let Some(n) = name {
         let id = f.table.obj(i).id;
@@ -99,7 +105,10 @@ pub fn mark_head(f: &mut Fsck<'_>, i: u32, name: Option<String>, pending: &mut V
 /// the parent git names. With `--connectivity-only` nothing was read before the walk, and with
 /// `--name-objects` the walk needs every entry's name: the walk then reads each object, as git
 /// does.
-pub(super) fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+pub(super) fn check_connectivity<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
     // A stored object that did not check out (corrupt, or unreadable) makes the counted links
     // unreliable: git's walk then reports the trees that name it, so walk as git does.
     let damaged = !f.opts.connectivity_only
@@ -276,7 +285,10 @@ pub(super) fn check_connectivity(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Re
 
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
 /// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
-fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
+fn read_for_walk<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    id: &Oid,
+) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
     let mut lines = Vec::new();
     let read = f.store().read_or_die(id, &mut lines);
     for l in &lines {
@@ -292,13 +304,13 @@ fn read_for_walk(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(Kind, Vec<u8>)>, 
 /// reachable when one links to it). The smaller side is read again: the trees the walk did not
 /// reach are uncounted, or, when they are the more (heads that reach a small part of the
 /// store), the counts are made again from the trees it reached.
-fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
+fn uncount_unreachable_trees<P: Providers>(f: &mut Fsck<'_, P>) {
     use super::table::{BAD, PRESENT};
     let format = f.repo.format;
     let n = f.table.len() as u32;
     // The checked trees the walk reached (`Some(true)`) or not; only the smaller side's ids are
     // gathered.
-    let side = |f: &Fsck<'_>, i: u32| {
+    let side = |f: &Fsck<'_, P>, i: u32| {
         let o = f.table.obj(i);
         (o.kind == Some(Kind::Tree) && o.flags & HAS_OBJ != 0).then_some(o.flags & REACHABLE != 0)
     };
@@ -309,13 +321,13 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
             None => (r, u),
         });
     let recount = reached_count < unreached_count;
-    let gather = |f: &Fsck<'_>, want: bool| -> Vec<Oid> {
+    let gather = |f: &Fsck<'_, P>, want: bool| -> Vec<Oid> {
         (0..n)
             .filter(|&i| side(f, i) == Some(want))
             .map(|i| f.table.obj(i).id)
             .collect()
     };
-    let blob = |f: &Fsck<'_>, ti: u32| {
+    let blob = |f: &Fsck<'_, P>, ti: u32| {
         let o = f.table.obj(ti);
         o.kind == Some(Kind::Blob) && o.flags & (PRESENT | BAD) == PRESENT
     };
@@ -356,7 +368,12 @@ fn uncount_unreachable_trees(f: &mut Fsck<'_>) {
 }
 
 /// git's `traverse_one_object` over the kept links.
-fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>, edges: &mut Vec<u32>) {
+fn traverse_one<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    i: u32,
+    pending: &mut Vec<u32>,
+    edges: &mut Vec<u32>,
+) {
     let from_tag = f.table.obj(i).kind == Some(Kind::Tag);
     edges.clear();
     edges.extend_from_slice(f.table.edges_of(i));
@@ -368,7 +385,11 @@ fn traverse_one(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>, edges: &mut Ve
 
 /// git's `traverse_one_object`, reading the object (for `--connectivity-only` and
 /// `--name-objects`), with git's names for what it links to.
-fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+fn traverse_read<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    i: u32,
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
     let id = f.table.obj(i).id;
     let kind = f.table.obj(i).kind;
     if kind == Some(Kind::Blob) {
@@ -429,7 +450,7 @@ fn traverse_read(f: &mut Fsck<'_>, i: u32, pending: &mut Vec<u32>) -> Result<(),
 /// object of no type as what it reads, and its `parse_commit`, `parse_tree` and `parse_tag`
 /// refuse an object known as another type than it reads as (`Object X not a commit`). Whether
 /// the walk goes on.
-fn read_as(f: &mut Fsck<'_>, id: &Oid, known: Option<Kind>, k: Kind) -> bool {
+fn read_as<P: Providers>(f: &mut Fsck<'_, P>, id: &Oid, known: Option<Kind>, k: Kind) -> bool {
     match known {
         None => {
             let _ = f.table.lookup(id, k);
@@ -451,8 +472,8 @@ fn read_as(f: &mut Fsck<'_>, id: &Oid, known: Option<Kind>, k: Kind) -> bool {
 }
 
 /// The walk's step from object `i` (`id`, of type `k`) to what it links to.
-fn walk_links(
-    f: &mut Fsck<'_>,
+fn walk_links<P: Providers>(
+    f: &mut Fsck<'_, P>,
     i: u32,
     id: &Oid,
     k: Kind,
@@ -548,7 +569,7 @@ fn parent_name(name: &str, nth: usize) -> String {
     }
 }
 
-impl Fsck<'_> {
+impl<P: Providers> Fsck<'_, P> {
     /// `--unreachable`, unless no default references were found (git then clears it).
     pub fn unreachable_shown(&self) -> bool {
         self.opts.unreachable && !self.no_default_refs

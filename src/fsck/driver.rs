@@ -4,6 +4,7 @@
 
 use crate::gitconfig::Config;
 use crate::progress::Shared;
+use flagsplit_git::Providers;
 
 use super::connect::check_connectivity;
 use super::parse::parse_oid;
@@ -12,7 +13,7 @@ use super::table::HAS_OBJ;
 use super::{Fatal, Fsck, bits, odb, scan};
 
 /// The whole run.
-pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
+pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fatal> {
     let objects = match std::env::var_os("GIT_OBJECT_DIRECTORY").filter(|d| !d.is_empty()) {
         Some(d) => std::path::PathBuf::from(d),
         None => f.repo.common_dir.join("objects"),
@@ -133,8 +134,8 @@ pub fn fsck(f: &mut Fsck<'_>, config: &Config) -> Result<(), Fatal> {
 /// `FLAGSPLIT_FSCK_TIMES=1`: where the time went, on standard error. The pack stages are CPU
 /// time summed over the workers; the floor is what inflating every entry, applying every delta
 /// and hashing every object cost in this run, divided by the threads.
-fn report_times(
-    f: &mut Fsck<'_>,
+fn report_times<P: Providers>(
+    f: &mut Fsck<'_, P>,
     packs: std::time::Duration,
     walk: std::time::Duration,
     total: std::time::Duration,
@@ -187,7 +188,7 @@ fn report_times(
 
 /// The stage report's memory line: the peak RSS (Linux's `VmHWM`), the mapped files' part of it,
 /// and what the rest is for, in bytes per object of the table.
-fn memory_line(f: &Fsck<'_>) -> String {
+fn memory_line<P: Providers>(f: &Fsck<'_, P>) -> String {
     let m = f.table.memory();
     let files: usize = f
         .packs

@@ -2,9 +2,9 @@
 //! line, every ref (`refs_for_each_rawref`), each worktree's HEAD and reflogs, each worktree's
 //! index (entries, cache-tree, resolve-undo); and the structures checked around the walk.
 
+use flagsplit_git::Providers;
 use std::ffi::OsString;
 
-use crate::hash::Selected;
 use crate::object::Kind;
 use crate::repo::refs::{self, RefStore};
 use crate::repo::reftable::store::Report;
@@ -16,7 +16,7 @@ use super::table::{HAS_OBJ, Oid, oid};
 use super::{Fatal, Fsck, bits, scan};
 
 /// An object named on the command line (a full hex id, or a ref name).
-pub fn named_head(f: &mut Fsck<'_>, arg: &OsString, pending: &mut Vec<u32>) {
+pub fn named_head<P: Providers>(f: &mut Fsck<'_, P>, arg: &OsString, pending: &mut Vec<u32>) {
     let text = arg.to_string_lossy().into_owned();
     let id = revision(f, &text);
     let Some(id) = id else {
@@ -43,7 +43,7 @@ pub fn named_head(f: &mut Fsck<'_>, arg: &OsString, pending: &mut Vec<u32>) {
 
 /// A revision as git's `repo_get_oid` reads the common forms: a full id or a ref name (as git
 /// disambiguates it), followed by any number of `~N`, `^N`, `^` and `~`.
-fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
+fn revision<P: Providers>(f: &Fsck<'_, P>, text: &str) -> Option<Oid> {
     let base_end = text.find(['~', '^']).unwrap_or(text.len());
     let (base, mut rest) = text.split_at(base_end);
     let mut id = parse_oid(f, base.as_bytes()).or_else(|| resolve_name(f, base))?;
@@ -83,7 +83,7 @@ fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
     Some(id)
 }
 
-fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
+fn resolve_name<P: Providers>(f: &Fsck<'_, P>, name: &str) -> Option<Oid> {
     let store = RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
     for candidate in [
         name.to_string(),
@@ -104,7 +104,7 @@ fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
 
 /// `error(MESSAGE)` as git's `vreportf` prints it: the message's bytes as they are, but control
 /// characters other than tab and newline as `?`, and no more than 4095 bytes with the prefix.
-fn git_error(f: &mut Fsck<'_>, message: &[u8], bit: u8) {
+fn git_error<P: Providers>(f: &mut Fsck<'_, P>, message: &[u8], bit: u8) {
     let mut line = b"error: ".to_vec();
     line.extend(message.iter().map(|&c| {
         if (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f {
@@ -119,8 +119,8 @@ fn git_error(f: &mut Fsck<'_>, message: &[u8], bit: u8) {
 }
 
 /// git's `fsck_handle_ref`, for the ref named `raw`.
-fn handle_ref(
-    f: &mut Fsck<'_>,
+fn handle_ref<P: Providers>(
+    f: &mut Fsck<'_, P>,
     raw: &[u8],
     id: &[u8],
     pending: &mut Vec<u32>,
@@ -150,7 +150,13 @@ fn handle_ref(
 }
 
 /// git's `fsck_handle_reflog_oid`.
-fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pending: &mut Vec<u32>) {
+fn reflog_oid<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    refname: &str,
+    id: &[u8],
+    timestamp: u64,
+    pending: &mut Vec<u32>,
+) {
     if id.iter().all(|&b| b == 0) {
         return;
     }
@@ -173,7 +179,10 @@ fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pendin
 }
 
 /// git's `get_default_heads`.
-pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+pub fn default_heads<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
     let store =
         RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).map_err(Fatal::msg)?;
     let result = heads_of(f, &store, pending);
@@ -187,7 +196,11 @@ pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fat
     result
 }
 
-fn heads_of(f: &mut Fsck<'_>, store: &RefStore, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+fn heads_of<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    store: &RefStore,
+    pending: &mut Vec<u32>,
+) -> Result<(), Fatal> {
     let listing = store.for_each_rawref();
     for r in &listing.refs {
         handle_ref(f, &r.name, &r.id, pending)?;
@@ -234,9 +247,9 @@ fn heads_of(f: &mut Fsck<'_>, store: &RefStore, pending: &mut Vec<u32>) -> Resul
 }
 
 /// The object store as the index reader needs it (to expand a sparse index).
-struct StoreObjects<'a, 'o>(&'a Fsck<'o>);
+struct StoreObjects<'a, 'o, P: Providers>(&'a Fsck<'o, P>);
 
-impl index::Objects for StoreObjects<'_, '_> {
+impl<P: Providers> index::Objects for StoreObjects<'_, '_, P> {
     fn read_tree(&mut self, id: &[u8]) -> Option<Vec<u8>> {
         scan::read_object(self.0, &oid(id))
             .filter(|(k, _)| *k == Kind::Tree)
@@ -257,7 +270,7 @@ impl index::Objects for StoreObjects<'_, '_> {
 }
 
 /// git's `fsck_index` for every worktree's index.
-pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
+pub fn index_heads<P: Providers>(f: &mut Fsck<'_, P>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
     let wts = worktrees::get_worktrees(&f.repo.git_dir, &f.repo.common_dir);
     for wt in &wts {
         let path = wt.index_path();
@@ -363,12 +376,12 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
 }
 
 /// git's `fsck_finish`: the `.gitmodules` and `.gitattributes` blobs not yet checked.
-pub fn finish_checks(f: &mut Fsck<'_>) {
+pub fn finish_checks<P: Providers>(f: &mut Fsck<'_, P>) {
     use crate::object::fsck::Lookup;
     let format = f.repo.format;
     let mut checks = std::mem::replace(&mut f.checks, super::walk::Checks::placeholder());
     let (findings, failed) = {
-        let fr: &Fsck<'_> = f;
+        let fr: &Fsck<'_, P> = f;
         let mut read = |raw: &[u8]| -> Lookup {
             let id = oid(raw);
             match scan::read_object(fr, &id) {
@@ -392,8 +405,8 @@ pub fn finish_checks(f: &mut Fsck<'_>) {
 }
 
 /// A commit as the commit-graph check reads it from the object database.
-fn commit_for_graph(
-    f: &Fsck<'_>,
+fn commit_for_graph<P: Providers>(
+    f: &Fsck<'_, P>,
     raw: &[u8],
     lines: &mut Vec<String>,
 ) -> crate::verify::commit_graph::Commit {
@@ -448,8 +461,8 @@ fn graph_settings(config: &crate::gitconfig::Config) -> crate::verify::commit_gr
 
 /// The lines git fsck prints itself when it loads the commit-graph and the multi-pack-index
 /// (it dies on a multi-pack-index it cannot read at all).
-pub fn structures_loaded(
-    f: &mut Fsck<'_>,
+pub fn structures_loaded<P: Providers>(
+    f: &mut Fsck<'_, P>,
     config: &crate::gitconfig::Config,
     dirs: &[super::odb::ObjectDir],
 ) -> Result<(), Fatal> {
@@ -474,22 +487,21 @@ pub fn structures_loaded(
     let grafts = !f.grafts.parents.is_empty();
     if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
-        let out = commit_graph::load_lines::<Selected>(&odbs, format, graph_settings(config));
+        let out = commit_graph::load_lines::<P>(&odbs, format, graph_settings(config));
         for l in &out.lines {
             f.out.err(l);
         }
         // With --connectivity-only git's walk parses the commits the graph lists from the graph,
         // without reading their objects.
         if f.opts.connectivity_only {
-            f.graph_commits =
-                commit_graph::commits::<Selected>(&odbs, format, graph_settings(config));
+            f.graph_commits = commit_graph::commits::<P>(&odbs, format, graph_settings(config));
         }
     }
     Ok(())
 }
 
 /// The reverse indexes and bitmaps (checked before the walk, as git does).
-pub fn structures_before_walk(f: &mut Fsck<'_>) {
+pub fn structures_before_walk<P: Providers>(f: &mut Fsck<'_, P>) {
     use crate::verify::{bitmap, rev};
     let format = f.repo.format;
     let mut lines = Vec::new();
@@ -512,8 +524,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
                 let size = p.bytes().map_or(0, |b| b.len() as u64);
                 let offset = |n: usize| index.offset(n as u32).unwrap_or(0);
                 let num = index.len() as usize;
-                let out =
-                    rev::verify::<Selected>(&name, rev_file.as_deref(), format, num, offset, size);
+                let out = rev::verify::<P>(&name, rev_file.as_deref(), format, num, offset, size);
                 lines.extend(out.lines);
                 rev_bad |= out.failed;
             }
@@ -521,7 +532,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
         meter.display(n as u64 + 1);
         let bm = bitmap::pack_bitmap_path(&name);
         if let Ok(bytes) = std::fs::read(&bm) {
-            let out = bitmap::verify::<Selected>(std::path::Path::new(&bm), &bytes, format);
+            let out = bitmap::verify::<P>(std::path::Path::new(&bm), &bytes, format);
             lines.extend(out.lines);
             bitmap_bad |= out.failed;
         }
@@ -529,7 +540,7 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
     meter.stop();
     for path in f.midx_bitmaps.clone() {
         if let Ok(bytes) = std::fs::read(&path) {
-            let out = bitmap::verify::<Selected>(&path, &bytes, format);
+            let out = bitmap::verify::<P>(&path, &bytes, format);
             lines.extend(out.lines);
             bitmap_bad |= out.failed;
         }
@@ -547,8 +558,8 @@ pub fn structures_before_walk(f: &mut Fsck<'_>) {
 
 /// The commit-graph and multi-pack-index checks git runs as child processes after the walk
 /// (`git commit-graph verify`, `git multi-pack-index verify`, for each object directory).
-pub fn structures_after_walk(
-    f: &mut Fsck<'_>,
+pub fn structures_after_walk<P: Providers>(
+    f: &mut Fsck<'_, P>,
     config: &crate::gitconfig::Config,
     dirs: &[super::odb::ObjectDir],
 ) {
@@ -558,13 +569,12 @@ pub fn structures_after_walk(
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
         let settings = graph_settings(config);
         for d in dirs {
-            let fr: &Fsck<'_> = f;
+            let fr: &Fsck<'_, P> = f;
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
             let progress = fr.out.progress();
-            let out = commit_graph::verify_in::<Selected>(
-                &d.path, &odbs, format, settings, &mut read, progress,
-            );
+            let out =
+                commit_graph::verify_in::<P>(&d.path, &odbs, format, settings, &mut read, progress);
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
@@ -575,7 +585,7 @@ pub fn structures_after_walk(
     }
     if core_bool(config, "core.multipackindex", true) {
         for d in dirs {
-            let fr: &Fsck<'_> = f;
+            let fr: &Fsck<'_, P> = f;
             let mut entry = |idx_path: &std::path::Path, raw: &[u8]| -> midx::PackEntry {
                 let Some(file) = idx_path.file_name() else {
                     return midx::PackEntry::NotInIndex;
@@ -620,8 +630,7 @@ pub fn structures_after_walk(
                     _ => midx::PackEntry::NotInIndex,
                 }
             };
-            let out =
-                midx::verify_progress::<Selected>(&d.path, format, &mut entry, fr.out.progress());
+            let out = midx::verify_progress::<P>(&d.path, format, &mut entry, fr.out.progress());
             for l in &out.lines {
                 f.out.err(l);
             }

@@ -36,6 +36,7 @@ pub mod scan;
 pub mod table;
 pub mod walk;
 
+use flagsplit_git::Providers;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 
@@ -248,18 +249,22 @@ pub struct Repo {
 /// Hashes one object: its id, or git's message when the collision-detecting hash refuses it.
 pub type HashFn = fn(ObjectFormat, Kind, &[u8]) -> Result<Oid, String>;
 
-/// The object id with the `sha1` (or `sha256`) facility's provider, collision detection on.
-pub fn object_id(format: ObjectFormat, kind: Kind, data: &[u8]) -> Result<Oid, String> {
-    let mut h = crate::object::ObjectHasher::new(format, kind, data.len() as u64, true);
-    h.update(data);
-    match h.finalize() {
+/// The object id with the caller's SHA-1 (collision detection on) or SHA-256 provider.
+pub fn object_id<P: Providers>(
+    format: ObjectFormat,
+    kind: Kind,
+    data: &[u8],
+) -> Result<Oid, String> {
+    match flagsplit_git::object_id::object_id::<P::Hasher>(format, kind, data, true) {
         Ok(id) => Ok(table::oid(id.as_bytes())),
         Err(e) => Err(e.to_string()),
     }
 }
 
 /// One run's state.
-pub struct Fsck<'o> {
+pub struct Fsck<'o, P: Providers> {
+    /// The providers the run hashes and inflates with.
+    pub providers: std::marker::PhantomData<fn() -> P>,
     /// The options.
     pub opts: &'o Options,
     /// The repository.
@@ -320,7 +325,7 @@ pub struct Fsck<'o> {
     pub notes: std::sync::Mutex<Vec<String>>,
 }
 
-impl<'o> Fsck<'o> {
+impl<'o, P: Providers> Fsck<'o, P> {
     /// The hex of an id.
     pub fn hex(&self, id: &Oid) -> String {
         hex(&id[..self.repo.format.raw_len()])
@@ -369,13 +374,14 @@ impl<'o> Fsck<'o> {
     }
 
     /// The object store, as git reads objects from it.
-    pub fn store(&self) -> store::Store<'_> {
+    pub fn store(&self) -> store::Store<'_, P> {
         self.store_with(&self.packs)
     }
 
     /// The object store with `packs` (the run's, while it has lent them out).
-    pub fn store_with<'a>(&'a self, packs: &'a [scan::PackState]) -> store::Store<'a> {
+    pub fn store_with<'a>(&'a self, packs: &'a [scan::PackState]) -> store::Store<'a, P> {
         store::Store {
+            providers: std::marker::PhantomData,
             packs,
             loose: &self.loose,
             table: &self.table,
@@ -388,12 +394,12 @@ impl<'o> Fsck<'o> {
     }
 
     /// What a check needs of the run.
-    pub fn core(&self) -> check::Core<'_> {
+    pub fn core(&self) -> check::Core<'_, P> {
         self.core_with(&self.packs)
     }
 
     /// What a check needs of the run, with `packs` (the run's, while it has lent them out).
-    pub fn core_with<'a>(&'a self, packs: &'a [scan::PackState]) -> check::Core<'a> {
+    pub fn core_with<'a>(&'a self, packs: &'a [scan::PackState]) -> check::Core<'a, P> {
         check::Core {
             table: &self.table,
             format: self.repo.format,
@@ -531,7 +537,7 @@ impl<'o> Fsck<'o> {
     }
 }
 
-impl Fsck<'_> {
+impl<P: Providers> Fsck<'_, P> {
     /// Prints the lines the store noted while it was shared ([`Fsck::notes`]).
     pub fn flush_notes(&mut self) {
         let notes = self.notes.get_mut().map(std::mem::take).unwrap_or_default();
@@ -558,10 +564,9 @@ pub fn idx_error(bytes: &[u8], format: ObjectFormat, shown: &str) -> Option<Stri
 }
 
 /// The id of the empty tree in `format` (git's `EMPTY_TREE_SHA1_BIN_LITERAL` and its SHA-256 twin).
-pub fn empty_tree_id(format: ObjectFormat) -> Oid {
-    let mut h = crate::object::ObjectHasher::new(format, Kind::Tree, 0, false);
-    h.update(b"");
-    h.finalize().map_or([0; 32], |id| table::oid(id.as_bytes()))
+pub fn empty_tree_id<P: Providers>(format: ObjectFormat) -> Oid {
+    flagsplit_git::object_id::object_id::<P::Hasher>(format, Kind::Tree, b"", false)
+        .map_or([0; 32], |id| table::oid(id.as_bytes()))
 }
 
 pub use crate::object::hex;
@@ -670,12 +675,12 @@ fn display_git_dir(git_dir: &Path) -> PathBuf {
 
 /// Runs fsck, giving its findings to `sink` (git's lines: [`finding::TextSink::stdio`]), and
 /// returns its exit status (git's bits, or 128 when it dies), which the sink is also given last.
-pub fn run(opts: &Options, sink: Box<dyn finding::Sink>) -> u8 {
+pub fn run<P: Providers>(opts: &Options, sink: Box<dyn finding::Sink>) -> u8 {
     let progress = opts.progress.unwrap_or_else(|| io::stderr().is_terminal()) && !opts.verbose;
     let mut out = Output::with_sink(sink, Progress::new(progress));
     let status = match find_repo() {
         Ok(repo) => {
-            let (o, result) = run_with(opts, repo, out, object_id);
+            let (o, result) = run_with::<P>(opts, repo, out, object_id::<P>);
             out = o;
             match result {
                 Ok(bits) => bits,
@@ -696,7 +701,7 @@ pub fn run(opts: &Options, sink: Box<dyn finding::Sink>) -> u8 {
 
 /// Runs fsck on `repo`, writing to `out`, hashing with `hash`: the output, and the exit bits or
 /// why it died (its lines not yet written: see [`Output::fatal`]).
-pub fn run_with(
+pub fn run_with<P: Providers>(
     opts: &Options,
     repo: Repo,
     out: Output,
@@ -711,8 +716,9 @@ pub fn run_with(
         Err(e) => return (out, Err(e)),
     };
     let big_file_threshold = walk::big_file_threshold(&config);
-    let empty_tree = empty_tree_id(repo.format);
-    let mut f = Fsck {
+    let empty_tree = empty_tree_id::<P>(repo.format);
+    let mut f = Fsck::<P> {
+        providers: std::marker::PhantomData,
         opts,
         repo,
         table: Table::default(),

@@ -3,6 +3,7 @@
 //! tag's links looked up with the types they name), and hex ids read from files.
 
 use crate::object::Kind;
+use flagsplit_git::Providers;
 
 use super::table::{HAS_OBJ, Oid, PARSED, oid};
 use super::{Fatal, Fsck};
@@ -10,7 +11,7 @@ use super::{Fatal, Fsck};
 /// git's `parse_object`: the object when it was checked and found valid, or when it can be read
 /// from the store and hashes to its id (`error: hash mismatch` otherwise). git dies when the
 /// object's stored copy cannot be read at all.
-pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
+pub fn parse_object<P: Providers>(f: &mut Fsck<'_, P>, id: &Oid) -> Result<Option<u32>, Fatal> {
     if let Some(i) = f.table.get(id)
         && f.table.obj(i).flags & HAS_OBJ != 0
         && f.table.obj(i).kind.is_some()
@@ -24,7 +25,10 @@ pub fn parse_object(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<u32>, Fatal> {
 
 /// [`parse_object`] of an object not parsed yet: read from the store and parsed, with its type
 /// and content.
-pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec<u8>)>, Fatal> {
+pub fn parse_stored<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    id: &Oid,
+) -> Result<Option<(u32, Kind, Vec<u8>)>, Fatal> {
     // git's `parse_object` asks an object it does not have yet (or has as a blob) for its type
     // first (`oid_object_info`): from the headers of a packed copy's delta chain, marking bad what
     // cannot be followed, so that the read below dies as git's does. It has an object once it
@@ -108,7 +112,7 @@ pub fn parse_stored(f: &mut Fsck<'_>, id: &Oid) -> Result<Option<(u32, Kind, Vec
     Ok(Some((i, k, data)))
 }
 
-impl Fsck<'_> {
+impl<P: Providers> Fsck<'_, P> {
     /// Whether reading `id` again from the store could print something or mark a copy bad: a
     /// multi-pack-index sends it to a pack whose index does not load, or a pack holding it was
     /// found damaged. git's check of a tree forgets its content (`free_tree_buffer`), so each
@@ -127,7 +131,7 @@ impl Fsck<'_> {
 }
 
 /// Parses a hex id of the repository's length.
-pub fn parse_oid(f: &Fsck<'_>, text: &[u8]) -> Option<Oid> {
+pub fn parse_oid<P: Providers>(f: &Fsck<'_, P>, text: &[u8]) -> Option<Oid> {
     let hex = f.repo.format.hex_len();
     if text.len() != hex {
         return None;

@@ -3,6 +3,7 @@
 
 use crate::gitconfig::Config;
 use crate::object::Kind;
+use flagsplit_git::Providers;
 
 use super::table::{self, Oid, oid};
 use super::{Fsck, scan};
@@ -14,7 +15,7 @@ use super::{Fsck, scan};
 /// delta finds its base decoded instead of decoding its whole chain again, and whole blobs, which
 /// link to nothing, are not read at all: their entry headers say so. A tree gives every entry,
 /// gitlinks included, as git's does.
-pub(super) fn promisor_referents(f: &mut Fsck<'_>) {
+pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
     let format = f.repo.format;
     let raw = format.raw_len();
     // Each id of a promisor pack once, at its first place, whether it is a whole blob there.
@@ -71,7 +72,7 @@ pub(super) fn promisor_referents(f: &mut Fsck<'_>) {
 /// object's links in the table (a commit's with its grafts applied, a tree's to trees and to
 /// blobs that are not stored), and the stored blobs a promisor pack's trees link to, which the
 /// checks noted as they counted them.
-pub(super) fn promisor_links(f: &mut Fsck<'_>) {
+pub(super) fn promisor_links<P: Providers>(f: &mut Fsck<'_, P>) {
     let mut seen = vec![false; f.table.len()];
     let mut found = Vec::new();
     // A pack whose index does not load has no table indexes.

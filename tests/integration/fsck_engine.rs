@@ -9,6 +9,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use flagsplit::fsck::{self, Options, Output, Repo, table};
+use flagsplit::hash::Selected;
 use flagsplit::object::{Kind, ObjectFormat};
 
 use crate::support;
@@ -78,7 +79,7 @@ static ATTACKED: OnceLock<table::Oid> = OnceLock::new();
 /// The selected hash, except that the attacked object is refused as the collision-detecting
 /// provider refuses a collision attack.
 fn attacked_hash(format: ObjectFormat, kind: Kind, data: &[u8]) -> Result<table::Oid, String> {
-    let id = fsck::object_id(format, kind, data)?;
+    let id = fsck::object_id::<Selected>(format, kind, data)?;
     if Some(&id) == ATTACKED.get() {
         return Err(format!(
             "SHA-1 appears to be part of a collision attack: {}",
@@ -96,7 +97,7 @@ fn run(dir: &Path, hash: fsck::HashFn) -> (u8, Vec<String>, Vec<String>) {
         format: ObjectFormat::Sha1,
     };
     let output = Output::new(Box::new(out.clone()), Box::new(err.clone()));
-    let status = match fsck::run_with(&Options::default(), repo, output, hash).1 {
+    let status = match fsck::run_with::<Selected>(&Options::default(), repo, output, hash).1 {
         Ok(bits) => bits,
         Err(fatal) => panic!("fsck died: {}", fatal.0),
     };
@@ -121,7 +122,7 @@ fn a_collision_is_reported_and_the_other_objects_are_still_checked() {
         // One test binary, one attacked id: the second repository has the same content.
         assert_eq!(attacked, table::oid(&raw), "repositories are deterministic");
 
-        let (status, out, err) = run(dir, fsck::object_id);
+        let (status, out, err) = run(dir, fsck::object_id::<Selected>);
         assert_eq!((status, out.len()), (0, 0), "{err:?}");
 
         let (status, out, err) = run(dir, attacked_hash);

@@ -99,5 +99,5 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
     } else {
         Box::new(TextSink::stdio())
     };
-    ExitCode::from(fsck::run(&opts, sink))
+    ExitCode::from(fsck::run::<flagsplit::hash::Selected>(&opts, sink))
 }

@@ -3,6 +3,7 @@
 //! table is taken shared (its flags and types are atomics), everything the check produces goes
 //! to the caller's [`Local`], and [`crate::fsck::Fsck::apply`] folds a `Local` into the run.
 
+use flagsplit_git::Providers;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -13,7 +14,7 @@ use crate::object::fsck::{self as checks, SpecialBlobs};
 use crate::object::{Kind, ObjectFormat};
 
 /// What a check needs of the run, shared.
-pub struct Core<'a> {
+pub struct Core<'a, P: Providers> {
     /// The objects.
     pub table: &'a Table,
     /// The object format.
@@ -27,7 +28,7 @@ pub struct Core<'a> {
     /// The grafts.
     pub grafts: &'a crate::fsck::grafts::Grafts,
     /// The object store, for a delta base a pack could not give (git then reads it by its id).
-    pub store: super::store::Store<'a>,
+    pub store: super::store::Store<'a, P>,
     /// Whether the objects checked are a promisor pack's: their links to stored blobs, which are
     /// only counted, are then noted in [`Local::promisor_blobs`] for git's promisor set.
     pub promisor: bool,
@@ -476,7 +477,7 @@ impl Local {
     }
 }
 
-impl Core<'_> {
+impl<P: Providers> Core<'_, P> {
     /// One link of a checked object (git's `mark_used`). Returns whether git's walk fails on it,
     /// and the link made when it resolved to an object in the table (or, for a promisor pack's
     /// tree's link to a blob that is not stored, the [`table::PROMISED`] link a delta of the tree

@@ -1,23 +1,27 @@
 //! Loose objects: each object directory's files checked as git's `fsck_loose` does, and read.
 
+use flagsplit_git::Providers;
 use std::path::Path;
 
 use flagsplit_git::loose;
-use flagsplit_zlib::Inflater as _;
+use flagsplit_zlib::Inflater;
 
 use crate::fsck::odb::Mapped;
 use crate::fsck::table::{Oid, oid};
 use crate::fsck::{Fatal, Fsck, bits, odb};
 use crate::object::{Kind, ObjectFormat};
-use crate::zlib::Inflater;
 
 use super::{MAX_OBJECT, zlib_line};
 
 /// git's `fsck_object_dir` for every object directory (with `check` off, as for
 /// `--connectivity-only`, the objects are only recorded as present).
-pub fn loose_objects(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], check: bool) -> Result<(), Fatal> {
+pub fn loose_objects<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    dirs: &[odb::ObjectDir],
+    check: bool,
+) -> Result<(), Fatal> {
     let format = f.repo.format;
-    let mut z = Inflater::new().map_err(Fatal::msg)?;
+    let mut z = P::Inflater::new().map_err(Fatal::msg)?;
     for dir in dirs {
         if check && f.opts.verbose {
             f.out.err("Checking object directory");
@@ -87,12 +91,12 @@ pub enum LooseRead {
 
 /// The type's name in the header of a loose object file, as git's `oid_object_info` reads it
 /// (`Err`: git's lines).
-pub fn read_loose_header(
-    z: &mut Inflater,
+pub fn read_loose_header<P: Providers>(
+    z: &mut P::Inflater,
     path: &Path,
     hexid: &str,
 ) -> Result<Vec<u8>, Vec<String>> {
-    match read_loose(z, path, hexid, None, LooseBy::StoreType) {
+    match read_loose::<P>(z, path, hexid, None, LooseBy::StoreType) {
         LooseRead::Header { type_name } | LooseRead::Ok { type_name, .. } => Ok(type_name),
         LooseRead::Bad(lines) | LooseRead::Unmapped(lines) => Err(lines),
         LooseRead::Streamed { .. } | LooseRead::Short { .. } => Err(Vec::new()),
@@ -117,8 +121,8 @@ pub enum LooseBy {
 /// Reads a loose object file as git's `read_loose_object` (or `loose_object_info`) does.
 /// With `stream` (the big-file threshold and the object format), a blob larger than the
 /// threshold is hashed as it is inflated instead of being held.
-pub fn read_loose(
-    z: &mut Inflater,
+pub fn read_loose<P: Providers>(
+    z: &mut P::Inflater,
     path: &Path,
     hexid: &str,
     stream: Option<(u64, ObjectFormat)>,
@@ -236,15 +240,15 @@ pub fn read_loose(
         }
         already = &already[..size as usize];
     }
-    let mut hasher = match stream {
-        Some((_, format)) if streaming => Some(crate::object::ObjectHasher::new(
-            format,
-            Kind::Blob,
-            size,
-            true,
-        )),
-        _ => None,
-    };
+    let mut hasher =
+        match stream {
+            Some((_, format)) if streaming => Some(flagsplit_git::object_id::ObjectHasher::<
+                P::Hasher,
+            >::new(
+                format, Kind::Blob, size, true
+            )),
+            _ => None,
+        };
     let mut data = if hasher.is_some() {
         Vec::new()
     } else {
@@ -301,7 +305,9 @@ pub fn read_loose(
             // (the rest zero), so the object does not match its name. The zeros are hashed, not
             // allocated.
             let format = stream.map_or(ObjectFormat::Sha1, |(_, f)| f);
-            let mut h = crate::object::ObjectHasher::with_type_name(format, &type_name, size, true);
+            let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::with_type_name(
+                format, &type_name, size, true,
+            );
             h.update(&data);
             let zeros = [0u8; 8192];
             let mut left = size - total as u64;
@@ -321,7 +327,7 @@ pub fn read_loose(
     }
 }
 
-fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
+fn check_loose<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: &Oid, path: &Path) {
     let was = f.out.set_context(crate::fsck::finding::Context {
         object: Some(f.hex(id)),
         path: Some(path.display().to_string()),
@@ -332,11 +338,11 @@ fn check_loose(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
 }
 
 /// [`check_loose`] with its findings' context set.
-fn check_loose_file(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
+fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
     let stream = Some((f.big_file_threshold, format));
-    let (type_name, data) = match read_loose(z, path, &hexid, stream, LooseBy::Scan) {
+    let (type_name, data) = match read_loose::<P>(z, path, &hexid, stream, LooseBy::Scan) {
         LooseRead::Ok { type_name, data } => (type_name, data),
         LooseRead::Short { id: real } => {
             match real {
@@ -396,7 +402,7 @@ fn check_loose_file(f: &mut Fsck<'_>, z: &mut Inflater, id: &Oid, path: &Path) {
     let real = match kind {
         Some(k) => (f.hash)(format, k, &data),
         None => {
-            let mut h = crate::object::ObjectHasher::with_type_name(
+            let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::with_type_name(
                 format,
                 &type_name,
                 data.len() as u64,

@@ -2,6 +2,8 @@
 //! entries in chunks by offset, bases decoded again through a bounded cache.
 
 use crate::fsck::finding::Finding;
+use flagsplit_git::Providers;
+use flagsplit_zlib::Inflater;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
@@ -10,7 +12,6 @@ use flagsplit_git::{idx, pack};
 use crate::fsck::{Fatal, Fsck, hex};
 use crate::object::Kind;
 use crate::progress::Shared;
-use crate::zlib::Inflater;
 
 use super::check::{Core, Local};
 use super::digest;
@@ -18,8 +19,8 @@ use super::entries::{Children, Ent, NO_BASE, Rare, by_offset, describe, link_bas
 use super::packs::PackState;
 use super::settle::{SpecialEvents, settle, trailer_lines};
 use super::tree::{
-    Detours, FATAL_MARK, Node, NodeCache, PackCtx, Unmade, WORKER, Worker, apply_child, on_worker,
-    phantom_base, recover, stream_root, unpack_root, visit,
+    Detours, FATAL_MARK, Node, NodeCache, PackCtx, Unmade, Worker, apply_child, on_worker,
+    phantom_base, recover, stream_root, unpack_root, visit, with_existing_worker,
 };
 
 /// What the delta tree of a pack costs per entry at most (the entry, 16 bytes; its place among
@@ -32,7 +33,7 @@ const TREE_BYTES_PER_ENTRY: usize = 40;
 /// Whether a pack of `count` entries is checked without its delta tree: `--low-memory`
 /// (`Some(None)`), or a tree that would take more than half the memory the kernel says is
 /// available (`Some(Some(why))`, said on standard error).
-pub(super) fn low_memory(f: &Fsck<'_>, count: usize) -> Option<Option<String>> {
+pub(super) fn low_memory<P: Providers>(f: &Fsck<'_, P>, count: usize) -> Option<Option<String>> {
     if f.opts.low_memory {
         return Some(None);
     }
@@ -103,12 +104,12 @@ type Made = (Option<Kind>, Arc<Node>);
 /// their own turn prints, go to `quiet`). A link of the chain that cannot be made is read by its
 /// id from the rest of the store, as git does ([`recover`], noted in `detours`).
 #[allow(clippy::too_many_arguments)]
-fn make_base(
-    core: &Core<'_>,
+fn make_base<P: Providers>(
+    core: &Core<'_, P>,
     p: &PackCtx<'_>,
     flat: &Flat<'_>,
     quiet: &mut Local,
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     delta: &mut Vec<u8>,
     cache: &mut NodeCache,
     b: usize,
@@ -218,7 +219,13 @@ impl Flat<'_> {
 
 /// Checks entry `e` in `--low-memory`: as the tree would, with its base made by
 /// [`make_base`].
-fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker, e: usize) {
+fn check_flat<P: Providers>(
+    core: &Core<'_, P>,
+    p: &PackCtx<'_>,
+    flat: &Flat<'_>,
+    w: &mut Worker<P::Inflater>,
+    e: usize,
+) {
     let Worker {
         l,
         z,
@@ -324,8 +331,8 @@ fn check_flat(core: &Core<'_>, p: &PackCtx<'_>, flat: &Flat<'_>, w: &mut Worker,
 /// pool), a delta's base made from its chain through a bounded cache of bases per thread, as
 /// git's `unpack_entry` does. Memory: 13 bytes an entry and the cache.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn verify_low_memory(
-    f: &mut Fsck<'_>,
+pub(super) fn verify_low_memory<P: Providers>(
+    f: &mut Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
     index: &idx::Index<'_>,
     bytes: &[u8],
@@ -346,7 +353,7 @@ pub(super) fn verify_low_memory(
     drop(order);
     let count = offs.len();
     let limited = &bytes[..sig_ofs];
-    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
+    let trailer = || digest::<P>(format.object_hash(true), &bytes[..sig_ofs]);
     let mut rare = Rare::default();
     let mut is_base = vec![0u64; count.div_ceil(64)];
     let crcs_wanted = index.version() > 1;
@@ -444,11 +451,9 @@ pub(super) fn verify_low_memory(
                     });
                 });
                 pool.broadcast(|_| {
-                    WORKER.with(|cell| {
-                        cell.borrow_mut().as_mut().map(|w| {
-                            w.cache.for_pack(0, 0);
-                            std::mem::take(&mut w.l)
-                        })
+                    with_existing_worker::<P::Inflater, _>(|w| {
+                        w.cache.for_pack(0, 0);
+                        std::mem::take(&mut w.l)
                     })
                 })
                 .into_iter()
@@ -486,8 +491,8 @@ pub(super) fn verify_low_memory(
 /// put back as they were before the pack (`saved`). Only a pack whose check met a conflict
 /// ([`settle`]) is checked so, with a delta's base made through a cache as in `--low-memory`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn again_in_git_order(
-    f: &mut Fsck<'_>,
+pub(super) fn again_in_git_order<P: Providers>(
+    f: &mut Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
     index: &idx::Index<'_>,
     bytes: &[u8],

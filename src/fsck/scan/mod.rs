@@ -24,11 +24,8 @@
 //!   packed one through a random read of its pack (git's `unpack_entry`).
 //! - [`read`]: the reads of the walk, the heads and the promisor set, through the store.
 
-use flagsplit_git::{HashAlgo, Hashes, pack};
-use flagsplit_zlib::Inflater as _;
-
-use crate::hash::Selected;
-use crate::zlib::Inflater;
+use flagsplit_git::{HashAlgo, Hashes, Providers, pack};
+use flagsplit_zlib::Inflater;
 
 pub mod check;
 mod entries;
@@ -56,8 +53,8 @@ pub use verify::verify_pack;
 /// whose header claims more.
 pub const MAX_OBJECT: u64 = 4 << 30;
 
-fn digest(algo: HashAlgo, data: &[u8]) -> Vec<u8> {
-    <Selected as Hashes>::digest(algo, data).unwrap_or_default()
+fn digest<P: Providers>(algo: HashAlgo, data: &[u8]) -> Vec<u8> {
+    <P as Hashes>::digest(algo, data).unwrap_or_default()
 }
 
 /// git's `git_inflate` line for the zlib stream at the start of `input` inflated with room for
@@ -77,7 +74,7 @@ fn bad_base(at: u64, name: &str) -> String {
 /// prints (its buffer holds `size` bytes and one more, and zlib goes on while it needs no room:
 /// an error there is printed too).
 fn inflate_exact(
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     input: &[u8],
     size: u64,
     out: &mut Vec<u8>,

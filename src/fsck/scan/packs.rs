@@ -1,6 +1,7 @@
 //! Opening the packs of every object directory: their indexes loaded, each object given its place
 //! in the table, and what git prints when a pack or its index cannot be used.
 
+use flagsplit_git::Providers;
 use flagsplit_git::{idx, pack};
 
 use crate::fsck::odb::{Mapped, PackFiles};
@@ -177,7 +178,12 @@ impl PackState {
 /// index's load error each time it tries to use it. Without a promisor remote no pack is a
 /// promisor pack, whatever `.promisor` files there are (git's `is_promisor_object`), so their
 /// objects are not collected for the promisor set.
-pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promisor_remote: bool) {
+pub fn open_packs<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    dirs: &[odb::ObjectDir],
+    midx: bool,
+    promisor_remote: bool,
+) {
     let format = f.repo.format;
     for dir in dirs {
         let first = f.packs.len();
@@ -290,7 +296,12 @@ pub fn open_packs(f: &mut Fsck<'_>, dirs: &[odb::ObjectDir], midx: bool, promiso
 /// objects, and each time it looks for an object the multi-pack-index puts there it tries to
 /// open the index again (its error, then `packfile … index unavailable`). `first` is where this
 /// directory's packs start in `f.packs`.
-fn unopened_packs(f: &mut Fsck<'_>, dir: &odb::ObjectDir, first: usize, promisor_remote: bool) {
+fn unopened_packs<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    dir: &odb::ObjectDir,
+    first: usize,
+    promisor_remote: bool,
+) {
     let pack_dir = dir.path.join("pack");
     let stem_of = |name: &[u8]| -> Option<String> {
         std::str::from_utf8(name)

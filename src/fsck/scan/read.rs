@@ -4,18 +4,19 @@
 use crate::fsck::Fsck;
 use crate::fsck::table::{Oid, oid};
 use crate::object::Kind;
+use flagsplit_git::Providers;
 
 use super::store::BaseCache;
 
 /// Reads object `id` from the store (packs first, then loose), as git's `read_object` would for
 /// a valid object: `None` when it is missing or cannot be read.
-pub fn read_object(f: &Fsck<'_>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
+pub fn read_object<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<(Kind, Vec<u8>)> {
     read_object_with(f, id, &mut Vec::new())
 }
 
 /// [`read_object`] through a [`BaseCache`], for a pass over many objects.
-pub fn read_object_cached(
-    f: &Fsck<'_>,
+pub fn read_object_cached<P: Providers>(
+    f: &Fsck<'_, P>,
     id: &Oid,
     cache: &mut BaseCache,
 ) -> Option<(Kind, Vec<u8>)> {
@@ -24,7 +25,7 @@ pub fn read_object_cached(
 
 /// Where `id` is first stored in a usable pack: (pack, offset), the order of a pass that reads
 /// many objects through a [`BaseCache`].
-pub fn packed_place(f: &Fsck<'_>, id: &Oid) -> Option<(usize, u64)> {
+pub fn packed_place<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<(usize, u64)> {
     let raw = f.repo.format.raw_len();
     f.packs.iter().enumerate().find_map(|(pi, p)| {
         let index = p.index(f.repo.format).filter(|_| p.usable)?;
@@ -35,16 +36,16 @@ pub fn packed_place(f: &Fsck<'_>, id: &Oid) -> Option<(usize, u64)> {
 
 /// [`read_object`], collecting in `lines` the `error:` lines (without the prefix) git prints when
 /// a packed copy cannot be read.
-pub fn read_object_with(
-    f: &Fsck<'_>,
+pub fn read_object_with<P: Providers>(
+    f: &Fsck<'_, P>,
     id: &Oid,
     lines: &mut Vec<String>,
 ) -> Option<(Kind, Vec<u8>)> {
     read_object_in(f, id, lines, None)
 }
 
-fn read_object_in(
-    f: &Fsck<'_>,
+fn read_object_in<P: Providers>(
+    f: &Fsck<'_, P>,
     id: &Oid,
     lines: &mut Vec<String>,
     cache: Option<&mut BaseCache>,
@@ -60,7 +61,7 @@ fn read_object_in(
 /// The type git's `oid_object_info` gives `id`, from headers alone
 /// ([`super::store::Store::object_type`]); its lines are kept in [`Fsck::notes`], its death in
 /// [`Fsck::pending_fatal`].
-pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
+pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
     let mut lines = Vec::new();
     let found = f.store().object_type(id, &mut lines);
     if let Ok(mut notes) = f.notes.lock() {
@@ -76,7 +77,7 @@ pub fn stored_kind(f: &Fsck<'_>, id: &Oid) -> Option<Kind> {
 }
 
 /// The ids in every usable pack (for `--connectivity-only`).
-pub fn packed_ids(f: &Fsck<'_>) -> Vec<Oid> {
+pub fn packed_ids<P: Providers>(f: &Fsck<'_, P>) -> Vec<Oid> {
     let format = f.repo.format;
     let mut out = Vec::new();
     for p in &f.packs {
@@ -88,7 +89,7 @@ pub fn packed_ids(f: &Fsck<'_>) -> Vec<Oid> {
 }
 
 /// Every id in the packs git would check (for the progress total).
-pub fn total_objects(f: &Fsck<'_>) -> u64 {
+pub fn total_objects<P: Providers>(f: &Fsck<'_, P>) -> u64 {
     let format = f.repo.format;
     f.packs
         .iter()
@@ -98,11 +99,11 @@ pub fn total_objects(f: &Fsck<'_>) -> u64 {
 }
 
 /// git's `has_object` ([`super::store::Store::has_object`]).
-pub fn has_object(f: &Fsck<'_>, id: &Oid) -> bool {
+pub fn has_object<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> bool {
     f.store().has_object(id)
 }
 
 /// git's `has_object_pack`.
-pub fn has_object_pack(f: &Fsck<'_>, id: &Oid) -> bool {
+pub fn has_object_pack<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> bool {
     f.store().has_object_pack(id)
 }

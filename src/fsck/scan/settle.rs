@@ -6,13 +6,14 @@ use crate::fsck::finding::Finding;
 use crate::fsck::table::oid;
 use crate::fsck::{Fsck, hex};
 use crate::object::Kind;
+use flagsplit_git::Providers;
 
 use super::check::Local;
 use super::read::read_object;
 
 /// The workers' results folded into the run, in order: whether one found an error, and the special
 /// blobs their trees named (to be replayed in pack order).
-pub(super) fn fold(f: &mut Fsck<'_>, locals: Vec<Local>) -> (bool, SpecialEvents) {
+pub(super) fn fold<P: Providers>(f: &mut Fsck<'_, P>, locals: Vec<Local>) -> (bool, SpecialEvents) {
     let mut err = false;
     let mut events = Vec::new();
     for mut l in locals {
@@ -28,8 +29,8 @@ pub(super) fn fold(f: &mut Fsck<'_>, locals: Vec<Local>) -> (bool, SpecialEvents
 /// trees with sets of their own and no such blob; here the pack's entries are taken in offset
 /// order, as git takes them, so that a blob is checked now when a tree named it first (its
 /// findings then count for the pack, as in git) and left to `fsck_finish` otherwise.
-pub(super) fn replay_special(
-    f: &mut Fsck<'_>,
+pub(super) fn replay_special<P: Providers>(
+    f: &mut Fsck<'_, P>,
     pi: usize,
     mut events: Vec<(u64, Vec<u8>, bool)>,
 ) -> bool {
@@ -119,7 +120,10 @@ pub(super) type SpecialEvents = Vec<(u64, Vec<u8>, bool)>;
 /// two types (git's `object X is a T, not a U`). Which of the two git reports (the link, or the
 /// object as corrupt) depends on which it reads first, and the workers did not read the pack in
 /// git's order: then `None`, and nothing is folded in.
-pub(super) fn settle(f: &mut Fsck<'_>, mut locals: Vec<Local>) -> Option<(bool, SpecialEvents)> {
+pub(super) fn settle<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    mut locals: Vec<Local>,
+) -> Option<(bool, SpecialEvents)> {
     let mut conflicts: usize = locals.iter().map(|l| l.conflicts).sum();
     for l in &mut locals {
         conflicts += f.resolve(l);
@@ -129,8 +133,8 @@ pub(super) fn settle(f: &mut Fsck<'_>, mut locals: Vec<Local>) -> Option<(bool, 
 
 /// git's lines for a pack whose trailer is not the hash of the rest (`sum`) or not the checksum
 /// its index names; whether there was one.
-pub(super) fn trailer_lines(
-    f: &mut Fsck<'_>,
+pub(super) fn trailer_lines<P: Providers>(
+    f: &mut Fsck<'_, P>,
     name: &str,
     sum: Option<&Vec<u8>>,
     bytes: &[u8],

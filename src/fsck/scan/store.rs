@@ -8,24 +8,25 @@
 //! random in its pack, as git's `unpack_entry` does (with its messages), through a cache of
 //! decoded bases ([`BaseCache`]).
 
+use flagsplit_git::Providers;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use flagsplit_git::{delta, idx, pack};
-use flagsplit_zlib::Inflater as _;
+use flagsplit_zlib::Inflater;
 
 use crate::fsck::hex;
 use crate::fsck::table::{BAD, IN_PACK, Oid, Table, oid};
 use crate::object::{Kind, ObjectFormat};
-use crate::zlib::Inflater;
 
 use super::loose_files::{LooseBy, LooseRead, read_loose, read_loose_header};
 use super::packs::PackState;
 use super::{MAX_OBJECT, bad_base, inflate_exact};
 
 /// What git's reads see of the repository's objects.
-#[derive(Clone, Copy)]
-pub struct Store<'a> {
+pub struct Store<'a, P: Providers> {
+    /// The providers a read inflates with.
+    pub providers: std::marker::PhantomData<fn() -> P>,
     /// The packs, in the order they are searched.
     pub packs: &'a [PackState],
     /// The loose objects, by id.
@@ -45,6 +46,14 @@ pub struct Store<'a> {
     pub notes: &'a std::sync::Mutex<Vec<String>>,
 }
 
+impl<P: Providers> Clone for Store<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: Providers> Copy for Store<'_, P> {}
+
 /// What a read found.
 pub struct Read {
     /// The object, when a copy could be read.
@@ -54,7 +63,7 @@ pub struct Read {
     pub fatal: Option<String>,
 }
 
-impl Store<'_> {
+impl<P: Providers> Store<'_, P> {
     /// git's cached objects (`find_cached_object`): the empty tree, there whether or not it is
     /// stored (and read from there even when a stored copy is corrupt).
     pub fn cached(&self, id: &Oid) -> Option<(Kind, Vec<u8>)> {
@@ -154,10 +163,10 @@ impl Store<'_> {
         let Some(path) = self.loose.get(id) else {
             return Ok(None);
         };
-        let Ok(mut z) = Inflater::new() else {
+        let Ok(mut z) = P::Inflater::new() else {
             return Ok(None);
         };
-        match read_loose_header(&mut z, path, &self.hex(id)) {
+        match read_loose_header::<P>(&mut z, path, &self.hex(id)) {
             Ok(name) => match Kind::from_name(&name) {
                 Some(k) => Ok(Some(k)),
                 None => Err("invalid object type".to_string()),
@@ -327,7 +336,7 @@ impl Store<'_> {
                 fatal: None,
             };
         }
-        let Ok(mut z) = Inflater::new() else {
+        let Ok(mut z) = P::Inflater::new() else {
             return none(None);
         };
         // Each pack that holds it, until one gives it (a failed one marks it bad).
@@ -369,7 +378,7 @@ impl Store<'_> {
             return none(None);
         };
         let hex = self.hex(id);
-        match read_loose(&mut z, path, &hex, None, LooseBy::Store) {
+        match read_loose::<P>(&mut z, path, &hex, None, LooseBy::Store) {
             LooseRead::Ok { type_name, data } => match Kind::from_name(&type_name) {
                 Some(k) => Read {
                     object: Some((k, data)),
@@ -458,8 +467,8 @@ impl<K: std::hash::Hash + Eq + Copy, V: Clone> Budgeted<K, V> {
 }
 
 /// Reads one object of a pack at random, as git's `unpack_entry` does, with its messages.
-struct Reader<'a> {
-    z: &'a mut Inflater,
+struct Reader<'a, P: Providers> {
+    z: &'a mut P::Inflater,
     bytes: &'a [u8],
     pack: &'a PackState,
     /// Its place in `Fsck::packs` (the cache's key).
@@ -472,10 +481,10 @@ struct Reader<'a> {
     /// git dies here (an offset past the end of the pack).
     fatal: Option<String>,
     /// The store, which stands in for a base the pack cannot give.
-    store: Option<&'a Store<'a>>,
+    store: Option<&'a Store<'a, P>>,
 }
 
-impl Reader<'_> {
+impl<P: Providers> Reader<'_, P> {
     /// The id the index gives the entry at `off`.
     pub(super) fn id_at(&self, off: u64) -> Option<String> {
         self.pack

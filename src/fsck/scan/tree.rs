@@ -2,18 +2,18 @@
 //! and each delta is inflated once and a base is kept only while its children are applied; large
 //! subtrees are handed to idle threads ([`Split`]).
 
+use flagsplit_git::Providers;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
 use flagsplit_git::{delta, idx, pack};
-use flagsplit_zlib::Inflater as _;
+use flagsplit_zlib::Inflater;
 
 use crate::fsck::hex;
 use crate::fsck::table::oid;
 use crate::object::Kind;
 use crate::progress::Shared;
-use crate::zlib::Inflater;
 
 use super::check::{Base, Core, Local, Packed, Source, TreeLink, timed};
 use super::entries::{Children, Ent, Rare};
@@ -55,9 +55,9 @@ impl PackCtx<'_> {
 }
 
 /// One worker's state: what it produced, its inflater and buffers.
-pub(super) struct Worker {
+pub(super) struct Worker<Z: Inflater> {
     pub(super) l: Local,
-    pub(super) z: Option<Inflater>,
+    pub(super) z: Option<Z>,
     pub(super) delta: Vec<u8>,
     /// `--low-memory`: where the lines of bases made again go (their own turn prints them).
     pub(super) quiet: Local,
@@ -65,11 +65,11 @@ pub(super) struct Worker {
     pub(super) cache: NodeCache,
 }
 
-impl Worker {
-    pub(super) fn new() -> Worker {
+impl<Z: Inflater> Worker<Z> {
+    pub(super) fn new() -> Worker<Z> {
         Worker {
             l: Local::default(),
-            z: Inflater::new().ok(),
+            z: Z::new().ok(),
             delta: Vec::new(),
             quiet: Local::default(),
             cache: NodeCache::new(),
@@ -85,20 +85,40 @@ const SPLIT_AT: u32 = 32;
 
 thread_local! {
     /// The worker of this thread of the pool, reused by every job the thread runs: a C
-    /// inflater's state is not `Send`, so it stays here and only what it produced is taken.
-    pub(super) static WORKER: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+    /// inflater's state is not `Send`, so it stays here and only what it produced is taken. It
+    /// is a [`Worker`] of the run's inflater type (a thread that served a run with other
+    /// providers gets a new one).
+    pub(super) static WORKER: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `f` with this thread's worker. `f` must not wait for other jobs (a job run meanwhile on
 /// this thread would find the worker taken); spawning is fine.
-pub(super) fn on_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
+pub(super) fn on_worker<Z: Inflater + 'static, R>(f: impl FnOnce(&mut Worker<Z>) -> R) -> R {
     WORKER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let w = slot.get_or_insert_with(Worker::new);
+        if !slot.as_ref().is_some_and(|w| w.is::<Worker<Z>>()) {
+            *slot = Some(Box::new(Worker::<Z>::new()));
+        }
+        let Some(w) = slot.as_mut().and_then(|w| w.downcast_mut::<Worker<Z>>()) else {
+            unreachable!("the slot was just given a Worker<Z>")
+        };
         if w.l.counts.is_none() {
             w.l.counts = Some(Vec::new());
         }
         f(w)
+    })
+}
+
+/// Runs `f` with this thread's worker of inflater type `Z`, if it has one (what it produced is
+/// taken this way after a pack's jobs).
+pub(super) fn with_existing_worker<Z: Inflater + 'static, R>(
+    f: impl FnOnce(&mut Worker<Z>) -> R,
+) -> Option<R> {
+    WORKER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        slot.as_mut()
+            .and_then(|w| w.downcast_mut::<Worker<Z>>())
+            .map(f)
     })
 }
 
@@ -174,10 +194,10 @@ pub(super) fn big_subtrees(ents: &[Ent], children: &Children, roots: &[u32]) -> 
 }
 
 /// Resolves the delta tree under `root`.
-pub(super) fn resolve<'s>(
-    core: &'s Core<'s>,
+pub(super) fn resolve<'s, P: Providers>(
+    core: &'s Core<'s, P>,
     p: &'s PackCtx<'s>,
-    w: &mut Worker,
+    w: &mut Worker<P::Inflater>,
     root: usize,
     spawn: Spawn<'_, 's>,
 ) {
@@ -224,10 +244,10 @@ pub(super) fn resolve<'s>(
 }
 
 /// Resolves a subtree handed over by another thread: entry `c`, a delta of `base`.
-fn resolve_handed<'s>(
-    core: &'s Core<'s>,
+fn resolve_handed<'s, P: Providers>(
+    core: &'s Core<'s, P>,
     p: &'s PackCtx<'s>,
-    w: &mut Worker,
+    w: &mut Worker<P::Inflater>,
     base: &Node,
     c: usize,
     kind: Option<Kind>,
@@ -250,10 +270,10 @@ fn resolve_handed<'s>(
 /// an explicit stack: a base is kept only while its children are applied. With `spawn`, a large
 /// subtree goes to another thread when few hand-offs wait.
 #[allow(clippy::too_many_arguments)]
-fn descend<'s>(
-    core: &'s Core<'s>,
+fn descend<'s, P: Providers>(
+    core: &'s Core<'s, P>,
     p: &'s PackCtx<'s>,
-    w: &mut Worker,
+    w: &mut Worker<P::Inflater>,
     top: usize,
     node: Result<Arc<Node>, ()>,
     kind: Option<Kind>,
@@ -368,11 +388,11 @@ pub(super) fn reached(p: &PackCtx<'_>, e: usize) {
 /// A blob at least `core.bigFileThreshold` large that no delta uses: hashed as it is inflated,
 /// as git streams it (to the end of its zlib stream, whatever its header says), and checked
 /// without its content.
-pub(super) fn stream_root(
-    core: &Core<'_>,
+pub(super) fn stream_root<P: Providers>(
+    core: &Core<'_, P>,
     p: &PackCtx<'_>,
     l: &mut Local,
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     e: usize,
     ent: &Ent,
 ) {
@@ -381,7 +401,12 @@ pub(super) fn stream_root(
     let id = oid(id_raw);
     let input = p.bytes.get(ent.data() as usize..p.sig_ofs).unwrap_or(&[]);
     let size = p.size(ent);
-    let mut h = crate::object::ObjectHasher::new(core.format, Kind::Blob, size, true);
+    let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::new(
+        core.format,
+        Kind::Blob,
+        size,
+        true,
+    );
     let mut buf = vec![0u8; 1 << 20];
     let mut used = 0;
     let mut total = 0u64;
@@ -443,11 +468,11 @@ pub(super) fn stream_root(
 
 /// What git's `unpack_entry` makes of bytes at `off` that no index entry starts at (the base
 /// of a damaged OFS_DELTA): an object when they happen to hold one, else git's lines.
-pub(super) fn phantom_base(
-    core: &Core<'_>,
+pub(super) fn phantom_base<P: Providers>(
+    core: &Core<'_, P>,
     p: &PackCtx<'_>,
     l: &mut Local,
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     off: u64,
 ) -> Option<(Kind, Vec<u8>)> {
     let raw = core.format.raw_len();
@@ -486,7 +511,7 @@ pub(super) fn phantom_base(
 pub(super) fn unpack_root(
     p: &PackCtx<'_>,
     l: &mut Local,
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     i: usize,
     e: &Ent,
 ) -> Result<Vec<u8>, ()> {
@@ -523,7 +548,7 @@ pub(super) fn unpack_root(
 pub(super) fn apply_child(
     p: &PackCtx<'_>,
     l: &mut Local,
-    z: &mut Inflater,
+    z: &mut impl Inflater,
     e: &Ent,
     base_node: &Node,
     delta_buf: &mut Vec<u8>,
@@ -580,8 +605,8 @@ pub(super) fn apply_child(
 /// check reuses its base's links; a tree's own links are returned when `keep` (for deltas of
 /// it).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn visit(
-    core: &Core<'_>,
+pub(super) fn visit<P: Providers>(
+    core: &Core<'_, P>,
     p: &PackCtx<'_>,
     l: &mut Local,
     (e, ent): (usize, &Ent),
@@ -721,8 +746,8 @@ pub(super) struct Detours {
 /// git's `unpack_entry` when the base at entry `e` could not be made from its pack: the object
 /// is marked bad in the pack and read by its id from the rest of the store (another pack, or a
 /// loose copy), which gives the deltas based on it their base.
-pub(super) fn recover(
-    core: &Core<'_>,
+pub(super) fn recover<P: Providers>(
+    core: &Core<'_, P>,
     p: &PackCtx<'_>,
     e: &Ent,
     detours: &mut Detours,

@@ -3,6 +3,7 @@
 //! or, without the memory for it, read entry by entry ([`super::low_memory`]).
 
 use crate::fsck::finding::Finding;
+use flagsplit_git::Providers;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
@@ -19,7 +20,7 @@ use super::low_memory::{again_in_git_order, low_memory, verify_low_memory};
 use super::packs::{PackState, READ_CHUNK, pack_open_errors};
 use super::settle::{SpecialEvents, replay_special, settle, trailer_lines};
 use super::tree::{
-    PackCtx, ROOTS_PER_JOB, Split, WORKER, Worker, big_subtrees, on_worker, resolve,
+    PackCtx, ROOTS_PER_JOB, Split, Worker, big_subtrees, on_worker, resolve, with_existing_worker,
 };
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
@@ -27,8 +28,8 @@ use super::tree::{
 /// `meter` is git's `Checking objects` meter over every pack, `base_count` the objects of the
 /// packs before this one: it is updated as git's `verify_packfile` updates it, at every 1024th
 /// object of the count and at the end of the pack.
-pub fn verify_pack(
-    f: &mut Fsck<'_>,
+pub fn verify_pack<P: Providers>(
+    f: &mut Fsck<'_, P>,
     pi: usize,
     base_count: u64,
     meter: &Shared,
@@ -44,8 +45,8 @@ pub fn verify_pack(
     Ok(err)
 }
 
-fn verify_one(
-    f: &mut Fsck<'_>,
+fn verify_one<P: Providers>(
+    f: &mut Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
     format: ObjectFormat,
     raw: usize,
@@ -76,7 +77,7 @@ fn verify_one(
             &saved,
         );
     }
-    let trailer = || digest(format.object_hash(true), &bytes[..sig_ofs]);
+    let trailer = || digest::<P>(format.object_hash(true), &bytes[..sig_ofs]);
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let read_started = std::time::Instant::now();
     let (ents, rare, crc_err) = read_entries(f, &index, bytes, raw, &name, (&sum, &trailer))?;
@@ -131,8 +132,8 @@ fn verify_one(
 /// git's `verify_pack_index`: the pack's index parsed and its checksum checked, and the pack
 /// mapped. `None` where git gives up on the pack (what it prints is printed): the pack then
 /// fails its check.
-fn verify_pack_index<'p>(
-    f: &mut Fsck<'_>,
+fn verify_pack_index<'p, P: Providers>(
+    f: &mut Fsck<'_, P>,
     p: &'p PackState,
     format: ObjectFormat,
     raw: usize,
@@ -160,7 +161,7 @@ fn verify_pack_index<'p>(
     };
     let mut err = false;
     let (covered, sum) = index.checksummed();
-    if digest(format.file_hash(), covered) != sum {
+    if digest::<P>(format.file_hash(), covered) != sum {
         f.out.emit(Finding::pack_error(
             &format!("Packfile index for {name} hash mismatch"),
             name,
@@ -187,8 +188,8 @@ fn verify_pack_index<'p>(
 /// is rare about them, and whether a CRC did not match; git dies (`Err`) at an entry past the
 /// end of the pack, after the trailer's lines. The trailer is hashed into `sum` here with one
 /// thread, else by one of the jobs that resolve the delta tree.
-fn read_entries(
-    f: &mut Fsck<'_>,
+fn read_entries<P: Providers>(
+    f: &mut Fsck<'_, P>,
     index: &idx::Index<'_>,
     bytes: &[u8],
     raw: usize,
@@ -287,8 +288,8 @@ fn read_entries(
 
 /// The delta tree of a pack resolved from its roots, on the pool (one of its jobs hashes the
 /// trailer into `sum`) or, with one thread, on this one: what each worker found.
-fn resolve_tree(
-    f: &Fsck<'_>,
+fn resolve_tree<P: Providers>(
+    f: &Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
     pctx: &PackCtx<'_>,
     roots: &[u32],
@@ -323,12 +324,10 @@ fn resolve_tree(
                 });
             });
             // What each thread's worker produced; its inflater stays on its thread.
-            pool.broadcast(|_| {
-                WORKER.with(|cell| cell.borrow_mut().as_mut().map(|w| std::mem::take(&mut w.l)))
-            })
-            .into_iter()
-            .flatten()
-            .collect()
+            pool.broadcast(|_| with_existing_worker::<P::Inflater, _>(|w| std::mem::take(&mut w.l)))
+                .into_iter()
+                .flatten()
+                .collect()
         }
         None => {
             let mut w = Worker::new();
@@ -343,8 +342,8 @@ fn resolve_tree(
 
 /// What no root of the delta tree reached (`done` has no bit for it): a cycle of REF_DELTA bases,
 /// which git follows until memory runs out, reported instead. Returns whether there was one.
-fn report_cycles(
-    f: &mut Fsck<'_>,
+fn report_cycles<P: Providers>(
+    f: &mut Fsck<'_, P>,
     ents: &[Ent],
     done: &[AtomicU64],
     index: &idx::Index<'_>,
