@@ -141,10 +141,7 @@ fn report_times<P: Providers>(
     total: std::time::Duration,
 ) {
     let t = f.times;
-    let threads = f
-        .pool
-        .as_ref()
-        .map_or(1, rayon::ThreadPool::current_num_threads);
+    let threads = f.pool.current_num_threads();
     let floor = (t.inflate + t.delta + t.hash) / threads as u32;
     let s = |d: std::time::Duration| format!("{:.2}", d.as_secs_f64());
     let (pack_count, pack_bytes) = f

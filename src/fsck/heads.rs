@@ -258,10 +258,11 @@ impl<P: Providers> index::Objects for StoreObjects<'_, '_, P> {
 
     fn has_object(&mut self, id: &[u8]) -> bool {
         let format = self.0.repo.format;
-        let empty_tree = crate::object::id_of_bytes(format, Kind::Tree, b"", false)
-            .map(|(i, _)| oid(i.as_bytes()));
-        let empty_blob = crate::object::id_of_bytes(format, Kind::Blob, b"", false)
-            .map(|(i, _)| oid(i.as_bytes()));
+        let id_of = |kind| {
+            flagsplit_git::object_id::object_id::<P::Hasher>(format, kind, b"", false)
+                .map(|i| oid(i.as_bytes()))
+        };
+        let (empty_tree, empty_blob) = (id_of(Kind::Tree), id_of(Kind::Blob));
         let id = oid(id);
         empty_tree.is_ok_and(|t| t == id)
             || empty_blob.is_ok_and(|b| b == id)

@@ -302,8 +302,8 @@ pub struct Fsck<'o, P: Providers> {
     pub times: check::Times,
     /// Reading the packs' indexes, CRCs and entry headers (one thread).
     pub stage_read: std::time::Duration,
-    /// The workers that check packs (`None`: one thread, the caller's).
-    pub pool: Option<rayon::ThreadPool>,
+    /// The workers that check packs (`--threads`: one per core, or as many as asked, one too).
+    pub pool: rayon::ThreadPool,
     /// The sequential scan's worker state, reused from object to object.
     pub seq: Option<check::Local>,
     /// The bitmaps of the multi-pack-indexes that loaded.
@@ -715,6 +715,14 @@ pub fn run_with<P: Providers>(
         Ok(c) => c,
         Err(e) => return (out, Err(e)),
     };
+    // `--threads 0` (the default): one per core, as rayon counts them.
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => return (out, Err(Fatal::msg(format!("cannot start threads: {e}")))),
+    };
     let big_file_threshold = walk::big_file_threshold(&config);
     let empty_tree = empty_tree_id::<P>(repo.format);
     let mut f = Fsck::<P> {
@@ -737,10 +745,7 @@ pub fn run_with<P: Providers>(
         seq: None,
         times: check::Times::default(),
         stage_read: std::time::Duration::ZERO,
-        pool: match opts.threads {
-            1 => None,
-            n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
-        },
+        pool,
         midx_bitmaps: Vec::new(),
         graph_commits: None,
         default_refs: 0,

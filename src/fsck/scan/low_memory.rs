@@ -428,49 +428,36 @@ pub(super) fn verify_low_memory<P: Providers>(
         let mut core = f.core_with(packs);
         core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
         core.edgeless = core.promisor;
-        match &f.pool {
-            Some(pool) => {
-                let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
-                pool.install(|| {
-                    rayon::scope(|s| {
-                        s.spawn(|_| {
-                            let _ = sum.set(trailer());
-                        });
-                        use rayon::prelude::*;
-                        (0..count.div_ceil(LOW_MEMORY_CHUNK))
-                            .into_par_iter()
-                            .for_each(|c| {
-                                on_worker(|w| {
-                                    w.cache.for_pack(pack_id, limit);
-                                    let end = ((c + 1) * LOW_MEMORY_CHUNK).min(count);
-                                    for e in c * LOW_MEMORY_CHUNK..end {
-                                        check_flat(&core, &pctx, &flat, w, e);
-                                    }
-                                });
-                            });
-                    });
+        let pool = &f.pool;
+        let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
+        pool.install(|| {
+            rayon::scope(|s| {
+                s.spawn(|_| {
+                    let _ = sum.set(trailer());
                 });
-                pool.broadcast(|_| {
-                    with_existing_worker::<P::Inflater, _>(|w| {
-                        w.cache.for_pack(0, 0);
-                        std::mem::take(&mut w.l)
-                    })
-                })
-                .into_iter()
-                .flatten()
-                .collect()
-            }
-            None => {
-                let _ = sum.set(trailer());
-                let mut w = Worker::new();
-                w.l.counts = Some(Vec::new());
-                w.cache.for_pack(pack_id, LOW_MEMORY_CACHE);
-                for e in 0..count {
-                    check_flat(&core, &pctx, &flat, &mut w, e);
-                }
-                vec![w.l]
-            }
-        }
+                use rayon::prelude::*;
+                (0..count.div_ceil(LOW_MEMORY_CHUNK))
+                    .into_par_iter()
+                    .for_each(|c| {
+                        on_worker(|w| {
+                            w.cache.for_pack(pack_id, limit);
+                            let end = ((c + 1) * LOW_MEMORY_CHUNK).min(count);
+                            for e in c * LOW_MEMORY_CHUNK..end {
+                                check_flat(&core, &pctx, &flat, w, e);
+                            }
+                        });
+                    });
+            });
+        });
+        pool.broadcast(|_| {
+            with_existing_worker::<P::Inflater, _>(|w| {
+                w.cache.for_pack(0, 0);
+                std::mem::take(&mut w.l)
+            })
+        })
+        .into_iter()
+        .flatten()
+        .collect()
     };
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
     let (failed, events) = match settle(f, locals) {

@@ -254,13 +254,13 @@ pub fn open_packs<P: Providers>(
                         (id, hash, known)
                     };
                     // A small pack's few ids are not worth waking the pool for.
-                    let pool = f.pool.as_ref().filter(|_| span.len() >= 4096);
-                    let looked: Vec<(Oid, u64, Option<u32>)> = match pool {
-                        Some(pool) => pool.install(|| {
+                    let looked: Vec<(Oid, u64, Option<u32>)> = if span.len() >= 4096 {
+                        f.pool.install(|| {
                             use rayon::prelude::*;
                             span.clone().into_par_iter().map(look).collect()
-                        }),
-                        None => span.clone().map(look).collect(),
+                        })
+                    } else {
+                        span.clone().map(look).collect()
                     };
                     for (n, (id, hash, known)) in span.zip(looked) {
                         if !sorted && index.lookup(index.id(n)) != Some(n) {

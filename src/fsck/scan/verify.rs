@@ -20,7 +20,7 @@ use super::low_memory::{again_in_git_order, low_memory, verify_low_memory};
 use super::packs::{PackState, READ_CHUNK, pack_open_errors};
 use super::settle::{SpecialEvents, replay_special, settle, trailer_lines};
 use super::tree::{
-    PackCtx, ROOTS_PER_JOB, Split, Worker, big_subtrees, on_worker, resolve, with_existing_worker,
+    PackCtx, ROOTS_PER_JOB, Split, big_subtrees, on_worker, resolve, with_existing_worker,
 };
 
 /// git's `verify_pack` for pack `pi`. Returns whether it found an error.
@@ -227,30 +227,22 @@ fn read_entries<P: Providers>(
             && (base.is_none() || found.is_some());
         (crc, head, usual.then_some((ent, found)))
     };
-    if f.pool.is_none() {
-        let _ = sum.set(trailer());
-    }
     // CRCs, headers, bases: the headers read a chunk at a time, so that what they hold before
     // they are described takes a few MB, not some 50 bytes an entry.
     for chunk in (0..count).step_by(READ_CHUNK) {
         let span = chunk..(chunk + READ_CHUNK).min(count);
-        let heads: Vec<_> = match &f.pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                let ents = ents.as_slice();
-                span.clone()
-                    .into_par_iter()
-                    .map(|i| read(ents, i))
-                    .collect()
-            }),
-            None => span.clone().map(|i| read(&ents, i)).collect(),
-        };
+        let heads: Vec<_> = f.pool.install(|| {
+            use rayon::prelude::*;
+            let ents = ents.as_slice();
+            span.clone()
+                .into_par_iter()
+                .map(|i| read(ents, i))
+                .collect()
+        });
         for (i, (crc, head, usual)) in span.zip(&heads) {
             let off = ents[i].off();
             if off > sig_ofs as u64 {
-                if f.pool.is_some() {
-                    let _ = sum.set(trailer());
-                }
+                let _ = sum.set(trailer());
                 trailer_lines(f, name, sum.get(), bytes, index.pack_checksum());
                 return Err(Fatal::msg(
                     "offset beyond end of packfile (truncated pack?)",
@@ -287,7 +279,7 @@ fn read_entries<P: Providers>(
 }
 
 /// The delta tree of a pack resolved from its roots, on the pool (one of its jobs hashes the
-/// trailer into `sum`) or, with one thread, on this one: what each worker found.
+/// trailer into `sum`): what each worker found.
 fn resolve_tree<P: Providers>(
     f: &Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
@@ -298,46 +290,34 @@ fn resolve_tree<P: Providers>(
     let mut core = f.core_with(packs);
     core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
     core.edgeless = core.promisor;
-    match &f.pool {
-        Some(pool) => {
-            let threads = pool.current_num_threads();
-            let split = Split {
-                big: big_subtrees(pctx.ents, pctx.children, roots),
-                pending: AtomicUsize::new(0),
-                limit: threads * 2,
-            };
-            pool.install(|| {
-                rayon::scope(|s| {
-                    s.spawn(|_| {
-                        let _ = sum.set(trailer());
-                    });
-                    for group in roots.chunks(ROOTS_PER_JOB) {
-                        let (core, split) = (&core, &split);
-                        s.spawn(move |s| {
-                            on_worker(|w| {
-                                for &root in group {
-                                    resolve(core, pctx, w, root as usize, Some((s, split)));
-                                }
-                            });
-                        });
-                    }
-                });
+    let pool = &f.pool;
+    let split = Split {
+        big: big_subtrees(pctx.ents, pctx.children, roots),
+        pending: AtomicUsize::new(0),
+        limit: pool.current_num_threads() * 2,
+    };
+    pool.install(|| {
+        rayon::scope(|s| {
+            s.spawn(|_| {
+                let _ = sum.set(trailer());
             });
-            // What each thread's worker produced; its inflater stays on its thread.
-            pool.broadcast(|_| with_existing_worker::<P::Inflater, _>(|w| std::mem::take(&mut w.l)))
-                .into_iter()
-                .flatten()
-                .collect()
-        }
-        None => {
-            let mut w = Worker::new();
-            w.l.counts = Some(Vec::new());
-            for &root in roots {
-                resolve(&core, pctx, &mut w, root as usize, None);
+            for group in roots.chunks(ROOTS_PER_JOB) {
+                let (core, split) = (&core, &split);
+                s.spawn(move |s| {
+                    on_worker(|w| {
+                        for &root in group {
+                            resolve(core, pctx, w, root as usize, Some((s, split)));
+                        }
+                    });
+                });
             }
-            vec![w.l]
-        }
-    }
+        });
+    });
+    // What each thread's worker produced; its inflater stays on its thread.
+    pool.broadcast(|_| with_existing_worker::<P::Inflater, _>(|w| std::mem::take(&mut w.l)))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// What no root of the delta tree reached (`done` has no bit for it): a cycle of REF_DELTA bases,

@@ -255,7 +255,7 @@ pub const FSCK: Command = Command {
             None,
             "threads",
             "N",
-            "check packs on N threads (default: one per core; 1: on\nthe calling thread alone) (a flagsplit extension)",
+            "check packs on N threads (default: one per core) (a\nflagsplit extension)",
         )
         .flagsplit_extension(),
         Opt::flag(
