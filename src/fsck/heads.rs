@@ -84,7 +84,8 @@ fn revision(f: &Fsck<'_>, text: &str) -> Option<Oid> {
 }
 
 fn resolve_name(f: &Fsck<'_>, name: &str) -> Option<Oid> {
-    let store = RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
+    let store =
+        RefStore::open::<Selected>(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
     for candidate in [
         name.to_string(),
         format!("refs/{name}"),
@@ -174,8 +175,8 @@ fn reflog_oid(f: &mut Fsck<'_>, refname: &str, id: &[u8], timestamp: u64, pendin
 
 /// git's `get_default_heads`.
 pub fn default_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal> {
-    let store =
-        RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).map_err(Fatal::msg)?;
+    let store = RefStore::open::<Selected>(&f.repo.git_dir, &f.repo.common_dir, f.repo.format)
+        .map_err(Fatal::msg)?;
     let result = heads_of(f, &store, pending);
     // what a reftable store found that git does not say
     for r in store.take_reports() {
@@ -265,7 +266,7 @@ pub fn index_heads(f: &mut Fsck<'_>, pending: &mut Vec<u32>) -> Result<(), Fatal
         let format = f.repo.format;
         let result = {
             let mut objects = StoreObjects(f);
-            index::read_index(&path, &wt.git_dir, format, &mut objects)
+            index::read_index::<Selected>(&path, &wt.git_dir, format, &mut objects)
         };
         let idx = match result {
             Ok(Some(i)) => i,
