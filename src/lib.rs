@@ -19,6 +19,8 @@
 //!   `--check`, messages).
 //! - [`verify`]: the checks `git fsck` runs on reverse indexes, bitmaps, the commit-graph and
 //!   the multi-pack-index.
+//! - [`repo`]: a repository's refs, reflogs, worktrees and index files, as `git fsck` reads them
+//!   (from the `flagsplit-git` crate; callers pass this build's providers, [`hash::Selected`]).
 //! - [`inherited`]: the standard descriptors and `SIGPIPE` disposition the process was started
 //!   with, as seen before Rust's runtime changes them.
 //!
@@ -33,11 +35,10 @@ pub mod fsck;
 pub mod hash;
 pub mod inherited;
 pub mod object;
-pub mod repo;
 pub mod sum;
 pub mod zlib;
 
 pub use flagsplit_cli::{cli, cpu, json};
 pub use flagsplit_config as config;
-pub use flagsplit_git::{gitconfig, os_error, progress, verify};
+pub use flagsplit_git::{gitconfig, os_error, progress, repo, verify};
 pub use flagsplit_spec as spec;

@@ -5,6 +5,7 @@
 //! whatever was accepted, and the cache-tree computation on what passes it.
 #![no_main]
 
+use flagsplit::hash::Selected;
 use flagsplit::object::ObjectFormat;
 use flagsplit::repo::index::{Objects, check_order, compute_cache_tree, parse_index};
 
@@ -22,7 +23,7 @@ impl Objects for AllExist {
 use libfuzzer_sys::fuzz_target;
 
 fn check(data: &[u8], format: ObjectFormat) {
-    let Ok(parsed) = parse_index(data, format, "index") else {
+    let Ok(parsed) = parse_index::<Selected>(data, format, "index") else {
         return;
     };
     let index = &parsed.index;
@@ -40,7 +41,7 @@ fn check(data: &[u8], format: ObjectFormat) {
         assert_eq!(link.base.len(), format.raw_len());
     }
     if check_order(&index.entries).is_ok() {
-        let (tree, _) = compute_cache_tree(&index.entries, format, &mut AllExist);
+        let (tree, _) = compute_cache_tree::<Selected>(&index.entries, format, &mut AllExist);
         if let Some(tree) = tree {
             for node in tree.walk() {
                 assert_eq!(node.id.is_some(), node.entry_count >= 0);

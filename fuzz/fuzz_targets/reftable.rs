@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use flagsplit::hash::Selected;
 use flagsplit::repo::reftable::merged::MergedIter;
 use flagsplit::repo::reftable::record::{
     BLOCK_LOG, BLOCK_REF, LogRecord, RefRecord, RefValue, Record,
@@ -65,7 +66,7 @@ fn read(tables: &[Arc<Table>], hash: usize, budget: usize) {
 }
 
 fn check(data: &[u8]) {
-    let Ok(table) = Table::open("t.ref", Path::new("t.ref"), Arc::from(data)) else {
+    let Ok(table) = Table::open::<Selected>("t.ref", Path::new("t.ref"), Arc::from(data)) else {
         return;
     };
     let hash = table.hash_size();

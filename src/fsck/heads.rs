@@ -84,7 +84,7 @@ fn revision<P: Providers>(f: &Fsck<'_, P>, text: &str) -> Option<Oid> {
 }
 
 fn resolve_name<P: Providers>(f: &Fsck<'_, P>, name: &str) -> Option<Oid> {
-    let store = RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
+    let store = RefStore::open::<P>(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).ok()?;
     for candidate in [
         name.to_string(),
         format!("refs/{name}"),
@@ -183,8 +183,8 @@ pub fn default_heads<P: Providers>(
     f: &mut Fsck<'_, P>,
     pending: &mut Vec<u32>,
 ) -> Result<(), Fatal> {
-    let store =
-        RefStore::open(&f.repo.git_dir, &f.repo.common_dir, f.repo.format).map_err(Fatal::msg)?;
+    let store = RefStore::open::<P>(&f.repo.git_dir, &f.repo.common_dir, f.repo.format)
+        .map_err(Fatal::msg)?;
     let result = heads_of(f, &store, pending);
     // what a reftable store found that git does not say
     for r in store.take_reports() {
@@ -279,7 +279,7 @@ pub fn index_heads<P: Providers>(f: &mut Fsck<'_, P>, pending: &mut Vec<u32>) ->
         let format = f.repo.format;
         let result = {
             let mut objects = StoreObjects(f);
-            index::read_index(&path, &wt.git_dir, format, &mut objects)
+            index::read_index::<P>(&path, &wt.git_dir, format, &mut objects)
         };
         let idx = match result {
             Ok(Some(i)) => i,

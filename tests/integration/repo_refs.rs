@@ -8,6 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use flagsplit::hash::Selected;
 use flagsplit::object::ObjectFormat;
 use flagsplit::repo::index::{IndexError, Objects, compute_cache_tree, read_index};
 use flagsplit::repo::reflog::worktree_reflogs;
@@ -99,11 +100,11 @@ impl Repo {
     }
 
     fn store(&self) -> RefStore {
-        RefStore::open(&self.git_dir(), &self.git_dir(), ObjectFormat::Sha1).unwrap()
+        RefStore::open::<Selected>(&self.git_dir(), &self.git_dir(), ObjectFormat::Sha1).unwrap()
     }
 
     fn index(&self) -> Result<Option<flagsplit::repo::index::Index>, IndexError> {
-        read_index(
+        read_index::<Selected>(
             &self.git_dir().join("index"),
             &self.git_dir(),
             ObjectFormat::Sha1,
@@ -432,7 +433,7 @@ fn head_links_of_worktrees() {
     let from_wt1 = get_worktrees(&wt1_git, &common);
     assert!(from_wt1[1].is_current && !from_wt1[0].is_current);
     assert_eq!(from_wt1[0].ref_name("HEAD"), "main-worktree/HEAD");
-    let wt1_store = RefStore::open(&wt1_git, &common, ObjectFormat::Sha1).unwrap();
+    let wt1_store = RefStore::open::<Selected>(&wt1_git, &common, ObjectFormat::Sha1).unwrap();
     let head = wt1_store.head_link("HEAD").unwrap();
     assert_eq!(head.points_at.as_deref(), Some(&b"refs/heads/wtb"[..]));
 }
@@ -485,7 +486,7 @@ fn reflogs_of_worktrees() {
 
     // from inside wt1: its HEAD is `HEAD`, the main worktree's `main-worktree/HEAD`
     let wt1_git = git_dir.join("worktrees/wt1");
-    let store = RefStore::open(&wt1_git, &git_dir, ObjectFormat::Sha1).unwrap();
+    let store = RefStore::open::<Selected>(&wt1_git, &git_dir, ObjectFormat::Sha1).unwrap();
     let mut all = Vec::new();
     for wt in &get_worktrees(&wt1_git, &git_dir) {
         all.extend(worktree_reflogs(&store, wt, &git_dir));
@@ -528,7 +529,8 @@ fn index_versions_match_ls_files() {
     r.write("dir/e", "e\n");
     r.git(&["add", "dir"]);
     let idx = r.index().unwrap().unwrap();
-    let (ct, messages) = compute_cache_tree(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
+    let (ct, messages) =
+        compute_cache_tree::<Selected>(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
     assert!(messages.is_empty(), "{messages:?}");
     let ct = ct.unwrap();
     assert_eq!(hex(ct.id.as_ref().unwrap()), r.git(&["write-tree"]).trim());
@@ -547,7 +549,8 @@ fn index_versions_match_ls_files() {
     assert_eq!(idx.version, 3);
     assert!(idx.entries.iter().any(|e| e.intent_to_add));
     // an intent-to-add entry invalidates the root of a computed cache tree
-    let (ct, _) = compute_cache_tree(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
+    let (ct, _) =
+        compute_cache_tree::<Selected>(&idx.entries, ObjectFormat::Sha1, &mut GitObjects(&r));
     assert_eq!(ct.map(|t| (t.entry_count, t.id)), Some((-1, None)));
     assert_eq!(ls_files(&idx), lines(&r.git(&["ls-files", "-s"])));
     r.git(&["update-index", "--index-version", "4"]);
@@ -647,7 +650,8 @@ fn sparse_index_is_expanded() {
     r.commit("d2/z", "z\n", "d2 z");
     r.git(&["sparse-checkout", "set", "--sparse-index", "d1"]);
     let raw = fs::read(r.git_dir().join("index")).unwrap();
-    let parsed = flagsplit::repo::index::parse_index(&raw, ObjectFormat::Sha1, "index").unwrap();
+    let parsed =
+        flagsplit::repo::index::parse_index::<Selected>(&raw, ObjectFormat::Sha1, "index").unwrap();
     assert!(parsed.index.sparse);
     assert!(parsed.index.entries.iter().any(|e| e.is_sparse_dir()));
     let idx = r.index().unwrap().unwrap();
@@ -755,7 +759,7 @@ fn per_worktree_refs_and_root_refs() {
     let common = r.git_dir();
     let wt1_git = common.join("worktrees/wt1");
     for (git_dir, cwd) in [(common.clone(), r.dir()), (wt1_git, wt1.clone())] {
-        let store = RefStore::open(&git_dir, &common, ObjectFormat::Sha1).unwrap();
+        let store = RefStore::open::<Selected>(&git_dir, &common, ObjectFormat::Sha1).unwrap();
         let listing = store.for_each_rawref();
         let ours: BTreeSet<String> = listing
             .refs
@@ -788,7 +792,8 @@ fn bad_optional_extensions_as_git_reports_them() {
     let path = r.git_dir().join("index");
     let good = fs::read(&path).unwrap();
     let entries_end = {
-        let idx = flagsplit::repo::index::parse_index(&good, ObjectFormat::Sha1, "i").unwrap();
+        let idx = flagsplit::repo::index::parse_index::<Selected>(&good, ObjectFormat::Sha1, "i")
+            .unwrap();
         assert!(idx.index.cache_tree.is_some());
         // the TREE extension is the first one: find it
         good.windows(4).position(|w| w == b"TREE").unwrap()
@@ -845,7 +850,7 @@ fn sha256_repository() {
         flagsplit::object::repository::format_of(&git_dir),
         Ok(ObjectFormat::Sha256)
     );
-    let store = RefStore::open(&git_dir, &git_dir, ObjectFormat::Sha256).unwrap();
+    let store = RefStore::open::<Selected>(&git_dir, &git_dir, ObjectFormat::Sha256).unwrap();
     let listing = store.for_each_rawref();
     let ours: BTreeSet<String> = listing
         .refs
@@ -863,7 +868,7 @@ fn sha256_repository() {
     let head_log = logs.iter().find(|l| l.name == "HEAD").unwrap();
     assert_eq!(head_log.entries.len(), 2);
     assert_eq!(head_log.entries[0].old, vec![0; 32]);
-    let idx = read_index(
+    let idx = read_index::<Selected>(
         &git_dir.join("index"),
         &git_dir,
         ObjectFormat::Sha256,
@@ -884,7 +889,7 @@ fn worktree_indexes() {
     r.git_in(&wt1, &["add", "only-in-wt1"]);
     let git_dir = r.git_dir();
     for wt in get_worktrees(&git_dir, &git_dir) {
-        let idx = read_index(
+        let idx = read_index::<Selected>(
             &wt.index_path(),
             &wt.git_dir,
             ObjectFormat::Sha1,
@@ -958,7 +963,7 @@ fn reftable_refs_heads_and_reflogs() {
             (&dir, git_dir.clone()),
             (&wt1, git_dir.join("worktrees/wt1")),
         ] {
-            let store = RefStore::open(&wt_git, &git_dir, ObjectFormat::Sha1).unwrap();
+            let store = RefStore::open::<Selected>(&wt_git, &git_dir, ObjectFormat::Sha1).unwrap();
             let ours = ref_lines(&store.for_each_rawref());
             // for-each-ref leaves the dangling symbolic ref out; fsck visits it, null
             let mut theirs = lines(&git(

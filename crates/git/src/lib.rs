@@ -13,8 +13,10 @@
 //!
 //! Above them: object formats and the hash each names ([`mod@format`]), git's checks of one object
 //! (`fsck.c`: [`check`]), what an object links to as git's walk follows it ([`links`]), finding
-//! the repository ([`repository`]), git's configuration files ([`gitconfig`]), its progress meters
-//! ([`progress`]) and its wording of system errors ([`os_error`]).
+//! the repository ([`repository`]), a repository's refs, reflogs, worktrees and index files as
+//! `git fsck` reads them ([`repo`]: git's files and reftable ref backends, index versions 2 to 4),
+//! git's configuration files ([`gitconfig`]), its progress meters ([`progress`]) and its wording of
+//! system errors ([`os_error`]).
 #![deny(missing_docs)]
 
 pub use format::{HashAlgo, Hashes, ObjectFormat, hex};
@@ -34,6 +36,7 @@ pub mod os_error;
 pub mod pack;
 pub mod progress;
 pub mod providers;
+pub mod repo;
 pub mod repository;
 pub mod verify;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::refs::{RefStore, WorktreeRefType, check_refname_format, parse_worktree_ref};
 use super::worktrees::Worktree;
-use crate::object::ObjectFormat;
+use crate::ObjectFormat;
 
 /// One reflog entry.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -36,6 +36,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::Providers;
 use table::Table;
 
 /// How a read failed.
@@ -56,8 +57,11 @@ pub enum Kind {
 /// A failed read: what, and in which file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fail {
+    /// How it failed.
     pub kind: Kind,
+    /// The file it failed in, when known.
     pub path: Option<PathBuf>,
+    /// What failed.
     pub what: String,
 }
 
@@ -191,8 +195,9 @@ pub type Tables = std::rc::Rc<std::cell::RefCell<std::collections::HashMap<PathB
 impl Stack {
     /// Opens the stack in `dir` (`reftable_new_stack`): every table `tables.list` names (none
     /// when it does not exist), each with the hash id `hash_id` (`sha1` or `s256`); a table
-    /// already in `opened` is taken from there.
-    pub fn open(dir: &Path, hash_id: u32, opened: &Tables) -> Result<Stack, Fail> {
+    /// already in `opened` is taken from there. A table opened now inflates its log blocks with
+    /// `P`'s inflater.
+    pub fn open<P: Providers>(dir: &Path, hash_id: u32, opened: &Tables) -> Result<Stack, Fail> {
         let list = dir.join("tables.list");
         let names = read_names(&list)?;
         let mut tables = Vec::with_capacity(names.len());
@@ -204,7 +209,7 @@ impl Stack {
             }
             let data = read_table(&path)?;
             let shown = String::from_utf8_lossy(name).into_owned();
-            let table = Arc::new(Table::open(&shown, &path, data)?);
+            let table = Arc::new(Table::open::<P>(&shown, &path, data)?);
             opened.borrow_mut().insert(path, table.clone());
             tables.push(table);
         }

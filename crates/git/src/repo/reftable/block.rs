@@ -2,8 +2,8 @@
 //! table file (or into the buffer a log block was inflated into) and a length that git computes
 //! with 32-bit arithmetic from what the file says, so that a damaged block makes it read past the
 //! block — into the rest of the file, the zeros after its end up to the page boundary, or memory
-//! it does not own. [`View`] gives each byte git would read, or a crash ([`super::Kind::Crash`]) for a read git
-//! makes outside what it mapped or allocated.
+//! it does not own. A `View` gives each byte git would read, or a crash ([`super::Kind::Crash`])
+//! for a read git makes outside what it mapped or allocated.
 //!
 //! Also here: the varint and key decoding shared by every record type (`get_var_int`,
 //! `reftable_decode_keylen`, `reftable_decode_key`), the block iterator (`block_iter_next`) and

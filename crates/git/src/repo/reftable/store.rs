@@ -24,13 +24,13 @@ use super::merged::MergedIter;
 use super::record::{self, LogRecord, Record, RefRecord, RefValue, cstr};
 use super::table::{SHA1_ID, SHA256_ID};
 use super::{Fail, Kind, Stack, Tables};
-use crate::object::ObjectFormat;
 use crate::repo::reflog::{Reflog, ReflogEntry};
 use crate::repo::refs::{
     RawRef, RawRefError, Ref, RefListing, WorktreeRefType, check_refname_format,
     parse_loose_content, parse_worktree_ref, refname_is_safe,
 };
 use crate::repo::worktrees::Worktree;
+use crate::{ObjectFormat, Providers};
 
 /// A line the caller prints: `error:` lines set the refs bit of fsck's exit status.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -70,8 +70,14 @@ pub struct Store {
     main: Option<Arc<Stack>>,
     worktree: Option<Arc<Stack>>,
     tables: Tables,
+    /// [`Stack::open`] with the providers the store was opened with (a worktree's stack is
+    /// opened later, the first time it is asked for).
+    open_stack: OpenStack,
     state: RefCell<State>,
 }
+
+/// How a store opens a stack: [`Stack::open`] with one caller's providers.
+type OpenStack = fn(&Path, u32, &Tables) -> Result<Stack, Fail>;
 
 /// How a listing resolves a symbolic ref (`refs_resolve_ref_unsafe` with
 /// `RESOLVE_REF_READING`): the id, `None` when it does not resolve, `Err` when git dies.
@@ -105,9 +111,20 @@ fn is_pseudo_ref(name: &[u8]) -> bool {
 }
 
 impl Store {
-    /// `reftable_be_init` for `git_dir` (`Err`: git dies, with this message).
-    pub fn open(git_dir: &Path, common_dir: &Path, format: ObjectFormat) -> Result<Store, String> {
-        Store::open_sharing(git_dir, common_dir, format, Tables::default())
+    /// `reftable_be_init` for `git_dir` (`Err`: git dies, with this message); its tables inflate
+    /// their log blocks with `P`'s inflater.
+    pub fn open<P: Providers>(
+        git_dir: &Path,
+        common_dir: &Path,
+        format: ObjectFormat,
+    ) -> Result<Store, String> {
+        Store::open_sharing(
+            git_dir,
+            common_dir,
+            format,
+            Tables::default(),
+            Stack::open::<P>,
+        )
     }
 
     /// [`Store::open`], with the tables already opened by another store.
@@ -116,6 +133,7 @@ impl Store {
         common_dir: &Path,
         format: ObjectFormat,
         tables: Tables,
+        open_stack: OpenStack,
     ) -> Result<Store, String> {
         let mut store = Store {
             git_dir: git_dir.to_path_buf(),
@@ -124,10 +142,11 @@ impl Store {
             main: None,
             worktree: None,
             tables,
+            open_stack,
             state: RefCell::new(State::default()),
         };
         let id = hash_id(format);
-        match Stack::open(&common_dir.join("reftable"), id, &store.tables) {
+        match open_stack(&common_dir.join("reftable"), id, &store.tables) {
             Ok(s) => store.main = Some(Arc::new(s)),
             Err(f) => {
                 store.failed(f, During::Open)?;
@@ -136,7 +155,7 @@ impl Store {
         }
         // a linked worktree's git directory has a `commondir` file
         if std::fs::symlink_metadata(git_dir.join("commondir")).is_ok() {
-            match Stack::open(&git_dir.join("reftable"), id, &store.tables) {
+            match open_stack(&git_dir.join("reftable"), id, &store.tables) {
                 Ok(s) => store.worktree = Some(Arc::new(s)),
                 Err(f) => store.failed(f, During::Open)?,
             }
@@ -203,7 +222,7 @@ impl Store {
                     return Ok((Some(s.clone()), bare.to_vec()));
                 }
                 let dir = super::name_path(&self.common_dir.join("worktrees"), id).join("reftable");
-                let opened = Stack::open(&dir, hash_id(self.format), &self.tables);
+                let opened = (self.open_stack)(&dir, hash_id(self.format), &self.tables);
                 let stack = match opened {
                     Ok(s) => {
                         self.state.borrow_mut().err = None;
@@ -460,6 +479,7 @@ impl Store {
             &self.common_dir,
             self.format,
             self.tables.clone(),
+            self.open_stack,
         )?);
         self.state
             .borrow_mut()

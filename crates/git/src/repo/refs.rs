@@ -25,7 +25,7 @@ use std::rc::Rc;
 use super::packed::{PackedEntry, Snapshot};
 use super::reftable::store::{Report, Store};
 use super::worktrees::Worktree;
-use crate::object::ObjectFormat;
+use crate::{ObjectFormat, Providers};
 
 /// `SYMREF_MAXDEPTH`: symbolic refs followed at most this many times.
 const SYMREF_MAXDEPTH: usize = 5;
@@ -247,8 +247,9 @@ impl RefStore {
     /// for the main worktree). With the files backend the `packed-refs` file is read now; if git
     /// would die on it, every later call behaves as git does (listing: the fatal message, before
     /// any ref). With the reftable backend the main stack and the worktree's are opened now, and
-    /// a stack that fails to open makes the store fail as git's does.
-    pub fn open(
+    /// a stack that fails to open makes the store fail as git's does; a reftable's log blocks are
+    /// inflated with `P`'s inflater.
+    pub fn open<P: Providers>(
         git_dir: &Path,
         common_dir: &Path,
         format: ObjectFormat,
@@ -257,7 +258,8 @@ impl RefStore {
             && let Some(v) = extension_value(&config, "refstorage")
         {
             if v.eq_ignore_ascii_case("reftable") {
-                let store = Store::open(git_dir, common_dir, format).map_err(RefsError::Fatal)?;
+                let store =
+                    Store::open::<P>(git_dir, common_dir, format).map_err(RefsError::Fatal)?;
                 return Ok(RefStore {
                     git_dir: git_dir.to_path_buf(),
                     common_dir: common_dir.to_path_buf(),

@@ -1,17 +1,17 @@
 //! One reftable file as git 2.47's `reader.c` opens and walks it: the header and footer checks
 //! (`reftable_reader_new`), loading a block (`reader_init_block_reader`, `block_reader_init`:
-//! log blocks inflated with the `zlib` facility's provider), and the table iterator with its
-//! linear and indexed seeks (`table_iter_seek_linear`, `table_iter_seek_indexed`).
+//! log blocks inflated with the inflater of the caller's [`Providers`]), and the table iterator
+//! with its linear and indexed seeks (`table_iter_seek_linear`, `table_iter_seek_indexed`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use flagsplit_zlib::Inflater as _;
+use flagsplit_zlib::Inflater;
 
 use super::Fail;
 use super::block::{BlockIter, BlockReader, Mem, View};
 use super::record::{self, BLOCK_INDEX, BLOCK_LOG, BLOCK_OBJ, BLOCK_REF, Record};
-use crate::zlib::Inflater;
+use crate::Providers;
 
 /// `GIT_SHA1_FORMAT_ID` (`sha1`).
 pub const SHA1_ID: u32 = 0x7368_6131;
@@ -34,8 +34,11 @@ pub fn footer_size(version: u8) -> u64 {
 /// Where one section of a table is (`struct reftable_reader_offsets`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Offsets {
+    /// The table has records of the section's type.
     pub is_present: bool,
+    /// Where its first block is.
     pub offset: u64,
+    /// Where its index is (0: it has none).
     pub index_offset: u64,
 }
 
@@ -47,17 +50,32 @@ pub struct Table {
     /// Its path, for messages.
     pub path: PathBuf,
     data: Arc<[u8]>,
+    /// The format's version (1: SHA-1 ids only; 2: with a hash id).
     pub version: u8,
+    /// The block size the header gives (0: the blocks are unaligned).
     pub block_size: u32,
+    /// The smallest update index of its records (ref records hold theirs as a delta from it).
     pub min_update_index: u64,
+    /// The largest update index of its records.
     pub max_update_index: u64,
+    /// The hash of its ids ([`SHA1_ID`] or [`SHA256_ID`]).
     pub hash_id: u32,
     /// The file's size without the footer.
     pub size: u64,
+    /// Its ref section.
     pub refs: Offsets,
+    /// Its object section.
     pub objs: Offsets,
+    /// Its log section.
     pub logs: Offsets,
+    /// How its log blocks are inflated: [`inflate_log_block`] with the inflater of the providers
+    /// it was opened with.
+    inflate: InflateLog,
 }
+
+/// [`inflate_log_block`] with one inflater: a table keeps the one its opener's providers name, so
+/// that the table, and whatever reads it, has no type parameter.
+type InflateLog = fn(&View, u64, u32, u32) -> Result<(Vec<u8>, u32), Fail>;
 
 fn be(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
@@ -68,12 +86,13 @@ fn format(what: &str) -> Fail {
 }
 
 impl Table {
-    /// `reftable_reader_new` on the bytes of the file at `path`, named `name` in its stack.
-    pub fn open(name: &str, path: &Path, data: Arc<[u8]>) -> Result<Table, Fail> {
-        Table::parse(name, path, data).map_err(|e| e.at(path))
+    /// `reftable_reader_new` on the bytes of the file at `path`, named `name` in its stack; its
+    /// log blocks are inflated with `P`'s inflater.
+    pub fn open<P: Providers>(name: &str, path: &Path, data: Arc<[u8]>) -> Result<Table, Fail> {
+        Table::parse(name, path, data, inflate_log_block::<P::Inflater>).map_err(|e| e.at(path))
     }
 
-    fn parse(name: &str, path: &Path, data: Arc<[u8]>) -> Result<Table, Fail> {
+    fn parse(name: &str, path: &Path, data: Arc<[u8]>, inflate: InflateLog) -> Result<Table, Fail> {
         let file_size = data.len() as u64;
         let read_size = header_size(2) + 1;
         if read_size > file_size {
@@ -165,6 +184,7 @@ impl Table {
                 offset: log_offset,
                 index_offset: log_index,
             },
+            inflate,
         })
     }
 
@@ -234,7 +254,7 @@ impl Table {
         }
         let mut view = view;
         if typ == BLOCK_LOG {
-            let (buf, consumed) = inflate_log_block(&view, len, header_off, sz)?;
+            let (buf, consumed) = (self.inflate)(&view, len, header_off, sz)?;
             full = consumed;
             view = View {
                 mem: Arc::new(Mem::Inflated(buf)),
@@ -265,7 +285,7 @@ impl Table {
 /// into (the `skip` header bytes, then `sz - skip` inflated bytes) and the distance to the next
 /// block (the compressed bytes taken, and the header). git gives zlib `len - skip` bytes of
 /// input (as a 32-bit `uInt`), which may reach past the block into the rest of the file.
-fn inflate_log_block(
+fn inflate_log_block<Z: Inflater>(
     view: &View,
     len: u64,
     header_off: u32,
@@ -275,7 +295,7 @@ fn inflate_log_block(
     let src_len = u64::from(len.wrapping_sub(u64::from(skip)) as u32);
     let take = src_len.min(view.available(i64::from(skip)));
     let input = view.slice(i64::from(skip), take)?;
-    let mut z = Inflater::new().map_err(|e| Fail::error(e.to_string()))?;
+    let mut z = Z::new().map_err(|e| Fail::error(e.to_string()))?;
     let mut out = Vec::new();
     let at = view.base;
     let failed = |e: flagsplit_zlib::Error| -> Fail {

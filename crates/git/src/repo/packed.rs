@@ -4,7 +4,7 @@
 //! the rest as it iterates, dying with `unexpected line in <path>: <line>` or
 //! `unterminated line in <path>: <line>` (a line of 80 bytes or more is cut to 75 and `...`).
 
-use crate::object::ObjectFormat;
+use crate::ObjectFormat;
 
 /// One record as the iterator yields it, before the name is checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,6 +250,24 @@ mod tests {
 
     const ID: &str = "9dbbace5f52438716f05d6c4e25b0f70b43989bd";
 
+    /// splitmix64: a tiny deterministic generator, so every run tests the same inputs (this
+    /// crate's tests build from its package, without the workspace's test support).
+    struct SplitMix(u64);
+
+    impl SplitMix {
+        fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+
     fn all(s: &Snapshot) -> Result<Vec<Vec<u8>>, String> {
         let mut pos = 0;
         let mut out = Vec::new();
@@ -323,7 +341,7 @@ mod tests {
     /// record the iterator yields is one whose id parses.
     #[test]
     fn mutations_do_not_panic() {
-        let mut rng = flagsplit_test_support::Rng(7);
+        let mut rng = SplitMix(7);
         let base = format!(
             "# pack-refs with: peeled fully-peeled sorted \n{ID} refs/heads/a\n{ID} refs/tags/t\n^{ID}\n{ID} refs/heads/z\n"
         );

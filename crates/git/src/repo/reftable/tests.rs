@@ -8,6 +8,7 @@ use super::merged::MergedIter;
 use super::record::{BLOCK_LOG, BLOCK_REF, LogRecord, Record, RefRecord, RefValue};
 use super::table::Table;
 use super::{Kind, parse_names};
+use crate::test_hashes::TestHashes;
 
 /// git's `put_var_int`.
 fn varint(mut v: u64) -> Vec<u8> {
@@ -92,7 +93,7 @@ fn table(min: u64, refs: &[Ref<'_>], logs: &[(&str, u64, u8, u8)]) -> Vec<u8> {
             })
             .collect();
         let body = records(4, &entries);
-        let zipped = crate::zlib::zlib_rs::compress(&body, 6).unwrap_or_default();
+        let zipped = flagsplit_zlib::zlib_rs::compress(&body, 6).unwrap_or_default();
         t.push(b'g');
         t.extend_from_slice(&((4 + body.len()) as u32).to_be_bytes()[1..]);
         t.extend(zipped);
@@ -108,7 +109,7 @@ fn table(min: u64, refs: &[Ref<'_>], logs: &[(&str, u64, u8, u8)]) -> Vec<u8> {
 }
 
 fn open(bytes: &[u8]) -> Result<Arc<Table>, super::Fail> {
-    Table::open("t", Path::new("t"), Arc::from(bytes)).map(Arc::new)
+    Table::open::<TestHashes>("t", Path::new("t"), Arc::from(bytes)).map(Arc::new)
 }
 
 fn all(tables: &[Arc<Table>], typ: u8) -> Result<Vec<Record>, super::Fail> {

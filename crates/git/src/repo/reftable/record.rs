@@ -22,17 +22,21 @@ pub enum RefValue {
 /// A ref record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefRecord {
+    /// The ref's name (the record's key).
     pub name: Vec<u8>,
     /// The table's `min_update_index` plus the record's delta (wrapping), once read through a
     /// table.
     pub update_index: u64,
+    /// Its value.
     pub value: RefValue,
 }
 
 /// A reflog entry's data (`log_type` 1; git reads types 2 to 7 the same way).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogUpdate {
+    /// The id before the update.
     pub old: Vec<u8>,
+    /// The id after it.
     pub new: Vec<u8>,
     /// Seconds since the epoch.
     pub time: u64,
@@ -43,30 +47,42 @@ pub struct LogUpdate {
 /// A log record: `None` for a deletion (`log_type` 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogRecord {
+    /// The ref whose reflog the entry is in.
     pub name: Vec<u8>,
+    /// The entry's update index (the key holds it reversed, newest first).
     pub update_index: u64,
+    /// What the entry records.
     pub update: Option<LogUpdate>,
 }
 
 /// A record of any block type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Record {
+    /// From a ref block.
     Ref(RefRecord),
+    /// From a log block.
     Log(LogRecord),
     /// An index record: the last key of the block it points to, and that block's offset.
     Index {
+        /// The last key of the block.
         key: Vec<u8>,
+        /// The block's offset in the file.
         offset: u64,
     },
     /// An object record: an abbreviated id (the offsets are read and dropped).
     Obj {
+        /// The abbreviated id.
         prefix: Vec<u8>,
     },
 }
 
+/// The type byte of a ref block (`BLOCK_TYPE_REF`).
 pub const BLOCK_REF: u8 = b'r';
+/// The type byte of a log block (`BLOCK_TYPE_LOG`).
 pub const BLOCK_LOG: u8 = b'g';
+/// The type byte of an index block (`BLOCK_TYPE_INDEX`).
 pub const BLOCK_INDEX: u8 = b'i';
+/// The type byte of an object block (`BLOCK_TYPE_OBJ`).
 pub const BLOCK_OBJ: u8 = b'o';
 
 /// `reftable_is_block_type`.
