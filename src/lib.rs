@@ -31,7 +31,6 @@
 pub mod bench;
 pub mod build_options;
 pub mod exec_path;
-pub mod fsck;
 pub mod hash;
 pub mod inherited;
 pub mod object;
@@ -40,5 +39,5 @@ pub mod zlib;
 
 pub use flagsplit_cli::{cli, cpu, json};
 pub use flagsplit_config as config;
-pub use flagsplit_git::{gitconfig, os_error, progress, repo, verify};
+pub use flagsplit_git::{fsck, gitconfig, os_error, progress, repo, verify};
 pub use flagsplit_spec as spec;

@@ -27,6 +27,7 @@ pub mod check;
 pub mod delta;
 pub mod fanout;
 pub mod format;
+pub mod fsck;
 pub mod gitconfig;
 pub mod idx;
 pub mod links;

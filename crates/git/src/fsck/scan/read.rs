@@ -1,10 +1,10 @@
 //! Reading one object again by its id, through the store ([`super::store`]): for the walk, the
 //! heads and the promisor set; and the types, places and ids of packed objects that they ask for.
 
+use crate::Kind;
+use crate::Providers;
 use crate::fsck::Fsck;
 use crate::fsck::table::{Oid, oid};
-use crate::object::Kind;
-use flagsplit_git::Providers;
 
 use super::store::BaseCache;
 

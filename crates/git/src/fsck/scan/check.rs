@@ -3,15 +3,15 @@
 //! table is taken shared (its flags and types are atomics), everything the check produces goes
 //! to the caller's [`Local`], and [`crate::fsck::Fsck::apply`] folds a `Local` into the run.
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::collections::HashSet;
 use std::path::Path;
 
+use crate::check::{self as checks, SpecialBlobs};
 use crate::fsck::finding::{Finding, Stream, What};
 use crate::fsck::table::{self, BAD, HAS_OBJ, Oid, PRESENT, SEEN, Table, USED};
 use crate::fsck::{Options, bits, hex, walk};
-use crate::object::fsck::{self as checks, SpecialBlobs};
-use crate::object::{Kind, ObjectFormat};
+use crate::{Kind, ObjectFormat};
 
 /// What a check needs of the run, shared.
 pub struct Core<'a, P: Providers> {
@@ -161,7 +161,7 @@ pub struct Base<'a> {
     /// Whether that tree was clean (see [`checks::TreeChecked::clean`]).
     pub clean: bool,
     /// The copies the delta made from it (recorded for a tree whose base is clean).
-    pub copies: &'a [flagsplit_git::delta::Copy],
+    pub copies: &'a [crate::delta::Copy],
 }
 
 /// Where an object handed to [`Core::object_checked`] was read.
@@ -246,7 +246,7 @@ pub struct Local {
     /// Whether the last tree checked was clean (see [`checks::TreeChecked::clean`]).
     pub tree_clean: bool,
     /// The copies of the last delta applied, when its check can use them.
-    pub copies: Vec<flagsplit_git::delta::Copy>,
+    pub copies: Vec<crate::delta::Copy>,
     /// The links of the last tree checked, when it was well-formed and every link resolved to
     /// an object (else empty).
     pub tree_links: Vec<TreeLink>,

@@ -2,10 +2,10 @@
 //! line, every ref (`refs_for_each_rawref`), each worktree's HEAD and reflogs, each worktree's
 //! index (entries, cache-tree, resolve-undo); and the structures checked around the walk.
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::ffi::OsString;
 
-use crate::object::Kind;
+use crate::Kind;
 use crate::repo::refs::{self, RefStore};
 use crate::repo::reftable::store::Report;
 use crate::repo::{index, reflog, worktrees};
@@ -259,7 +259,7 @@ impl<P: Providers> index::Objects for StoreObjects<'_, '_, P> {
     fn has_object(&mut self, id: &[u8]) -> bool {
         let format = self.0.repo.format;
         let id_of = |kind| {
-            flagsplit_git::object_id::object_id::<P::Hasher>(format, kind, b"", false)
+            crate::object_id::object_id::<P::Hasher>(format, kind, b"", false)
                 .map(|i| oid(i.as_bytes()))
         };
         let (empty_tree, empty_blob) = (id_of(Kind::Tree), id_of(Kind::Blob));
@@ -378,7 +378,7 @@ pub fn index_heads<P: Providers>(f: &mut Fsck<'_, P>, pending: &mut Vec<u32>) ->
 
 /// git's `fsck_finish`: the `.gitmodules` and `.gitattributes` blobs not yet checked.
 pub fn finish_checks<P: Providers>(f: &mut Fsck<'_, P>) {
-    use crate::object::fsck::Lookup;
+    use crate::check::Lookup;
     let format = f.repo.format;
     let mut checks = std::mem::replace(&mut f.checks, super::walk::Checks::placeholder());
     let (findings, failed) = {

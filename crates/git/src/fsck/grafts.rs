@@ -9,8 +9,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::object::links::{Link, Links};
-use crate::object::{Kind, ObjectFormat};
+use crate::links::{Link, Links};
+use crate::{Kind, ObjectFormat};
 
 use super::table::{Oid, oid};
 

@@ -1,15 +1,15 @@
 //! Loose objects: each object directory's files checked as git's `fsck_loose` does, and read.
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::path::Path;
 
-use flagsplit_git::loose;
+use crate::loose;
 use flagsplit_zlib::Inflater;
 
 use crate::fsck::odb::Mapped;
 use crate::fsck::table::{Oid, oid};
 use crate::fsck::{Fatal, Fsck, bits, odb};
-use crate::object::{Kind, ObjectFormat};
+use crate::{Kind, ObjectFormat};
 
 use super::{MAX_OBJECT, zlib_line};
 
@@ -242,11 +242,9 @@ pub fn read_loose<P: Providers>(
     }
     let mut hasher =
         match stream {
-            Some((_, format)) if streaming => Some(flagsplit_git::object_id::ObjectHasher::<
-                P::Hasher,
-            >::new(
-                format, Kind::Blob, size, true
-            )),
+            Some((_, format)) if streaming => Some(
+                crate::object_id::ObjectHasher::<P::Hasher>::new(format, Kind::Blob, size, true),
+            ),
             _ => None,
         };
     let mut data = if hasher.is_some() {
@@ -305,7 +303,7 @@ pub fn read_loose<P: Providers>(
             // (the rest zero), so the object does not match its name. The zeros are hashed, not
             // allocated.
             let format = stream.map_or(ObjectFormat::Sha1, |(_, f)| f);
-            let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::with_type_name(
+            let mut h = crate::object_id::ObjectHasher::<P::Hasher>::with_type_name(
                 format, &type_name, size, true,
             );
             h.update(&data);
@@ -402,7 +400,7 @@ fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: 
     let real = match kind {
         Some(k) => (f.hash)(format, k, &data),
         None => {
-            let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::with_type_name(
+            let mut h = crate::object_id::ObjectHasher::<P::Hasher>::with_type_name(
                 format,
                 &type_name,
                 data.len() as u64,

@@ -1,9 +1,9 @@
 //! git's promisor objects (`is_promisor_object`): in a partial clone, what the promisor packs
 //! hold and every object they link to may be missing without being an error.
 
+use crate::Kind;
+use crate::Providers;
 use crate::gitconfig::Config;
-use crate::object::Kind;
-use flagsplit_git::Providers;
 
 use super::table::{self, Oid, oid};
 use super::{Fsck, scan};
@@ -36,8 +36,8 @@ pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
             let Ok(off) = index.offset(n) else { continue };
             let blob = bytes.len().checked_sub(raw).is_some_and(|end| {
                 matches!(
-                    flagsplit_git::pack::entry(&bytes[..end], off, raw),
-                    Ok(e) if matches!(e.kind, flagsplit_git::pack::EntryKind::Object(k) if k == Kind::Blob)
+                    crate::pack::entry(&bytes[..end], off, raw),
+                    Ok(e) if matches!(e.kind, crate::pack::EntryKind::Object(k) if k == Kind::Blob)
                 )
             });
             places.push(((pi, off), id, blob));
@@ -52,7 +52,7 @@ pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
         if let Some((k, data)) = scan::read_object_cached(f, &id, &mut cache) {
             if k == Kind::Tree {
                 let promisor = &mut f.promisor;
-                crate::object::links::tree_entry_ids(&data, format, |t| {
+                crate::links::tree_entry_ids(&data, format, |t| {
                     promisor.insert(oid(t));
                 });
                 continue;

@@ -2,15 +2,15 @@
 //! offset (headers and CRCs, on the pool), the delta tree built, then resolved ([`super::tree`])
 //! or, without the memory for it, read entry by entry ([`super::low_memory`]).
 
+use crate::Providers;
 use crate::fsck::finding::Finding;
-use flagsplit_git::Providers;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-use flagsplit_git::{idx, pack};
+use crate::{idx, pack};
 
+use crate::ObjectFormat;
 use crate::fsck::{Fatal, Fsck, hex};
-use crate::object::ObjectFormat;
 use crate::progress::Shared;
 
 use super::check::Local;

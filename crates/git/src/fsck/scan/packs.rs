@@ -1,13 +1,13 @@
 //! Opening the packs of every object directory: their indexes loaded, each object given its place
 //! in the table, and what git prints when a pack or its index cannot be used.
 
-use flagsplit_git::Providers;
-use flagsplit_git::{idx, pack};
+use crate::Providers;
+use crate::{idx, pack};
 
+use crate::ObjectFormat;
 use crate::fsck::odb::{Mapped, PackFiles};
 use crate::fsck::table::{Oid, oid};
 use crate::fsck::{Fsck, odb};
-use crate::object::ObjectFormat;
 
 /// Each object of a pack's index: its place in the table. A pack whose objects were new to the
 /// table when it was opened holds them in a run, in its index's order, and needs no list: the few
@@ -18,8 +18,11 @@ pub enum Slots {
     /// which list (position, place) the objects that were in the table before (`u32::MAX`: not
     /// taken, a duplicate entry of a damaged index).
     Run {
+        /// The table's object at position 0.
         first: u32,
+        /// How many positions there are.
         len: u32,
+        /// The positions whose objects were in the table before: (position, place).
         known: Vec<(u32, u32)>,
     },
     /// By position (`u32::MAX`: not taken).

@@ -2,11 +2,11 @@
 //! blobs' events replayed in git's order, a pack checked again in git's order when the workers met a
 //! type conflict ([`settle`]), and the lines of its trailer's checksums.
 
+use crate::Kind;
+use crate::Providers;
 use crate::fsck::finding::Finding;
 use crate::fsck::table::oid;
 use crate::fsck::{Fsck, hex};
-use crate::object::Kind;
-use flagsplit_git::Providers;
 
 use super::check::Local;
 use super::read::read_object;
@@ -78,18 +78,16 @@ pub(super) fn replay_special<P: Providers>(
         let mut findings = Vec::new();
         let data = read_object(f, &oid(&id)).map(|(_, d)| d);
         let failed = match data {
-            Some(d) if (d.len() as u64) < f.big_file_threshold => {
-                crate::object::fsck::check_object(
-                    Kind::Blob,
-                    &id,
-                    &d,
-                    format,
-                    &f.checks.opts,
-                    &mut f.checks.special,
-                    &mut findings,
-                )
-            }
-            _ => crate::object::fsck::check_unloaded_blob(
+            Some(d) if (d.len() as u64) < f.big_file_threshold => crate::check::check_object(
+                Kind::Blob,
+                &id,
+                &d,
+                format,
+                &f.checks.opts,
+                &mut f.checks.special,
+                &mut findings,
+            ),
+            _ => crate::check::check_unloaded_blob(
                 &id,
                 &f.checks.opts,
                 &mut f.checks.special,

@@ -1,10 +1,10 @@
 //! A pack's entries as its check reads them: each one's offset, header and base in one word
 //! ([`Ent`]), what is rare kept beside ([`Rare`]), and the delta tree's shape ([`Children`]).
 
-use flagsplit_git::{idx, pack};
+use crate::{idx, pack};
 
+use crate::Kind;
 use crate::fsck::Fatal;
-use crate::object::Kind;
 
 use super::bad_base;
 

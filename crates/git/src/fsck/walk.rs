@@ -2,17 +2,17 @@
 //! git's per-object checks at their configured severities; and the configuration they read.
 
 use crate::gitconfig::Config;
-use crate::object::{Kind, ObjectFormat};
+use crate::{Kind, ObjectFormat};
 
 use super::table::Oid;
 use super::{Fatal, Repo};
 
-use crate::object::fsck::{self as checks, Lookup, SpecialBlobs};
-pub use crate::object::links::{Link as Target, Links};
+use crate::check::{self as checks, Lookup, SpecialBlobs};
+pub use crate::links::{Link as Target, Links};
 
 /// The links of an object of `kind` with id `id` and content `buf`, in git's walk order.
 pub fn links(kind: Kind, id: &Oid, buf: &[u8], format: ObjectFormat) -> Links {
-    crate::object::links::links_for(kind, &id[..format.raw_len()], buf, format)
+    crate::links::links_for(kind, &id[..format.raw_len()], buf, format)
 }
 
 /// A commit's number of parents, from its links.

@@ -36,15 +36,15 @@ pub mod scan;
 pub mod table;
 pub mod walk;
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 
 pub use finding::Finding;
 use std::path::{Path, PathBuf};
 
-use crate::object::{Kind, ObjectFormat};
 use crate::progress::Progress;
+use crate::{Kind, ObjectFormat};
 use scan::{check, store};
 use table::{Oid, Table, USED};
 
@@ -255,7 +255,7 @@ pub fn object_id<P: Providers>(
     kind: Kind,
     data: &[u8],
 ) -> Result<Oid, String> {
-    match flagsplit_git::object_id::object_id::<P::Hasher>(format, kind, data, true) {
+    match crate::object_id::object_id::<P::Hasher>(format, kind, data, true) {
         Ok(id) => Ok(table::oid(id.as_bytes())),
         Err(e) => Err(e.to_string()),
     }
@@ -558,23 +558,23 @@ impl<P: Providers> Fsck<'_, P> {
 /// Why an index (`.idx`, named `shown` in messages) does not load, in git's words; `None` when
 /// it does.
 pub fn idx_error(bytes: &[u8], format: ObjectFormat, shown: &str) -> Option<String> {
-    flagsplit_git::idx::Index::parse(bytes, format.raw_len(), shown)
+    crate::idx::Index::parse(bytes, format.raw_len(), shown)
         .err()
         .map(|e| e.to_string())
 }
 
 /// The id of the empty tree in `format` (git's `EMPTY_TREE_SHA1_BIN_LITERAL` and its SHA-256 twin).
 pub fn empty_tree_id<P: Providers>(format: ObjectFormat) -> Oid {
-    flagsplit_git::object_id::object_id::<P::Hasher>(format, Kind::Tree, b"", false)
+    crate::object_id::object_id::<P::Hasher>(format, Kind::Tree, b"", false)
         .map_or([0; 32], |id| table::oid(id.as_bytes()))
 }
 
-pub use crate::object::hex;
+pub use crate::hex;
 
 /// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
 /// names its git directory as git prints it.
 pub fn find_repo() -> Result<Repo, Fatal> {
-    use crate::object::repository;
+    use crate::repository;
     let found = repository::discover().map_err(Fatal::msg)?;
     let Some((git_dir, how)) = found else {
         return Err(Fatal::msg(

@@ -1,16 +1,16 @@
 //! A pack checked without its delta tree (`--low-memory`, or a tree too big for the memory):
 //! entries in chunks by offset, bases decoded again through a bounded cache.
 
+use crate::Providers;
 use crate::fsck::finding::Finding;
-use flagsplit_git::Providers;
 use flagsplit_zlib::Inflater;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use flagsplit_git::{idx, pack};
+use crate::{idx, pack};
 
+use crate::Kind;
 use crate::fsck::{Fatal, Fsck, hex};
-use crate::object::Kind;
 use crate::progress::Shared;
 
 use super::check::{Core, Local};

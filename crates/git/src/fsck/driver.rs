@@ -2,9 +2,9 @@
 //! opened, loose objects and packs checked, the heads gathered, the connectivity walk, and the
 //! checks of the structures around it; and the stage report (`FLAGSPLIT_FSCK_TIMES=1`).
 
+use crate::Providers;
 use crate::gitconfig::Config;
 use crate::progress::Shared;
-use flagsplit_git::Providers;
 
 use super::connect::check_connectivity;
 use super::parse::parse_oid;

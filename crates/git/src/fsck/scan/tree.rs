@@ -2,17 +2,17 @@
 //! and each delta is inflated once and a base is kept only while its children are applied; large
 //! subtrees are handed to idle threads ([`Split`]).
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-use flagsplit_git::{delta, idx, pack};
+use crate::{delta, idx, pack};
 use flagsplit_zlib::Inflater;
 
+use crate::Kind;
 use crate::fsck::hex;
 use crate::fsck::table::oid;
-use crate::object::Kind;
 use crate::progress::Shared;
 
 use super::check::{Base, Core, Local, Packed, Source, TreeLink, timed};
@@ -401,12 +401,8 @@ pub(super) fn stream_root<P: Providers>(
     let id = oid(id_raw);
     let input = p.bytes.get(ent.data() as usize..p.sig_ofs).unwrap_or(&[]);
     let size = p.size(ent);
-    let mut h = flagsplit_git::object_id::ObjectHasher::<P::Hasher>::new(
-        core.format,
-        Kind::Blob,
-        size,
-        true,
-    );
+    let mut h =
+        crate::object_id::ObjectHasher::<P::Hasher>::new(core.format, Kind::Blob, size, true);
     let mut buf = vec![0u8; 1 << 20];
     let mut used = 0;
     let mut total = 0u64;
@@ -767,7 +763,7 @@ pub(super) const FATAL_MARK: &str = "\0fatal: ";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::object::Kind;
+    use crate::Kind;
 
     /// The cache of bases keeps to its budget, drops the oldest first and forgets another pack.
     #[test]

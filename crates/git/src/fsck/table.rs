@@ -7,7 +7,7 @@
 use std::hash::BuildHasher as _;
 use std::sync::atomic::{AtomicU8, AtomicU16, Ordering::Relaxed};
 
-use crate::object::Kind;
+use crate::Kind;
 
 /// An object id, zero-padded to 32 bytes (SHA-1 ids use the first 20).
 pub type Oid = [u8; 32];
@@ -102,8 +102,11 @@ pub enum Saved {
     Dense(Vec<u16>),
     /// The first `len` objects had `usual`, but `others`: (object, state).
     Sparse {
+        /// How many objects there were.
         len: u32,
+        /// The state most of them had.
         usual: u16,
+        /// The others: (object, state).
         others: Vec<(u32, u16)>,
     },
 }

@@ -1,8 +1,8 @@
 //! The connectivity walk (git's `check_connectivity`, `mark_object`, `traverse_reachable`): from
 //! the heads, what is reachable, missing, broken, dangling or unreachable.
 
-use crate::object::Kind;
-use flagsplit_git::Providers;
+use crate::Kind;
+use crate::Providers;
 
 use super::finding::{Finding, Stream, What};
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};

@@ -8,16 +8,16 @@
 //! random in its pack, as git's `unpack_entry` does (with its messages), through a cache of
 //! decoded bases ([`BaseCache`]).
 
-use flagsplit_git::Providers;
+use crate::Providers;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use flagsplit_git::{delta, idx, pack};
+use crate::{delta, idx, pack};
 use flagsplit_zlib::Inflater;
 
 use crate::fsck::hex;
 use crate::fsck::table::{BAD, IN_PACK, Oid, Table, oid};
-use crate::object::{Kind, ObjectFormat};
+use crate::{Kind, ObjectFormat};
 
 use super::loose_files::{LooseBy, LooseRead, read_loose, read_loose_header};
 use super::packs::PackState;

@@ -24,7 +24,7 @@
 //!   packed one through a random read of its pack (git's `unpack_entry`).
 //! - [`read`]: the reads of the walk, the heads and the promisor set, through the store.
 
-use flagsplit_git::{HashAlgo, Hashes, Providers, pack};
+use crate::{HashAlgo, Hashes, Providers, pack};
 use flagsplit_zlib::Inflater;
 
 pub mod check;

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use crate::object::Kind;
+use crate::Kind;
 
 /// Where git prints the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,8 +313,8 @@ impl Sink for TextSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Severity;
     use crate::fsck::walk::Finding as CheckFinding;
-    use flagsplit_git::check::Severity;
 
     #[test]
     fn levels_follow_gits_prefixes() {

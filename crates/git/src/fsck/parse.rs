@@ -2,8 +2,8 @@
 //! checked is taken as it is, any other is read from the store, hashed and parsed (a commit's or
 //! tag's links looked up with the types they name), and hex ids read from files.
 
-use crate::object::Kind;
-use flagsplit_git::Providers;
+use crate::Kind;
+use crate::Providers;
 
 use super::table::{HAS_OBJ, Oid, PARSED, oid};
 use super::{Fatal, Fsck};
