@@ -29,6 +29,22 @@ impl Digest {
         &self.bytes[..usize::from(self.len)]
     }
 
+    /// Writes the lowercase hexadecimal form into `out` and returns its length.
+    pub fn write_hex(&self, out: &mut [u8; 64]) -> usize {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let bytes = self.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            out[2 * i] = DIGITS[usize::from(b >> 4)];
+            out[2 * i + 1] = DIGITS[usize::from(b & 15)];
+        }
+        2 * bytes.len()
+    }
+
+    /// Lowercase hexadecimal.
+    pub fn to_hex(&self) -> String {
+        crate::format::hex(self.as_bytes())
+    }
+
     /// Its bytes, then zeros to 32.
     pub fn padded(&self) -> [u8; 32] {
         self.bytes
@@ -92,6 +108,9 @@ mod tests {
         let d = Digest::new(&[0xab; 20]);
         assert_eq!(d.as_bytes().len(), 20);
         assert_eq!(d.to_string(), "ab".repeat(20));
+        let mut out = [0u8; 64];
+        let n = d.write_hex(&mut out);
+        assert_eq!(&out[..n], "ab".repeat(20).as_bytes());
         assert_eq!(d.padded()[20..], [0u8; 12]);
         let c = Collision { digest: d };
         assert!(c.to_string().ends_with(&"ab".repeat(20)));

@@ -408,7 +408,7 @@ fn hash_bytes(content: &[u8], opts: &Options) -> Result<(ObjectId, Warnings), Fa
             let mut h =
                 ObjectHasher::with_type_name(opts.format, name, content.len() as u64, opts.detect);
             h.update(content);
-            Ok((h.finalize()?, Vec::new()))
+            Ok((h.finalize().map_err(ObjectError::from)?, Vec::new()))
         }
         Type::Invalid(name) => Err(Failure::Fatal(Fatal::new(format!(
             "invalid object type \"{name}\""
