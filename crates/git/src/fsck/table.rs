@@ -90,7 +90,7 @@ pub struct Obj {
     /// [`Table::spilled`]). In what would be the record's padding: a tree's entries that it
     /// shares with its base are only counted.
     refs: AtomicU16,
-    /// Its links, as a range of [`Table::edges`]: a commit's and a tag's, and a tree's links to
+    /// Its links, as a range of `Table::edges`: a commit's and a tag's, and a tree's links to
     /// trees and to blobs that are not stored (the others are only counted in `refs`).
     pub edges: (u32, u32),
 }
@@ -278,7 +278,7 @@ pub fn edge(target: Option<u32>, kind: Kind) -> u32 {
     (kind_bits(kind) << 30) | target.unwrap_or(BROKEN)
 }
 
-/// The number of [`Table::recent`] slots, and of a worker's own cache of recent lookups.
+/// The number of `Table::recent` slots, and of a worker's own cache of recent lookups.
 pub const RECENT_SLOTS: usize = 1 << 16;
 const RECENT: usize = RECENT_SLOTS;
 

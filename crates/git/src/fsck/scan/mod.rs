@@ -5,24 +5,24 @@
 //! (OFS_DELTA by offset, REF_DELTA by the base's id in the same pack), resolved from the roots
 //! depth-first so that each base and each delta is inflated once and a base is kept only while
 //! its children are applied; on a pool, large subtrees are handed to idle threads
-//! ([`tree::Split`]). git reaches the same verdict one entry at a time through a delta-base
+//! (`tree::Split`). git reaches the same verdict one entry at a time through a delta-base
 //! cache; the messages it prints for a broken chain (the base it could not read, each entry it
 //! could not unpack) are derived from the tree. Entries no root reaches (a cycle of
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
 //!
-//! - [`loose_files`]: loose objects (git's `fsck_loose`).
-//! - [`packs`]: opening the packs: their indexes, and each object's place in the table.
-//! - [`verify`]: a pack's check (git's `verify_pack`): its index and trailer, its entries' headers
+//! - `loose_files`: loose objects (git's `fsck_loose`).
+//! - `packs`: opening the packs: their indexes, and each object's place in the table.
+//! - `verify`: a pack's check (git's `verify_pack`): its index and trailer, its entries' headers
 //!   and CRCs read on the pool, then its delta tree.
-//! - [`entries`]: a pack's entries as the check reads them, and the delta tree's shape.
-//! - [`tree`]: the delta tree resolved on the pool, each base and delta decoded once.
-//! - [`low_memory`]: the same entry by entry without a delta tree (`--low-memory`, or a pack too
+//! - `entries`: a pack's entries as the check reads them, and the delta tree's shape.
+//! - `tree`: the delta tree resolved on the pool, each base and delta decoded once.
+//! - `low_memory`: the same entry by entry without a delta tree (`--low-memory`, or a pack too
 //!   big for the memory), and a pack checked again in git's order.
 //! - [`check`]: git's per-object checks as each worker runs them, and the links they keep.
-//! - [`settle`]: the workers' results folded into the run.
+//! - `settle`: the workers' results folded into the run.
 //! - [`store`]: reading an object by its id as git's object store does (packs, then loose), a
 //!   packed one through a random read of its pack (git's `unpack_entry`).
-//! - [`read`]: the reads of the walk, the heads and the promisor set, through the store.
+//! - `read`: the reads of the walk, the heads and the promisor set, through the store.
 
 use crate::{HashAlgo, Hashes, Providers, pack};
 use flagsplit_zlib::Inflater;

@@ -4,7 +4,7 @@
 //! `mark_bad_packed_object`): it is no longer found there, and the next copy (another pack's, or
 //! the loose one) is read instead. The reads of fsck's walk, of the heads' `parse_object`, of the
 //! commit-graph check, and of a delta base that its pack could not give (git's `unpack_entry`
-//! then reads the base by its id) all go through here. A packed object is read by [`Reader`], at
+//! then reads the base by its id) all go through here. A packed object is read by `Reader`, at
 //! random in its pack, as git's `unpack_entry` does (with its messages), through a cache of
 //! decoded bases ([`BaseCache`]).
 
