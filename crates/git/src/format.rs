@@ -12,6 +12,23 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Parses exactly `2 * len` hexadecimal digits (either case, as git's `get_oid_hex`) into `len`
+/// bytes.
+pub fn parse_hex(text: &[u8], len: usize) -> Option<Vec<u8>> {
+    if text.len() != 2 * len {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    text.chunks_exact(2)
+        .map(|p| Some((digit(p[0])? << 4) | digit(p[1])?))
+        .collect()
+}
+
 /// A hash function git's object formats use (git's `git_hash_algo`, with its SHA-1 checked for
 /// collisions or not). The engine names the one it needs; the caller's providers compute it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -71,8 +71,6 @@ impl Finding {
     }
 }
 
-use names::at;
-
 /// One set of special blobs in insertion order (git keeps them in a hash set; its iteration
 /// order is its own, and only the set of lines printed is meant to match).
 #[derive(Clone, Debug, Default)]

@@ -258,12 +258,7 @@ pub(super) fn bytes_to_os(b: &[u8]) -> std::ffi::OsString {
     std::ffi::OsStr::from_bytes(b).to_os_string()
 }
 
-/// Raw bytes of a hexadecimal id (already checked).
+/// Raw bytes of a hexadecimal id (already checked to be one).
 pub(super) fn hex_to_raw(hex: &[u8]) -> Vec<u8> {
-    hex.chunks(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-            (d(at(p, 0)) << 4) | d(at(p, 1))
-        })
-        .collect()
+    crate::format::parse_hex(hex, hex.len() / 2).unwrap_or_default()
 }

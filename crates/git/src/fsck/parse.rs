@@ -132,14 +132,5 @@ impl<P: Providers> Fsck<'_, P> {
 
 /// Parses a hex id of the repository's length.
 pub fn parse_oid<P: Providers>(f: &Fsck<'_, P>, text: &[u8]) -> Option<Oid> {
-    let hex = f.repo.format.hex_len();
-    if text.len() != hex {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, pair) in text.chunks(2).enumerate() {
-        let d = |c: u8| (c as char).to_digit(16);
-        out[i] = (d(pair[0])? * 16 + d(pair[1])?) as u8;
-    }
-    Some(out)
+    crate::format::parse_hex(text, f.repo.format.raw_len()).map(|raw| super::table::oid(&raw))
 }

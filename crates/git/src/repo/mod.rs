@@ -60,20 +60,4 @@ pub mod refs;
 pub mod reftable;
 pub mod worktrees;
 
-pub use crate::format::hex;
-
-/// Parses exactly `2 * len` hexadecimal digits (either case, as git's `get_oid_hex`).
-pub fn parse_hex(text: &[u8], len: usize) -> Option<Vec<u8>> {
-    if text.len() != 2 * len {
-        return None;
-    }
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    text.chunks_exact(2)
-        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-        .collect()
-}
+pub use crate::format::{hex, parse_hex};

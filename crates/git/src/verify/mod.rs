@@ -79,17 +79,7 @@ pub(crate) use crate::hex;
 /// as git's `get_oid_hex` does (what follows is not looked at).
 pub(crate) fn parse_hex_id(text: &[u8], format: ObjectFormat) -> Option<Vec<u8>> {
     let len = format.raw_len();
-    let digits = text.get(..2 * len)?;
-    let val = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    digits
-        .chunks_exact(2)
-        .map(|p| Some((val(p[0])? << 4) | val(p[1])?))
-        .collect()
+    crate::format::parse_hex(text.get(..2 * len)?, len)
 }
 
 /// Whether `data` ends with the hash of what precedes it (git's `hashfile_checksum_valid`; a file
