@@ -136,6 +136,16 @@ impl Sink for Report {
 }
 
 fn main() -> ExitCode {
-    let status = fsck::run::<Mine>(&Options::default(), Box::new(Report::default()));
+    // git works from the top of the worktree and names paths from there; the engine leaves the
+    // working directory to the program, which changes to it as git does.
+    let repo = fsck::find_repo().and_then(|found| {
+        if let Some(dir) = &found.work_dir {
+            std::env::set_current_dir(dir).map_err(|e| {
+                fsck::Fatal::msg(format!("cannot chdir to '{}': {e}", dir.display()))
+            })?;
+        }
+        Ok(found.repo)
+    });
+    let status = fsck::run::<Mine>(&Options::default(), repo, Box::new(Report::default()));
     ExitCode::from(status)
 }

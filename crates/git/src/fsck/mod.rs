@@ -571,9 +571,21 @@ pub fn empty_tree_id<P: Providers>(format: ObjectFormat) -> Oid {
 
 pub use crate::hex;
 
+/// The repository as git finds it, and where git would work from.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The repository, its paths named as git names them from [`Found::work_dir`].
+    pub repo: Repo,
+    /// The directory git changes to before it runs (the top of the worktree, or a bare
+    /// repository), when it is not the current one: the paths in `repo` are relative to it. The
+    /// engine never changes the working directory; the program that runs it does, as git does
+    /// (see `flagsplit-fsck`), or names the repository by absolute paths instead.
+    pub work_dir: Option<PathBuf>,
+}
+
 /// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
-/// names its git directory as git prints it.
-pub fn find_repo() -> Result<Repo, Fatal> {
+/// names its git directory as git prints it, from the directory git works from.
+pub fn find_repo() -> Result<Found, Fatal> {
     use crate::repository;
     let found = repository::discover().map_err(Fatal::msg)?;
     let Some((git_dir, how)) = found else {
@@ -581,7 +593,7 @@ pub fn find_repo() -> Result<Repo, Fatal> {
             "not a git repository (or any of the parent directories): .git",
         ));
     };
-    let display = match how {
+    let (display, work_dir) = match how {
         repository::Found::Env => explicit_git_dir(&git_dir),
         repository::Found::WorkTree => display_git_dir(&git_dir),
         // git's `setup_bare_git_dir`: `.` in the git directory itself, its real path from a
@@ -589,13 +601,18 @@ pub fn find_repo() -> Result<Repo, Fatal> {
         repository::Found::GitDir => {
             let here = std::env::current_dir().ok();
             if here.as_deref() == Some(git_dir.as_path()) {
-                PathBuf::from(".")
+                (PathBuf::from("."), None)
             } else {
-                git_dir.clone()
+                (git_dir.clone(), None)
             }
         }
     };
-    let common_dir = match std::fs::read_to_string(display.join("commondir")) {
+    let from_here = |p: &Path| {
+        work_dir
+            .as_ref()
+            .map_or_else(|| p.to_path_buf(), |w| w.join(p))
+    };
+    let common_dir = match std::fs::read_to_string(from_here(&display).join("commondir")) {
         Ok(text) => {
             let c = Path::new(text.trim_end());
             if c.is_absolute() {
@@ -607,19 +624,24 @@ pub fn find_repo() -> Result<Repo, Fatal> {
         Err(_) => display.clone(),
     };
     let format = repository::format_of(&git_dir).map_err(Fatal::msg)?;
-    Ok(Repo {
-        git_dir: display,
-        common_dir,
-        format,
+    Ok(Found {
+        repo: Repo {
+            git_dir: display,
+            common_dir,
+            format,
+        },
+        work_dir,
     })
 }
 
 /// git's `setup_explicit_git_dir` for `GIT_DIR` (`git_dir`): run from inside its worktree but
 /// not at its top (`GIT_WORK_TREE`, else `core.worktree`, unless `core.bare`), git works from the
-/// top and names the git directory by its real path; otherwise as `GIT_DIR` gives it.
-fn explicit_git_dir(git_dir: &Path) -> PathBuf {
+/// top and names the git directory by its real path; otherwise as `GIT_DIR` gives it. Returns
+/// the name and the directory to work from, when it is not the current one.
+fn explicit_git_dir(git_dir: &Path) -> (PathBuf, Option<PathBuf>) {
+    let unchanged = (git_dir.to_path_buf(), None);
     let Ok(cwd) = std::env::current_dir() else {
-        return git_dir.to_path_buf();
+        return unchanged;
     };
     let work_tree = match std::env::var_os("GIT_WORK_TREE").filter(|w| !w.is_empty()) {
         Some(w) => Some(PathBuf::from(w)),
@@ -646,39 +668,41 @@ fn explicit_git_dir(git_dir: &Path) -> PathBuf {
         }
     };
     let Some(top) = work_tree.and_then(|w| std::fs::canonicalize(w).ok()) else {
-        return git_dir.to_path_buf();
+        return unchanged;
     };
     if cwd != top && cwd.starts_with(&top) {
         let real = std::fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf());
-        if std::env::set_current_dir(&top).is_ok() {
-            return real;
-        }
+        return (real, Some(top));
     }
-    git_dir.to_path_buf()
+    unchanged
 }
 
 /// git works from the top of the worktree (or inside a bare repository), so it names a
-/// discovered `.git` directory `.git`, and a bare repository `.`: fsck changes to that directory
-/// so that the relative names are right.
-fn display_git_dir(git_dir: &Path) -> PathBuf {
+/// discovered `.git` directory `.git`, and a bare repository `.`: the name, and the directory to
+/// work from.
+fn display_git_dir(git_dir: &Path) -> (PathBuf, Option<PathBuf>) {
     if git_dir.file_name().is_some_and(|n| n == ".git") && git_dir.is_dir() {
-        if let Some(top) = git_dir.parent()
-            && std::env::set_current_dir(top).is_ok()
-        {
-            return PathBuf::from(".git");
+        if let Some(top) = git_dir.parent() {
+            return (PathBuf::from(".git"), Some(top.to_path_buf()));
         }
-    } else if git_dir.is_dir() && std::env::set_current_dir(git_dir).is_ok() {
-        return PathBuf::from(".");
+    } else if git_dir.is_dir() {
+        return (PathBuf::from("."), Some(git_dir.to_path_buf()));
     }
-    git_dir.to_path_buf()
+    (git_dir.to_path_buf(), None)
 }
 
-/// Runs fsck, giving its findings to `sink` (git's lines: [`finding::TextSink::stdio`]), and
-/// returns its exit status (git's bits, or 128 when it dies), which the sink is also given last.
-pub fn run<P: Providers>(opts: &Options, sink: Box<dyn finding::Sink>) -> u8 {
+/// Runs fsck on `repo` (found by [`find_repo`], from its [`Found::work_dir`]; or why it could not
+/// be found, which is reported as git reports it), giving its findings to `sink` (git's lines:
+/// [`finding::TextSink::stdio`]), and returns its exit status (git's bits, or 128 when it dies),
+/// which the sink is also given last.
+pub fn run<P: Providers>(
+    opts: &Options,
+    repo: Result<Repo, Fatal>,
+    sink: Box<dyn finding::Sink>,
+) -> u8 {
     let progress = opts.progress.unwrap_or_else(|| io::stderr().is_terminal()) && !opts.verbose;
     let mut out = Output::with_sink(sink, Progress::new(progress));
-    let status = match find_repo() {
+    let status = match repo {
         Ok(repo) => {
             let (o, result) = run_with::<P>(opts, repo, out, object_id::<P>);
             out = o;
