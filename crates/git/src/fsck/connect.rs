@@ -54,7 +54,7 @@ pub fn mark<P: Providers>(
     }
     f.table.or_flags(t, REACHABLE);
     let id = o.id;
-    if f.promisor.contains(&id) {
+    if f.heads.promisor.contains(&id) {
         return;
     }
     if o.flags & HAS_OBJ == 0 {
@@ -90,7 +90,7 @@ pub fn mark_head<P: Providers>(
     f.table.or_flags(i, USED);
     if let Some(n) = name {
         let id = f.table.obj(i).id;
-        f.names.entry(id).or_insert(n);
+        f.heads.names.entry(id).or_insert(n);
     }
     mark(f, Some(i), None, None, pending);
 }
@@ -142,7 +142,7 @@ pub(super) fn check_connectivity<P: Providers>(
                 let o = f.table.obj(i);
                 (o.flags & REACHABLE != 0 || (!read_walk && o.refs > 0))
                     && o.flags & HAS_OBJ != 0
-                    && !f.promisor.contains(&o.id)
+                    && !f.heads.promisor.contains(&o.id)
             })
             .count();
         meter.display(walked as u64);
@@ -152,7 +152,7 @@ pub(super) fn check_connectivity<P: Providers>(
         // git marks what unreachable objects point to, reading them now: the loose objects,
         // then each pack's in its index's order (which decides which read marks a broken
         // packed copy bad first).
-        let mut order = f.loose_order.clone();
+        let mut order = f.stored.loose_order.clone();
         order.extend(scan::packed_ids(f));
         for id in order {
             let Some(i) = f.table.get(&id) else {
@@ -203,7 +203,11 @@ pub(super) fn check_connectivity<P: Providers>(
                 }
                 let mut links = super::walk::links(k, &id, &data, f.repo.format);
                 if k == Kind::Commit {
-                    super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), f.repo.format);
+                    super::grafts::apply(
+                        &mut links,
+                        f.heads.grafts.of(&id, &f.heads.shallow),
+                        f.repo.format,
+                    );
                 }
                 let table = &mut f.table;
                 let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
@@ -249,7 +253,7 @@ pub(super) fn check_connectivity<P: Providers>(
         let reachable = o.flags & REACHABLE != 0 || (!read_walk && o.refs > 0);
         if reachable {
             if o.flags & HAS_OBJ == 0 {
-                if f.promisor.contains(&o.id) || scan::has_object_pack(f, &o.id) {
+                if f.heads.promisor.contains(&o.id) || scan::has_object_pack(f, &o.id) {
                     continue;
                 }
                 let t = f.printable_type(i);
@@ -402,7 +406,7 @@ fn traverse_read<P: Providers>(
     let raw = f.repo.format.raw_len();
     let parsed = f.table.obj(i).flags & super::table::PARSED != 0;
     let from_graph = (kind == Some(Kind::Commit) && !parsed)
-        .then(|| f.graph_commits.as_ref()?.get(&id[..raw]))
+        .then(|| f.heads.graph_commits.as_ref()?.get(&id[..raw]))
         .flatten()
         .map(|c| {
             let link = |id: &[u8], kind| super::walk::Target {
@@ -482,7 +486,11 @@ fn walk_links<P: Providers>(
 ) -> Result<(), Fatal> {
     let id = *id;
     if k == Kind::Commit {
-        super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), f.repo.format);
+        super::grafts::apply(
+            &mut links,
+            f.heads.grafts.of(&id, &f.heads.shallow),
+            f.repo.format,
+        );
     }
     // git's parser of a commit or tag looks up what it names; when it fails, nothing is walked.
     let table = &mut f.table;
@@ -501,7 +509,7 @@ fn walk_links<P: Providers>(
     if links.parse_failed {
         return Ok(());
     }
-    let name = f.names.get(&id).cloned();
+    let name = f.heads.names.get(&id).cloned();
     let parents: Vec<usize> = links
         .targets
         .iter()
@@ -538,7 +546,7 @@ fn walk_links<P: Providers>(
                 }
                 _ => name.clone(),
             };
-            f.names.entry(tid).or_insert(child);
+            f.heads.names.entry(tid).or_insert(child);
         }
         let kind = (k != Kind::Tag).then_some(t.kind);
         mark(f, target, kind, Some(i), pending);
@@ -572,6 +580,6 @@ fn parent_name(name: &str, nth: usize) -> String {
 impl<P: Providers> Fsck<'_, P> {
     /// `--unreachable`, unless no default references were found (git then clears it).
     pub fn unreachable_shown(&self) -> bool {
-        self.opts.unreachable && !self.no_default_refs
+        self.opts.unreachable && !self.heads.no_default_refs
     }
 }

@@ -29,7 +29,7 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
     if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
         for line in text.split(|&b| b == b'\n') {
             if let Some(id) = parse_oid(f, line.strip_suffix(b"\r").unwrap_or(line)) {
-                f.shallow.insert(id);
+                f.heads.shallow.insert(id);
             }
         }
     }
@@ -50,7 +50,7 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
                 .ok()
                 .flatten()
                 .unwrap_or(true);
-        f.grafts = super::grafts::Grafts::parse(&text, f.repo.format, advise);
+        f.heads.grafts = super::grafts::Grafts::parse(&text, f.repo.format, advise);
     }
     let midx = config
         .get_bool("core.multipackindex")
@@ -85,9 +85,9 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
             };
             let meter = Shared::new(progress.start("Checking objects", total));
             let mut count = 0;
-            for pi in 0..f.packs.len() {
+            for pi in 0..f.stored.packs.len() {
                 let was = f.out.set_context(super::finding::Context {
-                    pack: Some(f.packs[pi].name.clone()),
+                    pack: Some(f.stored.packs[pi].name.clone()),
                     ..Default::default()
                 });
                 let failed = scan::verify_pack(f, pi, count, &meter);
@@ -95,7 +95,7 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
                 if failed? {
                     f.out.bits |= bits::PACK;
                 }
-                if let Some(i) = f.packs[pi].index(f.repo.format) {
+                if let Some(i) = f.stored.packs[pi].index(f.repo.format) {
                     count += u64::from(i.len());
                 }
             }
@@ -140,11 +140,12 @@ fn report_times<P: Providers>(
     walk: std::time::Duration,
     total: std::time::Duration,
 ) {
-    let t = f.times;
+    let t = f.stats.times;
     let threads = f.pool.current_num_threads();
     let floor = (t.inflate + t.delta + t.hash) / threads as u32;
     let s = |d: std::time::Duration| format!("{:.2}", d.as_secs_f64());
     let (pack_count, pack_bytes) = f
+        .stored
         .packs
         .iter()
         .filter_map(|p| p.bytes())
@@ -154,7 +155,7 @@ fn report_times<P: Providers>(
         format!("flagsplit fsck: packs {pack_count} ({pack_bytes} bytes)"),
         format!(
             "flagsplit fsck: read {} s (indexes, CRCs, entry headers)",
-            s(f.stage_read)
+            s(f.stats.stage_read)
         ),
         format!("flagsplit fsck: inflate {} s CPU", s(t.inflate)),
         format!("flagsplit fsck: delta {} s CPU", s(t.delta)),
@@ -188,11 +189,12 @@ fn report_times<P: Providers>(
 fn memory_line<P: Providers>(f: &Fsck<'_, P>) -> String {
     let m = f.table.memory();
     let files: usize = f
+        .stored
         .packs
         .iter()
         .map(|p| p.bytes().map_or(0, <[u8]>::len) + p.idx.as_ref().map_or(0, |i| i.bytes().len()))
         .sum();
-    let entries: usize = f.packs.iter().map(|p| p.table_index.memory()).sum();
+    let entries: usize = f.stored.packs.iter().map(|p| p.table_index.memory()).sum();
     let objects = f.table.len().max(1);
     let per = |b: usize| format!("{:.1}", b as f64 / objects as f64);
     let peak = std::fs::read_to_string("/proc/self/status")

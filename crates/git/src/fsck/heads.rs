@@ -31,7 +31,7 @@ pub fn named_head<P: Providers>(f: &mut Fsck<'_, P>, arg: &OsString, pending: &m
             mark_head(f, i, Some(text), pending);
         }
         _ => {
-            if f.promisor.contains(&id) {
+            if f.heads.promisor.contains(&id) {
                 return;
             }
             let h = f.hex(&id);
@@ -62,7 +62,11 @@ fn revision<P: Providers>(f: &Fsck<'_, P>, text: &str) -> Option<Oid> {
                 return None;
             }
             let mut links = super::walk::links(k, id, &data, f.repo.format);
-            super::grafts::apply(&mut links, f.grafts.of(id, &f.shallow), f.repo.format);
+            super::grafts::apply(
+                &mut links,
+                f.heads.grafts.of(id, &f.heads.shallow),
+                f.repo.format,
+            );
             Some(
                 links
                     .targets
@@ -128,8 +132,8 @@ fn handle_ref<P: Providers>(
     let name = String::from_utf8_lossy(raw).into_owned();
     let id = oid(id);
     let Some(i) = parse_object(f, &id)? else {
-        if f.promisor.contains(&id) {
-            f.default_refs += 1;
+        if f.heads.promisor.contains(&id) {
+            f.heads.default_refs += 1;
             return Ok(());
         }
         let h = f.hex(&id);
@@ -144,7 +148,7 @@ fn handle_ref<P: Providers>(
         m.extend_from_slice(b": not a commit");
         git_error(f, &m, bits::REFS);
     }
-    f.default_refs += 1;
+    f.heads.default_refs += 1;
     mark_head(f, i, Some(name), pending);
     Ok(())
 }
@@ -167,7 +171,7 @@ fn reflog_oid<P: Providers>(
             mark_head(f, i, name, pending);
         }
         _ => {
-            if !f.promisor.contains(&id) {
+            if !f.heads.promisor.contains(&id) {
                 let h = f.hex(&id);
                 f.out.error_bit(
                     &format!("{refname}: invalid reflog entry {h}"),
@@ -239,9 +243,9 @@ fn heads_of<P: Providers>(
             }
         }
     }
-    if f.default_refs == 0 {
+    if f.heads.default_refs == 0 {
         f.out.err("notice: No default references");
-        f.no_default_refs = true;
+        f.heads.no_default_refs = true;
     }
     Ok(())
 }
@@ -380,7 +384,7 @@ pub fn index_heads<P: Providers>(f: &mut Fsck<'_, P>, pending: &mut Vec<u32>) ->
 pub fn finish_checks<P: Providers>(f: &mut Fsck<'_, P>) {
     use crate::check::Lookup;
     let format = f.repo.format;
-    let mut checks = std::mem::replace(&mut f.checks, super::walk::Checks::placeholder());
+    let mut checks = std::mem::replace(&mut f.settings.checks, super::walk::Checks::placeholder());
     let (findings, failed) = {
         let fr: &Fsck<'_, P> = f;
         let mut read = |raw: &[u8]| -> Lookup {
@@ -388,13 +392,13 @@ pub fn finish_checks<P: Providers>(f: &mut Fsck<'_, P>) {
             match scan::read_object(fr, &id) {
                 Some((Kind::Blob, d)) => Lookup::Blob(d),
                 Some((k, _)) => Lookup::NotBlob(k),
-                None if fr.promisor.contains(&id) => Lookup::Promisor,
+                None if fr.heads.promisor.contains(&id) => Lookup::Promisor,
                 None => Lookup::Missing,
             }
         };
         checks.finish(&mut read)
     };
-    f.checks = checks;
+    f.settings.checks = checks;
     for (raw, kind, finding) in findings {
         let d = f.describe(&oid(&raw[..raw.len().min(format.raw_len())]));
         let line = finding.line(kind, &d);
@@ -419,7 +423,7 @@ fn commit_for_graph<P: Providers>(
     lines.extend(read_lines.into_iter().map(|l| format!("error: {l}")));
     match (read.object, read.fatal) {
         // (The child git applies the grafts and the shallow boundary too.)
-        (Some((Kind::Commit, data)), _) => match f.grafts.of(&id, &f.shallow) {
+        (Some((Kind::Commit, data)), _) => match f.heads.grafts.of(&id, &f.heads.shallow) {
             Some(parents) => Commit::Grafted(
                 data,
                 parents
@@ -478,14 +482,15 @@ pub fn structures_loaded<P: Providers>(
             for l in &loaded.outcome.lines {
                 f.out.err(l);
             }
-            f.midx_bitmaps
+            f.heads
+                .midx_bitmaps
                 .extend(loaded.bitmap.map(|name| d.path.join("pack").join(name)));
         }
     }
     // git reads no commit-graph in a repository with grafts or a shallow boundary
     // (`commit_graph_compatible`).
     let shallow = f.repo.common_dir.join("shallow").exists();
-    let grafts = !f.grafts.parents.is_empty();
+    let grafts = !f.heads.grafts.parents.is_empty();
     if core_bool(config, "core.commitgraph", true) && !shallow && !grafts {
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
         let out = commit_graph::load_lines::<P>(&odbs, format, graph_settings(config));
@@ -495,7 +500,8 @@ pub fn structures_loaded<P: Providers>(
         // With --connectivity-only git's walk parses the commits the graph lists from the graph,
         // without reading their objects.
         if f.opts.connectivity_only {
-            f.graph_commits = commit_graph::commits::<P>(&odbs, format, graph_settings(config));
+            f.heads.graph_commits =
+                commit_graph::commits::<P>(&odbs, format, graph_settings(config));
         }
     }
     Ok(())
@@ -507,11 +513,11 @@ pub fn structures_before_walk<P: Providers>(f: &mut Fsck<'_, P>) {
     let format = f.repo.format;
     let mut lines = Vec::new();
     let (mut rev_bad, mut bitmap_bad) = (false, false);
-    let mut meter = f
-        .out
-        .progress()
-        .start_delayed("Verifying reverse pack-indexes", f.packs.len() as u64);
-    for (n, p) in f.packs.iter().enumerate() {
+    let mut meter = f.out.progress().start_delayed(
+        "Verifying reverse pack-indexes",
+        f.stored.packs.len() as u64,
+    );
+    for (n, p) in f.stored.packs.iter().enumerate() {
         let name = p.name.clone();
         match p.index(format) {
             None => {
@@ -539,7 +545,7 @@ pub fn structures_before_walk<P: Providers>(f: &mut Fsck<'_, P>) {
         }
     }
     meter.stop();
-    for path in f.midx_bitmaps.clone() {
+    for path in f.heads.midx_bitmaps.clone() {
         if let Ok(bytes) = std::fs::read(&path) {
             let out = bitmap::verify::<P>(&path, &bytes, format);
             lines.extend(out.lines);
@@ -592,6 +598,7 @@ pub fn structures_after_walk<P: Providers>(
                     return midx::PackEntry::NotInIndex;
                 };
                 let Some(p) = fr
+                    .stored
                     .packs
                     .iter()
                     .find(|p| p.files.idx.file_name() == Some(file))

@@ -261,7 +261,9 @@ pub fn object_id<P: Providers>(
     }
 }
 
-/// One run's state.
+/// One run's state: what it was given and what it keeps throughout, then one value per phase
+/// that fills it (the settings read before the scan, the store as the scan opens it, the heads
+/// and what the walk starts from, the time each stage took).
 pub struct Fsck<'o, P: Providers> {
     /// The providers the run hashes and inflates with.
     pub providers: std::marker::PhantomData<fn() -> P>,
@@ -273,21 +275,58 @@ pub struct Fsck<'o, P: Providers> {
     pub table: Table,
     /// Lines and exit bits.
     pub out: Output,
+    /// The workers that check packs (`--threads`: one per core, or as many as asked, one too).
+    pub pool: rayon::ThreadPool,
+    /// The sequential scan's worker state, reused from object to object.
+    pub seq: Option<check::Local>,
+    /// What the configuration and the object format set before the scan.
+    pub settings: Settings,
+    /// The object store as the scan opened it.
+    pub stored: Stored,
+    /// The heads and what the walk starts from.
+    pub heads: Heads,
+    /// Time per stage.
+    pub stats: Stats,
+}
+
+/// What the configuration and the object format set before the scan.
+pub struct Settings {
     /// How objects are hashed.
     pub hash: HashFn,
     /// git's per-object checks, configured.
     pub checks: walk::Checks,
     /// Blobs at least this large are streamed (`core.bigFileThreshold`).
     pub big_file_threshold: u64,
-    /// Objects of promisor packs and what they link to (git's `is_promisor_object`), when the
-    /// repository has a promisor remote.
-    pub promisor: std::collections::HashSet<Oid, table::IdHash>,
+    /// The empty tree's id, which git reads whether or not it is stored (a cached object).
+    pub empty_tree: Oid,
+}
+
+/// The object store as the scan opened it: the packs, the loose objects, and what reading them
+/// found while it was shared.
+#[derive(Default)]
+pub struct Stored {
     /// The packs, once scanned (their maps, for reading objects again).
     pub packs: Vec<scan::PackState>,
     /// The loose objects, by id.
     pub loose: std::collections::HashMap<Oid, PathBuf>,
     /// The loose objects' ids in the order of the scan (of each object directory in turn).
     pub loose_order: Vec<Oid>,
+    /// The objects a multi-pack-index puts in a pack whose `.idx` is gone, and that pack (its
+    /// place in `packs`).
+    pub lost: std::collections::HashMap<Oid, usize>,
+    /// Lines the store printed while it was shared (flushed to standard error).
+    pub notes: std::sync::Mutex<Vec<String>>,
+    /// A reason git would die that a read of the store found (`read_object_with` takes the
+    /// state shared; its callers turn this into a `Fatal`).
+    pub pending_fatal: std::cell::RefCell<Option<String>>,
+}
+
+/// The heads and what the walk starts from and stops at.
+#[derive(Default)]
+pub struct Heads {
+    /// Objects of promisor packs and what they link to (git's `is_promisor_object`), when the
+    /// repository has a promisor remote.
+    pub promisor: std::collections::HashSet<Oid, table::IdHash>,
     /// Names for `--name-objects`.
     pub names: std::collections::HashMap<Oid, String>,
     /// The commits of a shallow repository's boundary (`shallow`), whose parents git does not
@@ -295,17 +334,6 @@ pub struct Fsck<'o, P: Providers> {
     pub shallow: std::collections::HashSet<Oid>,
     /// The grafts (`info/grafts`), whose parents git gives the commits they name.
     pub grafts: grafts::Grafts,
-    /// A reason git would die that a read of the store found (`read_object_with` takes the
-    /// state shared; its callers turn this into a `Fatal`).
-    pub pending_fatal: std::cell::RefCell<Option<String>>,
-    /// Time per stage of the packs' checks, summed over the workers.
-    pub times: check::Times,
-    /// Reading the packs' indexes, CRCs and entry headers (one thread).
-    pub stage_read: std::time::Duration,
-    /// The workers that check packs (`--threads`: one per core, or as many as asked, one too).
-    pub pool: rayon::ThreadPool,
-    /// The sequential scan's worker state, reused from object to object.
-    pub seq: Option<check::Local>,
     /// The bitmaps of the multi-pack-indexes that loaded.
     pub midx_bitmaps: Vec<PathBuf>,
     /// With `--connectivity-only`: the commits the commit-graph lists, which git's walk takes
@@ -316,13 +344,15 @@ pub struct Fsck<'o, P: Providers> {
     pub default_refs: usize,
     /// No default reference was found: `--unreachable` is then ignored, as git does.
     pub no_default_refs: bool,
-    /// The empty tree's id, which git reads whether or not it is stored (a cached object).
-    pub empty_tree: Oid,
-    /// The objects a multi-pack-index puts in a pack whose `.idx` is gone, and that pack (its
-    /// place in `packs`).
-    pub lost: std::collections::HashMap<Oid, usize>,
-    /// Lines the store printed while it was shared (flushed to standard error).
-    pub notes: std::sync::Mutex<Vec<String>>,
+}
+
+/// Time per stage.
+#[derive(Default)]
+pub struct Stats {
+    /// Time per stage of the packs' checks, summed over the workers.
+    pub times: check::Times,
+    /// Reading the packs' indexes, CRCs and entry headers (one thread).
+    pub stage_read: std::time::Duration,
 }
 
 impl<'o, P: Providers> Fsck<'o, P> {
@@ -335,7 +365,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
     /// name it was reached by.
     pub fn describe(&self, id: &Oid) -> String {
         let h = self.hex(id);
-        match self.names.get(id) {
+        match self.heads.names.get(id) {
             Some(n) if self.opts.name_objects => format!("{h} ({n})"),
             _ => h,
         }
@@ -363,11 +393,11 @@ impl<'o, P: Providers> Fsck<'o, P> {
         loose: Option<&Path>,
     ) -> bool {
         let mut l = self.seq.take().unwrap_or_default();
-        l.special = std::mem::take(&mut self.checks.special);
+        l.special = std::mem::take(&mut self.settings.checks.special);
         let err = self
             .core()
             .object_checked(&mut l, id, kind, data, check::Source::Loose(loose));
-        self.checks.special = std::mem::take(&mut l.special);
+        self.settings.checks.special = std::mem::take(&mut l.special);
         self.apply(&mut l);
         self.seq = Some(l);
         err
@@ -375,7 +405,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
 
     /// The object store, as git reads objects from it.
     pub fn store(&self) -> store::Store<'_, P> {
-        self.store_with(&self.packs)
+        self.store_with(&self.stored.packs)
     }
 
     /// The object store with `packs` (the run's, while it has lent them out).
@@ -383,19 +413,19 @@ impl<'o, P: Providers> Fsck<'o, P> {
         store::Store {
             providers: std::marker::PhantomData,
             packs,
-            loose: &self.loose,
+            loose: &self.stored.loose,
             table: &self.table,
             format: self.repo.format,
-            empty_tree: self.empty_tree,
+            empty_tree: self.settings.empty_tree,
             fresh: false,
-            lost: &self.lost,
-            notes: &self.notes,
+            lost: &self.stored.lost,
+            notes: &self.stored.notes,
         }
     }
 
     /// What a check needs of the run.
     pub fn core(&self) -> check::Core<'_, P> {
-        self.core_with(&self.packs)
+        self.core_with(&self.stored.packs)
     }
 
     /// What a check needs of the run, with `packs` (the run's, while it has lent them out).
@@ -404,9 +434,9 @@ impl<'o, P: Providers> Fsck<'o, P> {
             table: &self.table,
             format: self.repo.format,
             opts: self.opts,
-            checks: &self.checks.opts,
-            shallow: &self.shallow,
-            grafts: &self.grafts,
+            checks: &self.settings.checks.opts,
+            shallow: &self.heads.shallow,
+            grafts: &self.heads.grafts,
             store: self.store_with(packs),
             promisor: false,
             edgeless: false,
@@ -433,7 +463,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
                 Ok(ti) => {
                     self.table.or_flags(ti, USED);
                     if m.promised {
-                        self.promisor.insert(m.id);
+                        self.heads.promisor.insert(m.id);
                     }
                     Ok(ti)
                 }
@@ -472,7 +502,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
     pub fn apply(&mut self, l: &mut check::Local) {
         self.resolve(l);
         if let Some(m) = l.fatal.take() {
-            let mut pending = self.pending_fatal.borrow_mut();
+            let mut pending = self.stored.pending_fatal.borrow_mut();
             if pending.is_none() {
                 *pending = Some(m);
             }
@@ -492,7 +522,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
             self.table.add_refs(i, u32::from(u8::MAX));
         }
         for i in l.promisor_blobs.drain(..) {
-            self.promisor.insert(self.table.obj(i).id);
+            self.heads.promisor.insert(self.table.obj(i).id);
             if let Some(w) = l.promisor_noted.get_mut((i / 64) as usize) {
                 *w &= !(1u64 << (i % 64));
             }
@@ -540,7 +570,12 @@ impl<'o, P: Providers> Fsck<'o, P> {
 impl<P: Providers> Fsck<'_, P> {
     /// Prints the lines the store noted while it was shared ([`Fsck::notes`]).
     pub fn flush_notes(&mut self) {
-        let notes = self.notes.get_mut().map(std::mem::take).unwrap_or_default();
+        let notes = self
+            .stored
+            .notes
+            .get_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
         for n in notes {
             self.out.error(&n);
         }
@@ -548,7 +583,7 @@ impl<P: Providers> Fsck<'_, P> {
 
     /// The `Fatal` a read of the store ran into, if any.
     pub fn take_fatal(&self) -> Result<(), Fatal> {
-        match self.pending_fatal.borrow_mut().take() {
+        match self.stored.pending_fatal.borrow_mut().take() {
             Some(m) => Err(Fatal::msg(m)),
             None => Ok(()),
         }
@@ -755,41 +790,30 @@ pub fn run_with<P: Providers>(
         repo,
         table: Table::default(),
         out,
-        hash,
-        checks,
-        big_file_threshold,
-        promisor: Default::default(),
-        packs: Vec::new(),
-        loose: Default::default(),
-        loose_order: Vec::new(),
-        names: Default::default(),
-        shallow: Default::default(),
-        grafts: Default::default(),
-        pending_fatal: Default::default(),
-        seq: None,
-        times: check::Times::default(),
-        stage_read: std::time::Duration::ZERO,
         pool,
-        midx_bitmaps: Vec::new(),
-        graph_commits: None,
-        default_refs: 0,
-        no_default_refs: false,
-        empty_tree,
-        lost: Default::default(),
-        notes: Default::default(),
+        seq: None,
+        settings: Settings {
+            hash,
+            checks,
+            big_file_threshold,
+            empty_tree,
+        },
+        stored: Stored::default(),
+        heads: Heads::default(),
+        stats: Stats::default(),
     };
-    for w in f.checks.config_warnings().to_vec() {
+    for w in f.settings.checks.config_warnings().to_vec() {
         f.out.err(&w);
     }
     let result = driver::fsck(&mut f, &config);
     f.flush_notes();
     // git reads the graft file (and prints what it says about it) once it parses a commit.
-    let parsed_commit = f.grafts.read
+    let parsed_commit = f.heads.grafts.read
         && f.table.iter().any(|o| {
             o.kind == Some(Kind::Commit) && o.flags & (table::HAS_OBJ | table::PARSED) != 0
         });
     if parsed_commit {
-        for l in std::mem::take(&mut f.grafts.lines) {
+        for l in std::mem::take(&mut f.heads.grafts.lines) {
             f.out.err(&l);
         }
     }

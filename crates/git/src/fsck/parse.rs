@@ -57,7 +57,7 @@ pub fn parse_stored<P: Providers>(
     let Some((k, data)) = read.object else {
         return Ok(None);
     };
-    match (f.hash)(f.repo.format, k, &data) {
+    match (f.settings.hash)(f.repo.format, k, &data) {
         Ok(real) if real == *id => {}
         _ => {
             f.out.error(&format!("hash mismatch {}", f.hex(id)));
@@ -82,7 +82,11 @@ pub fn parse_stored<P: Providers>(
     if matches!(k, Kind::Commit | Kind::Tag) {
         let mut links = super::walk::links(k, id, &data, f.repo.format);
         if k == Kind::Commit {
-            super::grafts::apply(&mut links, f.grafts.of(id, &f.shallow), f.repo.format);
+            super::grafts::apply(
+                &mut links,
+                f.heads.grafts.of(id, &f.heads.shallow),
+                f.repo.format,
+            );
         }
         let table = &mut f.table;
         let raw = &id[..f.repo.format.raw_len()];
@@ -103,7 +107,10 @@ pub fn parse_stored<P: Providers>(
         }
     }
     // (The empty tree is read from git's cached objects, not from a store.)
-    if f.table.obj(i).flags & HAS_OBJ == 0 && f.opts.connectivity_only && *id != f.empty_tree {
+    if f.table.obj(i).flags & HAS_OBJ == 0
+        && f.opts.connectivity_only
+        && *id != f.settings.empty_tree
+    {
         f.table.or_flags(i, HAS_OBJ);
     }
     if f.opts.connectivity_only {
@@ -118,11 +125,11 @@ impl<P: Providers> Fsck<'_, P> {
     /// found damaged. git's check of a tree forgets its content (`free_tree_buffer`), so each
     /// `parse_object` of a tree reads it again; flagsplit does so only then.
     fn store_has_side_effects(&self, id: &Oid) -> bool {
-        if self.lost.contains_key(id) {
+        if self.stored.lost.contains_key(id) {
             return true;
         }
         let raw = self.repo.format.raw_len();
-        self.packs.iter().any(|p| {
+        self.stored.packs.iter().any(|p| {
             p.damaged
                 && p.index(self.repo.format)
                     .is_some_and(|x| x.lookup(&id[..raw]).is_some())

@@ -19,18 +19,18 @@ pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
     let format = f.repo.format;
     let raw = format.raw_len();
     // Each id of a promisor pack once, at its first place, whether it is a whole blob there.
-    let mut places: Vec<((usize, u64), Oid, bool)> = Vec::with_capacity(f.promisor.len());
+    let mut places: Vec<((usize, u64), Oid, bool)> = Vec::with_capacity(f.heads.promisor.len());
     let mut placed = std::collections::HashSet::with_capacity_and_hasher(
-        f.promisor.len(),
+        f.heads.promisor.len(),
         table::IdHash::default(),
     );
-    for (pi, p) in f.packs.iter().enumerate() {
+    for (pi, p) in f.stored.packs.iter().enumerate() {
         let (Some(index), Some(bytes)) = (p.index(format).filter(|_| p.usable), p.bytes()) else {
             continue;
         };
         for n in 0..index.len() {
             let id = oid(index.id(n));
-            if !f.promisor.contains(&id) || !placed.insert(id) {
+            if !f.heads.promisor.contains(&id) || !placed.insert(id) {
                 continue;
             }
             let Ok(off) = index.offset(n) else { continue };
@@ -51,7 +51,7 @@ pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
         }
         if let Some((k, data)) = scan::read_object_cached(f, &id, &mut cache) {
             if k == Kind::Tree {
-                let promisor = &mut f.promisor;
+                let promisor = &mut f.heads.promisor;
                 crate::links::tree_entry_ids(&data, format, |t| {
                     promisor.insert(oid(t));
                 });
@@ -59,10 +59,10 @@ pub(super) fn promisor_referents<P: Providers>(f: &mut Fsck<'_, P>) {
             }
             let mut links = super::walk::links(k, &id, &data, format);
             if k == Kind::Commit {
-                super::grafts::apply(&mut links, f.grafts.of(&id, &f.shallow), format);
+                super::grafts::apply(&mut links, f.heads.grafts.of(&id, &f.heads.shallow), format);
             }
             for t in links.targets {
-                f.promisor.insert(oid(&t.id));
+                f.heads.promisor.insert(oid(&t.id));
             }
         }
     }
@@ -76,7 +76,12 @@ pub(super) fn promisor_links<P: Providers>(f: &mut Fsck<'_, P>) {
     let mut seen = vec![false; f.table.len()];
     let mut found = Vec::new();
     // A pack whose index does not load has no table indexes.
-    for p in f.packs.iter().filter(|p| p.usable && p.files.promisor) {
+    for p in f
+        .stored
+        .packs
+        .iter()
+        .filter(|p| p.usable && p.files.promisor)
+    {
         for i in p.table_index.iter() {
             for &e in f.table.edges_of(i) {
                 if let Some(t) = table::edge_target(e)
@@ -90,7 +95,7 @@ pub(super) fn promisor_links<P: Providers>(f: &mut Fsck<'_, P>) {
         }
     }
     for t in found {
-        f.promisor.insert(f.table.obj(t).id);
+        f.heads.promisor.insert(f.table.obj(t).id);
     }
 }
 

@@ -39,8 +39,8 @@ pub fn loose_objects<P: Providers>(
             let id = oid(&raw);
             let i = f.table.unknown(&id);
             f.table.or_flags(i, crate::fsck::table::PRESENT);
-            f.loose.entry(id).or_insert_with(|| path.clone());
-            f.loose_order.push(id);
+            f.stored.loose.entry(id).or_insert_with(|| path.clone());
+            f.stored.loose_order.push(id);
             if check {
                 check_loose(f, &mut z, &id, path);
             } else {
@@ -339,7 +339,7 @@ fn check_loose<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: &Oid,
 fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: &Oid, path: &Path) {
     let format = f.repo.format;
     let hexid = f.hex(id);
-    let stream = Some((f.big_file_threshold, format));
+    let stream = Some((f.settings.big_file_threshold, format));
     let (type_name, data) = match read_loose::<P>(z, path, &hexid, stream, LooseBy::Scan) {
         LooseRead::Ok { type_name, data } => (type_name, data),
         LooseRead::Short { id: real } => {
@@ -398,7 +398,7 @@ fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: 
     };
     let kind = Kind::from_name(&type_name);
     let real = match kind {
-        Some(k) => (f.hash)(format, k, &data),
+        Some(k) => (f.settings.hash)(format, k, &data),
         None => {
             let mut h = crate::object_id::ObjectHasher::<P::Hasher>::with_type_name(
                 format,
@@ -450,7 +450,7 @@ fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: 
         return;
     }
     let Some(kind) = kind else { return };
-    let stream = kind == Kind::Blob && data.len() as u64 > f.big_file_threshold;
+    let stream = kind == Kind::Blob && data.len() as u64 > f.settings.big_file_threshold;
     let err = f.object_checked(
         id,
         kind,

@@ -392,7 +392,7 @@ pub(super) fn verify_low_memory<P: Providers>(
             }
         }
     }
-    f.stage_read += read_started.elapsed();
+    f.stats.stage_read += read_started.elapsed();
     let counter = AtomicU64::new(0);
     let children = Children::none();
     let pctx = PackCtx {
@@ -409,8 +409,8 @@ pub(super) fn verify_low_memory<P: Providers>(
         counter: &counter,
         meter,
         base_count,
-        hash: f.hash,
-        big: f.big_file_threshold,
+        hash: f.settings.hash,
+        big: f.settings.big_file_threshold,
         timing: f.opts.timing,
     };
     let named = std::sync::Mutex::new(std::collections::HashSet::new());
@@ -508,8 +508,8 @@ pub(super) fn again_in_git_order<P: Providers>(
         counter: &counter,
         meter: &meter,
         base_count: 0,
-        hash: f.hash,
-        big: f.big_file_threshold,
+        hash: f.settings.hash,
+        big: f.settings.big_file_threshold,
         timing: f.opts.timing,
     };
     let named = std::sync::Mutex::new(std::collections::HashSet::new());
@@ -534,7 +534,7 @@ pub(super) fn again_in_git_order<P: Providers>(
         err |= std::mem::take(&mut w.l.err);
         events.append(&mut w.l.special_events);
         let times = std::mem::take(&mut w.l.times);
-        f.times.add(&times);
+        f.stats.times.add(&times);
         f.apply(&mut w.l);
     }
     (err, events)

@@ -189,7 +189,7 @@ pub fn open_packs<P: Providers>(
 ) {
     let format = f.repo.format;
     for dir in dirs {
-        let first = f.packs.len();
+        let first = f.stored.packs.len();
         for mut files in odb::packs(&dir.path) {
             files.promisor &= promisor_remote;
             let name = files.pack.display().to_string();
@@ -279,13 +279,13 @@ pub fn open_packs<P: Providers>(
                         f.table
                             .or_flags(i, crate::fsck::table::PRESENT | crate::fsck::table::IN_PACK);
                         if st.files.promisor {
-                            f.promisor.insert(id);
+                            f.heads.promisor.insert(id);
                         }
                     }
                 }
                 st.table_index = table_index;
             }
-            f.packs.push(st);
+            f.stored.packs.push(st);
         }
         if midx {
             unopened_packs(f, dir, first, promisor_remote);
@@ -319,8 +319,8 @@ fn unopened_packs<P: Providers>(
         let Some(stem) = stem_of(name) else {
             return false;
         };
-        match known(&f.packs, &stem) {
-            Some(n) => !f.packs[n].idx_ok,
+        match known(&f.stored.packs, &stem) {
+            Some(n) => !f.stored.packs[n].idx_ok,
             None => {
                 !pack_dir.join(format!("{stem}.idx")).exists()
                     && pack_dir.join(format!("{stem}.pack")).is_file()
@@ -332,7 +332,7 @@ fn unopened_packs<P: Providers>(
         let Some(stem) = stem_of(&name) else {
             continue;
         };
-        let n = match known(&f.packs, &stem) {
+        let n = match known(&f.stored.packs, &stem) {
             Some(n) => n,
             None => {
                 let files = PackFiles {
@@ -340,7 +340,7 @@ fn unopened_packs<P: Providers>(
                     idx: pack_dir.join(format!("{stem}.idx")),
                     promisor: promisor_remote && pack_dir.join(format!("{stem}.promisor")).exists(),
                 };
-                f.packs.push(PackState {
+                f.stored.packs.push(PackState {
                     name: files.pack.display().to_string(),
                     idx: None,
                     pack: None,
@@ -353,10 +353,10 @@ fn unopened_packs<P: Providers>(
                     damaged: false,
                     files,
                 });
-                f.packs.len() - 1
+                f.stored.packs.len() - 1
             }
         };
-        let p = &mut f.packs[n];
+        let p = &mut f.stored.packs[n];
         let idx_name = p.files.idx.display().to_string();
         let mut lines: Vec<String> = p
             .idx
@@ -368,7 +368,7 @@ fn unopened_packs<P: Providers>(
         lines.push(format!("packfile {} index unavailable", p.name));
         p.open_lines = lines;
         for id in ids {
-            f.lost.insert(oid(&id), n);
+            f.stored.lost.insert(oid(&id), n);
         }
     }
 }

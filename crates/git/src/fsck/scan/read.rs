@@ -27,7 +27,7 @@ pub fn read_object_cached<P: Providers>(
 /// many objects through a [`BaseCache`].
 pub fn packed_place<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<(usize, u64)> {
     let raw = f.repo.format.raw_len();
-    f.packs.iter().enumerate().find_map(|(pi, p)| {
+    f.stored.packs.iter().enumerate().find_map(|(pi, p)| {
         let index = p.index(f.repo.format).filter(|_| p.usable)?;
         let n = index.lookup(&id[..raw])?;
         index.offset(n).ok().map(|o| (pi, o))
@@ -52,7 +52,7 @@ fn read_object_in<P: Providers>(
 ) -> Option<(Kind, Vec<u8>)> {
     let read = f.store().read(id, lines, cache);
     if let Some(m) = read.fatal {
-        *f.pending_fatal.borrow_mut() = Some(m);
+        *f.stored.pending_fatal.borrow_mut() = Some(m);
         return None;
     }
     read.object
@@ -64,13 +64,13 @@ fn read_object_in<P: Providers>(
 pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
     let mut lines = Vec::new();
     let found = f.store().object_type(id, &mut lines);
-    if let Ok(mut notes) = f.notes.lock() {
+    if let Ok(mut notes) = f.stored.notes.lock() {
         notes.extend(lines);
     }
     match found {
         Ok(k) => k,
         Err(m) => {
-            f.pending_fatal.borrow_mut().get_or_insert(m);
+            f.stored.pending_fatal.borrow_mut().get_or_insert(m);
             None
         }
     }
@@ -80,7 +80,7 @@ pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
 pub fn packed_ids<P: Providers>(f: &Fsck<'_, P>) -> Vec<Oid> {
     let format = f.repo.format;
     let mut out = Vec::new();
-    for p in &f.packs {
+    for p in &f.stored.packs {
         if let Some(index) = p.index(format) {
             out.extend((0..index.len()).map(|n| oid(index.id(n))));
         }
@@ -91,7 +91,8 @@ pub fn packed_ids<P: Providers>(f: &Fsck<'_, P>) -> Vec<Oid> {
 /// Every id in the packs git would check (for the progress total).
 pub fn total_objects<P: Providers>(f: &Fsck<'_, P>) -> u64 {
     let format = f.repo.format;
-    f.packs
+    f.stored
+        .packs
         .iter()
         .filter_map(|p| p.index(format))
         .map(|i| u64::from(i.len()))

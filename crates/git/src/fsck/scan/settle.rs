@@ -17,7 +17,7 @@ pub(super) fn fold<P: Providers>(f: &mut Fsck<'_, P>, locals: Vec<Local>) -> (bo
     let mut err = false;
     let mut events = Vec::new();
     for mut l in locals {
-        f.times.add(&l.times);
+        f.stats.times.add(&l.times);
         err |= l.err;
         events.append(&mut l.special_events);
         f.apply(&mut l);
@@ -36,11 +36,11 @@ pub(super) fn replay_special<P: Providers>(
 ) -> bool {
     let format = f.repo.format;
     let raw = format.raw_len();
-    let Some(index) = f.packs[pi].index(format) else {
+    let Some(index) = f.stored.packs[pi].index(format) else {
         return false;
     };
     let mut candidates: Vec<Vec<u8>> = events.iter().map(|(_, id, _)| id.clone()).collect();
-    let (modules, attributes) = f.checks.special.found_since((0, 0));
+    let (modules, attributes) = f.settings.checks.special.found_since((0, 0));
     candidates.extend(modules.iter().chain(attributes).cloned());
     candidates.sort();
     candidates.dedup();
@@ -62,12 +62,13 @@ pub(super) fn replay_special<P: Providers>(
     for (off, id) in blobs {
         while let Some((_, name, modules)) = ev.next_if(|e| e.0 < off) {
             if modules {
-                f.checks.special.add_gitmodules(&name);
+                f.settings.checks.special.add_gitmodules(&name);
             } else {
-                f.checks.special.add_gitattributes(&name);
+                f.settings.checks.special.add_gitattributes(&name);
             }
         }
-        let special = f.checks.special.is_gitmodules(&id) || f.checks.special.is_gitattributes(&id);
+        let special = f.settings.checks.special.is_gitmodules(&id)
+            || f.settings.checks.special.is_gitattributes(&id);
         let o = f.table.get(&oid(&id)).map(|i| f.table.obj(i));
         let checked = o.is_some_and(|o| {
             o.kind == Some(Kind::Blob) && o.flags & crate::fsck::table::HAS_OBJ != 0
@@ -78,19 +79,21 @@ pub(super) fn replay_special<P: Providers>(
         let mut findings = Vec::new();
         let data = read_object(f, &oid(&id)).map(|(_, d)| d);
         let failed = match data {
-            Some(d) if (d.len() as u64) < f.big_file_threshold => crate::check::check_object(
-                Kind::Blob,
-                &id,
-                &d,
-                format,
-                &f.checks.opts,
-                &mut f.checks.special,
-                &mut findings,
-            ),
+            Some(d) if (d.len() as u64) < f.settings.big_file_threshold => {
+                crate::check::check_object(
+                    Kind::Blob,
+                    &id,
+                    &d,
+                    format,
+                    &f.settings.checks.opts,
+                    &mut f.settings.checks.special,
+                    &mut findings,
+                )
+            }
             _ => crate::check::check_unloaded_blob(
                 &id,
-                &f.checks.opts,
-                &mut f.checks.special,
+                &f.settings.checks.opts,
+                &mut f.settings.checks.special,
                 &mut findings,
             ),
         };
@@ -102,9 +105,9 @@ pub(super) fn replay_special<P: Providers>(
     }
     for (_, name, modules) in ev {
         if modules {
-            f.checks.special.add_gitmodules(&name);
+            f.settings.checks.special.add_gitmodules(&name);
         } else {
-            f.checks.special.add_gitattributes(&name);
+            f.settings.checks.special.add_gitattributes(&name);
         }
     }
     err

@@ -36,12 +36,12 @@ pub fn verify_pack<P: Providers>(
 ) -> Result<bool, Fatal> {
     let format = f.repo.format;
     let raw = format.raw_len();
-    let packs = std::mem::take(&mut f.packs);
+    let packs = std::mem::take(&mut f.stored.packs);
     let result = verify_one(f, (&packs, pi), format, raw, base_count, meter);
-    f.packs = packs;
+    f.stored.packs = packs;
     let (mut err, events) = result?;
     err |= replay_special(f, pi, events);
-    f.packs[pi].damaged = err;
+    f.stored.packs[pi].damaged = err;
     Ok(err)
 }
 
@@ -84,7 +84,7 @@ fn verify_one<P: Providers>(
     err |= crc_err;
     let count = ents.len();
     let children = Children::new(&ents);
-    f.stage_read += read_started.elapsed();
+    f.stats.stage_read += read_started.elapsed();
     let roots: Vec<u32> = (0..count as u32)
         .filter(|&i| !(ents[i as usize].is_delta() && ents[i as usize].base().is_some()))
         .collect();
@@ -104,8 +104,8 @@ fn verify_one<P: Providers>(
         counter: &counter,
         meter,
         base_count,
-        hash: f.hash,
-        big: f.big_file_threshold,
+        hash: f.settings.hash,
+        big: f.settings.big_file_threshold,
         timing: f.opts.timing,
     };
     let locals = resolve_tree(f, (packs, pi), &pctx, &roots, (&sum, &trailer));
