@@ -29,6 +29,7 @@ pub mod fanout;
 pub mod format;
 pub mod fsck;
 pub mod gitconfig;
+pub mod hash_object;
 pub mod idx;
 pub mod links;
 pub mod loose;

@@ -88,7 +88,7 @@ pub trait Providers: Send + Sync + 'static {
     /// Hashes with the selected SHA-1 (checked and unchecked) and SHA-256 providers.
     type Hasher: StreamHasher;
     /// Inflates with the selected zlib provider.
-    type Inflater: flagsplit_zlib::Inflater + Send;
+    type Inflater: flagsplit_zlib::Inflater;
 }
 
 impl<P: Providers> Hashes for P {

@@ -7,18 +7,16 @@
 //! is flushed as soon as every id before it is known, so a program can use it as a coprocess
 //! (write a path, read the id), as git-svn does with git's.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
 
 use flagsplit::cli::Command;
 use flagsplit::hash::collision_detection_from_env;
 use flagsplit::object::{self, Kind, ObjectError, ObjectFormat, ObjectHasher, ObjectId, Warnings};
 use flagsplit::os_error::strerror;
+use flagsplit_git::hash_object::{self as schedule, Paths, Schedule};
 
 const NAME: &str = "flagsplit hash-object";
 
@@ -258,14 +256,14 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
                 .try_clone_to_owned()
                 .map_err(|e| Fatal::new(format!("reading paths: {}", strerror(&e))))?;
             let reader = io::BufReader::with_capacity(64 * 1024, File::from(fd));
-            hash_many(Source::Lines(reader), &opts, &mut out, true)
+            hash_many(Paths::Lines(Box::new(reader)), &opts, &mut out, true)
         } else if m.operands.len() == 1 {
             let mut buf = Vec::new();
             let hashed = hash_path(&m.operands[0], &opts, &mut buf)?;
             emit(&mut out, hashed)
         } else {
             let operands = m.operands.clone();
-            hash_many(Source::List(operands.into_iter()), &opts, &mut out, false)
+            hash_many(Paths::List(operands), &opts, &mut out, false)
         }
     })();
     let result = result.and_then(|()| out.flush().map_err(write_error));
@@ -455,15 +453,6 @@ fn hash_stream(input: &mut impl Read, opts: &Options) -> Result<(ObjectId, Warni
     Ok((id, Vec::new()))
 }
 
-type Hashed = Result<(ObjectId, Warnings), Fatal>;
-
-/// A path from the input, or the error that ended the input.
-type Path = Result<OsString, Fatal>;
-
-/// Paths per batch: workers take paths from the input and hand their results to the output a
-/// batch at a time, so that the locks and wake-ups are paid per batch, not per file.
-const BATCH: usize = 64;
-
 /// A regular file at least this large hands the rest of its batch back before it is hashed, so
 /// that the paths behind it go to another worker instead of waiting. Without this, large files
 /// that sit close together in the input (the Rust toolchains' libLLVM and librustc_driver, 350
@@ -471,310 +460,45 @@ const BATCH: usize = 64;
 /// worker while the others had nothing left to do.
 const HAND_BACK: u64 = 1024 * 1024;
 
-/// Where the paths come from.
-enum Source {
-    /// `--stdin-paths`: lines, C-quoted names unquoted as git does.
-    Lines(io::BufReader<File>),
-    /// The command line.
-    List(std::vec::IntoIter<OsString>),
-}
+/// The ids, printed in input order.
+struct Ids<'w, W>(&'w mut W);
 
-impl Source {
-    /// Appends up to BATCH paths to `batch`. A batch read from a pipe ends early when no more
-    /// input is buffered (the next read could wait for the writer), so that a coprocess gets
-    /// the ids of what it wrote. Returns false once the input is exhausted or unreadable (the
-    /// error is the batch's last item).
-    fn fill(&mut self, batch: &mut Vec<Path>) -> bool {
-        match self {
-            Source::List(paths) => {
-                batch.extend(paths.by_ref().take(BATCH).map(Ok));
-                batch.len() == BATCH
-            }
-            Source::Lines(reader) => {
-                while batch.len() < BATCH {
-                    let mut line = Vec::new();
-                    match reader.read_until(b'\n', &mut line) {
-                        Ok(0) => return false,
-                        Ok(_) => {
-                            let path = path_of_line(line);
-                            let bad = path.is_err();
-                            batch.push(path);
-                            if bad {
-                                return false;
-                            }
-                        }
-                        // An interrupted read is retried inside `read_until`.
-                        Err(e) => {
-                            batch.push(Err(Fatal::new(format!("reading paths: {}", strerror(&e)))));
-                            return false;
-                        }
-                    }
-                    if reader.buffer().is_empty() {
-                        break;
-                    }
-                }
-                true
-            }
-        }
+impl<W: Write> schedule::Sink<(ObjectId, Warnings), Fatal> for Ids<'_, W> {
+    fn emit(&mut self, hashed: (ObjectId, Warnings)) -> Result<(), Fatal> {
+        emit(self.0, hashed)
+    }
+
+    fn flush(&mut self) -> Result<(), Fatal> {
+        self.0.flush().map_err(write_error)
     }
 }
 
-/// A run of consecutive paths: the index of the first in the input, and the paths.
-type Range = (usize, Vec<Path>);
-
-/// The input side. Paths are numbered in input order; a worker takes a range of them, either one
-/// handed back by another worker or a new batch from the source.
-struct Input {
-    source: Source,
-    /// The number of paths read from the source so far.
-    read: usize,
-    /// Whether the source is exhausted.
-    done: bool,
-    /// Ranges handed back, taken before new input.
-    handed_back: VecDeque<Range>,
-    /// Workers holding a range: until they finish, one of them may hand paths back, so an idle
-    /// worker waits rather than exits.
-    busy: usize,
-}
-
-impl Input {
-    /// The next range to hash, waiting while the input is exhausted but a busy worker may still
-    /// hand paths back. `None` once every path has been taken and hashed.
-    fn take<'a>(
-        mut input: MutexGuard<'a, Input>,
-        wake: &Condvar,
-        dispatched: &AtomicUsize,
-    ) -> Option<Range> {
-        loop {
-            if let Some(range) = input.handed_back.pop_front() {
-                input.busy += 1;
-                return Some(range);
-            }
-            if !input.done {
-                let mut paths = Vec::with_capacity(BATCH);
-                if !input.source.fill(&mut paths) {
-                    input.done = true;
-                }
-                if !paths.is_empty() {
-                    let start = input.read;
-                    input.read += paths.len();
-                    dispatched.store(input.read, Ordering::Release);
-                    input.busy += 1;
-                    return Some((start, paths));
-                }
-                continue;
-            }
-            if input.busy == 0 {
-                // Wake the others waiting here: nothing more can come.
-                wake.notify_all();
-                return None;
-            }
-            input = wake.wait(input).ok()?;
-        }
-    }
-}
-
-/// The output side: results of ranges that finished early, by the index of their first path,
-/// waiting for those before them.
-struct Output<'w, W> {
-    out: &'w mut W,
-    /// The index of the next path whose id is to be printed.
-    next: usize,
-    pending: BTreeMap<usize, Vec<Hashed>>,
-}
-
-/// Hashes every path in parallel and prints the ids in input order, stopping at the first error
-/// (as git does). Each worker takes a range of paths, hashes it and prints whatever is now in
-/// order. With `interactive`, output is flushed whenever it has caught up with the input.
+/// Hashes every path in parallel (one worker per core) and prints the ids in input order,
+/// stopping at the first error (as git does): the library's scheduler
+/// ([`flagsplit_git::hash_object::hash_many`]) with this command's hashing of one path. With
+/// `interactive`, output is flushed whenever it has caught up with the input.
 fn hash_many<W: Write + Send>(
-    source: Source,
+    paths: Paths,
     opts: &Options,
     out: &mut W,
     interactive: bool,
 ) -> Result<(), Fatal> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let input = Mutex::new(Input {
-        source,
-        read: 0,
-        done: false,
-        handed_back: VecDeque::new(),
-        busy: 0,
-    });
-    let wake = Condvar::new();
-    let output = Mutex::new(Output {
-        out,
-        next: 0,
-        pending: BTreeMap::new(),
-    });
-    // `Input::read`, published for the output side: it cannot take the input lock to read it,
-    // since a worker may hold that lock while it waits for the next line.
-    let dispatched = AtomicUsize::new(0);
-    // Hands paths back only when the input is free: a worker holding it may be waiting for the
-    // next line of a coprocess, which waits for the id of the path this worker is about to hash.
-    let hand_back = |paths: &mut std::vec::IntoIter<Path>, start: usize| {
-        if let Ok(mut input) = input.try_lock() {
-            input.handed_back.push_back((start, paths.collect()));
-            wake.notify_one();
+    let hash = |path: &OsStr, buf: &mut Vec<u8>, hand_back: &mut dyn FnMut()| {
+        let (mut file, meta) = open_path(path)?;
+        if meta.is_file() && meta.len() >= HAND_BACK {
+            hand_back();
         }
+        hash_open(path, &mut file, &meta, opts, buf)
     };
-    let work = || {
-        let mut buf = Vec::new();
-        loop {
-            let Ok(guard) = input.lock() else { return };
-            let Some((start, paths)) = Input::take(guard, &wake, &dispatched) else {
-                return;
-            };
-            let mut paths = paths.into_iter();
-            let mut results: Vec<Hashed> = Vec::with_capacity(paths.len());
-            while let Some(path) = paths.next() {
-                let next = start + results.len() + 1;
-                let result = path.and_then(|path| {
-                    let (mut file, meta) = open_path(&path)?;
-                    if workers > 1 && meta.is_file() && meta.len() >= HAND_BACK && paths.len() > 0 {
-                        hand_back(&mut paths, next);
-                    }
-                    hash_open(&path, &mut file, &meta, opts, &mut buf)
-                });
-                results.push(result);
-            }
-            let Ok(mut printing) = output.lock() else {
-                return;
-            };
-            let output = &mut *printing;
-            output.pending.insert(start, results);
-            while let Some(results) = output.pending.remove(&output.next) {
-                output.next += results.len();
-                for result in results {
-                    if let Err(fatal) = result.and_then(|hashed| emit(output.out, hashed)) {
-                        // Stop at the first error in input order, after the ids before it.
-                        // Another worker may be blocked reading standard input: do not wait.
-                        let _ = output.out.flush();
-                        std::process::exit(i32::from(fatal.report()));
-                    }
-                }
-            }
-            if interactive
-                && output.next == dispatched.load(Ordering::Acquire)
-                && let Err(e) = output.out.flush()
-            {
-                std::process::exit(i32::from(write_error(e).report()));
-            }
-            drop(printing);
-            // After printing: a coprocess gets its ids even while another worker holds the
-            // input, waiting for its next line.
-            if let Ok(mut input) = input.lock() {
-                input.busy -= 1;
-                if input.busy == 0 && input.done {
-                    wake.notify_all();
-                }
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..workers {
-            scope.spawn(work);
-        }
-        work();
-    });
-    Ok(())
-}
-
-/// The path a `--stdin-paths` line names, as git reads it: `strbuf_getline` (the LF, and a CR
-/// right before it, are dropped; a CR elsewhere stays), then the line as a C string (it ends at
-/// its first NUL byte), C-unquoted when it starts with `"` (what follows the closing quote is
-/// ignored), and the result again as a C string (`"a\000b"` names `a`).
-fn path_of_line(mut line: Vec<u8>) -> Result<OsString, Fatal> {
-    use std::os::unix::ffi::OsStringExt;
-    if line.last() == Some(&b'\n') {
-        line.pop();
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-    }
-    until_nul(&mut line);
-    if line.first() == Some(&b'"') {
-        line = unquote_c_style(&line).ok_or_else(|| Fatal::new("line is badly quoted".into()))?;
-        until_nul(&mut line);
-    }
-    Ok(OsString::from_vec(line))
-}
-
-/// Cuts `bytes` at its first NUL, as C reads a string.
-fn until_nul(bytes: &mut Vec<u8>) {
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-        bytes.truncate(nul);
-    }
-}
-
-/// git's `unquote_c_style` without an end pointer: `quoted` starts with `"`; the text up to the
-/// closing quote, unescaped (`\a \b \f \n \r \t \v \\ \"` and three octal digits, the first 0-3);
-/// anything after the closing quote is not looked at. `None` when there is no closing quote or an
-/// escape is not one of those.
-fn unquote_c_style(quoted: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(quoted.len());
-    let mut rest = quoted.strip_prefix(b"\"")?.iter();
-    loop {
-        match *rest.next()? {
-            b'"' => return Some(out),
-            b'\\' => {
-                let e = *rest.next()?;
-                let v = match e {
-                    b'a' => 7,
-                    b'b' => 8,
-                    b'f' => 12,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    b'v' => 11,
-                    b'\\' | b'"' => e,
-                    b'0'..=b'3' => {
-                        let mut v = e - b'0';
-                        for _ in 0..2 {
-                            let d = *rest.next()?;
-                            if !(b'0'..=b'7').contains(&d) {
-                                return None;
-                            }
-                            v = (v << 3) | (d - b'0');
-                        }
-                        v
-                    }
-                    _ => return None,
-                };
-                out.push(v);
-            }
-            c => out.push(c),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_lines_like_git() {
-        let path = |s: &[u8]| {
-            path_of_line(s.to_vec())
-                .map(|o| o.into_encoded_bytes())
-                .ok()
-        };
-        assert_eq!(path(b"plain \"name\"\n"), Some(b"plain \"name\"".to_vec()));
-        assert_eq!(
-            path(b"\"a\\tb\\\\c\\\"d\\141\\303\\251\"\r\n"),
-            Some(b"a\tb\\c\"da\xc3\xa9".to_vec())
-        );
-        assert_eq!(path(b"\"x\" trailing\n"), Some(b"x".to_vec()));
-        assert_eq!(path(b"\"x\"y"), Some(b"x".to_vec()));
-        assert_eq!(path(b"cr\r"), Some(b"cr\r".to_vec()));
-        assert_eq!(path(b"cr\r\r\n"), Some(b"cr\r".to_vec()));
-        assert_eq!(path(b"a\0b\n"), Some(b"a".to_vec()));
-        assert_eq!(path(b"\"a\\000b\"\n"), Some(b"a".to_vec()));
-        assert_eq!(path(b"\n"), Some(Vec::new()));
-        assert_eq!(path(b"\"a\0b\"\n"), None);
-        assert_eq!(path(b"\"unterminated\n"), None);
-        assert_eq!(path(b"\"\n"), None);
-        assert_eq!(path(b"\"bad \\q\""), None);
-        assert_eq!(path(b"\"\\400\""), None);
-        assert_eq!(path(b"\"\\1\""), None);
-    }
+    schedule::hash_many(
+        paths,
+        Schedule {
+            workers,
+            interactive,
+        },
+        &hash,
+        &|e| Fatal::new(e.to_string()),
+        &mut Ids(out),
+    )
 }
