@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::{OsStr, OsString};
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Paths per batch: workers take paths and hand their results to the sink a batch at a time, so
@@ -26,8 +26,9 @@ const READ_AHEAD: usize = 16 * BATCH;
 
 /// Where the paths come from.
 pub enum Paths {
-    /// `--stdin-paths`: lines, read as they arrive ([`path_of_line`]).
-    Lines(Box<dyn BufRead + Send>),
+    /// `--stdin-paths`: lines, read as they arrive ([`path_of_line`]) (a `BufReader`, whose
+    /// buffer says which lines are there without waiting).
+    Lines(io::BufReader<Box<dyn Read + Send>>),
     /// The command line.
     List(Vec<OsString>),
 }
@@ -105,17 +106,37 @@ impl Shared {
     }
 }
 
-/// Reads `--stdin-paths` lines into the queue until the input ends, fails, or the run stops.
-fn read_lines(mut input: Box<dyn BufRead + Send>, shared: Arc<Shared>) {
+/// Reads `--stdin-paths` lines into the queue until the input ends, fails, or the run stops. The
+/// lines already buffered are queued together, up to [`BATCH`] (one lock and one wake-up for
+/// them); a line that has to be waited for is queued as soon as it comes, so that a coprocess
+/// gets its id.
+fn read_lines(mut input: io::BufReader<Box<dyn Read + Send>>, shared: Arc<Shared>) {
     let mut index = 0;
+    let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
     loop {
-        let mut line = Vec::new();
-        let item = match input.read_until(b'\n', &mut line) {
-            Ok(0) => None,
-            Ok(_) => Some(path_of_line(line).ok_or(InputError::BadlyQuoted)),
-            // An interrupted read is retried inside `read_until`.
-            Err(e) => Some(Err(InputError::Read(e))),
-        };
+        let mut last = false;
+        while batch.len() < BATCH {
+            let mut line = Vec::new();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => last = true,
+                Ok(_) => match path_of_line(line) {
+                    Some(path) => batch.push((index, Ok(path))),
+                    None => {
+                        batch.push((index, Err(InputError::BadlyQuoted)));
+                        last = true;
+                    }
+                },
+                // An interrupted read is retried inside `read_until`.
+                Err(e) => {
+                    batch.push((index, Err(InputError::Read(e))));
+                    last = true;
+                }
+            }
+            index += 1;
+            if last || input.buffer().is_empty() {
+                break;
+            }
+        }
         let mut state = shared.lock();
         while state.queue.len() >= READ_AHEAD && !state.stopped {
             state = shared.room.wait(state).unwrap_or_else(|e| e.into_inner());
@@ -123,18 +144,14 @@ fn read_lines(mut input: Box<dyn BufRead + Send>, shared: Arc<Shared>) {
         if state.stopped {
             return;
         }
-        let last = !matches!(item, Some(Ok(_)));
-        if let Some(item) = item {
-            state.queue.push_back((index, item));
-            index += 1;
-        }
+        state.queue.extend(batch.drain(..));
         state.ended = last;
         drop(state);
-        shared.work.notify_one();
         if last {
             shared.work.notify_all();
             return;
         }
+        shared.work.notify_one();
     }
 }
 
@@ -400,6 +417,10 @@ mod tests {
         assert_eq!(path(b"\"\\1\""), None);
     }
 
+    fn lines_of(bytes: Vec<u8>) -> Paths {
+        Paths::Lines(io::BufReader::new(Box::new(io::Cursor::new(bytes))))
+    }
+
     /// Collects what it is given; fails on `fail`.
     struct Collect {
         got: Vec<String>,
@@ -464,11 +485,7 @@ mod tests {
             assert!(r.is_ok());
             assert_eq!(sink.got, names, "{workers} workers");
             let lines = names.join("\n").into_bytes();
-            let (r, sink) = run(
-                Paths::Lines(Box::new(io::Cursor::new(lines))),
-                workers,
-                None,
-            );
+            let (r, sink) = run(lines_of(lines), workers, None);
             assert!(r.is_ok());
             assert_eq!(sink.got, names, "{workers} workers, lines");
             assert!(sink.flushes > 0);
@@ -486,7 +503,7 @@ mod tests {
         }
         // A badly quoted line, at its place.
         let lines = b"a\nb\n\"bad\nc\n".to_vec();
-        let (r, sink) = run(Paths::Lines(Box::new(io::Cursor::new(lines))), 2, None);
+        let (r, sink) = run(lines_of(lines), 2, None);
         assert_eq!(r, Err("line is badly quoted".to_string()));
         assert_eq!(sink.got, ["a", "b"]);
     }
@@ -499,7 +516,7 @@ mod tests {
         use std::io::Write;
         writer.write_all(b"ok\nfails\n").expect("write");
         let (r, sink) = run(
-            Paths::Lines(Box::new(io::BufReader::new(reader))),
+            Paths::Lines(io::BufReader::new(Box::new(reader))),
             2,
             Some("fails"),
         );

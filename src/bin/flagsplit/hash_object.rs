@@ -255,8 +255,9 @@ pub fn main(command: &'static Command, args: impl Iterator<Item = OsString>) -> 
             let fd = std::os::fd::AsFd::as_fd(&io::stdin())
                 .try_clone_to_owned()
                 .map_err(|e| Fatal::new(format!("reading paths: {}", strerror(&e))))?;
-            let reader = io::BufReader::with_capacity(64 * 1024, File::from(fd));
-            hash_many(Paths::Lines(Box::new(reader)), &opts, &mut out, true)
+            let input: Box<dyn Read + Send> = Box::new(File::from(fd));
+            let reader = io::BufReader::with_capacity(64 * 1024, input);
+            hash_many(Paths::Lines(reader), &opts, &mut out, true)
         } else if m.operands.len() == 1 {
             let mut buf = Vec::new();
             let hashed = hash_path(&m.operands[0], &opts, &mut buf)?;
