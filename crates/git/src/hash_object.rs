@@ -336,7 +336,7 @@ pub fn path_of_line(mut line: Vec<u8>) -> Option<OsString> {
     }
     until_nul(&mut line);
     if line.first() == Some(&b'"') {
-        line = unquote_c_style(&line)?;
+        line = crate::quote::unquote_c_style(&line)?.0;
         until_nul(&mut line);
     }
     Some(OsString::from_vec(line))
@@ -346,47 +346,6 @@ pub fn path_of_line(mut line: Vec<u8>) -> Option<OsString> {
 fn until_nul(bytes: &mut Vec<u8>) {
     if let Some(nul) = bytes.iter().position(|&b| b == 0) {
         bytes.truncate(nul);
-    }
-}
-
-/// git's `unquote_c_style` without an end pointer: `quoted` starts with `"`; the text up to the
-/// closing quote, unescaped (`\a \b \f \n \r \t \v \\ \"` and three octal digits, the first 0-3);
-/// anything after the closing quote is not looked at. `None` when there is no closing quote or an
-/// escape is not one of those.
-fn unquote_c_style(quoted: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(quoted.len());
-    let mut rest = quoted.strip_prefix(b"\"")?.iter();
-    loop {
-        match *rest.next()? {
-            b'"' => return Some(out),
-            b'\\' => {
-                let e = *rest.next()?;
-                let v = match e {
-                    b'a' => 7,
-                    b'b' => 8,
-                    b'f' => 12,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    b'v' => 11,
-                    b'\\' | b'"' => e,
-                    b'0'..=b'3' => {
-                        let mut v = e - b'0';
-                        for _ in 0..2 {
-                            let d = *rest.next()?;
-                            if !(b'0'..=b'7').contains(&d) {
-                                return None;
-                            }
-                            v = (v << 3) | (d - b'0');
-                        }
-                        v
-                    }
-                    _ => return None,
-                };
-                out.push(v);
-            }
-            c => out.push(c),
-        }
     }
 }
 

@@ -38,6 +38,7 @@ pub mod os_error;
 pub mod pack;
 pub mod progress;
 pub mod providers;
+pub mod quote;
 pub mod repo;
 pub mod repository;
 pub mod verify;

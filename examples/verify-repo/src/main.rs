@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use flagsplit_git::fsck::finding::{Finding, Level, Sink};
+use flagsplit_git::fsck::finding::{Counts, Finding, Sink};
 use flagsplit_git::fsck::{self, Options};
 use flagsplit_git::{Collision, Digest, HashAlgo, Providers, StreamHasher};
 use flagsplit_zlib::{Error, Step};
@@ -104,18 +104,12 @@ impl flagsplit_zlib::Inflater for Flate {
 /// Prints each finding, and a count per level at the end.
 #[derive(Default)]
 struct Report {
-    counts: [usize; 4],
+    counts: Counts,
 }
 
 impl Sink for Report {
     fn finding(&mut self, f: Finding) {
-        let n = match f.level {
-            Level::Fatal => 0,
-            Level::Error => 1,
-            Level::Warning => 2,
-            Level::Info => 3,
-        };
-        self.counts[n] += 1;
+        self.counts.add(&f);
         println!(
             "{:7} {:20} {:40} {}",
             f.level.name(),
@@ -126,7 +120,12 @@ impl Sink for Report {
     }
 
     fn finish(&mut self, status: u8) {
-        let [fatal, errors, warnings, info] = self.counts;
+        let Counts {
+            fatal,
+            errors,
+            warnings,
+            info,
+        } = self.counts;
         println!(
             "{fatal} fatal, {errors} errors, {warnings} warnings, {info} other; exit status {status}"
         );

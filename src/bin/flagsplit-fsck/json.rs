@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use flagsplit::fsck::bits;
-use flagsplit::fsck::finding::{Finding, Sink};
+use flagsplit::fsck::finding::{Counts, Finding, Sink};
 use flagsplit::json;
 
 /// The names of git's exit bits, lowest first.
@@ -22,7 +22,7 @@ const BITS: [(u8, &str); 8] = [
 /// Writes findings as JSON lines to `out`.
 pub struct JsonSink<W: Write> {
     out: W,
-    counts: [u64; 4],
+    counts: Counts,
 }
 
 impl JsonSink<BufWriter<io::Stdout>> {
@@ -37,7 +37,7 @@ impl<W: Write> JsonSink<W> {
     pub fn new(out: W) -> Self {
         JsonSink {
             out,
-            counts: [0; 4],
+            counts: Counts::default(),
         }
     }
 
@@ -64,14 +64,7 @@ impl<W: Write> JsonSink<W> {
 
 impl<W: Write> Sink for JsonSink<W> {
     fn finding(&mut self, f: Finding) {
-        use flagsplit::fsck::finding::Level;
-        let n = match f.level {
-            Level::Fatal => 0,
-            Level::Error => 1,
-            Level::Warning => 2,
-            Level::Info => 3,
-        };
-        self.counts[n] += 1;
+        self.counts.add(&f);
         let _ = writeln!(self.out, "{}", Self::line(&f));
     }
 
@@ -84,7 +77,12 @@ impl<W: Write> Sink for JsonSink<W> {
                 .map(|(_, n)| json::string(n))
                 .collect()
         };
-        let [fatal, errors, warnings, info] = self.counts;
+        let Counts {
+            fatal,
+            errors,
+            warnings,
+            info,
+        } = self.counts;
         let _ = writeln!(
             self.out,
             "{{\"type\":\"summary\",\"exit_status\":{status},\"exit_bits\":[{}],\"died\":{},\"errors\":{errors},\"warnings\":{warnings},\"info\":{info}}}",

@@ -255,6 +255,31 @@ impl Context {
     }
 }
 
+/// How many findings there were at each level (what a sink's summary says).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// [`Level::Fatal`].
+    pub fatal: u64,
+    /// [`Level::Error`].
+    pub errors: u64,
+    /// [`Level::Warning`].
+    pub warnings: u64,
+    /// [`Level::Info`].
+    pub info: u64,
+}
+
+impl Counts {
+    /// Counts `f`.
+    pub fn add(&mut self, f: &Finding) {
+        *match f.level {
+            Level::Fatal => &mut self.fatal,
+            Level::Error => &mut self.errors,
+            Level::Warning => &mut self.warnings,
+            Level::Info => &mut self.info,
+        } += 1;
+    }
+}
+
 /// Where findings go, in the order they are found, and the run's exit status at its end.
 pub trait Sink {
     /// One finding.
@@ -315,6 +340,28 @@ mod tests {
     use super::*;
     use crate::check::Severity;
     use crate::fsck::walk::Finding as CheckFinding;
+
+    #[test]
+    fn counts_by_level() {
+        let mut c = Counts::default();
+        for line in [
+            "error: a",
+            "warning in tag x: y",
+            "dangling blob x",
+            "error in tree x: z",
+        ] {
+            c.add(&Finding::line(Stream::Err, line));
+        }
+        assert_eq!(
+            c,
+            Counts {
+                fatal: 0,
+                errors: 2,
+                warnings: 1,
+                info: 1
+            }
+        );
+    }
 
     #[test]
     fn levels_follow_gits_prefixes() {

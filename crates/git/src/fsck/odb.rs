@@ -163,7 +163,7 @@ fn parse_entry(text: &[u8], sep: u8) -> (Vec<u8>, &[u8]) {
         return (Vec::new(), after);
     }
     if text.first() == Some(&b'"')
-        && let Some((unquoted, used)) = unquote_c(text)
+        && let Some((unquoted, used)) = crate::quote::unquote_c_style(text)
     {
         let rest = &text[used..];
         // What follows the closing quote up to the separator is skipped with it.
@@ -174,45 +174,6 @@ fn parse_entry(text: &[u8], sep: u8) -> (Vec<u8>, &[u8]) {
         return (unquoted, &rest[skip.min(rest.len())..]);
     }
     (text[..end].to_vec(), after)
-}
-
-/// C-style unquoting of a string starting with `"` (git's `unquote_c_style`): the bytes and how
-/// many were used (through the closing quote), or `None` when it is broken.
-fn unquote_c(text: &[u8]) -> Option<(Vec<u8>, usize)> {
-    let mut out = Vec::new();
-    let mut i = 1;
-    loop {
-        let c = *text.get(i)?;
-        i += 1;
-        match c {
-            b'"' => return Some((out, i)),
-            b'\\' => {
-                let e = *text.get(i)?;
-                i += 1;
-                let v = match e {
-                    b'a' => 7,
-                    b'b' => 8,
-                    b'f' => 12,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    b'v' => 11,
-                    b'\\' | b'"' => e,
-                    b'0'..=b'3' => {
-                        let d = |b: Option<&u8>| {
-                            b.filter(|b| (b'0'..=b'7').contains(b)).map(|b| b - b'0')
-                        };
-                        let (x, y) = (d(text.get(i))?, d(text.get(i + 1))?);
-                        i += 2;
-                        ((e - b'0') << 6) | (x << 3) | y
-                    }
-                    _ => return None,
-                };
-                out.push(v);
-            }
-            _ => out.push(c),
-        }
-    }
 }
 
 /// Lists the loose objects of `dir` (`hex_len`-digit ids), in git's order: fan-out directories
