@@ -568,7 +568,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
 }
 
 impl<P: Providers> Fsck<'_, P> {
-    /// Prints the lines the store noted while it was shared ([`Fsck::notes`]).
+    /// Prints the lines the store noted while it was shared ([`Stored::notes`]).
     pub fn flush_notes(&mut self) {
         let notes = self
             .stored

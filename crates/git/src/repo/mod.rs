@@ -54,6 +54,7 @@
 //! ```
 
 pub mod index;
+pub mod model;
 mod packed;
 pub mod reflog;
 pub mod refs;

@@ -8,31 +8,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use super::refs::{RefStore, WorktreeRefType, check_refname_format, parse_worktree_ref};
+pub use super::model::{Reflog, ReflogEntry};
+use super::model::{WorktreeRefType, check_refname_format, parse_worktree_ref};
+use super::refs::RefStore;
 use super::worktrees::Worktree;
 use crate::ObjectFormat;
-
-/// One reflog entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReflogEntry {
-    /// The old id (null for a creation).
-    pub old: Vec<u8>,
-    /// The new id.
-    pub new: Vec<u8>,
-    /// The timestamp (seconds; never 0 in a reflog file: such a line is skipped).
-    pub timestamp: u64,
-    /// The timezone as `strtol` reads `+hhmm` (e.g. `100` for `+0100`).
-    pub tz: i64,
-}
-
-/// One reflog.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reflog {
-    /// The name git prints (`HEAD`, `refs/heads/x`, `worktrees/<id>/HEAD`).
-    pub name: String,
-    /// Its entries, oldest first.
-    pub entries: Vec<ReflogEntry>,
-}
 
 /// The reflogs of `wt` (`refs_for_each_reflog(get_worktree_ref_store(wt))`), each read through
 /// `main` (the current worktree's ref store), in name order. `common_dir` is the repository's.

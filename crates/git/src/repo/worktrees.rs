@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::refs::{WorktreeRefType, parse_worktree_ref};
+use super::model::{WorktreeRefType, parse_worktree_ref};
 
 /// One worktree.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -59,8 +59,8 @@ fn read_object_in<P: Providers>(
 }
 
 /// The type git's `oid_object_info` gives `id`, from headers alone
-/// ([`super::store::Store::object_type`]); its lines are kept in [`Fsck::notes`], its death in
-/// [`Fsck::pending_fatal`].
+/// ([`super::store::Store::object_type`]); its lines are kept in [`Stored::notes`](crate::fsck::Stored::notes), its death in
+/// [`Stored::pending_fatal`](crate::fsck::Stored::pending_fatal).
 pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
     let mut lines = Vec::new();
     let found = f.store().object_type(id, &mut lines);

@@ -471,7 +471,7 @@ struct Reader<'a, P: Providers> {
     z: &'a mut P::Inflater,
     bytes: &'a [u8],
     pack: &'a PackState,
-    /// Its place in `Fsck::packs` (the cache's key).
+    /// Its place in `Stored::packs` (the cache's key).
     pack_nr: usize,
     cache: Option<&'a mut BaseCache>,
     index: &'a idx::Index<'a>,

@@ -2,8 +2,7 @@
 //! computes from the entries (`cache_tree_update`), whose tree ids are hashed with the caller's
 //! hasher.
 
-use super::entries::name_key;
-use super::{CacheTree, IndexEntry, IndexError, MODE_DIR, MODE_GITLINK, Objects, hex};
+use super::{CacheTree, IndexEntry, IndexError, MODE_DIR, MODE_GITLINK, Objects, hex, name_key};
 use crate::object_id::ObjectHasher;
 use crate::{Kind, ObjectFormat, Providers};
 

@@ -6,7 +6,7 @@ use super::extensions::{check_fsmonitor, parse_resolve_undo};
 use super::split::parse_link;
 use super::{
     EXTENDED, EXTENDED_KNOWN, INTENT_TO_ADD, Index, IndexEntry, IndexError, NAME_MASK, ParsedIndex,
-    SKIP_WORKTREE, STAGE_MASK,
+    SKIP_WORKTREE, STAGE_MASK, name_key,
 };
 use crate::bytes::{be16, be32};
 use crate::{ObjectFormat, Providers, StreamHasher};
@@ -242,12 +242,6 @@ fn parse_entry(
         },
         size,
     ))
-}
-
-/// A path as C's `strcmp` sees it: up to the first NUL.
-pub(super) fn name_key(path: &[u8]) -> &[u8] {
-    let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
-    path.get(..end).unwrap_or_default()
 }
 
 /// `check_ce_order` (`verify_ce_order`): names ascending, and a path's stages ascending with no

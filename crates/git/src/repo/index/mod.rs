@@ -332,3 +332,9 @@ pub struct ParsedIndex {
     /// The `link` extension, when present.
     pub link: Option<Link>,
 }
+
+/// A path as C's `strcmp` sees it: up to the first NUL (the order of an index's names).
+fn name_key(path: &[u8]) -> &[u8] {
+    let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+    path.get(..end).unwrap_or_default()
+}

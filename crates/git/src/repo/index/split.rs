@@ -1,9 +1,8 @@
 //! The split index: its `link` extension (`read_link_extension`) and the merge of this file's
 //! entries with the shared index's (`merge_base_index`).
 
-use super::entries::name_key;
 use super::extensions::{ewah_positions, ewah_scan, read_ewah};
-use super::{IndexEntry, IndexError, Link};
+use super::{IndexEntry, IndexError, Link, name_key};
 
 /// The `link` extension (`read_link_extension`).
 pub(super) fn parse_link(data: &[u8], rawsz: usize) -> Result<Link, IndexError> {

@@ -24,11 +24,11 @@ use super::merged::MergedIter;
 use super::record::{self, LogRecord, Record, RefRecord, RefValue, cstr};
 use super::table::{SHA1_ID, SHA256_ID};
 use super::{Fail, Kind, Stack, Tables};
-use crate::repo::reflog::{Reflog, ReflogEntry};
-use crate::repo::refs::{
+use crate::repo::model::{
     RawRef, RawRefError, Ref, RefListing, WorktreeRefType, check_refname_format,
     parse_loose_content, parse_worktree_ref, refname_is_safe,
 };
+use crate::repo::model::{Reflog, ReflogEntry};
 use crate::repo::worktrees::Worktree;
 use crate::{ObjectFormat, Providers};
 

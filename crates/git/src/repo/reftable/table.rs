@@ -9,7 +9,8 @@ use std::sync::Arc;
 use flagsplit_zlib::Inflater;
 
 use super::Fail;
-use super::block::{BlockIter, BlockReader, Mem, View};
+use super::block::{Mem, View};
+use super::iter::{BlockIter, BlockReader};
 use super::record::{self, BLOCK_INDEX, BLOCK_LOG, BLOCK_OBJ, BLOCK_REF, Record};
 use crate::Providers;
 
