@@ -31,11 +31,11 @@ pub fn header(pack: &[u8], name: &str) -> Result<u32, PackError> {
     if &h[..4] != b"PACK" {
         return Err(PackError::Signature(name.to_string()));
     }
-    let version = u32::from_be_bytes([h[4], h[5], h[6], h[7]]);
+    let version = crate::bytes::be32(h, 4).unwrap_or(0);
     if version != 2 && version != 3 {
         return Err(PackError::Version(name.to_string(), version));
     }
-    Ok(u32::from_be_bytes([h[8], h[9], h[10], h[11]]))
+    Ok(crate::bytes::be32(h, 8).unwrap_or(0))
 }
 
 /// What an entry holds.

@@ -134,7 +134,7 @@ pub(super) fn read_ewah(data: &[u8]) -> Result<(Vec<u64>, usize), String> {
         .get(8..8 + data_len)
         .unwrap_or_default()
         .chunks_exact(8)
-        .map(|c| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .filter_map(|c| crate::bytes::be64(c, 0))
         .collect();
     if left - data_len < 4 {
         return Err("corrupt ewah bitmap: eof before rlw".into());
