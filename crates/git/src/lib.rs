@@ -16,7 +16,26 @@
 //! the repository ([`repository`]), a repository's refs, reflogs, worktrees and index files as
 //! `git fsck` reads them ([`repo`]: git's files and reftable ref backends, index versions 2 to 4),
 //! git's configuration files ([`gitconfig`]), its progress meters ([`progress`]) and its wording of
-//! system errors ([`os_error`]).
+//! system errors ([`os_error`]), git's C quoting of names ([`quote`]).
+//!
+//! The commands: `git fsck --full`'s verdict on a repository ([`fsck`]: `fsck::run::<P>`, its
+//! findings handed to the caller's [`fsck::finding::Sink`] as values), the checks of reverse
+//! indexes, bitmaps, commit-graphs and multi-pack-indexes it runs ([`verify`]), object ids
+//! ([`object_id`]) and `git hash-object`'s many paths hashed in parallel with their ids in input
+//! order ([`hash_object`]).
+//!
+//! A sketch of an application's providers (examples/verify-repo has a whole one):
+//!
+//! ```text
+//! struct Mine;
+//! impl flagsplit_git::Providers for Mine {
+//!     type Hasher = MyHasher; // a StreamHasher: checked SHA-1, unchecked SHA-1, SHA-256
+//!     type Inflater = MyInflater; // a flagsplit_zlib::Inflater
+//! }
+//! let found = flagsplit_git::fsck::find_repo();
+//! // ... change to found.work_dir, as git does, then:
+//! let status = flagsplit_git::fsck::run::<Mine>(&Default::default(), repo, sink);
+//! ```
 #![deny(missing_docs)]
 
 pub use format::{HashAlgo, Hashes, ObjectFormat, hex};
