@@ -223,3 +223,133 @@ mod tests {
         );
     }
 }
+
+/// The repository as found: its git directory (as git names it in messages), its common
+/// directory, whether it is bare.
+#[derive(Clone, Debug)]
+pub struct Repo {
+    /// The git directory of the worktree fsck runs in.
+    pub git_dir: PathBuf,
+    /// The common directory (`commondir`), where objects and shared refs live.
+    pub common_dir: PathBuf,
+    /// The object format.
+    pub format: ObjectFormat,
+}
+
+/// The repository as git finds it, and where git would work from.
+#[derive(Clone, Debug)]
+pub struct Located {
+    /// The repository, its paths named as git names them from [`Located::work_dir`].
+    pub repo: Repo,
+    /// The directory git changes to before it runs (the top of the worktree, or a bare
+    /// repository), when it is not the current one: the paths in `repo` are relative to it. The
+    /// engine never changes the working directory; the program that runs it does, as git does
+    /// (as `flagsplit-fsck` does), or names the repository by absolute paths instead.
+    pub work_dir: Option<PathBuf>,
+}
+
+/// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
+/// names its git directory as git prints it, from the directory git works from (git's message
+/// when there is none).
+pub fn locate() -> Result<Located, String> {
+    let found = discover()?;
+    let Some((git_dir, how)) = found else {
+        return Err("not a git repository (or any of the parent directories): .git".to_string());
+    };
+    let (display, work_dir) = match how {
+        Found::Env => explicit_git_dir(&git_dir),
+        Found::WorkTree => display_git_dir(&git_dir),
+        // git's `setup_bare_git_dir`: `.` in the git directory itself, its real path from a
+        // directory inside it (which stays the current one).
+        Found::GitDir => {
+            let here = std::env::current_dir().ok();
+            if here.as_deref() == Some(git_dir.as_path()) {
+                (PathBuf::from("."), None)
+            } else {
+                (git_dir.clone(), None)
+            }
+        }
+    };
+    let from_here = |p: &Path| {
+        work_dir
+            .as_ref()
+            .map_or_else(|| p.to_path_buf(), |w| w.join(p))
+    };
+    let common_dir = match std::fs::read_to_string(from_here(&display).join("commondir")) {
+        Ok(text) => {
+            let c = Path::new(text.trim_end());
+            if c.is_absolute() {
+                c.to_path_buf()
+            } else {
+                display.join(c)
+            }
+        }
+        Err(_) => display.clone(),
+    };
+    let format = format_of(&git_dir)?;
+    Ok(Located {
+        repo: Repo {
+            git_dir: display,
+            common_dir,
+            format,
+        },
+        work_dir,
+    })
+}
+
+/// git's `setup_explicit_git_dir` for `GIT_DIR` (`git_dir`): run from inside its worktree but
+/// not at its top (`GIT_WORK_TREE`, else `core.worktree`, unless `core.bare`), git works from the
+/// top and names the git directory by its real path; otherwise as `GIT_DIR` gives it. Returns
+/// the name and the directory to work from, when it is not the current one.
+fn explicit_git_dir(git_dir: &Path) -> (PathBuf, Option<PathBuf>) {
+    let unchanged = (git_dir.to_path_buf(), None);
+    let Ok(cwd) = std::env::current_dir() else {
+        return unchanged;
+    };
+    let work_tree = match std::env::var_os("GIT_WORK_TREE").filter(|w| !w.is_empty()) {
+        Some(w) => Some(PathBuf::from(w)),
+        None => {
+            let config = crate::gitconfig::Config::load_for_repo(git_dir, git_dir).ok();
+            let get = |k: &str| {
+                config
+                    .as_ref()
+                    .and_then(|c| c.get(k))
+                    .and_then(|e| e.value_str())
+            };
+            let bare = config
+                .as_ref()
+                .and_then(|c| c.get_bool("core.bare").ok().flatten())
+                .unwrap_or(false);
+            match get("core.worktree") {
+                _ if bare => None,
+                Some(w) => {
+                    use std::os::unix::ffi::OsStrExt;
+                    Some(git_dir.join(std::ffi::OsStr::from_bytes(w)))
+                }
+                None => None,
+            }
+        }
+    };
+    let Some(top) = work_tree.and_then(|w| std::fs::canonicalize(w).ok()) else {
+        return unchanged;
+    };
+    if cwd != top && cwd.starts_with(&top) {
+        let real = std::fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf());
+        return (real, Some(top));
+    }
+    unchanged
+}
+
+/// git works from the top of the worktree (or inside a bare repository), so it names a
+/// discovered `.git` directory `.git`, and a bare repository `.`: the name, and the directory to
+/// work from.
+fn display_git_dir(git_dir: &Path) -> (PathBuf, Option<PathBuf>) {
+    if git_dir.file_name().is_some_and(|n| n == ".git") && git_dir.is_dir() {
+        if let Some(top) = git_dir.parent() {
+            return (PathBuf::from(".git"), Some(top.to_path_buf()));
+        }
+    } else if git_dir.is_dir() {
+        return (PathBuf::from("."), Some(git_dir.to_path_buf()));
+    }
+    (git_dir.to_path_buf(), None)
+}

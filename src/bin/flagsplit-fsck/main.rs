@@ -105,7 +105,7 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
 
 /// Works from the directory git works from (the top of the worktree, or a bare repository), as
 /// git does, so that paths are named as git names them; the engine itself never changes it.
-fn enter(found: fsck::Found) -> Result<fsck::Repo, fsck::Fatal> {
+fn enter(found: fsck::Located) -> Result<fsck::Repo, fsck::Fatal> {
     if let Some(dir) = &found.work_dir {
         std::env::set_current_dir(dir).map_err(|e| {
             fsck::Fatal::msg(format!(
