@@ -202,27 +202,7 @@ pub(super) fn check_connectivity<P: Providers>(
                     continue;
                 }
                 let mut links = super::walk::links(k, &id, &data, f.repo.format);
-                if k == Kind::Commit {
-                    super::grafts::apply(
-                        &mut links,
-                        f.heads.grafts.of(&id, &f.heads.shallow),
-                        f.repo.format,
-                    );
-                }
-                let table = &mut f.table;
-                let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
-                    table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
-                });
-                if let Err(lines) = parsed {
-                    for l in &lines {
-                        f.out.error(l);
-                    }
-                    continue;
-                }
-                for e in &links.errors {
-                    f.out.error(e);
-                }
-                if links.parse_failed {
+                if !parse_links(f, &id, k, &mut links) {
                     continue;
                 }
                 for t in links.targets {
@@ -475,6 +455,38 @@ fn read_as<P: Providers>(f: &mut Fsck<'_, P>, id: &Oid, known: Option<Kind>, k: 
     }
 }
 
+/// git's parse of object `id` of type `k` as the walk reads it: a shallow or grafted commit's
+/// parents replaced, what a commit or tag names looked up (when that fails, nothing is walked),
+/// and the parser's lines printed. Returns whether its links are to be followed.
+fn parse_links<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    id: &Oid,
+    k: Kind,
+    links: &mut super::walk::Links,
+) -> bool {
+    if k == Kind::Commit {
+        super::grafts::apply(
+            links,
+            f.heads.grafts.of(id, &f.heads.shallow),
+            f.repo.format,
+        );
+    }
+    let table = &mut f.table;
+    let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
+        table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
+    });
+    if let Err(lines) = parsed {
+        for l in &lines {
+            f.out.error(l);
+        }
+        return false;
+    }
+    for e in &links.errors {
+        f.out.error(e);
+    }
+    !links.parse_failed
+}
+
 /// The walk's step from object `i` (`id`, of type `k`) to what it links to.
 fn walk_links<P: Providers>(
     f: &mut Fsck<'_, P>,
@@ -485,28 +497,7 @@ fn walk_links<P: Providers>(
     pending: &mut Vec<u32>,
 ) -> Result<(), Fatal> {
     let id = *id;
-    if k == Kind::Commit {
-        super::grafts::apply(
-            &mut links,
-            f.heads.grafts.of(&id, &f.heads.shallow),
-            f.repo.format,
-        );
-    }
-    // git's parser of a commit or tag looks up what it names; when it fails, nothing is walked.
-    let table = &mut f.table;
-    let parsed = links.parse_lookups(k, &id[..f.repo.format.raw_len()], |tid, tk| {
-        table.lookup(&oid(tid), tk).map(|_| ()).map_err(|c| c.is)
-    });
-    if let Err(lines) = parsed {
-        for l in &lines {
-            f.out.error(l);
-        }
-        return Ok(());
-    }
-    for e in &links.errors {
-        f.out.error(e);
-    }
-    if links.parse_failed {
+    if !parse_links(f, &id, k, &mut links) {
         return Ok(());
     }
     let name = f.heads.names.get(&id).cloned();

@@ -457,6 +457,16 @@ impl Local {
         self.lines.push(Finding::error(message));
     }
 
+    /// A worker's inflater, or, when it could not be started, `None` with the entry's error
+    /// recorded.
+    pub fn inflater<'z, Z>(&mut self, z: &'z mut Option<Z>) -> Option<&'z mut Z> {
+        if z.is_none() {
+            self.error("cannot start an inflater");
+            self.err = true;
+        }
+        z.as_mut()
+    }
+
     /// `error: MESSAGE` about the pack `pack` (as git names it), at the entry at `offset` when
     /// known, about the object whose id is `id` when known.
     pub fn pack_error(

@@ -233,9 +233,7 @@ fn check_flat<P: Providers>(
         quiet,
         cache,
     } = w;
-    let Some(z) = z.as_mut() else {
-        l.error("cannot start an inflater");
-        l.err = true;
+    let Some(z) = l.inflater(z) else {
         return;
     };
     let ent = flat.ent(p, e);

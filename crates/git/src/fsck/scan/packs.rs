@@ -134,6 +134,24 @@ pub struct PackState {
 }
 
 impl PackState {
+    /// A pack named `name` (as git names it), with its index mapped when it could be, not yet
+    /// checked.
+    fn new(name: String, idx: Option<Mapped>, files: PackFiles) -> PackState {
+        PackState {
+            name,
+            idx,
+            pack: None,
+            idx_ok: false,
+            usable: false,
+            table_index: Slots::default(),
+            by_offset: std::sync::OnceLock::new(),
+            bad: std::sync::Mutex::new(Vec::new()),
+            open_lines: Vec::new(),
+            damaged: false,
+            files,
+        }
+    }
+
     /// Its index.
     pub fn index(&self, format: ObjectFormat) -> Option<idx::Index<'_>> {
         if !self.idx_ok {
@@ -194,19 +212,7 @@ pub fn open_packs<P: Providers>(
             files.promisor &= promisor_remote;
             let name = files.pack.display().to_string();
             let idx_map = Mapped::open(&files.idx).ok();
-            let mut st = PackState {
-                name,
-                idx: idx_map,
-                pack: None,
-                idx_ok: false,
-                usable: false,
-                table_index: Slots::default(),
-                by_offset: std::sync::OnceLock::new(),
-                bad: std::sync::Mutex::new(Vec::new()),
-                open_lines: Vec::new(),
-                damaged: false,
-                files,
-            };
+            let mut st = PackState::new(name, idx_map, files);
             // git prints why a pack cannot be used each time it tries to use it; every mode
             // of fsck looks objects up in every pack.
             if let Some(m) = &st.idx {
@@ -340,19 +346,8 @@ fn unopened_packs<P: Providers>(
                     idx: pack_dir.join(format!("{stem}.idx")),
                     promisor: promisor_remote && pack_dir.join(format!("{stem}.promisor")).exists(),
                 };
-                f.stored.packs.push(PackState {
-                    name: files.pack.display().to_string(),
-                    idx: None,
-                    pack: None,
-                    idx_ok: false,
-                    usable: false,
-                    table_index: Slots::default(),
-                    by_offset: std::sync::OnceLock::new(),
-                    bad: std::sync::Mutex::new(Vec::new()),
-                    open_lines: Vec::new(),
-                    damaged: false,
-                    files,
-                });
+                let name = files.pack.display().to_string();
+                f.stored.packs.push(PackState::new(name, None, files));
                 f.stored.packs.len() - 1
             }
         };

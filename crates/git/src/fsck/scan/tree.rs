@@ -202,9 +202,7 @@ pub(super) fn resolve<'s, P: Providers>(
     spawn: Spawn<'_, 's>,
 ) {
     let Worker { l, z, delta, .. } = w;
-    let Some(z) = z.as_mut() else {
-        l.error("cannot start an inflater");
-        l.err = true;
+    let Some(z) = l.inflater(z) else {
         return;
     };
     let ents = p.ents;
@@ -254,9 +252,7 @@ fn resolve_handed<'s, P: Providers>(
     spawn: Spawn<'_, 's>,
 ) {
     let Worker { l, z, delta, .. } = w;
-    let Some(z) = z.as_mut() else {
-        l.error("cannot start an inflater");
-        l.err = true;
+    let Some(z) = l.inflater(z) else {
         return;
     };
     let data = apply_child(p, l, z, &p.ents[c], base, delta);
