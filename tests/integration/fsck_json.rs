@@ -246,7 +246,11 @@ fn json_outside_a_repository_is_a_fatal_finding_and_the_summary() {
     let o = Command::new(FSCK)
         .current_dir(tmp.path())
         .arg("--json")
-        .env("GIT_CEILING_DIRECTORIES", tmp.path())
+        // git stops below a ceiling, not at it: the temporary directory's parent.
+        .env(
+            "GIT_CEILING_DIRECTORIES",
+            tmp.path().parent().unwrap_or(tmp.path()),
+        )
         .output()
         .expect("flagsplit-fsck");
     assert_eq!(o.status.code(), Some(128));

@@ -107,9 +107,9 @@ impl Shared {
 }
 
 /// Reads `--stdin-paths` lines into the queue until the input ends, fails, or the run stops. The
-/// lines already buffered are queued together, up to [`BATCH`] (one lock and one wake-up for
-/// them); a line that has to be waited for is queued as soon as it comes, so that a coprocess
-/// gets its id.
+/// whole lines already buffered are queued together, up to [`BATCH`] (one lock and one wake-up
+/// for them); a line that has to be waited for is queued as soon as it comes, so that a
+/// coprocess gets its id.
 fn read_lines(mut input: io::BufReader<Box<dyn Read + Send>>, shared: Arc<Shared>) {
     let mut index = 0;
     let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
@@ -133,7 +133,9 @@ fn read_lines(mut input: io::BufReader<Box<dyn Read + Send>>, shared: Arc<Shared
                 }
             }
             index += 1;
-            if last || input.buffer().is_empty() {
+            // The next line is not all there yet (reading it could wait for the writer): queue
+            // what was read, so that a coprocess gets its ids.
+            if last || !input.buffer().contains(&b'\n') {
                 break;
             }
         }
@@ -152,6 +154,17 @@ fn read_lines(mut input: io::BufReader<Box<dyn Read + Send>>, shared: Arc<Shared
             return;
         }
         shared.work.notify_one();
+    }
+}
+
+/// Stops the run when its worker unwinds.
+struct StopOnPanic<'a>(&'a Shared);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
     }
 }
 
@@ -243,11 +256,14 @@ where
         failed: None,
     });
     let work = || {
+        // A panic in the caller's hashing or sink stops the others, so that the scope ends and
+        // gives the panic back instead of waiting for this worker forever.
+        let _stop_on_panic = StopOnPanic(&shared);
         let mut buf = Vec::new();
         while let Some(range) = take(&shared) {
-            let Some(&(start, _)) = range.first() else {
-                continue;
-            };
+            // A range is never empty: `take` drains at least one path, and a hand-back happens
+            // only while paths are left.
+            let start = range.first().map_or(0, |&(at, _)| at);
             let mut items = range.into_iter();
             let mut results: Vec<Result<T, E>> = Vec::with_capacity(items.len());
             while let Some((_, path)) = items.next() {
@@ -465,6 +481,33 @@ mod tests {
         let (r, sink) = run(lines_of(lines), 2, None);
         assert_eq!(r, Err("line is badly quoted".to_string()));
         assert_eq!(sink.got, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_panic_in_the_callers_hashing_ends_the_run() {
+        let list = (0..200).map(|i| OsString::from(format!("p{i}"))).collect();
+        let mut sink = Collect {
+            got: Vec::new(),
+            fail: None,
+            flushes: 0,
+        };
+        let hash = |p: &OsStr, _: &mut Vec<u8>, _: &mut dyn FnMut()| {
+            assert!(p != "p57", "the caller's hashing panics");
+            Ok::<_, String>(p.to_string_lossy().into_owned())
+        };
+        let run = std::panic::AssertUnwindSafe(|| {
+            hash_many(
+                Paths::List(list),
+                Schedule {
+                    workers: 4,
+                    interactive: false,
+                },
+                &hash,
+                &|e| e.to_string(),
+                &mut sink,
+            )
+        });
+        assert!(std::panic::catch_unwind(run).is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Which object format applies where a command runs: that of the repository git would find
 //! (`GIT_DIR`, else the nearest directory upwards with a `.git` directory or `.git` file, or that is
 //! itself a bare repository, stopping at `GIT_CEILING_DIRECTORIES`), read from its configuration
-//! (`extensions.objectFormat`); SHA-1 outside any repository.
+//! (`extensions.objectFormat`); SHA-1 outside any repository. And the repository itself as a
+//! command finds it ([`locate`]): named as git names it, with the directory git works from.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -196,39 +197,11 @@ fn key_value(line: &str, key: &str) -> Option<String> {
     Some(out.trim().to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_the_extension() {
-        let config =
-            b"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256 # c\n";
-        assert_eq!(
-            config_value(config, "extensions", "objectformat").as_deref(),
-            Some("sha256")
-        );
-        assert_eq!(
-            config_value(
-                b"[Extensions] objectformat = \"SHA1\"\n",
-                "extensions",
-                "objectformat"
-            )
-            .as_deref(),
-            Some("SHA1")
-        );
-        assert_eq!(
-            config_value(b"[core]\n", "extensions", "objectformat"),
-            None
-        );
-    }
-}
-
 /// The repository as found: its git directory (as git names it in messages), its common
-/// directory, whether it is bare.
+/// directory and its object format.
 #[derive(Clone, Debug)]
 pub struct Repo {
-    /// The git directory of the worktree fsck runs in.
+    /// The git directory of the worktree the command runs in.
     pub git_dir: PathBuf,
     /// The common directory (`commondir`), where objects and shared refs live.
     pub common_dir: PathBuf,
@@ -242,10 +215,27 @@ pub struct Located {
     /// The repository, its paths named as git names them from [`Located::work_dir`].
     pub repo: Repo,
     /// The directory git changes to before it runs (the top of the worktree, or a bare
-    /// repository), when it is not the current one: the paths in `repo` are relative to it. The
-    /// engine never changes the working directory; the program that runs it does, as git does
-    /// (as `flagsplit-fsck` does), or names the repository by absolute paths instead.
+    /// repository; `None` when git stays where it is): the paths in `repo` are relative to it.
+    /// The engine never changes the working directory; the program that runs it does, as git
+    /// does ([`Located::enter`]), or names the repository by absolute paths instead.
     pub work_dir: Option<PathBuf>,
+}
+
+impl Located {
+    /// Changes the process's working directory to [`Located::work_dir`], as git does, and gives
+    /// the repository, named from there; git's message when it cannot.
+    pub fn enter(self) -> Result<Repo, String> {
+        if let Some(dir) = &self.work_dir {
+            std::env::set_current_dir(dir).map_err(|e| {
+                format!(
+                    "cannot chdir to '{}': {}",
+                    dir.display(),
+                    crate::os_error::strerror(&e)
+                )
+            })?;
+        }
+        Ok(self.repo)
+    }
 }
 
 /// Finds the repository as git does (`GIT_DIR`, else upwards from the current directory) and
@@ -352,4 +342,32 @@ fn display_git_dir(git_dir: &Path) -> (PathBuf, Option<PathBuf>) {
         return (PathBuf::from("."), Some(git_dir.to_path_buf()));
     }
     (git_dir.to_path_buf(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_extension() {
+        let config =
+            b"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256 # c\n";
+        assert_eq!(
+            config_value(config, "extensions", "objectformat").as_deref(),
+            Some("sha256")
+        );
+        assert_eq!(
+            config_value(
+                b"[Extensions] objectformat = \"SHA1\"\n",
+                "extensions",
+                "objectformat"
+            )
+            .as_deref(),
+            Some("SHA1")
+        );
+        assert_eq!(
+            config_value(b"[core]\n", "extensions", "objectformat"),
+            None
+        );
+    }
 }

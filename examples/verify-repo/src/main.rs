@@ -1,4 +1,4 @@
-//! `flagsplit-example-verify-repo [--json-lines]`: verifies the git repository it runs in as
+//! `flagsplit-example-verify-repo`: verifies the git repository it runs in as
 //! `git fsck --full` does, through flagsplit's engine library (`flagsplit_git::fsck`), with
 //! providers this application chose itself instead of flagsplit's: RustCrypto's
 //! collision-detecting SHA-1 (`sha1-checked`) for object ids, its plain SHA-1 (`sha1`) for the
@@ -137,14 +137,7 @@ impl Sink for Report {
 fn main() -> ExitCode {
     // git works from the top of the worktree and names paths from there; the engine leaves the
     // working directory to the program, which changes to it as git does.
-    let repo = fsck::find_repo().and_then(|found| {
-        if let Some(dir) = &found.work_dir {
-            std::env::set_current_dir(dir).map_err(|e| {
-                fsck::Fatal::msg(format!("cannot chdir to '{}': {e}", dir.display()))
-            })?;
-        }
-        Ok(found.repo)
-    });
+    let repo = fsck::find_repo().and_then(|found| found.enter().map_err(fsck::Fatal::msg));
     let status = fsck::run::<Mine>(&Options::default(), repo, Box::new(Report::default()));
     ExitCode::from(status)
 }

@@ -99,21 +99,8 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
     } else {
         Box::new(TextSink::stdio())
     };
-    let repo = fsck::find_repo().and_then(enter);
+    // git works from the top of the worktree (or a bare repository) and names paths from there;
+    // the engine leaves the working directory to the program.
+    let repo = fsck::find_repo().and_then(|found| found.enter().map_err(fsck::Fatal::msg));
     ExitCode::from(fsck::run::<flagsplit::hash::Selected>(&opts, repo, sink))
-}
-
-/// Works from the directory git works from (the top of the worktree, or a bare repository), as
-/// git does, so that paths are named as git names them; the engine itself never changes it.
-fn enter(found: fsck::Located) -> Result<fsck::Repo, fsck::Fatal> {
-    if let Some(dir) = &found.work_dir {
-        std::env::set_current_dir(dir).map_err(|e| {
-            fsck::Fatal::msg(format!(
-                "cannot chdir to '{}': {}",
-                dir.display(),
-                flagsplit::os_error::strerror(&e)
-            ))
-        })?;
-    }
-    Ok(found.repo)
 }

@@ -261,7 +261,7 @@ pub const FSCK: Command = Command {
         Opt::flag(
             None,
             "low-memory",
-            "check packs without their delta trees: each delta's base\nmade from its chain through a 32 MiB cache, as git does\n(slower; 13 bytes an entry instead of ~70; chosen by itself\nwhen a tree would take half the memory available) (a\nflagsplit extension)",
+            "check packs without their delta trees: each delta's base\nmade from its chain through a 32 MiB cache, as git does\n(slower; 13 bytes an entry instead of ~30; chosen by itself\nwhen a tree would take half the memory available) (a\nflagsplit extension)",
         )
         .flagsplit_extension(),
         Opt::flag(

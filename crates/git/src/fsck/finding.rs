@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use crate::Kind;
+use crate::check::Severity;
 
 /// Where git prints the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +123,7 @@ pub struct Finding {
     pub object: Option<String>,
     /// That object's type, as git names it.
     pub object_type: Option<&'static str>,
-    /// The file it is about (a loose object, a ref, an index), as git names it.
+    /// The loose object's file, as git names it.
     pub path: Option<String>,
     /// The pack it is about, as git names it.
     pub pack: Option<String>,
@@ -181,7 +182,12 @@ impl Finding {
                     .map(|(id, _)| id.to_string())
             })
             .flatten();
-        let level = Level::of_line(&line);
+        // As `line` prints it: a parser's plain line and an error are errors.
+        let level = if finding.plain || finding.severity == Severity::Error {
+            Level::Error
+        } else {
+            Level::Warning
+        };
         Finding {
             what: if finding.plain {
                 What::Other
@@ -220,12 +226,6 @@ impl Finding {
         self.bit = Some(bit);
         self
     }
-
-    /// The same, about the file `path` (as git names it).
-    pub fn at_path(mut self, path: &str) -> Finding {
-        self.path = Some(path.to_string());
-        self
-    }
 }
 
 /// What the findings of a stretch of the run are about, where a finding does not say: the
@@ -243,7 +243,7 @@ pub struct Context {
 impl Context {
     /// Gives `f` what it does not say itself.
     pub fn fill(&self, f: &mut Finding) {
-        if f.object.is_none() && f.object_type.is_none() {
+        if f.object.is_none() {
             f.object.clone_from(&self.object);
         }
         if f.path.is_none() {

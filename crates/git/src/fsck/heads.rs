@@ -263,8 +263,7 @@ impl<P: Providers> index::Objects for StoreObjects<'_, '_, P> {
     fn has_object(&mut self, id: &[u8]) -> bool {
         let format = self.0.repo.format;
         let id_of = |kind| {
-            crate::object_id::object_id::<P::Hasher>(format, kind, b"", false)
-                .map(|i| oid(i.as_bytes()))
+            crate::object_id::object_id::<P::Hasher>(format, kind, b"", false).map(|i| i.padded())
         };
         let (empty_tree, empty_blob) = (id_of(Kind::Tree), id_of(Kind::Blob));
         let id = oid(id);

@@ -155,11 +155,6 @@ pub struct Output {
 }
 
 impl Output {
-    /// git's lines on the process's standard output and error.
-    pub fn stdio(progress: Progress) -> Output {
-        Output::with_sink(Box::new(finding::TextSink::stdio()), progress)
-    }
-
     /// git's lines on the given sinks.
     pub fn new(out: Box<dyn Write>, err: Box<dyn Write>) -> Output {
         Output::with_sink(Box::new(finding::TextSink::new(out, err)), Progress::OFF)
@@ -185,11 +180,6 @@ impl Output {
     /// returns what it was.
     pub fn set_context(&mut self, context: finding::Context) -> finding::Context {
         std::mem::replace(&mut self.context, context)
-    }
-
-    /// A line on standard output.
-    pub fn out(&mut self, line: &str) {
-        self.emit(Finding::line(finding::Stream::Out, line));
     }
 
     /// A line on standard error, as it is.
@@ -226,7 +216,7 @@ impl Output {
         self.sink.flush();
     }
 
-    /// Flushes both.
+    /// Writes what the sink holds.
     pub fn flush(&mut self) {
         self.sink.flush();
     }
@@ -247,7 +237,7 @@ pub fn object_id<P: Providers>(
     data: &[u8],
 ) -> Result<Oid, String> {
     match crate::object_id::object_id::<P::Hasher>(format, kind, data, true) {
-        Ok(id) => Ok(table::oid(id.as_bytes())),
+        Ok(id) => Ok(id.padded()),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -592,7 +582,7 @@ pub fn idx_error(bytes: &[u8], format: ObjectFormat, shown: &str) -> Option<Stri
 /// The id of the empty tree in `format` (git's `EMPTY_TREE_SHA1_BIN_LITERAL` and its SHA-256 twin).
 pub fn empty_tree_id<P: Providers>(format: ObjectFormat) -> Oid {
     crate::object_id::object_id::<P::Hasher>(format, Kind::Tree, b"", false)
-        .map_or([0; 32], |id| table::oid(id.as_bytes()))
+        .map_or([0; 32], |id| id.padded())
 }
 
 pub use crate::hex;

@@ -290,10 +290,7 @@ pub fn read_loose<P: Providers>(
     }
     match hasher {
         Some(h) => LooseRead::Streamed {
-            id: h
-                .finalize()
-                .map(|i| oid(i.as_bytes()))
-                .map_err(|e| e.to_string()),
+            id: h.finalize().map(|i| i.padded()).map_err(|e| e.to_string()),
         },
         // Through the store, the content (git pads it with zeros; its hash does not match
         // either way, and what follows the real bytes parses as nothing).
@@ -315,10 +312,7 @@ pub fn read_loose<P: Providers>(
                 left -= n as u64;
             }
             LooseRead::Short {
-                id: h
-                    .finalize()
-                    .map(|i| oid(i.as_bytes()))
-                    .map_err(|e| e.to_string()),
+                id: h.finalize().map(|i| i.padded()).map_err(|e| e.to_string()),
             }
         }
         None => LooseRead::Ok { type_name, data },
@@ -407,9 +401,7 @@ fn check_loose_file<P: Providers>(f: &mut Fsck<'_, P>, z: &mut P::Inflater, id: 
                 true,
             );
             h.update(&data);
-            h.finalize()
-                .map(|i| oid(i.as_bytes()))
-                .map_err(|e| e.to_string())
+            h.finalize().map(|i| i.padded()).map_err(|e| e.to_string())
         }
     };
     let mut failed = false;

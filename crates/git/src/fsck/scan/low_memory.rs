@@ -427,7 +427,7 @@ pub(super) fn verify_low_memory<P: Providers>(
         core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
         core.edgeless = core.promisor;
         let pool = &f.pool;
-        let limit = LOW_MEMORY_CACHE / pool.current_num_threads().max(1);
+        let limit = LOW_MEMORY_CACHE / pool.current_num_threads();
         pool.install(|| {
             rayon::scope(|s| {
                 s.spawn(|_| {

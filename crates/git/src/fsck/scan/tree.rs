@@ -86,8 +86,8 @@ const SPLIT_AT: u32 = 32;
 thread_local! {
     /// The worker of this thread of the pool, reused by every job the thread runs: a C
     /// inflater's state is not `Send`, so it stays here and only what it produced is taken. It
-    /// is a [`Worker`] of the run's inflater type (a thread that served a run with other
-    /// providers gets a new one).
+    /// is a [`Worker`] of the run's inflater type, held as `Any` because a thread-local cannot
+    /// be generic.
     pub(super) static WORKER: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -432,7 +432,7 @@ pub(super) fn stream_root<P: Providers>(
         return;
     }
     match h.finalize() {
-        Ok(real) if oid(real.as_bytes()) == id => {
+        Ok(real) if real.padded() == id => {
             if core.object_checked(
                 l,
                 &id,

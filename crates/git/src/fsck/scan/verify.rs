@@ -186,8 +186,8 @@ fn verify_pack_index<'p, P: Providers>(
 /// Each entry of a pack, by offset: its CRC checked against the index's, its header read and
 /// its base found among the entries, on the pool a chunk at a time. Returns the entries, what
 /// is rare about them, and whether a CRC did not match; git dies (`Err`) at an entry past the
-/// end of the pack, after the trailer's lines. The trailer is hashed into `sum` here with one
-/// thread, else by one of the jobs that resolve the delta tree.
+/// end of the pack, after the trailer's lines (the trailer is then hashed into `sum` here; else one
+/// of the jobs that resolve the delta tree hashes it).
 fn read_entries<P: Providers>(
     f: &mut Fsck<'_, P>,
     index: &idx::Index<'_>,

@@ -6,7 +6,7 @@
 //! for a read git makes outside what it mapped or allocated.
 //!
 //! Also here: the varint and key decoding shared by every record type (`get_var_int`,
-//! `reftable_decode_keylen`, `reftable_decode_key`). The block iterator is [`super::iter`].
+//! `reftable_decode_keylen`, `reftable_decode_key`). The block iterator is `super::iter`.
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 //!
 //! - [`table`]: one file — the header and footer (version 1 with SHA-1 ids, version 2 with a hash
 //!   id), ref, object, log (deflated) and index blocks, restart points, prefix-compressed keys,
-//!   multi-level indexes; [`record`] the records, [`iter`] a block read record by record, [`block`]
+//!   multi-level indexes; [`record`] the records, `iter` a block read record by record, [`block`]
 //!   their bytes.
 //! - [`merged`]: a stack's tables read as one.
 //! - [`store`]: the ref store git's reftable backend makes of the stacks.
@@ -24,7 +24,7 @@
 //! instead, having allocated nothing a file's bytes could not back.
 
 pub mod block;
-pub mod iter;
+mod iter;
 pub mod merged;
 pub mod record;
 pub mod store;
