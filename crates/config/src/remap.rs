@@ -197,6 +197,7 @@ mod tests {
             located_by: "OPENSSL_DIR=/tmp/x/tree/openssl".into(),
             lib_dirs: vec!["/tmp/x/tree/openssl/lib64".into(), "/usr/lib".into()],
             static_link: true,
+            ..LibraryFound::default()
         };
         let shown = r.library(&found);
         assert_eq!(shown.located_by, "OPENSSL_DIR=/build/flagsplit/openssl");

@@ -333,6 +333,20 @@ impl Probed {
     pub fn library(&self, name: &str) -> Option<&LibraryFound> {
         self.libraries.iter().find(|l| l.library == name)
     }
+
+    /// The `-I` directories of every probed library, in order and without repeats, for a build
+    /// script that compiles C against them with the `cc` crate (`cc::Build::includes`). Empty when
+    /// the compiler's default directories hold the headers.
+    pub fn include_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for dir in self.libraries.iter().flat_map(|l| &l.include_dirs) {
+            let dir = PathBuf::from(dir);
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        dirs
+    }
 }
 
 impl Build {

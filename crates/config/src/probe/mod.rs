@@ -28,10 +28,12 @@ mod message;
 pub mod openssl;
 #[cfg(feature = "build-script")]
 pub(crate) mod run;
+mod system;
 
 pub use finders::{PkgConfig, SysCrate};
 pub use library::{Library, Probe, ReadVersion, VersionCheck};
 pub use message::Message;
+pub use system::System;
 
 use library::{VersionSource, version_from_preprocessed, version_program};
 
@@ -58,6 +60,12 @@ pub trait BuildEnv {
     /// pkg-config's answer for `module`, or why it has none.
     fn pkg_config(&self, module: &str) -> Result<PkgConfigFound, String>;
 
+    /// pkg-config's answer for a static link of `module` (`--static`: `Libs.private` too, in
+    /// [`PkgConfigFound::libs`]). By default, [`BuildEnv::pkg_config`]'s.
+    fn pkg_config_static(&self, module: &str) -> Result<PkgConfigFound, String> {
+        self.pkg_config(module)
+    }
+
     /// A variable that also has a target-prefixed form (`AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`),
     /// which wins, as in `openssl-sys`. Both forms are read.
     fn target_var(&self, name: &str) -> Option<String> {
@@ -77,6 +85,8 @@ pub struct PkgConfigFound {
     pub lib_dirs: Vec<String>,
     /// Its `Version:`.
     pub version: String,
+    /// The libraries it links, as `-l` takes them (for a static answer, `Libs.private` too).
+    pub libs: Vec<String>,
 }
 
 impl PkgConfigFound {
@@ -90,6 +100,7 @@ impl PkgConfigFound {
             include_dirs,
             lib_dirs,
             version,
+            libs: Vec::new(),
         }
     }
 }
@@ -147,6 +158,13 @@ pub struct Found {
     pub recorded_lib_dirs: Option<Vec<String>>,
     /// Its `-sys` crate built its own copy.
     pub own_copy: bool,
+    /// The libraries to link instead of those the probes name (`<LIB>_LIBS` of a [`System`]
+    /// library), as `-l` takes them.
+    pub libs: Option<Vec<String>>,
+    /// The build script links it: once the probes pass, it emits `rustc-link-search` for
+    /// [`Found::lib_dirs`] and `rustc-link-lib` for each library ([`System`] sets it). `false`:
+    /// something else links it (its `-sys` crate).
+    pub link_directives: bool,
 }
 
 impl Found {
@@ -184,6 +202,11 @@ pub struct LibraryFound {
     pub lib_dirs: Vec<String>,
     /// Linked statically.
     pub static_link: bool,
+    /// `-I` directories of its headers; none: the compiler's default. For a build script that
+    /// compiles C of its own against the library (`cc::Build::includes`).
+    pub include_dirs: Vec<String>,
+    /// The build script emitted its `rustc-link-lib` directives ([`Found::link_directives`]).
+    pub linked_here: bool,
 }
 
 /// The target being built for, as Cargo describes it to build scripts (`TARGET`, `HOST` and
@@ -327,6 +350,10 @@ pub(crate) fn probe_args(
     found: &Found,
     list: &impl ListDir,
 ) -> Result<Vec<String>, Message> {
+    let link: Vec<&str> = match &found.libs {
+        Some(libs) => libs.iter().map(String::as_str).collect(),
+        None => probe.link.to_vec(),
+    };
     let mut args: Vec<String> = found
         .include_dirs
         .iter()
@@ -335,10 +362,10 @@ pub(crate) fn probe_args(
     match found.link_mode {
         LinkMode::Dynamic => {
             args.extend(found.lib_dirs.iter().map(|d| format!("-L{d}")));
-            args.extend(probe.link.iter().map(|l| format!("-l{l}")));
+            args.extend(link.iter().map(|l| format!("-l{l}")));
         }
         LinkMode::Static => {
-            for lib in probe.link {
+            for lib in &link {
                 let file = format!("lib{lib}.a");
                 let dir = found
                     .lib_dirs

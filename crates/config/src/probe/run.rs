@@ -94,20 +94,39 @@ impl BuildEnv for ScriptEnv<'_> {
     }
 
     fn pkg_config(&self, module: &str) -> Result<PkgConfigFound, String> {
-        // The pkg-config crate prints `rerun-if-env-changed` for what it reads; no link
-        // directives: the -sys crate links.
-        let library = pkg_config::Config::new()
-            .cargo_metadata(false)
-            .env_metadata(true)
-            .probe(module)
-            .map_err(|e| e.to_string())?;
-        let text = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect();
-        Ok(PkgConfigFound::new(
-            text(&library.include_paths),
-            text(&library.link_paths),
-            library.version,
-        ))
+        pkg_config_answer(module, false)
     }
+
+    fn pkg_config_static(&self, module: &str) -> Result<PkgConfigFound, String> {
+        pkg_config_answer(module, true)
+    }
+}
+
+/// pkg-config's answer for `module` (with `--static` when `statik`). The pkg-config crate prints
+/// `rerun-if-env-changed` for what it reads; it prints no link directive: whoever links (the
+/// `-sys` crate, or [`setup`] for a [`super::System`] library) does.
+fn pkg_config_answer(module: &str, statik: bool) -> Result<PkgConfigFound, String> {
+    let library = pkg_config::Config::new()
+        .cargo_metadata(false)
+        .env_metadata(true)
+        .statik(statik)
+        .probe(module)
+        .map_err(|e| e.to_string())?;
+    let text = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect();
+    let mut found = PkgConfigFound::new(
+        text(&library.include_paths),
+        text(&library.link_paths),
+        library.version,
+    );
+    found.libs = library.libs.clone();
+    // `-pthread` is a flag, not a library: pkg-config's crate keeps it among the linker's
+    // arguments.
+    if library.ld_args.iter().flatten().any(|a| a == "-pthread")
+        && !found.libs.iter().any(|l| l == "pthread")
+    {
+        found.libs.push("pthread".into());
+    }
+    Ok(found)
 }
 
 /// The entries of a real directory, or `None` when it cannot be read.
@@ -170,6 +189,19 @@ pub(crate) fn setup(
             }
         }
     }
+    if found.link_directives {
+        let mut link: Vec<&str> = Vec::new();
+        for need in needs {
+            for l in need.probe.link {
+                if !link.contains(l) {
+                    link.push(l);
+                }
+            }
+        }
+        for line in super::system::link_directives(&found, &link) {
+            println!("{line}");
+        }
+    }
     if found.own_copy
         && !library
             .own_copy_asked_by
@@ -187,6 +219,8 @@ pub(crate) fn setup(
             .clone()
             .unwrap_or_else(|| found.lib_dirs.clone()),
         static_link: found.link_mode == super::LinkMode::Static,
+        include_dirs: found.include_dirs.clone(),
+        linked_here: found.link_directives,
     })
 }
 

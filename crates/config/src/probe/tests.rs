@@ -844,3 +844,208 @@ fn failure_names_symbol_directory_requester_and_fixes() {
         assert!(m.contains(want), "{want:?} not in:\n{m}");
     }
 }
+
+// ---- a library found and linked by this crate (System) ------------------------------------
+
+static SYSTEM_ZSTD_FINDER: System = System::new("libzstd", "ZSTD");
+static SYSTEM_ZSTD: Library = Library::new("zstd", &SYSTEM_ZSTD_FINDER)
+    .install(&[("Debian/Ubuntu", "apt-get install libzstd-dev pkg-config")]);
+static SYSTEM_COMPRESS: Probe = Probe::new(
+    &SYSTEM_ZSTD,
+    "probe-zstd.c",
+    "ZSTD_compress",
+    &["zstd"],
+    "compression in libzstd",
+);
+
+fn system_env(triple: &str, host: &str, vars: &[(&'static str, &str)]) -> FakeEnv {
+    FakeEnv {
+        vars: vars.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        dirs: ["/a/lib", "/a/include", "/b/lib", "/b/include", "/s/lib"]
+            .iter()
+            .map(|d| {
+                let files = if d.ends_with("lib") {
+                    vec!["libzstd.so".to_string(), "libzstd.a".to_string()]
+                } else {
+                    vec!["zstd.h".to_string()]
+                };
+                (d.to_string(), files)
+            })
+            .collect(),
+        target: target(triple, host),
+        pkg_config: Some(PkgConfigFound::new(
+            vec!["/pc/include".into()],
+            vec!["/pc/lib".into()],
+            "1.5.4".into(),
+        )),
+        ..FakeEnv::default()
+    }
+}
+
+#[test]
+fn a_system_library_is_found_by_pkg_config_and_linked_by_the_build_script() {
+    let env = system_env("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", &[]);
+    let found = locate(&SYSTEM_ZSTD, &zstd_need(&SYSTEM_COMPRESS), "demo", &env).unwrap();
+    assert_eq!(found.located_by, "pkg-config (libzstd)");
+    assert_eq!(found.version.as_deref(), Some("1.5.4"));
+    assert_eq!(found.include_dirs, ["/pc/include"]);
+    assert!(found.link_directives);
+    assert_eq!(
+        system::link_directives(&found, &["zstd"]),
+        [
+            "cargo:rustc-link-search=native=/pc/lib",
+            "cargo:rustc-link-lib=zstd"
+        ]
+    );
+    // The -sys crate finders leave linking to the -sys crate.
+    let env = FakeEnv::default();
+    let found = locate(&ZLIB, &[inflate_need()], "demo", &env).unwrap();
+    assert!(!found.link_directives);
+}
+
+#[test]
+fn a_system_library_s_variables_target_prefixed_first() {
+    let vars: &[(&'static str, &str)] = &[
+        ("AARCH64_UNKNOWN_LINUX_GNU_ZSTD_LIB_DIR", "/a/lib"),
+        ("AARCH64_UNKNOWN_LINUX_GNU_ZSTD_INCLUDE_DIR", "/a/include"),
+        ("ZSTD_LIB_DIR", "/b/lib"),
+        ("ZSTD_INCLUDE_DIR", "/b/include"),
+    ];
+    let need = zstd_need(&SYSTEM_COMPRESS);
+    // The target copy (TARGET aarch64, HOST x86_64) takes the aarch64 forms.
+    let env = system_env(
+        "aarch64-unknown-linux-gnu",
+        "x86_64-unknown-linux-gnu",
+        vars,
+    );
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.lib_dirs, ["/a/lib"]);
+    assert_eq!(found.include_dirs, ["/a/include"]);
+    assert_eq!(
+        found.located_by,
+        "AARCH64_UNKNOWN_LINUX_GNU_ZSTD_LIB_DIR=/a/lib AARCH64_UNKNOWN_LINUX_GNU_ZSTD_INCLUDE_DIR=/a/include"
+    );
+    // The host copy (a build-dependency: TARGET = HOST = x86_64) takes the plain forms.
+    let env = system_env("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", vars);
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.lib_dirs, ["/b/lib"]);
+    assert_eq!(found.version, None, "pkg-config was not asked");
+    // A prefixed STATIC and LIBS apply to their target only.
+    let vars: &[(&'static str, &str)] = &[
+        ("AARCH64_UNKNOWN_LINUX_GNU_ZSTD_STATIC", "1"),
+        ("AARCH64_UNKNOWN_LINUX_GNU_ZSTD_LIBS", "zstd:pthread"),
+        ("ZSTD_LIB_DIR", "/s/lib"),
+    ];
+    let env = system_env(
+        "aarch64-unknown-linux-gnu",
+        "x86_64-unknown-linux-gnu",
+        vars,
+    );
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.link_mode, LinkMode::Static);
+    assert_eq!(
+        found.libs.as_deref(),
+        Some(&["zstd".to_string(), "pthread".to_string()][..])
+    );
+    let env = system_env("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", vars);
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.link_mode, LinkMode::Dynamic);
+    assert_eq!(found.libs, None);
+    assert_eq!(
+        system::link_directives(&found, &["zstd"]),
+        [
+            "cargo:rustc-link-search=native=/s/lib",
+            "cargo:rustc-link-lib=zstd"
+        ]
+    );
+}
+
+#[test]
+fn a_system_library_without_pkg_config_static_and_with_its_own_libs() {
+    let need = zstd_need(&SYSTEM_COMPRESS);
+    let host = "x86_64-unknown-linux-gnu";
+    // NO_PKG_CONFIG alone: the compiler's default directories.
+    let env = system_env(host, host, &[("ZSTD_NO_PKG_CONFIG", "1")]);
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.located_by, "ZSTD_NO_PKG_CONFIG=1");
+    assert!(found.lib_dirs.is_empty() && found.include_dirs.is_empty());
+    // `0` says no.
+    let env = system_env(
+        host,
+        host,
+        &[("ZSTD_NO_PKG_CONFIG", "0"), ("ZSTD_STATIC", "0")],
+    );
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(found.located_by, "pkg-config (libzstd)");
+    assert_eq!(found.link_mode, LinkMode::Dynamic);
+    // STATIC: the archive's path on the probe's command line, `static=` for rustc.
+    let env = system_env(
+        host,
+        host,
+        &[("ZSTD_LIB_DIR", "/s/lib"), ("ZSTD_STATIC", "1")],
+    );
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    let list = |d: &str| env.list_dir(d);
+    assert_eq!(
+        probe_args(&SYSTEM_COMPRESS, &found, &list).unwrap(),
+        ["/s/lib/libzstd.a"]
+    );
+    assert_eq!(
+        system::link_directives(&found, &["zstd"]),
+        [
+            "cargo:rustc-link-search=native=/s/lib",
+            "cargo:rustc-link-lib=static=zstd"
+        ]
+    );
+    // LIBS replaces the probe's libraries.
+    let env = system_env(
+        host,
+        host,
+        &[("ZSTD_LIB_DIR", "/s/lib"), ("ZSTD_LIBS", "-lzstd, m")],
+    );
+    let found = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap();
+    assert_eq!(
+        probe_args(&SYSTEM_COMPRESS, &found, &list).unwrap(),
+        ["-L/s/lib", "-lzstd", "-lm"]
+    );
+    assert_eq!(system::split_libs("ssl:crypto"), ["ssl", "crypto"]);
+}
+
+#[test]
+fn a_system_library_not_found_says_how_to_name_it() {
+    let need = zstd_need(&SYSTEM_COMPRESS);
+    let host = "x86_64-unknown-linux-gnu";
+    let mut env = system_env(host, host, &[]);
+    env.pkg_config = None;
+    let e = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap_err();
+    for want in [
+        "zstd could not be found: pkg-config knows no usable module libzstd",
+        "  | Package libzstd was not found",
+        "asked for by: compress = zstd (DEMO_COMPRESS_PROVIDER)",
+        "Debian/Ubuntu: apt-get install libzstd-dev pkg-config",
+        "or point pkg-config at an installation: PKG_CONFIG_PATH=/path/lib/pkgconfig",
+        "or name the directories yourself: ZSTD_LIB_DIR=/path/lib ZSTD_INCLUDE_DIR=/path/include",
+        "or do without zstd here: DEMO_COMPRESS_PROVIDER=stored",
+    ] {
+        assert!(e.contains(want), "{want:?} not in:\n{e}");
+    }
+    assert!(!e.contains("panicked"));
+    let env = system_env(host, host, &[("ZSTD_LIB_DIR", "/nowhere")]);
+    let e = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap_err();
+    assert!(
+        e.starts_with(
+            "zstd could not be found: ZSTD_LIB_DIR=/nowhere is not a directory that can be read"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        SYSTEM_ZSTD_FINDER.variables(),
+        [
+            "ZSTD_NO_PKG_CONFIG",
+            "ZSTD_LIB_DIR",
+            "ZSTD_INCLUDE_DIR",
+            "ZSTD_LIBS",
+            "ZSTD_STATIC"
+        ]
+    );
+}

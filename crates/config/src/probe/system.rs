@@ -1,0 +1,283 @@
+//! A C library that no `-sys` crate handles: found by pkg-config or by variables named after it,
+//! checked by the probes, and linked by the declaring crate's own build script ([`System`]).
+
+use super::{FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
+
+/// A C library found, checked and linked by this crate, with no `-sys` crate in between: a
+/// simple C API then needs only an `extern "C"` block. The build script finds it
+///
+/// - through the variables named after it, when one of them names a directory:
+///   `<LIB>_LIB_DIR` (its `-L` directory), `<LIB>_INCLUDE_DIR` (its `-I` directory); or with
+///   `<LIB>_NO_PKG_CONFIG` set, in the C compiler's default directories;
+/// - otherwise through pkg-config's module (its `-I` and `-L` directories and `Version:`, which
+///   [`super::ReadVersion::FOUND`] checks; pkg-config reads `PKG_CONFIG_PATH`,
+///   `PKG_CONFIG_SYSROOT_DIR` and their target-prefixed forms).
+///
+/// `<LIB>_LIBS` replaces the libraries linked (names as `-l` takes them, separated by `:`, `,`
+/// or spaces: `zstd` or `ssl:crypto`), and `<LIB>_STATIC` (any value but `0`) links the archives
+/// (`lib<name>.a`) instead of the shared libraries. Each variable is read in its target-prefixed
+/// form first (`AARCH64_UNKNOWN_LINUX_GNU_ZSTD_LIB_DIR`), as `openssl-sys` reads its own, and
+/// every one read is recorded with `rerun-if-env-changed`.
+///
+/// Once the probes pass, the build script emits `cargo:rustc-link-search=native=<dir>` and
+/// `cargo:rustc-link-lib=[static=]<name>` for the library, so a provider needs no `#[link]`
+/// attribute; a library that no selected provider needs is neither probed nor linked. The
+/// include directories come back in [`crate::script::Probed::include_dirs`] for a build script
+/// that compiles C of its own with the `cc` crate.
+///
+/// ```
+/// use flagsplit_config::probe::{Library, Probe, ReadVersion, System, VersionCheck};
+///
+/// // pkg-config's module `libzstd`, or ZSTD_LIB_DIR, ZSTD_INCLUDE_DIR, ZSTD_NO_PKG_CONFIG,
+/// // ZSTD_LIBS and ZSTD_STATIC.
+/// static LIBZSTD: System = System::new("libzstd", "ZSTD");
+/// static ZSTD: Library = Library::new("zstd", &LIBZSTD)
+///     .version(VersionCheck::minimum(ReadVersion::FOUND, "1.4.0"))
+///     .install(&[("Debian/Ubuntu", "apt-get install libzstd-dev pkg-config")]);
+/// static COMPRESS: Probe = Probe::new(&ZSTD, "probe-zstd.c", "ZSTD_compress", &["zstd"],
+///     "one-shot compression in libzstd");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct System {
+    module: &'static str,
+    variables: &'static str,
+}
+
+impl System {
+    /// The library of pkg-config module `module` (`libzstd`), whose variables start with
+    /// `variables` (`ZSTD`: `ZSTD_LIB_DIR`, `ZSTD_STATIC`, ...).
+    pub const fn new(module: &'static str, variables: &'static str) -> System {
+        System { module, variables }
+    }
+
+    /// The pkg-config module.
+    pub const fn module(&self) -> &'static str {
+        self.module
+    }
+
+    /// The variable `<LIB>_<suffix>` (`ZSTD_LIB_DIR` for `LIB_DIR`).
+    pub fn variable(&self, suffix: &str) -> String {
+        format!("{}_{suffix}", self.variables)
+    }
+
+    /// Every variable this finder reads, unprefixed, in the order of the documentation.
+    pub fn variables(&self) -> Vec<String> {
+        SUFFIXES.iter().map(|s| self.variable(s)).collect()
+    }
+}
+
+/// The suffixes of the variables a [`System`] library reads.
+const SUFFIXES: [&str; 5] = ["NO_PKG_CONFIG", "LIB_DIR", "INCLUDE_DIR", "LIBS", "STATIC"];
+
+/// A variable that says yes: set, and neither empty nor `0`.
+fn yes(value: Option<&str>) -> bool {
+    value.map_or(false, |v| !v.is_empty() && v != "0")
+}
+
+/// `<LIB>_LIBS`: names separated by `:`, `,` or white space, a leading `-l` dropped.
+pub(crate) fn split_libs(value: &str) -> Vec<String> {
+    value
+        .split(|c: char| c == ':' || c == ',' || c.is_whitespace())
+        .map(|name| name.trim_start_matches("-l"))
+        .filter(|name| !name.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The variable as read: `(name, value)`, the target-prefixed name when that form is set.
+fn read(
+    finder: &System,
+    cx: &FindContext<'_>,
+    target: &TargetInfo,
+    suffix: &str,
+) -> Option<(String, String)> {
+    let plain = finder.variable(suffix);
+    let prefixed = crate::knobs::target_prefixed(&target.triple, &plain);
+    // Both forms are read (and so recorded for reruns), the prefixed one winning.
+    let p = if target.triple.is_empty() {
+        None
+    } else {
+        cx.env.var(&prefixed)
+    };
+    let u = cx.env.var(&plain);
+    match (p, u) {
+        (Some(v), _) => Some((prefixed, v)),
+        (None, Some(v)) => Some((plain, v)),
+        (None, None) => None,
+    }
+}
+
+impl Finder for System {
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+        let target = cx.env.target();
+        let no_pkg_config = read(self, cx, &target, "NO_PKG_CONFIG");
+        let lib_dir = read(self, cx, &target, "LIB_DIR").filter(|(_, v)| !v.is_empty());
+        let include_dir = read(self, cx, &target, "INCLUDE_DIR").filter(|(_, v)| !v.is_empty());
+        let libs = read(self, cx, &target, "LIBS").filter(|(_, v)| !v.is_empty());
+        let static_ = read(self, cx, &target, "STATIC");
+        let want_static = yes(static_.as_ref().map(|(_, v)| v.as_str()));
+
+        let by_variables = lib_dir.is_some()
+            || include_dir.is_some()
+            || yes(no_pkg_config.as_ref().map(|(_, v)| v.as_str()));
+        let mut found = if by_variables {
+            let mut said: Vec<String> = Vec::new();
+            for (name, value) in [&no_pkg_config, &lib_dir, &include_dir]
+                .into_iter()
+                .flatten()
+            {
+                said.push(format!("{name}={value}"));
+            }
+            let mut found = Found::new(said.join(" "));
+            if let Some((name, dir)) = &lib_dir {
+                if cx.env.list_dir(dir).is_none() {
+                    return Err(Message::new(format!(
+                        "{} could not be found: {name}={dir} is not a directory that can be read",
+                        library.name
+                    ))
+                    .fix(format!(
+                        "set {name} to the directory that holds {}",
+                        link_names(cx, &libs)
+                            .iter()
+                            .map(|l| format!("lib{l}.so or lib{l}.a"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .fix(format!("or unset it to ask pkg-config ({})", self.module)));
+                }
+                found.lib_dirs = vec![dir.clone()];
+            }
+            if let Some((name, dir)) = &include_dir {
+                if cx.env.list_dir(dir).is_none() {
+                    return Err(Message::new(format!(
+                        "{} could not be found: {name}={dir} is not a directory that can be read",
+                        library.name
+                    ))
+                    .fix(format!(
+                        "set {name} to the directory that holds {}'s headers",
+                        library.name
+                    )));
+                }
+                found.include_dirs = vec![dir.clone()];
+            }
+            found
+        } else {
+            let answer = if want_static {
+                cx.env.pkg_config_static(self.module)
+            } else {
+                cx.env.pkg_config(self.module)
+            };
+            match answer {
+                Ok(answer) => {
+                    let mut found = Found::new(format!("pkg-config ({})", self.module));
+                    found.include_dirs = answer.include_dirs;
+                    found.lib_dirs = answer.lib_dirs;
+                    found.version = Some(answer.version);
+                    if want_static {
+                        // What the archive needs after it (`pthread`), from `Libs.private`.
+                        let own = link_names(cx, &libs);
+                        found.system_libs = answer
+                            .libs
+                            .iter()
+                            .filter(|l| !own.contains(l))
+                            .map(|l| format!("-l{l}"))
+                            .collect();
+                    }
+                    found
+                }
+                Err(reason) => {
+                    let m = Message::new(format!(
+                        "{} could not be found: pkg-config knows no usable module {}",
+                        library.name, self.module
+                    ))
+                    .output(&reason);
+                    let m = super::message::install_fixes(m, library);
+                    return Err(m
+                        .fix(format!(
+                            "point pkg-config at an installation: PKG_CONFIG_PATH=/path/lib/pkgconfig (the directory of {}.pc)",
+                            self.module
+                        ))
+                        .fix(format!(
+                            "or name the directories yourself: {}=/path/lib {}=/path/include",
+                            self.variable("LIB_DIR"),
+                            self.variable("INCLUDE_DIR")
+                        )));
+                }
+            }
+        };
+        if let Some((_, value)) = &libs {
+            found.libs = Some(split_libs(value));
+        }
+        found.link_directives = true;
+        if want_static {
+            found.link_mode = LinkMode::Static;
+            if found.lib_dirs.is_empty() {
+                // The compiler's default directories: where its driver finds each archive.
+                for name in link_names(cx, &libs) {
+                    let archive = format!("lib{name}.a");
+                    if let Some(path) = cx.env.compiler_file_name(&archive) {
+                        if let Some(dir) = std::path::Path::new(&path).parent() {
+                            let dir = dir.display().to_string();
+                            if !found.lib_dirs.contains(&dir) {
+                                found.lib_dirs.push(dir);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
+        let prefixed = crate::knobs::target_prefixed(&target.triple, &self.variable("LIB_DIR"));
+        Some(format!(
+            "and a {} built for {}: PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its {}.pc, or {prefixed}=/path/lib",
+            library.name, target.triple, self.module
+        ))
+    }
+}
+
+/// The libraries linked: `<LIB>_LIBS` when set, else those the probes link.
+fn link_names(cx: &FindContext<'_>, libs: &Option<(String, String)>) -> Vec<String> {
+    match libs {
+        Some((_, value)) if !split_libs(value).is_empty() => split_libs(value),
+        _ => cx.link.iter().map(|l| l.to_string()).collect(),
+    }
+}
+
+/// The directives that link a found library: one `rustc-link-search` per library directory, one
+/// `rustc-link-lib` per library (`static=` for archives), then what a static link needs after the
+/// archives.
+pub(crate) fn link_directives(found: &Found, link: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = found
+        .lib_dirs
+        .iter()
+        .map(|d| format!("cargo:rustc-link-search=native={d}"))
+        .collect();
+    let names: Vec<String> = match &found.libs {
+        Some(libs) => libs.clone(),
+        None => link.iter().map(|l| l.to_string()).collect(),
+    };
+    let kind = match found.link_mode {
+        LinkMode::Static => "static=",
+        LinkMode::Dynamic => "",
+    };
+    out.extend(
+        names
+            .iter()
+            .map(|n| format!("cargo:rustc-link-lib={kind}{n}")),
+    );
+    if found.link_mode == LinkMode::Static {
+        for lib in &found.system_libs {
+            let name = lib
+                .strip_prefix("-l")
+                .or_else(|| lib.strip_prefix('-'))
+                .unwrap_or(lib);
+            if !name.is_empty() {
+                out.push(format!("cargo:rustc-link-lib={name}"));
+            }
+        }
+    }
+    out
+}
