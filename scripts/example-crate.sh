@@ -2,7 +2,8 @@
 # The example libraries through the example application: examples/inflate-app (a workspace of its
 # own) selects inflate-demo's `inflate`, checksum-demo's `sha1` and zstd-demo's `compress`
 # providers in its .cargo/config.toml [env] (zstd-demo's `zstd` links libzstd, which its build
-# script probes: libzstd-dev, pkg-config, the zstd tool). Release builds
+# script finds, probes and links through flagsplit-config with no -sys crate: libzstd-dev,
+# pkg-config, the zstd tool; the checks with libzstd-dev hidden need root). Release builds
 # with each provider, checking what each says it is (`inflate-app --build-options`), what it
 # links (`readelf -d` NEEDED), that it round-trips data compressed by Python's zlib (and that its
 # --sha1 agrees with sha1sum, and its --zstd output decompresses with `zstd -d`), the configuration
@@ -288,8 +289,7 @@ expect_build_error words-feature-off "CHECKSUM_DEMO_SHA1_PROVIDER=dc selects the
 	"turn the feature on where the application depends on zstd-demo: zstd-demo = { version = \"...\", features = [\"zstd\"] }" \
 	-- -- --keep-going --no-default-features
 own_words words-feature-off
-# A C compiler that cannot link libzstd for zstd-demo's probe (zstd-sys, through pkg-config,
-# compiles nothing).
+# A C compiler that cannot link libzstd for zstd-demo's probe (it compiles everything else).
 cat >"$log/cc-nozstd" <<'EOS'
 #!/bin/sh
 case " $* " in *"/probe-zstd.c "*" -lzstd "*) echo "/usr/bin/ld: cannot find -lzstd: No such file or directory" >&2; exit 1 ;; esac
@@ -309,6 +309,69 @@ expect_build_error words-too-old "zstd version check failed: zstd 1.3.8 is too o
 	"located by pkg-config (libzstd); headers in $old/include" "asked for by: compress = zstd (ZSTD_DEMO_COMPRESS_PROVIDER)" \
 	"apt-get install libzstd-dev pkg-config" -- PKG_CONFIG_PATH="$old/pkgconfig"
 own_words words-too-old
+
+note "libzstd found, checked and linked by flagsplit-config (zstd-demo has no -sys crate)"
+# ZSTD_STATIC=1: the archive (pkg-config --static's libraries after it), no libzstd.so.1 in NEEDED.
+if build zstd-static ZSTD_STATIC=1; then
+	out=$("$B" --build-options | awk 'substr($0, 1, 1) == "[" { on = (index($0, "[zstd-demo ") == 1); next } on')
+	grep -qE '^zstd: [0-9.]+ \(built against [0-9.]+, located by pkg-config \(libzstd\), static\)$' <<<"$out" && pass "zstd-static: $(grep '^zstd: ' <<<"$out")" || fail "zstd-static: no static zstd: line in: $out"
+	grep -qxF 'links: (none: libzstd inside the binary)' <<<"$out" && pass "zstd-static: links: (none: libzstd inside the binary)" || fail "zstd-static: links line in: $out"
+	libs=$(needed "$B" | tr '\n' ' ')
+	case " $libs" in *libzstd*) fail "zstd-static: NEEDED has libzstd: $libs" ;; *) pass "zstd-static: NEEDED: $libs" ;; esac
+	f=$log/data-text.orig
+	"$B" --zstd <"$f" | zstd -dcq | cmp -s - "$f" && pass "zstd-static: the binary runs; --zstd output comes back through zstd -d" || fail "zstd-static: --zstd does not round-trip"
+fi
+# As on a machine without libzstd-dev: its headers, libzstd.pc, libzstd.so and libzstd.a hidden in a
+# private mount namespace (scripts/lib/hide-lib.sh; libzstd.so.1 stays, as without the -dev package).
+hidden_zstd() { "$root/scripts/lib/hide-lib.sh" zstd "$@"; }
+if [ "$(id -u)" != 0 ]; then
+	[ "${CI:-false}" = true ] && fail "CI=true and not root: the hidden-libzstd-dev checks need a private mount namespace" || echo "SKIPPED: the hidden-libzstd-dev checks (not root)"
+else
+	# Cargo reruns a build script only when what it watches changes: hiding the files is not one.
+	cargo clean --release -p zstd-demo --quiet
+	if (cd "$app" && RUST_BACKTRACE=1 hidden_zstd cargo build --release --locked --offline) >"$log/zstd-hidden" 2>&1; then
+		fail "zstd-hidden: the build passed without libzstd-dev"
+	else
+		says zstd-hidden "$log/zstd-hidden" "error: zstd-demo@0.1.0: zstd could not be found: pkg-config knows no usable module libzstd" \
+			"asked for by: compress = zstd (ZSTD_DEMO_COMPRESS_PROVIDER)" "Debian/Ubuntu: apt-get install libzstd-dev pkg-config" \
+			"name the directories yourself: ZSTD_LIB_DIR=/path/lib ZSTD_INCLUDE_DIR=/path/include" \
+			"or do without zstd here: ZSTD_DEMO_COMPRESS_PROVIDER=stored"
+		grep -q panicked "$log/zstd-hidden" && fail "zstd-hidden: a panic: $(grep panicked "$log/zstd-hidden")" || pass "zstd-hidden: no panic, no backtrace (RUST_BACKTRACE=1)"
+		own_words zstd-hidden
+	fi
+	# `stored` with the feature on: nothing of libzstd is needed, and the library's tests pass.
+	if (cd "$app" && hidden_zstd env ZSTD_DEMO_COMPRESS_PROVIDER=stored cargo build --release --locked --offline) >"$log/zstd-hidden-stored" 2>&1; then
+		libs=$(needed "$B" | tr '\n' ' ')
+		case " $libs" in *libzstd*) fail "zstd-hidden-stored: NEEDED has libzstd: $libs" ;; *) pass "zstd-hidden-stored: builds with --features zstd; NEEDED: $libs" ;; esac
+	else
+		cat "$log/zstd-hidden-stored"
+		fail "zstd-hidden-stored: the stored provider does not build without libzstd-dev"
+	fi
+	if (cd examples/zstd && hidden_zstd env ZSTD_DEMO_COMPRESS_PROVIDER=stored cargo test --release --features zstd --offline) >"$log/zstd-hidden-tests" 2>&1; then
+		pass "zstd-hidden-tests: zstd-demo's tests pass with stored and --features zstd ($(grep -o '[0-9]* passed' "$log/zstd-hidden-tests" | head -1))"
+	else
+		cat "$log/zstd-hidden-tests"
+		fail "zstd-hidden-tests: zstd-demo's tests fail with stored and --features zstd"
+	fi
+	# A copy of the library named by the variables, pkg-config not asked: the probe, the link and
+	# compat/zstd-shim.c (compiled with the include directory the probe returned) use the copy, the
+	# only zstd.h and libzstd.so the hidden build can see.
+	copy=$log/zstd-copy-tree
+	mkdir -p "$copy/lib" "$copy/include"
+	cp /usr/include/zstd.h /usr/include/zstd_errors.h "$copy/include/"
+	cp -P "/usr/lib/$(gcc -print-multiarch)"/libzstd.so* "$copy/lib/"
+	if (cd "$app" && hidden_zstd env ZSTD_NO_PKG_CONFIG=1 ZSTD_LIB_DIR="$copy/lib" ZSTD_INCLUDE_DIR="$copy/include" cargo build --release --locked --offline) >"$log/zstd-copy" 2>&1; then
+		out=$("$B" --build-options | awk 'substr($0, 1, 1) == "[" { on = (index($0, "[zstd-demo ") == 1); next } on')
+		grep -qF "located by ZSTD_NO_PKG_CONFIG=1 ZSTD_LIB_DIR=$copy/lib ZSTD_INCLUDE_DIR=$copy/include)" <<<"$out" && pass "zstd-copy: $(grep '^zstd: ' <<<"$out")" || fail "zstd-copy: not located by the variables: $out"
+		needed "$B" | grep -qx libzstd.so.1 && pass "zstd-copy: NEEDED has libzstd.so.1" || fail "zstd-copy: NEEDED lacks libzstd.so.1"
+		f=$log/data-text.orig
+		"$B" --zstd <"$f" | zstd -dcq | cmp -s - "$f" && pass "zstd-copy: --zstd output comes back through zstd -d" || fail "zstd-copy: --zstd does not round-trip"
+	else
+		cat "$log/zstd-copy"
+		fail "zstd-copy: the build with ZSTD_NO_PKG_CONFIG, ZSTD_LIB_DIR and ZSTD_INCLUDE_DIR failed"
+	fi
+	cargo clean --release -p zstd-demo --quiet
+fi
 
 note "documentation commands, as written"
 run_doc examples/inflate/README.md "$lib"

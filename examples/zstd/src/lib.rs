@@ -50,23 +50,45 @@ mod provider {
     pub fn library() -> Option<&'static str> {
         None
     }
+
+    pub fn headers() -> Option<&'static str> {
+        None
+    }
 }
 
 #[cfg(zstd_demo_compress = "zstd")]
 mod provider {
-    //! libzstd's one-shot compressor, through zstd-sys.
+    //! libzstd's one-shot compressor, through this crate's own declarations of zstd.h's
+    //! functions. build.rs links libzstd (flagsplit-config's `System` finder emits the
+    //! `rustc-link-lib` directive once the probe passed) and compat/zstd-shim.c.
 
-    use std::ffi::CStr;
+    use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
     use std::io;
+
+    unsafe extern "C" {
+        fn ZSTD_compressBound(src_size: usize) -> usize;
+        fn ZSTD_compress(
+            dst: *mut c_void,
+            dst_capacity: usize,
+            src: *const c_void,
+            src_size: usize,
+            compression_level: c_int,
+        ) -> usize;
+        fn ZSTD_isError(code: usize) -> c_uint;
+        fn ZSTD_getErrorName(code: usize) -> *const c_char;
+        fn ZSTD_versionString() -> *const c_char;
+        /// compat/zstd-shim.c: `ZSTD_VERSION_STRING` of the zstd.h compiled against.
+        fn zstd_demo_headers_version() -> *const c_char;
+    }
 
     pub fn compress(input: &[u8]) -> io::Result<Vec<u8>> {
         // SAFETY: ZSTD_compressBound is a pure function of the size.
-        let bound = unsafe { zstd_sys::ZSTD_compressBound(input.len()) };
+        let bound = unsafe { ZSTD_compressBound(input.len()) };
         let mut out = vec![0u8; bound];
         // SAFETY: `out` has `bound` writable bytes, `input` its length readable; level 3 is
         // libzstd's default.
         let n = unsafe {
-            zstd_sys::ZSTD_compress(
+            ZSTD_compress(
                 out.as_mut_ptr().cast(),
                 out.len(),
                 input.as_ptr().cast(),
@@ -75,9 +97,9 @@ mod provider {
             )
         };
         // SAFETY: any return value of ZSTD_compress may be asked about.
-        if unsafe { zstd_sys::ZSTD_isError(n) } != 0 {
+        if unsafe { ZSTD_isError(n) } != 0 {
             // SAFETY: ZSTD_getErrorName returns a static NUL-terminated string.
-            let name = unsafe { CStr::from_ptr(zstd_sys::ZSTD_getErrorName(n)) };
+            let name = unsafe { CStr::from_ptr(ZSTD_getErrorName(n)) };
             return Err(io::Error::other(format!(
                 "ZSTD_compress: {}",
                 name.to_string_lossy()
@@ -89,7 +111,13 @@ mod provider {
 
     pub fn library() -> Option<&'static str> {
         // SAFETY: ZSTD_versionString returns a static NUL-terminated string.
-        let v = unsafe { CStr::from_ptr(zstd_sys::ZSTD_versionString()) };
+        let v = unsafe { CStr::from_ptr(ZSTD_versionString()) };
+        v.to_str().ok()
+    }
+
+    pub fn headers() -> Option<&'static str> {
+        // SAFETY: the shim returns a string literal: static and NUL-terminated.
+        let v = unsafe { CStr::from_ptr(zstd_demo_headers_version()) };
         v.to_str().ok()
     }
 }
@@ -119,6 +147,8 @@ impl fmt::Display for BuildOptions {
         let info = self.0;
         writeln!(out, "[{} {}]", SPEC.name, env!("CARGO_PKG_VERSION"))?;
         let mut links: Vec<&str> = Vec::new();
+        let built = info.library(spec::ZSTD.name);
+        let static_link = built.map_or(false, |b| b.static_link);
         for facility in SPEC.facilities {
             let selected = info.provider_of(&SPEC, facility);
             writeln!(
@@ -129,19 +159,22 @@ impl fmt::Display for BuildOptions {
             )?;
             links.extend(selected.into_iter().flat_map(|p| p.links.iter().copied()));
         }
-        if let (Some(running), Some(built)) = (provider::library(), info.library(spec::ZSTD.name)) {
+        if let (Some(running), Some(built)) = (provider::library(), built) {
             writeln!(
                 out,
-                "zstd: {running} (built against {}, located by {})",
-                built.version.unwrap_or("?"),
-                built.located_by
+                "zstd: {running} (built against {}, located by {}{})",
+                provider::headers().unwrap_or("?"),
+                built.located_by,
+                if static_link { ", static" } else { "" }
             )?;
         }
         writeln!(out, "features: {}", info.describe_features())?;
         for choice in info.choices {
             writeln!(out, "{choice}")?;
         }
-        if links.is_empty() {
+        if static_link {
+            writeln!(out, "links: (none: libzstd inside the binary)")
+        } else if links.is_empty() {
             writeln!(out, "links: (none)")
         } else {
             writeln!(out, "links: {}", links.join(" "))
@@ -177,7 +210,11 @@ mod tests {
         );
         if provider() == "zstd" {
             assert!(text.contains("\nzstd: 1."), "{text}");
-            assert!(text.contains("located by pkg-config (libzstd)"), "{text}");
+            let located = BUILD_INFO.library(spec::ZSTD.name).map(|l| l.located_by);
+            assert!(
+                text.contains(&format!("located by {}", located.unwrap_or("?"))),
+                "{text}"
+            );
         }
     }
 }

@@ -1,18 +1,19 @@
 //! The facility table of zstd-demo: one facility, `compress`, with two providers, and the C
-//! library the second one links (libzstd), how the build finds it (pkg-config, as zstd-sys's
-//! `pkg-config` feature does), the versions accepted and the probe. build.rs resolves and probes
+//! library the second one links (libzstd), how the build finds it (pkg-config's `libzstd`, or the
+//! `ZSTD_*` variables), the versions accepted and the probe. build.rs resolves, probes and links
 //! it (`#[path]`-included there); the library's build options read it.
 
-use flagsplit_config::probe::{Library, PkgConfig, Probe, ReadVersion, VersionCheck};
+use flagsplit_config::probe::{Library, Probe, ReadVersion, System, VersionCheck};
 use flagsplit_config::{Facility, Provider, Spec};
 
-/// libzstd as pkg-config describes it (`libzstd.pc`).
-static LIBZSTD_PC: PkgConfig = PkgConfig::new("libzstd");
+/// libzstd as pkg-config describes it (`libzstd.pc`), or as `ZSTD_NO_PKG_CONFIG`,
+/// `ZSTD_LIB_DIR`, `ZSTD_INCLUDE_DIR`, `ZSTD_LIBS` and `ZSTD_STATIC` say; linked by build.rs.
+static LIBZSTD: System = System::new("libzstd", "ZSTD");
 
-/// libzstd: found by pkg-config; its version read from the `zstd.h` the probe compiles against;
+/// libzstd: found by pkg-config or the `ZSTD_*` variables; its version read from the `zstd.h` the probe compiles against;
 /// 1.4.0 or newer (the oldest whose `ZSTD_compress` frames every decoder since reads, and what
 /// current distributions ship), tested with 1.5.x.
-pub static ZSTD: Library = Library::new("zstd", &LIBZSTD_PC)
+pub static ZSTD: Library = Library::new("zstd", &LIBZSTD)
     .version(
         VersionCheck::minimum(
             ReadVersion::macros(
@@ -59,7 +60,7 @@ pub static SPEC: Spec =
             Provider::new(
                 "zstd",
                 "ZSTD",
-                "libzstd (crate zstd-sys, found by pkg-config)",
+                "libzstd (found by pkg-config or ZSTD_* variables, linked by build.rs)",
             )
             .feature("zstd")
             .links(&["libzstd"])

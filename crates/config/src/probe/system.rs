@@ -143,7 +143,7 @@ impl Finder for System {
                             .collect::<Vec<_>>()
                             .join(", ")
                     ))
-                    .fix(format!("or unset it to ask pkg-config ({})", self.module)));
+                    .fix(format!("unset it to ask pkg-config ({})", self.module)));
                 }
                 found.lib_dirs = vec![dir.clone()];
             }
@@ -198,7 +198,7 @@ impl Finder for System {
                             self.module
                         ))
                         .fix(format!(
-                            "or name the directories yourself: {}=/path/lib {}=/path/include",
+                            "name the directories yourself: {}=/path/lib {}=/path/include",
                             self.variable("LIB_DIR"),
                             self.variable("INCLUDE_DIR")
                         )));
@@ -211,16 +211,24 @@ impl Finder for System {
         found.link_directives = true;
         if want_static {
             found.link_mode = LinkMode::Static;
-            if found.lib_dirs.is_empty() {
-                // The compiler's default directories: where its driver finds each archive.
-                for name in link_names(cx, &libs) {
-                    let archive = format!("lib{name}.a");
-                    if let Some(path) = cx.env.compiler_file_name(&archive) {
-                        if let Some(dir) = std::path::Path::new(&path).parent() {
-                            let dir = dir.display().to_string();
-                            if !found.lib_dirs.contains(&dir) {
-                                found.lib_dirs.push(dir);
-                            }
+            // An archive that is in none of the directories found (the compiler's default
+            // directories, or a pkg-config file whose `libdir` is not where the archive is): where
+            // the compiler's driver finds it.
+            for name in link_names(cx, &libs) {
+                let archive = format!("lib{name}.a");
+                let listed = found.lib_dirs.iter().any(|d| {
+                    cx.env
+                        .list_dir(d)
+                        .map_or(false, |names| names.contains(&archive))
+                });
+                if listed {
+                    continue;
+                }
+                if let Some(path) = cx.env.compiler_file_name(&archive) {
+                    if let Some(dir) = std::path::Path::new(&path).parent() {
+                        let dir = dir.display().to_string();
+                        if !found.lib_dirs.contains(&dir) {
+                            found.lib_dirs.push(dir);
                         }
                     }
                 }
