@@ -184,7 +184,7 @@ if build feature-off "$app" --locked -p plain-user; then
 	fail "feature-off: build succeeded"
 else
 	says feature-off "$log/feature-off" "error: inflate-demo@0.1.0: INFLATE_DEMO_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature \`zlib\` is off" \
-		"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] }, or unset INFLATE_DEMO_INFLATE_PROVIDER" \
+		"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] } (`--features zlib` when inflate-demo itself is built), or unset INFLATE_DEMO_INFLATE_PROVIDER" \
 		"error: inflate-demo@0.1.0:   $library_note"
 fi
 

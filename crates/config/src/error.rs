@@ -327,7 +327,18 @@ impl fmt::Display for ConfigError {
                     )?,
                 }
                 let quoted = matches!(by, Requester::File(_));
-                write!(f, "  valid values: {}", facility.provider_list(quoted))
+                write!(f, "  valid values: {}", facility.provider_list(quoted))?;
+                if let Some(near) =
+                    crate::model::closest(value, facility.providers.iter().map(|p| p.name))
+                {
+                    let near = if quoted {
+                        format!("\"{near}\"")
+                    } else {
+                        near.to_string()
+                    };
+                    write!(f, "\n  did you mean {near}?")?;
+                }
+                Ok(())
             }
             ConfigError::FeatureOff {
                 by,
@@ -357,7 +368,7 @@ impl fmt::Display for ConfigError {
                     ),
                     Some(name) => write!(
                         f,
-                        "  fix: turn the feature on where the application depends on {name}: {name} = {{ version = \"...\", features = [\"{feature}\"] }}, or {undo} to select a compiled provider ({available})"
+                        "  fix: turn the feature on where the application depends on {name}: {name} = {{ version = \"...\", features = [\"{feature}\"] }} (`--features {feature}` when {name} itself is built), or {undo} to select a compiled provider ({available})"
                     ),
                 }
             }

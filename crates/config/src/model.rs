@@ -418,6 +418,41 @@ impl Facility {
 }
 
 /// Space-separated names, or `(none)` when there are none.
+/// The name among `candidates` that `name` most likely misspells: the same letters in another
+/// case (`System` for `system`), else the nearest within 2 edits that does not replace the whole
+/// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`).
+pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    if let Some(same) = candidates
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(name) && **c != name)
+    {
+        return Some(same);
+    }
+    let lower = name.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, c), c))
+        .filter(|(d, c)| *d > 0 && *d <= 2 && *d < c.len().min(lower.len()))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over bytes (names are ASCII).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 pub(crate) fn names_or_none(names: &[&str]) -> String {
     if names.is_empty() {
         "(none)".to_string()

@@ -128,25 +128,10 @@ pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
     spec.build_variable_names()
         .into_iter()
         .chain(spec.variables.iter().map(|v| v.name.to_string()))
-        .map(|v| (edit_distance(name, &v), v))
+        .map(|v| (crate::model::edit_distance(name, &v), v))
         .filter(|(d, _)| *d <= 3)
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
-}
-
-/// Levenshtein distance over bytes (names are ASCII).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b = b.as_bytes();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.bytes().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Resolves the selection, or returns every error found.
@@ -593,7 +578,33 @@ mod tests {
         assert_eq!(s("DEMO_CONFG").as_deref(), Some("DEMO_CONFIG"));
         assert_eq!(s("DEMO_TRAC").as_deref(), Some("DEMO_TRACE"));
         assert_eq!(s("DEMO_SOMETHING_ELSE_ENTIRELY"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(crate::model::edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn misspelt_values_get_did_you_mean() {
+        use crate::model::closest;
+        let names = ["system", "pure", "zlib-ng", "dc"];
+        assert_eq!(closest("System", names), Some("system"));
+        assert_eq!(closest("sytem", names), Some("system"));
+        assert_eq!(closest("SYSTM", names), Some("system"));
+        assert_eq!(closest("zlibng", names), Some("zlib-ng"));
+        assert_eq!(closest("openssl", names), None);
+        assert_eq!(closest("xy", names), None, "a two-letter name is never a whole replacement");
+        assert_eq!(closest("system", names), None, "a valid value needs no suggestion");
+        // In the messages: the variable's and the config file's.
+        let e = run(FeatureSet::EMPTY, &[("DEMO_HASH_PROVIDER", "Portable")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\n  did you mean portable?"), "{e}");
+        let e = run(
+            FeatureSet::EMPTY,
+            &[],
+            Some("[hash]\nprovider = \"portabel\"\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\n  did you mean \"portable\"?"), "{e}");
     }
 
     #[test]

@@ -262,7 +262,22 @@ impl Build {
 
     /// [`Build::resolve`], then [`emit_cfgs`]; on an error, fails the build with it ([`error`])
     /// and returns `None` (a documentation build warns instead and goes on with the defaults).
+    ///
+    /// The table itself is checked first ([`Spec::check`]): a mistake in it (a default that
+    /// needs a feature, a name declared twice) fails the build of every configuration, naming
+    /// the mistake, rather than building a provider whose feature is off.
     pub fn resolve_and_emit(&self) -> Option<Resolved> {
+        if let Err(problems) = self.spec.check() {
+            let message = table_error(self.spec, &problems);
+            if self.is_docs_rs() {
+                warning(&format!(
+                    "{message}\n  (DOCS_RS is set: a documentation build goes on)"
+                ));
+            } else {
+                error(&message);
+                return None;
+            }
+        }
         let result = match self.resolve() {
             Err(message) if self.is_docs_rs() => {
                 warning(&format!(
@@ -464,6 +479,21 @@ impl Build {
     }
 }
 
+/// The build error for a facility table that fails [`Spec::check`]: a mistake of the crate's
+/// author, not of the build's configuration.
+pub(crate) fn table_error(spec: &Spec, problems: &str) -> String {
+    let mut lines = vec![format!(
+        "the facility table of {} is inconsistent (a mistake in the crate, not in this build's configuration):",
+        spec.name
+    )];
+    lines.extend(problems.lines().map(|p| format!("  {p}")));
+    lines.push(format!(
+        "  fix: correct {}'s table (its `Spec`); a unit test with `assert_eq!(SPEC.check(), Ok(()))` finds the same",
+        spec.name
+    ));
+    lines.join("\n")
+}
+
 /// The last line of a [`Role::Library`]'s configuration error: where its variables come from.
 fn library_note(spec: &Spec) -> String {
     format!(
@@ -618,6 +648,30 @@ mod tests {
     }
 
     const BLOCK: &str = "[hash]\nprovider = \"block\"\n";
+
+    #[test]
+    fn a_table_mistake_is_a_build_error_naming_it() {
+        use crate::{Facility, Provider};
+        // The default behind a feature: without a check, a library would emit the cfg of a
+        // provider whose feature is off.
+        static BAD: Spec = Spec::library("mini-compress", "MINI_COMPRESS", "mini_compress")
+            .facilities(&[Facility::new(
+                "zstd",
+                "ZSTD",
+                "zstd",
+                &[
+                    Provider::new("system", "SYSTEM", "libzstd").feature("system"),
+                    Provider::new("pure", "PURE", "ruzstd").feature("pure"),
+                ],
+            )]);
+        let problems = BAD.check().unwrap_err();
+        assert_eq!(
+            table_error(&BAD, &problems),
+            "the facility table of mini-compress is inconsistent (a mistake in the crate, not in this build's configuration):
+  zstd: default_order must name a provider that needs no feature
+  fix: correct mini-compress's table (its `Spec`); a unit test with `assert_eq!(SPEC.check(), Ok(()))` finds the same"
+        );
+    }
 
     #[test]
     #[cfg(feature = "config-file")]

@@ -289,7 +289,7 @@ mod library_role {
             .to_string();
         assert_eq!(
             e,
-            "INFLATE_LIB_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature `zlib` is off (features on: (none))\n  fix: turn the feature on where the application depends on inflate-lib: inflate-lib = { version = \"...\", features = [\"zlib\"] }, or unset INFLATE_LIB_INFLATE_PROVIDER to select a compiled provider (miniz)"
+            "INFLATE_LIB_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature `zlib` is off (features on: (none))\n  fix: turn the feature on where the application depends on inflate-lib: inflate-lib = { version = \"...\", features = [\"zlib\"] } (`--features zlib` when inflate-lib itself is built), or unset INFLATE_LIB_INFLATE_PROVIDER to select a compiled provider (miniz)"
         );
         let e = run(
             &APPLICATION,
@@ -337,7 +337,7 @@ mod library_script {
             .unwrap_err();
         assert_eq!(
             e,
-            "INFLATE_LIB_INFLATE_PROVIDER=zlb: `zlb` is not a provider of inflate\n  valid values: miniz, zlib, zlib-ng\n  note: inflate-lib is a library; its INFLATE_LIB_* variables reach its build script from the environment of the whole build: the shell, or the [env] table of the application's .cargo/config.toml (Cargo does not say which)"
+            "INFLATE_LIB_INFLATE_PROVIDER=zlb: `zlb` is not a provider of inflate\n  valid values: miniz, zlib, zlib-ng\n  did you mean zlib?\n  note: inflate-lib is a library; its INFLATE_LIB_* variables reach its build script from the environment of the whole build: the shell, or the [env] table of the application's .cargo/config.toml (Cargo does not say which)"
         );
     }
 
