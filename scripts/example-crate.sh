@@ -276,6 +276,23 @@ expect_build_error named-file "$cfg:2:12: [inflate] provider = \"gzip\": \`gzip\
 	-- INFLATE_DEMO_CONFIG="$cfg"
 expect_build_error missing-file "INFLATE_DEMO_CONFIG=$log/nope.toml names a config file that cannot be read" -- INFLATE_DEMO_CONFIG="$log/nope.toml"
 
+note "a misspelt [env] entry an incremental build misses, caught by the application's test (check_environment)"
+# A new variable is not one a build script named with rerun-if-env-changed, so Cargo does not rerun
+# it: the build goes on with the old selection and says nothing. tests/config.rs sees the same [env].
+typo_env=(--config 'env.INFLATE_DEMO_INFLATE_PROVDER="miniz"')
+if build typo-warm && (cd "$app" && cargo build --release --locked --offline "${typo_env[@]}") >"$log/typo-incremental" 2>&1; then
+	grep -q PROVDER "$log/typo-incremental" && fail "typo-incremental: the build saw the misspelt name (this check expects Cargo not to rerun): $(cat "$log/typo-incremental")" || pass "typo-incremental: the incremental build passed without a word about INFLATE_DEMO_INFLATE_PROVDER"
+else
+	cat "$log/typo-incremental"
+	fail "typo-incremental: the incremental build failed"
+fi
+if (cd "$app" && cargo test --release --locked --offline --test config "${typo_env[@]}") >"$log/typo-test" 2>&1; then
+	fail "typo-test: tests/config.rs passed with INFLATE_DEMO_INFLATE_PROVDER in [env]"
+else
+	says typo-test "$log/typo-test" "unknown variable INFLATE_DEMO_INFLATE_PROVDER in the build environment" "did you mean INFLATE_DEMO_INFLATE_PROVIDER?"
+fi
+(cd "$app" && cargo test --release --locked --offline --test config) >"$log/typo-none" 2>&1 && pass "typo-none: tests/config.rs passes with the committed [env]" || { cat "$log/typo-none"; fail "typo-none: tests/config.rs fails with the committed [env]"; }
+
 note "every kind of error, in the libraries' own words: no message names flagsplit"
 # --keep-going: every library's build script runs and says its own error.
 expect_build_error words-unknown "INFLATE_DEMO_INFLATE_PROVIDER=gzip: \`gzip\` is not a provider of inflate" \

@@ -58,4 +58,6 @@ pub use model::{
     Choice, Facility, FeatureSet, Origin, Provider, Role, Selection, Spec, Variable, When,
 };
 #[cfg(feature = "resolve")]
-pub use resolve::{ConfigFileInput, Inputs, check_every_request, resolve};
+pub use resolve::{
+    ConfigFileInput, Inputs, check_environment, check_every_request, resolve, unknown_variables,
+};

@@ -421,7 +421,10 @@ impl Facility {
 /// The name among `candidates` that `name` most likely misspells: the same letters in another
 /// case (`System` for `system`), else the nearest within 2 edits that does not replace the whole
 /// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`).
-pub(crate) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     if let Some(same) = candidates
         .iter()

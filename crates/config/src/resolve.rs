@@ -268,6 +268,59 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 }
 
+/// The variables among `names` that carry `spec`'s prefix (`INFLATE_DEMO_`) but that `spec` does
+/// not know: a misspelt name, each as the build error a build script gives for it (the valid
+/// names, and the nearest one when it is a likely typo). See [`check_environment`].
+pub fn unknown_variables<'a>(
+    spec: &Spec,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Vec<ConfigError> {
+    let prefix = spec.var_prefix();
+    let mut unknown: Vec<&str> = names
+        .into_iter()
+        .filter(|name| name.starts_with(&prefix) && !spec.knows_variable(name))
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    unknown
+        .into_iter()
+        .map(|name| ConfigError::UnknownVariable {
+            name: name.to_string(),
+            valid: spec.build_variable_names(),
+            suggestion: suggest(spec, name),
+        })
+        .collect()
+}
+
+/// Checks this process's environment against the tables of `specs` ([`unknown_variables`]), for
+/// an application's own test: `cargo test` runs it with the same shell variables and
+/// `.cargo/config.toml` `[env]` as the build scripts of `cargo build`. A build script cannot do
+/// this itself on every build: Cargo reruns it only when a variable it named with
+/// `rerun-if-env-changed` changes, so a misspelt name added later (a new variable) does not rerun
+/// it, and an incremental build goes on with the old selection.
+///
+/// ```
+/// # use flagsplit_config::{Facility, Provider, Spec};
+/// # static SPEC: Spec = Spec::library("inflate-demo", "INFLATE_DEMO", "inflate_demo");
+/// // The body of a test of the application (tests/config.rs: `#[test] fn no_misspelt_variable()`),
+/// // with flagsplit-config a dev-dependency (feature `resolve`, a default one).
+/// flagsplit_config::check_environment(&[&SPEC]).unwrap();
+/// ```
+pub fn check_environment(specs: &[&Spec]) -> Result<(), Errors> {
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    let errors: Vec<ConfigError> = specs
+        .iter()
+        .flat_map(|spec| unknown_variables(spec, names.iter().map(String::as_str)))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Errors(errors))
+    }
+}
+
 /// Resolves every request a user can make of `spec` and checks each outcome, for a crate's tests
 /// (as [`Spec::check`] checks the table itself): each facility × each provider name of the table ×
 /// every feature set, asked for by its variable and by a config file. A request takes effect with
@@ -582,6 +635,31 @@ mod tests {
     }
 
     #[test]
+    fn unknown_variables_with_the_prefix_only() {
+        let errors = unknown_variables(
+            &DEMO,
+            [
+                "DEMO_HASH_PROVDER",
+                "DEMO_HASH_PROVIDER",
+                "DEMO_CONFIG",
+                "OTHER_HASH_PROVDER",
+                "DEMO_HASH_PROVDER",
+            ],
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let text = errors[0].to_string();
+        assert!(
+            text.starts_with("unknown variable DEMO_HASH_PROVDER in the build environment"),
+            "{text}"
+        );
+        assert!(text.contains("did you mean DEMO_HASH_PROVIDER?"), "{text}");
+        assert!(
+            check_environment(&[&DEMO]).is_ok()
+                || std::env::vars().any(|(k, _)| k.starts_with("DEMO_"))
+        );
+    }
+
+    #[test]
     fn misspelt_values_get_did_you_mean() {
         use crate::model::closest;
         let names = ["system", "pure", "zlib-ng", "dc"];
@@ -590,12 +668,24 @@ mod tests {
         assert_eq!(closest("SYSTM", names), Some("system"));
         assert_eq!(closest("zlibng", names), Some("zlib-ng"));
         assert_eq!(closest("openssl", names), None);
-        assert_eq!(closest("xy", names), None, "a two-letter name is never a whole replacement");
-        assert_eq!(closest("system", names), None, "a valid value needs no suggestion");
+        assert_eq!(
+            closest("xy", names),
+            None,
+            "a two-letter name is never a whole replacement"
+        );
+        assert_eq!(
+            closest("system", names),
+            None,
+            "a valid value needs no suggestion"
+        );
         // In the messages: the variable's and the config file's.
-        let e = run(FeatureSet::EMPTY, &[("DEMO_HASH_PROVIDER", "Portable")], None)
-            .unwrap_err()
-            .to_string();
+        let e = run(
+            FeatureSet::EMPTY,
+            &[("DEMO_HASH_PROVIDER", "Portable")],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("\n  did you mean portable?"), "{e}");
         let e = run(
             FeatureSet::EMPTY,

@@ -125,11 +125,19 @@ impl Build {
                 named_by: format!("{var}={named}"),
                 resolved: path.display().to_string(),
                 contents: fs::read_to_string(&path).map_err(|e| e.to_string()),
-                fix: format!(
-                    "create the file ({}) or unset {var}; a relative path resolves against the package root, {}",
-                    spec.format_hint(),
-                    self.manifest_dir.display()
-                ),
+                fix: match spec.role {
+                    Role::Application => format!(
+                        "create the file ({}) or unset {var}; a relative path resolves against the package root, {}",
+                        spec.format_hint(),
+                        self.manifest_dir.display()
+                    ),
+                    Role::Library => format!(
+                        "create the file ({}) or unset {var}; a relative path resolves against {}'s own package root ({}), not the application's: give an absolute path, or in the application's .cargo/config.toml [env] {var} = {{ value = \"{named}\", relative = true }}, which Cargo resolves against the directory that holds .cargo/",
+                        spec.format_hint(),
+                        spec.name,
+                        self.manifest_dir.display()
+                    ),
+                },
             };
             return (Some(input), shown);
         }
