@@ -7,6 +7,8 @@
 //!     include!(concat!(env!("OUT_DIR"), "/build_info.rs"));
 //! ```
 
+use std::fmt;
+
 use crate::model::{Facility, Provider, Spec, names_or_none};
 
 /// What the build decided, embedded in the binaries.
@@ -127,7 +129,130 @@ impl LibraryBuildInfo {
     }
 }
 
+/// The build options in the shape a binary's `--build-options` prints them, one fact per line:
+///
+/// ```text
+/// features: zlib
+/// config-file: (none)
+/// inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)
+/// zlib-build: 1.2.13 located by libz-sys in the compiler's default paths (dynamic)
+/// target: x86_64-unknown-linux-gnu
+/// ```
+///
+/// [`BuildInfo::describe`] adds what needs the table: each facility's label and its provider's
+/// (`INFLATE: ZLIB`) first, and the `links:` line.
+impl fmt::Display for BuildInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_lines(f, None)
+    }
+}
+
+/// [`BuildInfo::describe`]'s result.
+#[derive(Clone, Copy, Debug)]
+pub struct Described<'a> {
+    info: &'a BuildInfo,
+    spec: &'static Spec,
+}
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (info, spec) = (self.info, self.spec);
+        let mut links: Vec<&'static str> = Vec::new();
+        for facility in spec.facilities {
+            let provider = info.provider_of(spec, facility);
+            writeln!(
+                f,
+                "{}: {}",
+                facility.label,
+                provider.map_or("?", |p| p.label)
+            )?;
+            for l in provider.into_iter().flat_map(|p| p.links.iter()) {
+                if !links.contains(l) {
+                    links.push(l);
+                }
+            }
+        }
+        info.write_lines(f, Some(&links))
+    }
+}
+
 impl BuildInfo {
+    /// The lines of [`fmt::Display`], with a `links:` line when `links` is given.
+    fn write_lines(&self, f: &mut fmt::Formatter<'_>, links: Option<&[&str]>) -> fmt::Result {
+        writeln!(f, "features: {}", self.describe_features())?;
+        writeln!(f, "config-file: {}", self.config_file)?;
+        for choice in self.choices {
+            writeln!(f, "{choice}")?;
+        }
+        if let Some(links) = links {
+            let statically: Vec<&str> = self
+                .libraries
+                .iter()
+                .filter(|l| l.static_link)
+                .map(|l| l.library)
+                .collect();
+            if links.is_empty() {
+                writeln!(f, "links: (none)")?;
+            } else if statically.is_empty() {
+                writeln!(f, "links: {}", links.join(" "))?;
+            } else {
+                writeln!(
+                    f,
+                    "links: {} ({} linked statically)",
+                    links.join(" "),
+                    statically.join(", ")
+                )?;
+            }
+        }
+        for l in self.libraries {
+            let dirs = if l.lib_dirs.is_empty() {
+                "the compiler's default paths".to_string()
+            } else {
+                l.lib_dirs.join(", ")
+            };
+            writeln!(
+                f,
+                "{}-build: {}located by {} in {dirs} ({})",
+                l.library,
+                l.version.map_or(String::new(), |v| format!("{v} ")),
+                l.located_by,
+                if l.static_link { "static" } else { "dynamic" }
+            )?;
+        }
+        write!(f, "target: {}", self.target)
+    }
+
+    /// The build options with the table's labels, in the shape of flagsplit's
+    /// `version --build-options`: `<facility label>: <provider label>` for each facility, then
+    /// [`fmt::Display`]'s lines with `links:` (the libraries the selected providers link, every
+    /// binary together) before the `*-build:` lines.
+    ///
+    /// ```
+    /// # use flagsplit_config::{BuildInfo, Facility, Provider, Spec};
+    /// # static SPEC: Spec = Spec::library("inflate-demo", "INFLATE_DEMO", "inflate_demo").facilities(&[
+    /// #     Facility::new("inflate", "INFLATE", "DEFLATE decompression", &[
+    /// #         Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+    /// #         Provider::new("zlib", "ZLIB", "the system zlib").feature("zlib").links(&["libz"]),
+    /// #     ]),
+    /// # ]);
+    /// # const BUILD_INFO: BuildInfo = BuildInfo::__generated(
+    /// #     &[flagsplit_config::ChoiceInfo::__generated("inflate", "miniz", "default")],
+    /// #     &[], &[], "(none)", &[], "x86_64-unknown-linux-gnu");
+    /// // BUILD_INFO: include!(concat!(env!("OUT_DIR"), "/build_info.rs")), as build.rs wrote it.
+    /// assert_eq!(
+    ///     BUILD_INFO.describe(&SPEC).to_string(),
+    ///     "INFLATE: MINIZ_OXIDE
+    /// features: (none)
+    /// config-file: (none)
+    /// inflate-provider: miniz (from default)
+    /// links: (none)
+    /// target: x86_64-unknown-linux-gnu"
+    /// );
+    /// ```
+    pub fn describe(&self, spec: &'static Spec) -> Described<'_> {
+        Described { info: self, spec }
+    }
+
     /// The probed library named `name`, if the build probed it.
     pub fn library(&self, name: &str) -> Option<&LibraryBuildInfo> {
         self.libraries.iter().find(|l| l.library == name)

@@ -53,7 +53,7 @@ mod test_tables;
 #[cfg(feature = "build-script")]
 pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
-pub use info::{BuildInfo, ChoiceInfo, LibraryBuildInfo};
+pub use info::{BuildInfo, ChoiceInfo, Described, LibraryBuildInfo};
 pub use model::{
     Choice, Facility, FeatureSet, Origin, Provider, Role, Selection, Spec, Variable, When,
 };

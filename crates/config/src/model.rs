@@ -272,7 +272,15 @@ pub struct Provider {
 }
 
 impl Provider {
-    /// A provider that is always compiled, links nothing and needs no probe.
+    /// A provider that is always compiled, links nothing and needs no probe: `name` is what a
+    /// user selects (`zlib` in `INFLATE_DEMO_INFLATE_PROVIDER=zlib`, the config file's
+    /// `provider = "zlib"`, the value of the `cfg`); `label` is the token the build options print
+    /// for it after its facility's label (`INFLATE: ZLIB` in [`BuildInfo::describe`], git-style
+    /// `SHA1_DC` in flagsplit's `--build-options`); `summary` is one line for the documentation
+    /// and the knob table. [`Provider::feature`], [`Provider::links`] and [`Provider::probe`]
+    /// add the rest.
+    ///
+    /// [`BuildInfo::describe`]: crate::BuildInfo::describe
     pub const fn new(name: &'static str, label: &'static str, summary: &'static str) -> Provider {
         Provider {
             name,
@@ -322,8 +330,9 @@ impl fmt::Display for Provider {
 
 impl Facility {
     /// A facility: `name` (config file, messages, variable and `cfg` names), `label` (its key in
-    /// the build options a binary prints), `purpose` (one line), and its providers in
-    /// documentation order. The default order is the declared one until
+    /// the build options a binary prints: `INFLATE` in `INFLATE: ZLIB`, see
+    /// [`BuildInfo::describe`](crate::BuildInfo::describe)), `purpose` (one line for the
+    /// documentation and the knob table), and its providers in documentation order. The default order is the declared one until
     /// [`Facility::default_order`] says otherwise; it is used by every binary until
     /// [`Facility::used_by`] names some.
     pub const fn new(
