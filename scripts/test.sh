@@ -7,7 +7,8 @@
 #                            real-build matrix (link dependencies with both linkers, build errors,
 #                            exact rebuilds), the documented configuration commands, `cargo package`,
 #                            flagsplit-config's public API and its Rust 1.63 build, the example
-#                            libraries and application (examples/), PACKAGING.md's recipes, the
+#                            libraries and application (examples/), flagsplit-config's guide copied
+#                            verbatim (scripts/guide-case.sh), PACKAGING.md's recipes, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -202,6 +203,9 @@ scripts/example-crate.sh
 
 step "the library case: a library's features, the application's [env], rebuilds, a directory source"
 scripts/library-case.sh
+
+step "flagsplit-config's guide, copied verbatim: two libraries and an application, each provider, each common mistake"
+scripts/guide-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh

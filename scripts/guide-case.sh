@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# crates/config/GUIDE.md, copied as a newcomer copies it: every block marked
+# `<!-- file: PATH -->` is written, as it stands, to PATH in an empty directory outside this
+# workspace, which makes two libraries (inflate-demo, zstd-demo) and an application (app).
+# flagsplit-config is served from its packaged .crate through a directory source (with the
+# third-party crates from `cargo vendor` of examples/inflate-app), as a registry serves it, so the
+# guide's `version = "0.3"` resolves unchanged; the application gets the library the same way,
+# packaged. Then:
+#
+# - each library's tests pass with each provider; the application builds, prints the build options
+#   the guide shows (`<!-- output: build-options -->`), round-trips data compressed by Python's
+#   zlib, and its own test passes;
+# - each build is broken the common ways, and each message is the one the guide shows (every line
+#   of the `<!-- output: NAME -->` block): a misspelt value (value-typo), a provider whose feature
+#   is off (feature-off), a misspelt variable name added to an application already built, which
+#   its test catches (name-typo), the C library missing (library-missing: pkg-config given an
+#   empty search path); and a mistake in the table itself (the default behind a feature) stops the
+#   build naming it;
+# - README.md's `[env]` block of the application section is examples/inflate-app's file.
+#
+# Usage: scripts/guide-case.sh        (run by scripts/test.sh; needs libzstd-dev, zlib1g-dev,
+# pkg-config and the crates of examples/inflate-app's Cargo.lock, fetched first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+. scripts/lib/checks.sh
+guide=$root/crates/config/GUIDE.md
+work=$(mktemp -d)
+trap '[ -n "${GUIDE_CASE_KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+log=$work/log
+mkdir -p "$log"
+export CARGO_TARGET_DIR=$root/target/guide-case
+for v in $(compgen -e | grep -E '^(INFLATE_DEMO_|ZSTD_DEMO_|ZSTD_|PKG_CONFIG_LIBDIR$)' || true); do unset "$v"; done
+
+note "the guide's files, as written"
+python3 - "$guide" "$work" <<'EOF'
+import os, re, sys
+guide, work = sys.argv[1], sys.argv[2]
+lines = open(guide, encoding="utf-8").read().split("\n")
+i, files, outputs = 0, 0, 0
+while i < len(lines):
+    m = re.fullmatch(r"<!-- (file|output): (\S+) -->", lines[i])
+    if not m:
+        i += 1
+        continue
+    kind, name = m.groups()
+    j = i + 1
+    assert lines[j].startswith("```"), f"GUIDE.md:{j + 1}: a marker not followed by a fenced block"
+    k = j + 1
+    while not lines[k].startswith("```"):
+        k += 1
+    body = "\n".join(lines[j + 1:k]) + "\n"
+    if kind == "file":
+        path = os.path.join(work, name)
+        files += 1
+    else:
+        path = os.path.join(work, "log", "expected-" + name)
+        outputs += 1
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w", encoding="utf-8").write(body)
+    i = k + 1
+print(f"{files} files, {outputs} outputs")
+EOF
+pass "extracted: $(cd "$work" && find inflate-demo zstd-demo app -type f | sort | tr '\n' ' ')"
+
+# The directory source: the packaged flagsplit-config beside the vendored third-party crates.
+vendor=$work/vendor
+(cd examples/inflate-app && cargo fetch --locked -q && cargo vendor --locked --offline -q "$vendor") >"$log/vendor" 2>&1 || { cat "$log/vendor"; fail "cargo vendor"; finish "guide case"; }
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/config/Cargo.toml | head -1)
+cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config --target-dir "$work/package" >"$log/package" 2>&1 || { cat "$log/package"; fail "cargo package -p flagsplit-config"; finish "guide case"; }
+# unpack CRATE — a .crate into the directory source, with the checksum file Cargo wants
+unpack() {
+	local crate=$1 name
+	name=$(basename "$crate" .crate)
+	rm -rf "${vendor:?}/$name"
+	tar -xzf "$crate" -C "$vendor"
+	printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$name/.cargo-checksum.json"
+}
+unpack "$work/package/package/flagsplit-config-$version.crate"
+mkdir -p "$work/.cargo"
+printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >"$work/.cargo/config.toml"
+pass "flagsplit-config $version from its .crate, through a directory source"
+# Cargo keys a registry package by name, version and source: what an earlier run compiled from an
+# older .crate would count as fresh.
+rm -rf "$CARGO_TARGET_DIR"
+
+# cargo_in NAME DIR [VAR=...]... -- CARGO ARGS... — cargo in DIR with the variables, --offline;
+# output in $log/NAME; its status
+cargo_in() {
+	local name=$1 dir=$2 vars=()
+	shift 2
+	while [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	(cd "$work/$dir" && env "${vars[@]}" cargo "$@" --offline) >"$log/$name" 2>&1
+}
+# ok NAME DIR [VAR=...]... -- CARGO ARGS... — the same, which must succeed
+ok() {
+	if cargo_in "$@"; then
+		pass "$1: cargo ${*: -1} ... passed$(grep -o 'test result: ok. [0-9]* passed' "$log/$1" | awk '{n += $4} END { if (n) printf " (%d tests)", n }')"
+	else
+		cat "$log/$1"
+		fail "$1: failed"
+	fi
+}
+# shows NAME EXPECTED — every line of the guide's output block EXPECTED is in $log/NAME
+shows() {
+	local name=$1 expected=$log/expected-$2 missing=0 line
+	while IFS= read -r line; do
+		[ -z "$line" ] && continue
+		grep -qF -- "$line" "$log/$name" || { fail "$name: the guide's '$line' is not in the output"; missing=1; }
+	done <"$expected"
+	[ "$missing" = 0 ] && pass "$name: every line of the guide's $2 block ($(grep -c . "$expected") lines)" || cat "$log/$name"
+}
+# breaks NAME EXPECTED DIR [VAR=...]... -- CARGO ARGS... — the command must fail, showing EXPECTED
+breaks() {
+	local name=$1 expected=$2
+	shift 2
+	if cargo_in "$name" "$@"; then
+		fail "$name: passed, expected the guide's $expected message"
+	else
+		shows "$name" "$expected"
+		# A failing test panics by design; a build script must not.
+		[ "${*: -1}" != test ] && ! grep -q "--config" <<<"$*" && grep -q panicked "$log/$name" && fail "$name: a panic" || true
+	fi
+}
+
+note "inflate-demo: the tests with each provider"
+ok lib-miniz inflate-demo -- test
+ok lib-zlib inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- test --features zlib
+breaks value-typo value-typo inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zib -- build --features zlib
+breaks feature-off feature-off inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- build
+
+note "zstd-demo: each provider, and libzstd missing"
+ok zstd-stored zstd-demo -- build --features zstd
+ok zstd-zstd zstd-demo ZSTD_DEMO_COMPRESS_PROVIDER=zstd -- build --features zstd
+grep -qF 'cargo:rustc-link-lib=zstd' "$CARGO_TARGET_DIR"/debug/build/zstd-demo-*/output && pass "zstd-zstd: build.rs linked libzstd (rustc-link-lib=zstd)" || fail "zstd-zstd: no rustc-link-lib=zstd in build.rs's output"
+mkdir -p "$work/empty"
+breaks library-missing library-missing zstd-demo PKG_CONFIG_LIBDIR="$work/empty" ZSTD_DEMO_COMPRESS_PROVIDER=zstd -- build --features zstd
+
+note "app: inflate-demo as a registry package, selected in the app's [env]"
+cargo_in package-lib inflate-demo -- package --no-verify --allow-dirty --target-dir "$work/package" || { cat "$log/package-lib"; fail "cargo package of the guide's inflate-demo"; }
+unpack "$work/package/package/inflate-demo-0.1.0.crate"
+if cargo_in app-build app -- build; then
+	A=$CARGO_TARGET_DIR/debug/app
+	"$A" --build-options >"$log/app-options" 2>&1 || fail "app --build-options failed"
+	shows app-options build-options
+	printf 'hello, guide\n' | python3 -c 'import sys, zlib; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))' >"$work/hello.z"
+	[ "$("$A" <"$work/hello.z")" = "hello, guide" ] && pass "app: inflates what Python's zlib compressed" || fail "app: does not inflate hello.z"
+	needed "$A" | grep -qx libz.so.1 && pass "app: NEEDED has libz.so.1 (the zlib provider)" || fail "app: NEEDED lacks libz.so.1"
+else
+	cat "$log/app-build"
+	fail "app: the build failed"
+fi
+# A misspelt name added to the application just built: not a variable the library's build script
+# named, so Cargo does not rerun it and the build passes; the application's test sees it.
+ok app-incremental app -- build -v --config 'env.INFLATE_DEMO_INFLATE_PROVDER="zlib"'
+grep -qE '^ +Fresh inflate-demo ' "$log/app-incremental" && pass "app-incremental: inflate-demo Fresh, the misspelt name unseen" || fail "app-incremental: inflate-demo was rebuilt"
+breaks name-typo name-typo app -- test --config 'env.INFLATE_DEMO_INFLATE_PROVDER="zlib"'
+ok app-test app -- test
+(cd "$work/app" && INFLATE_DEMO_INFLATE_PROVIDER=miniz cargo run -q --offline -- --build-options) >"$log/app-miniz" 2>&1
+grep -qxF "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "$log/app-miniz" && pass "app: the shell's miniz wins over [env]" || { cat "$log/app-miniz"; fail "app: the shell's value did not select"; }
+
+note "a mistake in the table stops the build, naming it"
+cp -r "$work/inflate-demo" "$work/bad-table"
+sed -i 's/Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)")/&.feature("miniz")/' "$work/bad-table/src/spec.rs"
+sed -i 's/^zlib = \["dep:libz-sys"\]$/&\nminiz = []/' "$work/bad-table/Cargo.toml"
+if grep -q '.feature("miniz")' "$work/bad-table/src/spec.rs" && ! cargo_in bad-table bad-table -- build --features miniz; then
+	says bad-table "$log/bad-table" "the facility table of inflate-demo is inconsistent" "inflate: default_order must name a provider that needs no feature"
+else
+	cat "$log/bad-table" 2>/dev/null || true
+	fail "bad-table: a table with its default behind a feature built"
+fi
+
+note "README.md's [env] block is examples/inflate-app's"
+readme_env=$(awk '/^### An application that uses it/ { on = 1 } on && /^```toml$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' README.md)
+app_env=$(sed -n '/^\[env\]$/,$p' examples/inflate-app/.cargo/config.toml)
+[ "$readme_env" = "$app_env" ] && pass "README.md's [env] block = examples/inflate-app/.cargo/config.toml's" || fail "README.md's [env] block differs from examples/inflate-app/.cargo/config.toml: $readme_env"
+
+finish "guide case"
