@@ -8,9 +8,10 @@ reaches (`crate::probe::library::Library` names `probe::library`, `crate::probe:
 re-export them (`mod x; pub use x::Y;`): that edge counts too, so a submodule that names its
 parent makes a circle.
 
-Usage: scripts/module-graph.py SRC_DIR [--dot]
+Usage: scripts/module-graph.py SRC_DIR [--layers "a b | c d | ..."]
 Prints the edges, then every circle (a strongly connected component of more than one module);
-exits 1 when there is one.
+exits 1 when there is one. With --layers (lowest first, `|` between layers, a module's
+submodules in its layer), also every edge from a layer to a higher one, and exits 1 on one.
 """
 import os
 import re
@@ -119,7 +120,13 @@ def expand_use_groups(code):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    layers = None
+    if "--layers" in argv:
+        i = argv.index("--layers")
+        layers = [layer.split() for layer in argv[i + 1].split("|")]
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
@@ -224,11 +231,30 @@ def main():
     for v in sorted(edges):
         if v not in index:
             visit(v)
+    bad = False
     if comps:
         for c in comps:
             print("circle: " + " <-> ".join(c))
+        bad = True
+    if layers is not None:
+        def layer_of(m):
+            top = m.split("::")[0]
+            for n, layer in enumerate(layers):
+                if top in layer:
+                    return n
+            return None
+        for m in sorted(modules):
+            if m and layer_of(m) is None:
+                print(f"not in any layer: {m}")
+                bad = True
+        for m in sorted(edges):
+            for t in sorted(edges[m]):
+                if m and layer_of(m) is not None and layer_of(t) is not None and layer_of(t) > layer_of(m):
+                    print(f"upward: {m} (layer {layer_of(m) + 1}) -> {t} (layer {layer_of(t) + 1})")
+                    bad = True
+    if bad:
         sys.exit(1)
-    print(f"no circle among {len(modules)} modules")
+    print(f"no circle among {len(modules)} modules" + (f", every edge to its own layer or a lower one of {len(layers)}" if layers else ""))
 
 
 if __name__ == "__main__":

@@ -193,6 +193,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-git --no-deps ||
 # flagsplit-config's public API against its committed listing (about 10 s), and its oldest Rust: Debian's rustc 1.63 and cargo, offline from a vendored directory (about 40 s on 2 cores).
 scripts/public-api.sh
 scripts/msrv.sh
+# flagsplit-config's layers (lib.rs says which module is in which): no module names one of a
+# higher layer, and no two modules name each other, even through others.
+config_layers="clib model knobs error guide | resolve file | env directive probe remap | script codegen info"
+python3 scripts/module-graph.py crates/config/src --layers "$config_layers" >target/config-module-graph.txt ||
+	die "flagsplit-config's module graph has a circle or an upward edge:"$'\n'"$(grep -E '^(circle|upward|not in)' target/config-module-graph.txt)"
+tail -1 target/config-module-graph.txt
 dups=$(cargo tree -d -e normal --all-features --locked)
 if grep -q '^getrandom' <<<"$dups"; then
 	die "more than one getrandom in the normal dependency graph:"$'\n'"$dups"

@@ -7,9 +7,8 @@ use std::env;
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::knobs;
+use crate::clib::TargetInfo;
 use crate::model::Spec;
-use crate::probe::TargetInfo;
 
 /// The build environment. [`Env::process`] reads the real one and prints
 /// `cargo:rerun-if-env-changed` for every variable the build's outcome depends on, so Cargo reruns
@@ -95,7 +94,7 @@ impl Env {
     /// A variable that also has a target-prefixed form (`AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`),
     /// which wins, as in `openssl-sys`. Both forms are recorded.
     pub fn target_var(&self, name: &str) -> Option<OsString> {
-        let prefixed = self.var(&knobs::target_prefixed(&self.target_triple(), name));
+        let prefixed = self.var(&crate::clib::target_prefixed(&self.target_triple(), name));
         let plain = self.var(name);
         prefixed.or(plain)
     }

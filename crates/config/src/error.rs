@@ -4,36 +4,8 @@
 
 use std::fmt;
 
+pub use crate::model::FilePos;
 use crate::model::{Facility, FeatureSet, Provider, Role, Spec, names};
-
-/// A position in a config file, 1-based, the column counted in characters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct FilePos {
-    /// The path as given (`config.toml`, or the config variable's value).
-    pub path: String,
-    /// Line number.
-    pub line: u32,
-    /// Column number.
-    pub column: u32,
-}
-
-impl FilePos {
-    /// Line `line`, column `column` of `path`.
-    pub fn new(path: impl Into<String>, line: u32, column: u32) -> FilePos {
-        FilePos {
-            path: path.into(),
-            line,
-            column,
-        }
-    }
-}
-
-impl fmt::Display for FilePos {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.path, self.line, self.column)
-    }
-}
 
 /// Who asked for a provider.
 #[derive(Clone, Debug, PartialEq, Eq)]

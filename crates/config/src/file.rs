@@ -19,8 +19,7 @@ use toml_span::value::{Table, ValueInner};
 use toml_span::{Span, Value};
 
 use crate::error::{ConfigError, FilePos, Requester};
-use crate::model::Spec;
-use crate::resolve::FileChoice;
+use crate::model::{FileChoice, Spec};
 
 /// Turns byte offsets into 1-based line and character columns.
 struct Lines<'a> {

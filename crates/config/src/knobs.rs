@@ -7,11 +7,7 @@ use std::fmt::Write as _;
 
 use crate::model::{Facility, Provider, Role, Spec, When};
 
-/// The target-prefixed form of a variable, as `openssl-sys` and the `cc` crate spell it
-/// (`X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`).
-pub fn target_prefixed(target: &str, name: &str) -> String {
-    format!("{}_{name}", target.to_uppercase().replace('-', "_"))
-}
+pub use crate::clib::target_prefixed;
 
 /// What `binary` links when `facility` uses `provider` and every other facility keeps a provider
 /// that links nothing.

@@ -1,22 +1,30 @@
 #![doc = include_str!("../README.md")]
 //!
-//! ## Modules
+//! ## Modules, in layers
 //!
-//! - [`guide`]: the guide for a library author (ten minutes): declaring a facility, the
-//!   application's `[env]`, probing a C library, migrating from a feature priority or a
-//!   `RUSTFLAGS` cfg, the limits.
-//! - [`model`]: the table types ([`Spec`], [`Facility`], [`Provider`], [`Role`], [`Variable`]) and
-//!   the vocabulary of a resolution ([`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]).
-//! - [`resolve()`] (feature `resolve`): features + variables + config file → one provider per
-//!   facility with its origin, or every error with its fix ([`error`]).
-//! - `script` (feature `build-script`): the build script's I/O: environment, config file,
-//!   directives, probes, the build-options table.
-//! - [`probe`]: the C libraries providers link ([`probe::Library`], [`probe::Probe`]), how each
-//!   is found ([`probe::Finder`]: a `-sys` crate's metadata, pkg-config, `openssl-sys`, or your
-//!   own), which versions are accepted ([`probe::VersionCheck`]).
-//! - `env` (feature `build-script`): the injectable build environment.
-//! - [`knobs`]: the knob table, generated from a [`Spec`].
-//! - [`BuildInfo`]: the build-options data a build script writes and a binary prints.
+//! Each module names only modules of its own layer or of a lower one, and no two modules name
+//! each other, even through others (`scripts/module-graph.py` checks both in the test command):
+//!
+//! 1. **The table**: [`model`] (the table types [`Spec`], [`Facility`], [`Provider`], [`Role`],
+//!    [`Variable`], and the vocabulary of a resolution: [`FeatureSet`], [`Origin`], [`Choice`],
+//!    [`Selection`]), the C libraries a table declares and the finders' interface (`clib`,
+//!    re-exported by [`probe`]: [`probe::Library`], [`probe::Probe`], [`probe::VersionCheck`],
+//!    [`probe::Finder`]), [`knobs`] (the knob table generated from a [`Spec`]) and [`error`].
+//! 2. **Resolution** (feature `resolve`): [`resolve()`] (features + variables + config file → one
+//!    provider per facility with its origin, or every error with its fix) and the config file's
+//!    reader (`file`, feature `config-file`).
+//! 3. **Finding and linking**: [`probe`] (the finders that come with the crate: `-sys` crates'
+//!    metadata, pkg-config, the `<LIB>_*` variables, `openssl-sys`; the decisions; and, with
+//!    feature `build-script`, the probes compiled and linked), `env` (the injectable build
+//!    environment), `directive` (`cargo:` error and warning lines), `remap` (paths under
+//!    `--remap-path-prefix`).
+//! 4. **Glue**: `script` (feature `build-script`: one build script's job, from the environment to
+//!    the directives and the build-options file), `codegen` (that file's literal) and
+//!    [`BuildInfo`] (`info`: the build-options data a binary prints).
+//!
+//! [`guide`] is the guide for a library author (ten minutes): declaring a facility, the
+//! application's `[env]`, probing and linking a C library, migrating from a feature priority or a
+//! `RUSTFLAGS` cfg, the limits.
 //!
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 //!
@@ -29,8 +37,11 @@
 // versions apply; the code is written for the oldest.
 #![allow(unknown_lints)]
 
+mod clib;
 #[cfg(feature = "build-script")]
 mod codegen;
+#[cfg(feature = "build-script")]
+mod directive;
 #[cfg(feature = "build-script")]
 pub mod env;
 pub mod error;

@@ -49,7 +49,7 @@
 
 use std::fmt;
 
-use crate::probe::Probe;
+use crate::clib::Probe;
 
 /// A crate's facilities and the names derived from them. Built with [`Spec::library`] or
 /// [`Spec::application`] and the builder methods (all `const fn`, for a `static`).
@@ -632,6 +632,47 @@ impl Spec {
             Err(problems.join("\n"))
         }
     }
+}
+
+/// A position in a config file, 1-based, the column counted in characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FilePos {
+    /// The path as given (`config.toml`, or the config variable's value).
+    pub path: String,
+    /// Line number.
+    pub line: u32,
+    /// Column number.
+    pub column: u32,
+}
+
+impl FilePos {
+    /// Line `line`, column `column` of `path`.
+    pub fn new(path: impl Into<String>, line: u32, column: u32) -> FilePos {
+        FilePos {
+            path: path.into(),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for FilePos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.path, self.line, self.column)
+    }
+}
+
+/// One `provider = "..."` entry of a config file that names a valid provider.
+#[cfg(feature = "resolve")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileChoice {
+    /// The facility (table).
+    pub(crate) facility: &'static Facility,
+    /// The provider named.
+    pub(crate) provider: &'static Provider,
+    /// Where the value is.
+    pub(crate) at: FilePos,
 }
 
 /// One environment variable, for the knob table and the typo check. Built with

@@ -8,18 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{ConfigError, Errors, FilePos, Requester};
-use crate::model::{Choice, Facility, FeatureSet, Origin, Provider, Selection, Spec, When};
-
-/// One `provider = "..."` entry of a config file that names a valid provider.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FileChoice {
-    /// The facility (table).
-    pub facility: &'static Facility,
-    /// The provider named.
-    pub provider: &'static Provider,
-    /// Where the value is.
-    pub at: FilePos,
-}
+use crate::model::{Choice, FeatureSet, FileChoice, Origin, Selection, Spec, When};
 
 /// The file's valid choices and every error in it.
 #[cfg(feature = "config-file")]
@@ -687,6 +676,11 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("\n  did you mean portable?"), "{e}");
+    }
+
+    #[test]
+    #[cfg(feature = "config-file")]
+    fn a_misspelt_value_in_the_config_file_gets_did_you_mean() {
         let e = run(
             FeatureSet::EMPTY,
             &[],

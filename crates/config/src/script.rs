@@ -24,10 +24,13 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::clib::Asker;
 use crate::codegen;
+pub use crate::directive::{error, warning};
 pub use crate::env::Env;
 use crate::model::{FeatureSet, Role, Selection, Spec};
-use crate::probe::{self, Asker, Library, LibraryFound, Need};
+use crate::probe::need::Need;
+use crate::probe::{self, Library, LibraryFound};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs};
 
@@ -161,7 +164,7 @@ impl Build {
         } else {
             // No symlink here (a checkout without symlink support): Cargo cannot see config.toml
             // appear. Say so on every build; Cargo replays the warning when nothing is rebuilt.
-            crate::script::warning(&format!(
+            warning(&format!(
                 "{WATCH_DIR}/{local} is not a symlink here, so creating {local} does not rebuild by itself: after creating it, run `touch build.rs` (or `cargo clean -p {}`) and build again",
                 spec.name
             ));
@@ -431,7 +434,7 @@ impl Build {
                 let linking: Vec<&str> = spec.features().into_iter().filter(|f| links(f)).collect();
                 let compiling: Vec<&str> = on.iter().copied().filter(|f| links(f)).collect();
                 let selected = needs.iter().any(|n| n.probe.library == library);
-                if let Some(w) = probe::source_feature_check(
+                if let Some(w) = probe::plan::source_feature_check(
                     library, feature, &on, &compiling, &linking, selected,
                 )? {
                     warning(&w);
@@ -530,60 +533,6 @@ pub(crate) fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// Fails the build with a multi-line message. Cargo 1.84 and later show `cargo::error` lines as
-/// the build's error; that syntax is refused for a package whose `rust-version` is below 1.77 and
-/// unknown to an older Cargo. So the directive is used only where both allow it (the version of
-/// `$CARGO` is asked only here, on the way out); elsewhere the message goes out as
-/// `cargo:warning` lines and on standard error, and the build script exits with status 1, which
-/// fails the build on every Cargo. Either way the caller's build script does nothing more.
-pub fn error(message: &str) {
-    let env = Env::process();
-    let package = env.cargo_var("CARGO_PKG_RUST_VERSION").unwrap_or_default();
-    let cargo = env.cargo_var("CARGO").and_then(|cargo| {
-        let out = std::process::Command::new(cargo).arg("-V").output().ok()?;
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-    });
-    if error_directive_allowed(&package, cargo.as_deref()) {
-        for line in message.lines() {
-            println!("cargo::error={line}");
-        }
-    } else {
-        warning(message);
-        eprintln!("{message}");
-        std::process::exit(1);
-    }
-}
-
-/// Whether `cargo::error` may be printed: the package's `rust-version` (`CARGO_PKG_RUST_VERSION`,
-/// empty when it declares none) is 1.77 or later or unset, and Cargo (`cargo -V`'s output) is
-/// 1.84 or later.
-pub(crate) fn error_directive_allowed(
-    package_rust_version: &str,
-    cargo_version: Option<&str>,
-) -> bool {
-    let minor = |v: &str| -> Option<(u32, u32)> {
-        let mut parts = v.split(['.', '-', ' ']);
-        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
-    };
-    let package_ok = package_rust_version.is_empty()
-        || minor(package_rust_version).map_or(false, |v| v >= (1, 77));
-    let cargo_ok = cargo_version
-        .and_then(|v| v.strip_prefix("cargo "))
-        .and_then(minor)
-        .map_or(false, |v| v >= (1, 84));
-    package_ok && cargo_ok
-}
-
-/// Prints a multi-line message as `cargo:warning` lines (one colon: every Cargo reads it, whatever
-/// the package's `rust-version`).
-pub fn warning(message: &str) {
-    for line in message.lines() {
-        println!("cargo:warning={line}");
-    }
 }
 
 /// One value cfg per facility (`flagsplit_sha1="dc"`), and a cfg per provider feature whose
@@ -785,22 +734,37 @@ mod tests {
     #[test]
     fn cargo_error_only_where_cargo_and_the_package_allow_it() {
         let cargo = |v| Some(format!("cargo {v} (f2d3ce0bd 2026-03-21)\n"));
-        assert!(error_directive_allowed("", cargo("1.95.0").as_deref()));
-        assert!(error_directive_allowed("1.77", cargo("1.84.0").as_deref()));
-        assert!(error_directive_allowed(
+        assert!(crate::directive::error_directive_allowed(
+            "",
+            cargo("1.95.0").as_deref()
+        ));
+        assert!(crate::directive::error_directive_allowed(
+            "1.77",
+            cargo("1.84.0").as_deref()
+        ));
+        assert!(crate::directive::error_directive_allowed(
             "1.88.0",
             cargo("1.95.0-nightly").as_deref()
         ));
         // A package that declares an older Rust may not print `cargo::` at all.
-        assert!(!error_directive_allowed("1.70", cargo("1.95.0").as_deref()));
-        assert!(!error_directive_allowed(
+        assert!(!crate::directive::error_directive_allowed(
+            "1.70",
+            cargo("1.95.0").as_deref()
+        ));
+        assert!(!crate::directive::error_directive_allowed(
             "1.76.1",
             cargo("1.95.0").as_deref()
         ));
         // Cargo before 1.84 does not know `cargo::error`; an unknown Cargo is treated as old.
-        assert!(!error_directive_allowed("", cargo("1.83.0").as_deref()));
-        assert!(!error_directive_allowed("", None));
-        assert!(!error_directive_allowed("", Some("something else")));
+        assert!(!crate::directive::error_directive_allowed(
+            "",
+            cargo("1.83.0").as_deref()
+        ));
+        assert!(!crate::directive::error_directive_allowed("", None));
+        assert!(!crate::directive::error_directive_allowed(
+            "",
+            Some("something else")
+        ));
     }
 
     #[test]

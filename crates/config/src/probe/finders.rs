@@ -1,6 +1,7 @@
 //! The finders that come with this crate: a `-sys` crate's published metadata, and pkg-config.
 
-use super::{FindContext, Finder, Found, Library, LinkMode, Message, lib_dirs_of};
+use super::need::lib_dirs_of;
+use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message};
 
 /// A library found and linked by its `-sys` crate, which published what it found to its direct
 /// dependents: `-I` from `DEP_<LINKS>_INCLUDE` (several directories separated by `;`); when it

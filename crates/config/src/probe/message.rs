@@ -2,108 +2,10 @@
 //! tried, who asked, the fixes, and the selections that avoid the library. Every name in them
 //! comes from the declaring crate's table or from the library's finder.
 
-use super::openssl::{OpensslSysReport, SearchPaths, StaticProblem};
-use super::{Asker, CompilerProblem, Found, Library, Need, Probe, ProbeFailure, TargetInfo};
+use super::need::{CompilerProblem, Need, ProbeFailure};
+use crate::clib::{Found, Library, Message, Probe, TargetInfo};
 
-/// A build error's text, as a [`super::Finder`] returns it. Rendered as the headline, then two-space-indented lines: what was found
-/// and tried, `asked for by: ...`, `fix: ...` followed by `or ...` alternatives, and last
-/// `or do without <library> here: ...`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[must_use]
-pub struct Message {
-    // Boxed: a finder returns it as its `Err`, and a `Result` is as large as its larger side.
-    parts: Box<Parts>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Parts {
-    headline: String,
-    tried: Vec<String>,
-    asked_by: Vec<String>,
-    fixes: Vec<String>,
-    instead: Vec<String>,
-    library: &'static str,
-}
-
-impl Message {
-    /// A message with its first line.
-    pub fn new(headline: impl Into<String>) -> Message {
-        Message {
-            parts: Box::new(Parts {
-                headline: headline.into(),
-                ..Parts::default()
-            }),
-        }
-    }
-
-    /// A line of what was found or tried.
-    pub fn tried(mut self, line: impl Into<String>) -> Message {
-        self.parts.tried.push(line.into());
-        self
-    }
-
-    /// A program's output, each line quoted with `| `.
-    pub fn output(mut self, text: &str) -> Message {
-        self.parts
-            .tried
-            .extend(text.lines().map(|l| format!("| {l}")));
-        self
-    }
-
-    /// Who asked for `library`, with the selection each can change instead (duplicates are
-    /// dropped).
-    pub(crate) fn asked_by<'a>(
-        mut self,
-        library: &'static str,
-        askers: impl IntoIterator<Item = &'a Asker>,
-    ) -> Message {
-        let p = &mut self.parts;
-        p.library = library;
-        for asker in askers {
-            let line = format!("{} ({})", asker.what, asker.origin);
-            if !p.asked_by.contains(&line) {
-                p.asked_by.push(line);
-            }
-            if !p.instead.contains(&asker.instead) {
-                p.instead.push(asker.instead.clone());
-            }
-        }
-        self
-    }
-
-    /// A fix: the first is `fix: ...`, later ones `or ...`. Further lines of a fix are indented
-    /// under it.
-    pub fn fix(mut self, fix: impl Into<String>) -> Message {
-        self.parts.fixes.push(fix.into());
-        self
-    }
-
-    /// The text, without a final newline.
-    pub fn render(&self) -> String {
-        let p = &self.parts;
-        let mut lines = vec![p.headline.clone()];
-        lines.extend(p.tried.iter().map(|l| format!("  {l}")));
-        if !p.asked_by.is_empty() {
-            lines.push(format!("  asked for by: {}", p.asked_by.join("; ")));
-        }
-        for (i, fix) in p.fixes.iter().enumerate() {
-            let lead = if i == 0 { "fix:" } else { "or" };
-            let mut parts = fix.lines();
-            lines.push(format!("  {lead} {}", parts.next().unwrap_or_default()));
-            lines.extend(parts.map(|l| format!("    {l}")));
-        }
-        if !p.instead.is_empty() {
-            lines.push(format!(
-                "  or do without {} here: {}",
-                p.library,
-                p.instead.join(", ")
-            ));
-        }
-        lines.join("\n")
-    }
-}
-
-fn dirs(d: &[String]) -> String {
+pub(crate) fn dirs(d: &[String]) -> String {
     if d.is_empty() {
         "(the compiler's default search path)".to_string()
     } else {
@@ -158,55 +60,6 @@ pub(crate) fn missing_archive(library: &Library, file: &str, found: &Found) -> M
     ))
     .tried(format!("located by: {}", found.located_by));
     install_fixes(m, library)
-}
-
-/// The build error for an OpenSSL refused by the declaring crate's judge: what was found, where,
-/// the fixes.
-pub(crate) fn version_refusal(
-    library: &Library,
-    reason: &str,
-    paths: &SearchPaths,
-    report: &OpensslSysReport,
-) -> Message {
-    let m =
-        Message::new(format!("{} version check failed: {reason}", library.name)).tried(format!(
-            "found by openssl-sys: headers in {}; located by {}; library directories: {}",
-            report
-                .include
-                .as_deref()
-                .unwrap_or("(the compiler's default include path)"),
-            paths.location,
-            dirs(&paths.lib_dirs)
-        ));
-    install_fixes(m, library)
-}
-
-/// The build error for a static OpenSSL build that cannot be one.
-pub(crate) fn static_message(
-    library: &Library,
-    problem: &StaticProblem,
-    paths: &SearchPaths,
-) -> Message {
-    let name = library.name;
-    let mut m = match problem {
-        StaticProblem::PkgConfigSystemDir { libdir, includedir } => {
-            let lib = libdir.as_deref().unwrap_or("/usr/lib/<multiarch>");
-            let include = includedir.as_deref().unwrap_or("/usr/include");
-            Message::new(format!("{name} static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories, and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED"))
-                .tried(format!("located by: {}; library directory: {lib}", paths.location))
-                .fix(format!("name the directories, so that openssl-sys honours OPENSSL_STATIC: OPENSSL_STATIC=1 OPENSSL_LIB_DIR={lib} OPENSSL_INCLUDE_DIR={include} (Debian/Ubuntu: libssl-dev has libcrypto.a and libssl.a)"))
-                .fix("unset OPENSSL_STATIC (and PKG_CONFIG_ALL_STATIC) for a dynamic build")
-        }
-        StaticProblem::NoLibDir => Message::new(format!(
-            "{name} static linking was asked for, but no library directory is known to take libcrypto.a from"
-        ))
-        .tried(format!("located by: {}; headers: {}", paths.location, dirs(&paths.include_dirs)))
-        .fix("OPENSSL_STATIC=1 with OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR (or OPENSSL_DIR)"),
-    };
-    for fix in library.locate {
-        m = m.fix(*fix);
-    }
-    m
 }
 
 fn probe_headline(target: &TargetInfo, probe: &Probe) -> String {

@@ -36,11 +36,9 @@
 
 use std::fmt;
 
-use super::message::{static_message, version_refusal};
-use super::{
-    BuildEnv, FindContext, Finder, Found, Library, LinkMode, ListDir, Message, TargetInfo, join,
-    lib_dirs_of,
-};
+use super::message::{dirs, install_fixes};
+use super::need::{ListDir, join, lib_dirs_of};
+use crate::clib::{BuildEnv, FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
 
 /// The declaring crate's decision on the OpenSSL found: the flavor and version `openssl-sys`
 /// reported (`None` when it reported none) and the crate's name, for messages.
@@ -104,7 +102,7 @@ impl Finder for OpensslSys {
     }
 
     fn cross_fix(&self, _library: &Library, target: &TargetInfo) -> Option<String> {
-        let prefix = crate::knobs::target_prefixed(&target.triple, "OPENSSL_DIR");
+        let prefix = crate::clib::target_prefixed(&target.triple, "OPENSSL_DIR");
         Some(format!(
             "and an OpenSSL built for {}: {prefix}=/path (include/ and lib/), or PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files",
             target.triple
@@ -570,4 +568,53 @@ impl Plan {
         }
         found
     }
+}
+
+/// The build error for an OpenSSL refused by the declaring crate's judge: what was found, where,
+/// the fixes.
+pub(crate) fn version_refusal(
+    library: &Library,
+    reason: &str,
+    paths: &SearchPaths,
+    report: &OpensslSysReport,
+) -> Message {
+    let m =
+        Message::new(format!("{} version check failed: {reason}", library.name)).tried(format!(
+            "found by openssl-sys: headers in {}; located by {}; library directories: {}",
+            report
+                .include
+                .as_deref()
+                .unwrap_or("(the compiler's default include path)"),
+            paths.location,
+            dirs(&paths.lib_dirs)
+        ));
+    install_fixes(m, library)
+}
+
+/// The build error for a static OpenSSL build that cannot be one.
+pub(crate) fn static_message(
+    library: &Library,
+    problem: &StaticProblem,
+    paths: &SearchPaths,
+) -> Message {
+    let name = library.name;
+    let mut m = match problem {
+        StaticProblem::PkgConfigSystemDir { libdir, includedir } => {
+            let lib = libdir.as_deref().unwrap_or("/usr/lib/<multiarch>");
+            let include = includedir.as_deref().unwrap_or("/usr/include");
+            Message::new(format!("{name} static linking was asked for (OPENSSL_STATIC or PKG_CONFIG_ALL_STATIC), but it would not happen: openssl-sys found OpenSSL through pkg-config in the system's directories, and the pkg-config crate it uses links system libraries dynamically whatever OPENSSL_STATIC says; the binaries would list libcrypto.so in NEEDED"))
+                .tried(format!("located by: {}; library directory: {lib}", paths.location))
+                .fix(format!("name the directories, so that openssl-sys honours OPENSSL_STATIC: OPENSSL_STATIC=1 OPENSSL_LIB_DIR={lib} OPENSSL_INCLUDE_DIR={include} (Debian/Ubuntu: libssl-dev has libcrypto.a and libssl.a)"))
+                .fix("unset OPENSSL_STATIC (and PKG_CONFIG_ALL_STATIC) for a dynamic build")
+        }
+        StaticProblem::NoLibDir => Message::new(format!(
+            "{name} static linking was asked for, but no library directory is known to take libcrypto.a from"
+        ))
+        .tried(format!("located by: {}; headers: {}", paths.location, dirs(&paths.include_dirs)))
+        .fix("OPENSSL_STATIC=1 with OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR (or OPENSSL_DIR)"),
+    };
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m
 }

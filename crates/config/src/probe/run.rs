@@ -12,10 +12,9 @@ use std::path::{Path, PathBuf};
 use std::{fs, io};
 
 use super::message::{compiler_message, failure_message};
-use super::{
-    BuildEnv, CompilerFacts, CompilerProblem, Found, Library, LibraryFound, Need, PkgConfigFound,
-    ProbeFailure, TargetInfo, check_compiler, compiler_variables, locate, probe_args,
-};
+use super::need::{CompilerFacts, CompilerProblem, Need, ProbeFailure};
+use super::plan::{check_compiler, compiler_variables, locate, probe_args};
+use crate::clib::{BuildEnv, Found, Library, LibraryFound, PkgConfigFound, TargetInfo};
 use crate::env::Env;
 
 /// The real [`BuildEnv`] of a build script: its [`Env`], the file system, the target's C
@@ -154,7 +153,7 @@ pub(crate) fn setup(
     let script_env = ScriptEnv::new(env, out_dir);
     let found = locate(library, needs, who, &script_env)?;
     for w in &found.warnings {
-        crate::script::warning(w);
+        crate::directive::warning(w);
     }
     let mut probes: Vec<(&Need, Vec<String>)> = Vec::new();
     for need in needs {
@@ -208,7 +207,7 @@ pub(crate) fn setup(
             .iter()
             .any(|v| env.var(v).is_some())
     {
-        crate::script::warning(&own_copy_warning(library, &found));
+        crate::directive::warning(&own_copy_warning(library, &found));
     }
     Ok(LibraryFound {
         library: library.name,
@@ -218,7 +217,7 @@ pub(crate) fn setup(
             .recorded_lib_dirs
             .clone()
             .unwrap_or_else(|| found.lib_dirs.clone()),
-        static_link: found.link_mode == super::LinkMode::Static,
+        static_link: found.link_mode == crate::clib::LinkMode::Static,
         include_dirs: found.include_dirs.clone(),
         linked_here: found.link_directives,
     })

@@ -1,7 +1,7 @@
 //! A C library that no `-sys` crate handles: found by pkg-config or by variables named after it,
 //! checked by the probes, and linked by the declaring crate's own build script ([`System`]).
 
-use super::{FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
+use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
 
 /// A C library found, checked and linked by this crate, with no `-sys` crate in between: a
 /// simple C API then needs only an `extern "C"` block. The build script finds it
@@ -22,7 +22,7 @@ use super::{FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
 /// Once the probes pass, the build script emits `cargo:rustc-link-search=native=<dir>` and
 /// `cargo:rustc-link-lib=[static=]<name>` for the library, so a provider needs no `#[link]`
 /// attribute; a library that no selected provider needs is neither probed nor linked. The
-/// include directories come back in [`crate::script::Probed::include_dirs`] for a build script
+/// include directories come back in `script::Probed::include_dirs` (feature `build-script`) for a build script
 /// that compiles C of its own with the `cc` crate.
 ///
 /// ```
@@ -92,7 +92,7 @@ fn read(
     suffix: &str,
 ) -> Option<(String, String)> {
     let plain = finder.variable(suffix);
-    let prefixed = crate::knobs::target_prefixed(&target.triple, &plain);
+    let prefixed = crate::clib::target_prefixed(&target.triple, &plain);
     // Both forms are read (and so recorded for reruns), the prefixed one winning.
     let p = if target.triple.is_empty() {
         None
@@ -238,7 +238,7 @@ impl Finder for System {
     }
 
     fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
-        let prefixed = crate::knobs::target_prefixed(&target.triple, &self.variable("LIB_DIR"));
+        let prefixed = crate::clib::target_prefixed(&target.triple, &self.variable("LIB_DIR"));
         Some(format!(
             "and a {} built for {}: PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its {}.pc, or {prefixed}=/path/lib",
             library.name, target.triple, self.module

@@ -1,9 +1,13 @@
-use super::message::{compiler_message, failure_message, static_message, version_refusal};
+use super::message::{compiler_message, failure_message};
+use super::need::*;
 use super::openssl::{
     Flavor, Location, OpensslInputs, OpensslSysReport, OpensslVars, SearchPaths, StaticProblem,
-    Stop, Verdict, link_mode, plan, search_paths, static_system_libs,
+    Stop, Verdict, link_mode, plan, search_paths, static_message, static_system_libs,
+    version_refusal,
 };
+use super::plan::*;
 use super::*;
+use crate::clib::Asker;
 use crate::test_tables::{OPENSSL, demo_judge};
 
 fn judge(flavor: Option<Flavor>) -> Verdict {

@@ -140,7 +140,7 @@ fn plan_for(env: &Env, list: &impl Fn(&str) -> Option<Vec<String>>) -> Planned {
             let found = plan.found(&env.target());
             let args = needs()
                 .iter()
-                .map(|n| crate::probe::probe_args(n.probe, &found, list).expect("arguments"))
+                .map(|n| crate::probe::plan::probe_args(n.probe, &found, list).expect("arguments"))
                 .collect();
             Planned { plan, args, found }
         }

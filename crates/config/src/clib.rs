@@ -1,11 +1,234 @@
-//! What a facility table says about the C libraries its providers link: per [`Library`], how the
-//! build finds it (a [`Finder`]), which versions the declaring crate accepts ([`VersionCheck`]),
-//! and the fixes it offers; per [`Probe`], the program and the symbol that prove a build can
-//! compile and link against it, like autoconf's `AC_CHECK_LIB`.
+//! The C libraries a facility table declares, and the interface of the finders that locate
+//! them: what a provider's [`Probe`] checks, which [`Library`] it belongs to, which versions the
+//! declaring crate accepts ([`VersionCheck`]), and how a [`Finder`] answers ([`Found`], or a
+//! [`Message`]). The lowest layer with the table itself ([`crate::model`]): it names no other
+//! module of this crate. The finders, the decisions and the probes' I/O are in [`crate::probe`],
+//! which re-exports these types.
 
 use std::fmt;
 
-use super::Finder;
+/// The target-prefixed form of a variable, as `openssl-sys` and the `cc` crate spell it
+/// (`X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`).
+pub fn target_prefixed(target: &str, name: &str) -> String {
+    format!("{}_{name}", target.to_uppercase().replace('-', "_"))
+}
+
+// ---- how a library is found ---------------------------------------------------------------
+
+/// What a finder may read and ask while it decides: the build script's variables, the
+/// directories, the C preprocessor and pkg-config. The build script gives the real ones; a test
+/// gives its own.
+pub trait BuildEnv {
+    /// A variable the user sets (recorded with `rerun-if-env-changed` in a build script).
+    fn var(&self, name: &str) -> Option<String>;
+    /// A variable Cargo sets for build scripts (`DEP_*`, `TARGET`, `CARGO_CFG_*`).
+    fn cargo_var(&self, name: &str) -> Option<String>;
+    /// The target being built for.
+    fn target(&self) -> TargetInfo;
+    /// The names of a directory's entries, or `None` when it cannot be read.
+    fn list_dir(&self, dir: &str) -> Option<Vec<String>>;
+    /// The target C compiler's preprocessor output for `source`, with `-I` for each of
+    /// `include_dirs`; `None` when it fails.
+    fn preprocess(&self, source: &str, include_dirs: &[String]) -> Option<String>;
+    /// Where the target C compiler finds file `name` in its default search path
+    /// (`-print-file-name`), when it finds it.
+    fn compiler_file_name(&self, name: &str) -> Option<String>;
+    /// pkg-config's answer for `module`, or why it has none.
+    fn pkg_config(&self, module: &str) -> Result<PkgConfigFound, String>;
+
+    /// pkg-config's answer for a static link of `module` (`--static`: `Libs.private` too, in
+    /// [`PkgConfigFound::libs`]). By default, [`BuildEnv::pkg_config`]'s.
+    fn pkg_config_static(&self, module: &str) -> Result<PkgConfigFound, String> {
+        self.pkg_config(module)
+    }
+
+    /// A variable that also has a target-prefixed form (`AARCH64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`),
+    /// which wins, as in `openssl-sys`. Both forms are read.
+    fn target_var(&self, name: &str) -> Option<String> {
+        let prefixed = self.var(&target_prefixed(&self.target().triple, name));
+        let plain = self.var(name);
+        prefixed.or(plain)
+    }
+}
+
+/// What pkg-config says of a module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PkgConfigFound {
+    /// `-I` directories (none for the system's own).
+    pub include_dirs: Vec<String>,
+    /// `-L` directories (none for the system's own).
+    pub lib_dirs: Vec<String>,
+    /// Its `Version:`.
+    pub version: String,
+    /// The libraries it links, as `-l` takes them (for a static answer, `Libs.private` too).
+    pub libs: Vec<String>,
+}
+
+impl PkgConfigFound {
+    /// pkg-config's answer: directories and version.
+    pub fn new(
+        include_dirs: Vec<String>,
+        lib_dirs: Vec<String>,
+        version: String,
+    ) -> PkgConfigFound {
+        PkgConfigFound {
+            include_dirs,
+            lib_dirs,
+            version,
+            libs: Vec::new(),
+        }
+    }
+}
+
+/// What a [`Finder`] is told.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct FindContext<'a> {
+    /// The environment.
+    pub env: &'a dyn BuildEnv,
+    /// The crate whose table declares the library ([`crate::Spec::name`]), for messages.
+    pub declared_by: &'a str,
+    /// The libraries the probes will link, in link order, as `-l` takes them.
+    pub link: &'a [&'static str],
+}
+
+/// How a build finds a C library: where its headers and libraries are, how it links, its
+/// version. Implement it for a library none of the finders of this crate fits.
+pub trait Finder: Sync + fmt::Debug {
+    /// Where `library` is, or the build error saying why it cannot be used (without who asked:
+    /// the caller adds that).
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message>;
+
+    /// For a cross build without a usable C compiler: the second line of the fix, how to provide
+    /// the library for `target` (after the compiler's line).
+    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
+        Some(format!(
+            "and a {} built for {}, where the build finds it (PKG_CONFIG_SYSROOT_DIR and PKG_CONFIG_PATH for its pkg-config files)",
+            library.name, target.triple
+        ))
+    }
+}
+
+/// Where a library was found and how the probes link it; what the build options record of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Found {
+    /// How it was located, for messages and the build options (`pkg-config (libzstd)`,
+    /// `libz-sys`, `OPENSSL_DIR=/opt/ssl`).
+    pub located_by: String,
+    /// `-I` directories; none: the compiler's default.
+    pub include_dirs: Vec<String>,
+    /// `-L` directories; none: the compiler's default.
+    pub lib_dirs: Vec<String>,
+    /// Static (the archives' paths are linked) or dynamic (`-l`).
+    pub link_mode: LinkMode,
+    /// What a static link needs after the archives (`-ldl`, `-pthread`).
+    pub system_libs: Vec<String>,
+    /// Its version, when the finder knows it.
+    pub version: Option<String>,
+    /// Warnings to print (an accepted but untested version).
+    pub warnings: Vec<String>,
+    /// The library directories the build options record, when not [`Found::lib_dirs`] (a copy
+    /// built inside the target directory is not recorded by path).
+    pub recorded_lib_dirs: Option<Vec<String>>,
+    /// Its `-sys` crate built its own copy.
+    pub own_copy: bool,
+    /// The libraries to link instead of those the probes name (`<LIB>_LIBS` of a [`System`](crate::probe::System)
+    /// library), as `-l` takes them.
+    pub libs: Option<Vec<String>>,
+    /// The build script links it: once the probes pass, it emits `rustc-link-search` for
+    /// [`Found::lib_dirs`] and `rustc-link-lib` for each library ([`System`](crate::probe::System) sets it). `false`:
+    /// something else links it (its `-sys` crate).
+    pub link_directives: bool,
+}
+
+impl Found {
+    /// Found as `located_by` says, dynamic, in the compiler's default directories.
+    pub fn new(located_by: impl Into<String>) -> Found {
+        Found {
+            located_by: located_by.into(),
+            ..Found::default()
+        }
+    }
+}
+
+/// How a library ends up in the binaries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinkMode {
+    /// A shared library: listed in NEEDED.
+    #[default]
+    Dynamic,
+    /// An archive: copied into the binary.
+    Static,
+}
+
+/// A C library the build probed, as recorded in the build options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LibraryFound {
+    /// The library's name (`zlib`).
+    pub library: &'static str,
+    /// Its version, when known.
+    pub version: Option<String>,
+    /// How it was located.
+    pub located_by: String,
+    /// Library directories; none: the compiler's default.
+    pub lib_dirs: Vec<String>,
+    /// Linked statically.
+    pub static_link: bool,
+    /// `-I` directories of its headers; none: the compiler's default. For a build script that
+    /// compiles C of its own against the library (`cc::Build::includes`).
+    pub include_dirs: Vec<String>,
+    /// The build script emitted its `rustc-link-lib` directives ([`Found::link_directives`]).
+    pub linked_here: bool,
+}
+
+/// The target being built for, as Cargo describes it to build scripts (`TARGET`, `HOST` and
+/// `CARGO_CFG_TARGET_*`), never the machine the build script runs on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TargetInfo {
+    /// `TARGET`, for example `aarch64-unknown-linux-gnu`.
+    pub triple: String,
+    /// `HOST`: the triple of the machine running the build.
+    pub host: String,
+    /// `CARGO_CFG_TARGET_ARCH`.
+    pub arch: String,
+    /// `CARGO_CFG_TARGET_OS`.
+    pub os: String,
+    /// `CARGO_CFG_TARGET_ENV` (`gnu`, `musl`, `msvc`, or empty).
+    pub env: String,
+    /// `CARGO_CFG_TARGET_VENDOR`.
+    pub vendor: String,
+    /// `CARGO_CFG_TARGET_POINTER_WIDTH`.
+    pub pointer_width: u32,
+}
+
+impl TargetInfo {
+    /// Whether the build runs on another kind of machine than it builds for.
+    pub fn is_cross(&self) -> bool {
+        !self.host.is_empty() && self.triple != self.host
+    }
+
+    /// Whether the target's C toolchain is Microsoft's (`cl.exe`, `.lib` archives).
+    pub fn is_msvc(&self) -> bool {
+        self.env == "msvc"
+    }
+}
+
+/// Who asked for a probed library, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Asker {
+    /// What was selected: `sha1 = openssl`.
+    pub what: String,
+    /// Where the selection came from: `DEMO_SHA1_PROVIDER`, `default with feature openssl-sha1`,
+    /// `config.toml:3:12`.
+    pub origin: String,
+    /// The change that avoids the library: `DEMO_SHA1_PROVIDER=dc`.
+    pub instead: String,
+}
 
 /// A C library that providers link. Built with [`Library::new`] and the builder methods.
 #[derive(Debug)]
@@ -13,8 +236,8 @@ use super::Finder;
 pub struct Library {
     /// For messages: `OpenSSL`, `zlib`, `zstd`.
     pub name: &'static str,
-    /// How the build finds it: [`super::SysCrate`], [`super::PkgConfig`],
-    /// [`super::openssl::OpensslSys`] or a finder of the declaring crate's own.
+    /// How the build finds it: [`SysCrate`](crate::probe::SysCrate), [`PkgConfig`](crate::probe::PkgConfig),
+    /// [`OpensslSys`](crate::probe::openssl::OpensslSys) or a finder of the declaring crate's own.
     pub finder: &'static dyn Finder,
     /// The development files per distribution, for the fix of a failed probe: (`Debian/Ubuntu`,
     /// `apt-get install libssl-dev pkg-config`).
@@ -150,8 +373,8 @@ pub(crate) enum VersionSource {
 }
 
 impl ReadVersion {
-    /// The version the finder reported: pkg-config's `Version:` ([`super::PkgConfig`]), the
-    /// version `openssl-sys` published ([`super::openssl::OpensslSys`]).
+    /// The version the finder reported: pkg-config's `Version:` ([`PkgConfig`](crate::probe::PkgConfig)), the
+    /// version `openssl-sys` published ([`OpensslSys`](crate::probe::openssl::OpensslSys)).
     pub const FOUND: ReadVersion = ReadVersion(VersionSource::Found);
 
     /// A variable Cargo gives the build script: the metadata a `-sys` crate publishes to its
@@ -316,6 +539,104 @@ impl fmt::Display for ReadVersion {
                 write!(f, "{} in {header}", macros.join(", "))
             }
         }
+    }
+}
+
+/// A build error's text, as a [`Finder`] returns it. Rendered as the headline, then two-space-indented lines: what was found
+/// and tried, `asked for by: ...`, `fix: ...` followed by `or ...` alternatives, and last
+/// `or do without <library> here: ...`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Message {
+    // Boxed: a finder returns it as its `Err`, and a `Result` is as large as its larger side.
+    parts: Box<Parts>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Parts {
+    headline: String,
+    tried: Vec<String>,
+    asked_by: Vec<String>,
+    fixes: Vec<String>,
+    instead: Vec<String>,
+    library: &'static str,
+}
+
+impl Message {
+    /// A message with its first line.
+    pub fn new(headline: impl Into<String>) -> Message {
+        Message {
+            parts: Box::new(Parts {
+                headline: headline.into(),
+                ..Parts::default()
+            }),
+        }
+    }
+
+    /// A line of what was found or tried.
+    pub fn tried(mut self, line: impl Into<String>) -> Message {
+        self.parts.tried.push(line.into());
+        self
+    }
+
+    /// A program's output, each line quoted with `| `.
+    pub fn output(mut self, text: &str) -> Message {
+        self.parts
+            .tried
+            .extend(text.lines().map(|l| format!("| {l}")));
+        self
+    }
+
+    /// Who asked for `library`, with the selection each can change instead (duplicates are
+    /// dropped).
+    pub(crate) fn asked_by<'a>(
+        mut self,
+        library: &'static str,
+        askers: impl IntoIterator<Item = &'a Asker>,
+    ) -> Message {
+        let p = &mut self.parts;
+        p.library = library;
+        for asker in askers {
+            let line = format!("{} ({})", asker.what, asker.origin);
+            if !p.asked_by.contains(&line) {
+                p.asked_by.push(line);
+            }
+            if !p.instead.contains(&asker.instead) {
+                p.instead.push(asker.instead.clone());
+            }
+        }
+        self
+    }
+
+    /// A fix: the first is `fix: ...`, later ones `or ...`. Further lines of a fix are indented
+    /// under it.
+    pub fn fix(mut self, fix: impl Into<String>) -> Message {
+        self.parts.fixes.push(fix.into());
+        self
+    }
+
+    /// The text, without a final newline.
+    pub fn render(&self) -> String {
+        let p = &self.parts;
+        let mut lines = vec![p.headline.clone()];
+        lines.extend(p.tried.iter().map(|l| format!("  {l}")));
+        if !p.asked_by.is_empty() {
+            lines.push(format!("  asked for by: {}", p.asked_by.join("; ")));
+        }
+        for (i, fix) in p.fixes.iter().enumerate() {
+            let lead = if i == 0 { "fix:" } else { "or" };
+            let mut parts = fix.lines();
+            lines.push(format!("  {lead} {}", parts.next().unwrap_or_default()));
+            lines.extend(parts.map(|l| format!("    {l}")));
+        }
+        if !p.instead.is_empty() {
+            lines.push(format!(
+                "  or do without {} here: {}",
+                p.library,
+                p.instead.join(", ")
+            ));
+        }
+        lines.join("\n")
     }
 }
 

@@ -1,0 +1,182 @@
+//! The decisions before the compiler runs: where a library is and whether its version is
+//! accepted ([`locate`]), what a probe passes to the compiler ([`probe_args`]), whether a source
+//! feature is meaningful ([`source_feature_check`]), and whether the target's C compiler can run
+//! a probe at all ([`check_compiler`]).
+
+use super::message;
+use super::need::{CompilerFacts, CompilerProblem, ListDir, Need, askers, join};
+use crate::clib::{
+    BuildEnv, FindContext, Found, Library, LinkMode, Message, Probe, TargetInfo, VersionSource,
+    version_from_preprocessed, version_program,
+};
+
+/// Finds `library` for `needs` (all of them probes of it) and checks its version: the [`Found`]
+/// the probes use, or the build error's text.
+pub(crate) fn locate(
+    library: &'static Library,
+    needs: &[Need],
+    who: &str,
+    env: &dyn BuildEnv,
+) -> Result<Found, String> {
+    let mut link: Vec<&'static str> = Vec::new();
+    for need in needs {
+        for l in need.probe.link {
+            if !link.contains(l) {
+                link.push(l);
+            }
+        }
+    }
+    let cx = FindContext {
+        env,
+        declared_by: who,
+        link: &link,
+    };
+    let mut found = library
+        .finder
+        .find(library, &cx)
+        .map_err(|m| m.asked_by(library.name, askers(needs)).render())?;
+    if let Some(check) = &library.version {
+        let version = match check.read.0 {
+            VersionSource::Found => found.version.clone(),
+            VersionSource::Metadata(variable) => env.cargo_var(variable),
+            VersionSource::Macros { header, macros } => env
+                .preprocess(&version_program(header, macros), &found.include_dirs)
+                .and_then(|out| version_from_preprocessed(&out)),
+        };
+        let verdict = match &version {
+            Some(v) => check.judge(library.name, v, who),
+            None => Err(format!(
+                "{}'s version could not be read ({}), so the minimum {} cannot be checked",
+                library.name, check.read, check.minimum
+            )),
+        };
+        match verdict {
+            Ok(warning) => found.warnings.extend(warning),
+            Err(reason) => {
+                return Err(message::version_message(library, &reason, &found)
+                    .asked_by(library.name, askers(needs))
+                    .render());
+            }
+        }
+        found.version = version;
+    }
+    Ok(found)
+}
+
+/// What a probe passes to the compiler after the source: `-I` and `-L` directories, then the
+/// libraries — `-l<name>` for a dynamic build, the archives' paths and the system libraries for
+/// a static one (the paths work with every Unix linker, where `-Bstatic` does not).
+pub(crate) fn probe_args(
+    probe: &Probe,
+    found: &Found,
+    list: &impl ListDir,
+) -> Result<Vec<String>, Message> {
+    let link: Vec<&str> = match &found.libs {
+        Some(libs) => libs.iter().map(String::as_str).collect(),
+        None => probe.link.to_vec(),
+    };
+    let mut args: Vec<String> = found
+        .include_dirs
+        .iter()
+        .map(|d| format!("-I{d}"))
+        .collect();
+    match found.link_mode {
+        LinkMode::Dynamic => {
+            args.extend(found.lib_dirs.iter().map(|d| format!("-L{d}")));
+            args.extend(link.iter().map(|l| format!("-l{l}")));
+        }
+        LinkMode::Static => {
+            for lib in &link {
+                let file = format!("lib{lib}.a");
+                let dir = found
+                    .lib_dirs
+                    .iter()
+                    .find(|d| list(d).map_or(false, |names| names.contains(&file)));
+                match dir {
+                    Some(dir) => args.push(join(dir, &file)),
+                    None => return Err(message::missing_archive(probe.library, &file, found)),
+                }
+            }
+            args.extend(found.system_libs.iter().cloned());
+        }
+    }
+    Ok(args)
+}
+
+/// A source feature of `library` (see [`Library::source_features`]) that is on: with no provider
+/// linking the library compiled, an error (it would change nothing); with none selected, a
+/// warning (the library is built for nothing). `features_on` names every provider feature on;
+/// `compiling` those among them that compile a provider linking the library; `linking` every
+/// provider feature that would.
+pub(crate) fn source_feature_check(
+    library: &Library,
+    feature: &str,
+    features_on: &[&str],
+    compiling: &[&str],
+    linking: &[&str],
+    selected: bool,
+) -> Result<Option<String>, String> {
+    let name = library.name;
+    if compiling.is_empty() {
+        let on = crate::model::names_or_none(features_on);
+        let example = linking.first().map_or(String::new(), |f| {
+            format!(", for example `--features {feature},{f}`")
+        });
+        return Err(Message::new(format!(
+            "feature `{feature}` is on, but no {name} provider is compiled (features on: {on} {feature})"
+        ))
+        .tried(format!("{feature} only says where {name} comes from; it selects nothing by itself"))
+        .fix(format!(
+            "add the features you want it for ({}){example}, or drop {feature}",
+            linking.join(", ")
+        ))
+        .render());
+    }
+    if !selected {
+        return Ok(Some(format!(
+            "feature `{feature}` says where {name} comes from, but no selected provider uses {name} (the {} providers are compiled, not selected): the binaries link none of it",
+            compiling.join(", ")
+        )));
+    }
+    Ok(None)
+}
+
+/// Checks, before running it, that `compiler` can compile and link a probe for `target`.
+pub(crate) fn check_compiler(
+    target: &TargetInfo,
+    compiler: &CompilerFacts,
+) -> Result<(), CompilerProblem> {
+    if compiler.msvc_like || (target.is_msvc() && compiler.named_by.is_none()) {
+        return Err(CompilerProblem::Msvc {
+            path: compiler.path.clone(),
+        });
+    }
+    if target.is_cross() && compiler.named_by.is_none() && !compiler.clang_like {
+        let name = compiler
+            .path
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&compiler.path)
+            .trim_end_matches(".exe");
+        if matches!(name, "cc" | "gcc" | "c99") {
+            return Err(CompilerProblem::NoCrossCompiler {
+                path: compiler.path.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The variable names the `cc` crate reads for the target's C compiler, in its order.
+pub(crate) fn compiler_variables(target: &TargetInfo) -> Vec<String> {
+    vec![
+        format!("CC_{}", target.triple),
+        format!("CC_{}", target.triple.replace('-', "_")),
+        if target.is_cross() {
+            "TARGET_CC".to_string()
+        } else {
+            "HOST_CC".to_string()
+        },
+        "CC".to_string(),
+    ]
+}
