@@ -269,7 +269,7 @@ expect_build_error unknown-name "unknown variable INFLATE_DEMO_PROVIDER" "valid 
 	-- INFLATE_DEMO_PROVIDER=zlib
 # plain-user alone does not turn `zlib` on.
 expect_build_error feature-off "INFLATE_DEMO_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature \`zlib\` is off (features on: (none))" \
-	"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] } (`--features zlib` when inflate-demo itself is built), or unset INFLATE_DEMO_INFLATE_PROVIDER to select a compiled provider (miniz)" "$note_line" -- -- -p plain-user
+	"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] } (\`--features zlib\` when inflate-demo itself is built), or unset INFLATE_DEMO_INFLATE_PROVIDER to select a compiled provider (miniz)" "$note_line" -- -- -p plain-user
 cfg=$log/inflate.toml
 printf '[inflate]\nprovider = "gzip"\n' >"$cfg"
 expect_build_error named-file "$cfg:2:12: [inflate] provider = \"gzip\": \`gzip\` is not a provider of inflate" 'valid values: "miniz", "zlib"' "$note_line" \

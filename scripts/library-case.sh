@@ -184,7 +184,7 @@ if build feature-off "$app" --locked -p plain-user; then
 	fail "feature-off: build succeeded"
 else
 	says feature-off "$log/feature-off" "error: inflate-demo@0.1.0: INFLATE_DEMO_INFLATE_PROVIDER=zlib selects the zlib inflate provider, which this build does not compile: Cargo feature \`zlib\` is off" \
-		"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] } (`--features zlib` when inflate-demo itself is built), or unset INFLATE_DEMO_INFLATE_PROVIDER" \
+		"fix: turn the feature on where the application depends on inflate-demo: inflate-demo = { version = \"...\", features = [\"zlib\"] } (\`--features zlib\` when inflate-demo itself is built), or unset INFLATE_DEMO_INFLATE_PROVIDER" \
 		"error: inflate-demo@0.1.0:   $library_note"
 fi
 
@@ -234,7 +234,7 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 	mkdir -p "$copy"
 	(cd "$app" && git ls-files -z -co --exclude-standard . | tar --null -T - -cf -) | tar -xf - -C "$copy"
 	for m in "$copy/Cargo.toml" "$copy"/crates/*/Cargo.toml; do
-		sed -i -E 's/^((inflate|checksum|zstd)-demo = \{ )path = "[^"]*", /\1/' "$m"
+		sed -i -E 's/^((inflate|checksum|zstd)-demo = \{ |flagsplit-config = \{ )path = "[^"]*", /\1/' "$m"
 	done
 	if grep -rqE 'path = "\.\./(\.\./)*(inflate|checksum|zstd)"' "$copy" --include=Cargo.toml; then
 		fail "the copy still has a path dependency on a library"
