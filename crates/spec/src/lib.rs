@@ -7,7 +7,10 @@
 //! `Cargo.toml`, and a wiring line in each binary that uses it.
 
 use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
-use flagsplit_config::probe::{Library, Probe, SysCrate};
+use flagsplit_config::probe::{
+    BuildEnv, FindContext, Finder, Found, Library, LinkMode, Message, Probe, SysCrate, System,
+    TargetInfo,
+};
 use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// The `flagsplit` executable.
@@ -82,12 +85,254 @@ pub fn judge(flavor: Option<Flavor>, who: &str) -> Verdict {
     }
 }
 
-/// OpenSSL as openssl-sys found it, judged by [`judge`].
-static OPENSSL_SYS: OpensslSys = OpensslSys::new(judge);
+/// How the build finds OpenSSL: as `openssl-sys` found or built it when `openssl-sys` is in the
+/// build (features `openssl-tls`, `openssl-vendored`: it publishes `DEP_OPENSSL_*` to the root
+/// package, its direct dependent, and links libcrypto and libssl itself), so that the hashing
+/// providers and TLS use one libcrypto; otherwise found by the root build script itself, which
+/// then also links it ([`System`] with module `libcrypto` and the variables `openssl-sys` reads:
+/// `OPENSSL_LIB_DIR`, `OPENSSL_INCLUDE_DIR`, `OPENSSL_STATIC`, `OPENSSL_LIBS`,
+/// `OPENSSL_NO_PKG_CONFIG`, and `OPENSSL_DIR` for both directories). Either way the version is
+/// judged by [`judge`]: on the second route, read from the headers with the target's preprocessor.
+#[derive(Debug)]
+pub struct OpensslFinder {
+    sys: OpensslSys,
+    system: System,
+}
 
-/// OpenSSL, through openssl-sys (a direct dependency of the root package, so that build.rs
-/// receives its `DEP_OPENSSL_*`); feature `openssl-vendored` builds it from source.
-pub static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_SYS)
+/// [`OpensslFinder`] with flagsplit's [`judge`].
+pub static OPENSSL_FINDER: OpensslFinder = OpensslFinder {
+    sys: OpensslSys::new(judge),
+    system: System::new("libcrypto", "OPENSSL"),
+};
+
+/// Whether `openssl-sys` ran for this build: it publishes its version (or its flavor) whatever it
+/// found or built.
+pub fn openssl_sys_ran(env: &dyn BuildEnv) -> bool {
+    [
+        "DEP_OPENSSL_VERSION_NUMBER",
+        "DEP_OPENSSL_LIBRESSL_VERSION_NUMBER",
+        "DEP_OPENSSL_BORINGSSL",
+        "DEP_OPENSSL_AWSLC",
+        "DEP_OPENSSL_INCLUDE",
+        "DEP_OPENSSL_VENDORED",
+    ]
+    .iter()
+    .any(|v| env.cargo_var(v).is_some())
+}
+
+/// The program whose preprocessed text says which OpenSSL the headers are: a marker, the flavor,
+/// and its version as plain numbers (OpenSSL 3 spells `OPENSSL_VERSION_NUMBER` as an expression,
+/// so its major, minor and patch are read instead).
+pub const VERSION_PROGRAM: &str = "#include <openssl/opensslv.h>
+#if defined(OPENSSL_IS_AWSLC)
+flagsplit_openssl_flavor awslc
+#elif defined(OPENSSL_IS_BORINGSSL)
+flagsplit_openssl_flavor boringssl
+#elif defined(LIBRESSL_VERSION_NUMBER)
+flagsplit_openssl_flavor libressl LIBRESSL_VERSION_NUMBER
+#elif defined(OPENSSL_VERSION_MAJOR) && defined(OPENSSL_VERSION_MINOR) && defined(OPENSSL_VERSION_PATCH)
+flagsplit_openssl_flavor openssl3 OPENSSL_VERSION_MAJOR OPENSSL_VERSION_MINOR OPENSSL_VERSION_PATCH
+#elif defined(OPENSSL_VERSION_NUMBER)
+flagsplit_openssl_flavor openssl OPENSSL_VERSION_NUMBER
+#endif
+";
+
+/// The flavor and version in [`VERSION_PROGRAM`]'s preprocessed text, or `None` when the text
+/// has none.
+pub fn flavor_from_preprocessed(text: &str) -> Option<Flavor> {
+    let tokens: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let at = tokens
+        .iter()
+        .position(|t| *t == "flagsplit_openssl_flavor")?;
+    let number = |i: usize| -> Option<u64> {
+        let t = tokens.get(at + i)?;
+        let t = t
+            .trim_matches(|c| c == '(' || c == ')')
+            .trim_end_matches(['L', 'l', 'U', 'u']);
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => t.parse().ok(),
+        }
+    };
+    match *tokens.get(at + 1)? {
+        "awslc" => Some(Flavor::AwsLc),
+        "boringssl" => Some(Flavor::Boringssl),
+        "libressl" => number(2).map(Flavor::Libressl),
+        "openssl3" => {
+            let (major, minor, patch) = (number(2)?, number(3)?, number(4)?);
+            Some(Flavor::Openssl(
+                (major << 28) | ((minor & 0xff) << 20) | ((patch & 0xff) << 4),
+            ))
+        }
+        "openssl" => number(2).map(Flavor::Openssl),
+        _ => None,
+    }
+}
+
+/// A variable that says yes, as `openssl-sys` reads `OPENSSL_STATIC`: set, and not `0` (empty
+/// is no).
+fn yes(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The system libraries a static libcrypto needs after it on `target` (as `openssl-sys` adds
+/// them): threads and `dlopen` on Linux, `libatomic` for OpenSSL 3 on 32-bit Linux.
+fn static_system_libs(target: &TargetInfo) -> Vec<String> {
+    let mut libs: Vec<&str> = match target.os.as_str() {
+        "linux" => vec!["-ldl", "-pthread"],
+        "android" => vec!["-ldl"],
+        "macos" | "ios" | "tvos" | "watchos" | "visionos" | "windows" => vec![],
+        _ => vec!["-pthread"],
+    };
+    if matches!(target.os.as_str(), "linux" | "android") && target.pointer_width == 32 {
+        libs.push("-latomic");
+    }
+    libs.into_iter().map(String::from).collect()
+}
+
+fn dirs_text(dirs: &[String]) -> String {
+    if dirs.is_empty() {
+        "(the compiler's default search path)".to_string()
+    } else {
+        dirs.join(", ")
+    }
+}
+
+/// The install lines and the library's other fixes, as every probe message gives them.
+fn with_fixes(mut m: Message, library: &Library) -> Message {
+    let width = library
+        .install
+        .iter()
+        .map(|(d, _)| d.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let install: Vec<String> = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
+        .collect();
+    if !install.is_empty() {
+        m = m.fix(format!(
+            "install {}'s development files and pkg-config:\n{}",
+            library.name,
+            install.join("\n")
+        ));
+    }
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m
+}
+
+impl OpensslFinder {
+    /// `OPENSSL_DIR` (target-prefixed form first) when it alone names the installation (neither
+    /// `OPENSSL_LIB_DIR` nor `OPENSSL_INCLUDE_DIR` is set): its `include/`, and its `lib64/` and
+    /// `lib/` that exist.
+    fn openssl_dir(
+        &self,
+        library: &Library,
+        cx: &FindContext<'_>,
+    ) -> Option<Result<Found, Message>> {
+        let env = cx.env;
+        let dir = env.target_var("OPENSSL_DIR").filter(|d| !d.is_empty())?;
+        if env.target_var("OPENSSL_LIB_DIR").is_some()
+            || env.target_var("OPENSSL_INCLUDE_DIR").is_some()
+        {
+            return None;
+        }
+        if env.list_dir(&dir).is_none() {
+            return Some(Err(with_fixes(
+                Message::new(format!(
+                    "{} could not be found: OPENSSL_DIR={dir} is not a directory that can be read",
+                    library.name
+                ))
+                .fix("set OPENSSL_DIR to the installation's prefix (the directory holding include/openssl and lib/), or unset it to ask pkg-config (libcrypto)"),
+                library,
+            )));
+        }
+        let base = dir.trim_end_matches('/');
+        let mut found = Found::new(format!("OPENSSL_DIR={dir}"));
+        found.include_dirs = vec![format!("{base}/include")];
+        found.lib_dirs = ["lib64", "lib"]
+            .iter()
+            .map(|d| format!("{base}/{d}"))
+            .filter(|d| env.list_dir(d).is_some())
+            .collect();
+        if let Some(libs) = env.target_var("OPENSSL_LIBS").filter(|l| !l.is_empty()) {
+            let names: Vec<String> = libs
+                .split(|c: char| c == ':' || c == ',' || c.is_whitespace())
+                .map(|n| n.trim_start_matches("-l"))
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect();
+            found.libs = Some(names);
+        }
+        if yes(env.target_var("OPENSSL_STATIC").as_deref()) {
+            found.link_mode = LinkMode::Static;
+        }
+        found.link_directives = true;
+        Some(Ok(found))
+    }
+}
+
+impl Finder for OpensslFinder {
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+        if openssl_sys_ran(cx.env) {
+            return self.sys.find(library, cx);
+        }
+        let mut found = match self.openssl_dir(library, cx) {
+            Some(found) => found?,
+            None => self.system.find(library, cx)?,
+        };
+        if found.link_mode == LinkMode::Static && found.system_libs.is_empty() {
+            found.system_libs = static_system_libs(&cx.env.target());
+        }
+        let flavor = cx
+            .env
+            .preprocess(VERSION_PROGRAM, &found.include_dirs)
+            .as_deref()
+            .and_then(flavor_from_preprocessed);
+        let refuse = |reason: String| {
+            with_fixes(
+                Message::new(format!("{} version check failed: {reason}", library.name)).tried(
+                    format!(
+                        "located by {}; headers in {}; library directories: {}",
+                        found.located_by,
+                        dirs_text(&found.include_dirs),
+                        dirs_text(&found.lib_dirs)
+                    ),
+                ),
+                library,
+            )
+        };
+        let Some(flavor) = flavor else {
+            return Err(refuse(
+                "the version could not be read from <openssl/opensslv.h> (OPENSSL_VERSION_NUMBER, LIBRESSL_VERSION_NUMBER) with the target's preprocessor, so the supported range cannot be checked".to_string(),
+            ));
+        };
+        match judge(Some(flavor), cx.declared_by) {
+            Verdict::Supported => {}
+            Verdict::Warn(w) => found.warnings.push(w),
+            Verdict::Refuse(reason) => return Err(refuse(reason)),
+            _ => {}
+        }
+        found.version = Some(flavor.version_text());
+        Ok(found)
+    }
+
+    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
+        // The same variables name the installation on both routes.
+        self.sys.cross_fix(library, target)
+    }
+}
+
+/// OpenSSL: libcrypto for the hashing providers, libssl and libcrypto for TLS, found by
+/// [`OPENSSL_FINDER`]; feature `openssl-vendored` builds it from source (through openssl-sys).
+pub static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_FINDER)
     .install(&[
         ("Debian/Ubuntu", "apt-get install libssl-dev pkg-config"),
         ("Fedora", "dnf install openssl-devel pkgconf-pkg-config"),

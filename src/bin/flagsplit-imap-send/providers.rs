@@ -31,6 +31,15 @@ pub type Md5 = flagsplit_hash::md5::builtin::Md5Builtin;
 #[cfg(flagsplit_md5 = "openssl")]
 pub type Md5 = flagsplit_hash::md5::openssl::Md5Openssl;
 
+// CRAM-MD5 with libcrypto while openssl-sys is in the build (features openssl-tls,
+// openssl-vendored): openssl-sys links the libcrypto it found or built, and build.rs none (as in
+// src/hash.rs), so it is loaded here.
+#[cfg(all(
+    any(feature = "openssl-tls", feature = "openssl-vendored"),
+    flagsplit_md5 = "openssl"
+))]
+extern crate openssl_sys as _;
+
 /// OpenSSL's version text when the sender links OpenSSL, that is when its TLS or its MD5 provider is
 /// OpenSSL; else `None`.
 pub fn openssl_version() -> Option<String> {
