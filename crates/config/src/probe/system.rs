@@ -198,7 +198,7 @@ impl Finder for System {
                             self.module
                         ))
                         .fix(format!(
-                            "or name the directories yourself: {}=/path/lib {}=/path/include",
+                            "name the directories yourself: {}=/path/lib {}=/path/include",
                             self.variable("LIB_DIR"),
                             self.variable("INCLUDE_DIR")
                         )));
