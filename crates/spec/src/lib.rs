@@ -232,12 +232,7 @@ impl OpensslFinder {
     /// `OPENSSL_DIR` (target-prefixed form first) when it alone names the installation (neither
     /// `OPENSSL_LIB_DIR` nor `OPENSSL_INCLUDE_DIR` is set): its `include/`, and its `lib64/` and
     /// `lib/` that exist.
-    fn openssl_dir(
-        &self,
-        library: &Library,
-        cx: &FindContext<'_>,
-    ) -> Option<Result<Found, Message>> {
-        let env = cx.env;
+    fn openssl_dir(library: &Library, env: &dyn BuildEnv) -> Option<Result<Found, Message>> {
         let dir = env.target_var("OPENSSL_DIR").filter(|d| !d.is_empty())?;
         if env.target_var("OPENSSL_LIB_DIR").is_some()
             || env.target_var("OPENSSL_INCLUDE_DIR").is_some()
@@ -284,15 +279,32 @@ impl Finder for OpensslFinder {
         if openssl_sys_ran(cx.env) {
             return self.sys.find(library, cx);
         }
-        let mut found = match self.openssl_dir(library, cx) {
+        let found = match OpensslFinder::openssl_dir(library, cx.env) {
             Some(found) => found?,
             None => self.system.find(library, cx)?,
         };
+        OpensslFinder::checked(found, library, cx.env, cx.declared_by)
+    }
+
+    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
+        // The same variables name the installation on both routes.
+        self.sys.cross_fix(library, target)
+    }
+}
+
+impl OpensslFinder {
+    /// `found` (by [`System`] or `OPENSSL_DIR`) with the system libraries of a static link, and
+    /// its version read from the headers and judged by [`judge`] for `who`.
+    fn checked(
+        mut found: Found,
+        library: &Library,
+        env: &dyn BuildEnv,
+        who: &str,
+    ) -> Result<Found, Message> {
         if found.link_mode == LinkMode::Static && found.system_libs.is_empty() {
-            found.system_libs = static_system_libs(&cx.env.target());
+            found.system_libs = static_system_libs(&env.target());
         }
-        let flavor = cx
-            .env
+        let flavor = env
             .preprocess(VERSION_PROGRAM, &found.include_dirs)
             .as_deref()
             .and_then(flavor_from_preprocessed);
@@ -314,7 +326,7 @@ impl Finder for OpensslFinder {
                 "the version could not be read from <openssl/opensslv.h> (OPENSSL_VERSION_NUMBER, LIBRESSL_VERSION_NUMBER) with the target's preprocessor, so the supported range cannot be checked".to_string(),
             ));
         };
-        match judge(Some(flavor), cx.declared_by) {
+        match judge(Some(flavor), who) {
             Verdict::Supported => {}
             Verdict::Warn(w) => found.warnings.push(w),
             Verdict::Refuse(reason) => return Err(refuse(reason)),
@@ -322,11 +334,6 @@ impl Finder for OpensslFinder {
         }
         found.version = Some(flavor.version_text());
         Ok(found)
-    }
-
-    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
-        // The same variables name the installation on both routes.
-        self.sys.cross_fix(library, target)
     }
 }
 
@@ -648,6 +655,197 @@ mod tests {
                 "zlib-ng"
             ]
         );
+    }
+
+    /// A build environment that exists nowhere: variables, directories, the preprocessor's
+    /// answer for [`VERSION_PROGRAM`].
+    #[derive(Default)]
+    struct FakeEnv {
+        vars: Vec<(&'static str, &'static str)>,
+        cargo: Vec<(&'static str, &'static str)>,
+        dirs: Vec<(&'static str, Vec<&'static str>)>,
+        preprocessed: Option<&'static str>,
+    }
+
+    impl BuildEnv for FakeEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.vars
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+        fn cargo_var(&self, name: &str) -> Option<String> {
+            self.cargo
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+        fn target(&self) -> TargetInfo {
+            let mut t = TargetInfo::default();
+            t.triple = "x86_64-unknown-linux-gnu".into();
+            t.host = t.triple.clone();
+            t.os = "linux".into();
+            t.pointer_width = 64;
+            t
+        }
+        fn list_dir(&self, dir: &str) -> Option<Vec<String>> {
+            self.dirs
+                .iter()
+                .find(|(d, _)| *d == dir)
+                .map(|(_, names)| names.iter().map(|n| n.to_string()).collect())
+        }
+        fn preprocess(&self, source: &str, _include_dirs: &[String]) -> Option<String> {
+            assert_eq!(source, VERSION_PROGRAM);
+            self.preprocessed.map(String::from)
+        }
+        fn compiler_file_name(&self, _name: &str) -> Option<String> {
+            None
+        }
+        fn pkg_config(
+            &self,
+            module: &str,
+        ) -> Result<flagsplit_config::probe::PkgConfigFound, String> {
+            Err(format!("no {module}"))
+        }
+    }
+
+    #[test]
+    fn the_headers_version() {
+        // gcc -E on OpenSSL 3.0.22's opensslv.h: a line marker inside the expansion.
+        let gcc = "flagsplit_openssl_flavor openssl3 \n# 9 \"v.c\" 3 4\n                                 3 0 22\n";
+        assert_eq!(
+            flavor_from_preprocessed(gcc),
+            Some(Flavor::Openssl(0x3000_0160))
+        );
+        assert_eq!(
+            flavor_from_preprocessed(gcc)
+                .map(Flavor::version_text)
+                .as_deref(),
+            Some("3.0.22")
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor openssl 0x1010117fL\n"),
+            Some(Flavor::Openssl(0x1010_117f))
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor libressl 0x3090200fL"),
+            Some(Flavor::Libressl(0x3090_200f))
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor boringssl"),
+            Some(Flavor::Boringssl)
+        );
+        assert_eq!(flavor_from_preprocessed("# 1 \"v.c\"\n"), None);
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor openssl OPENSSL_VERSION_NUMBER"),
+            None
+        );
+    }
+
+    #[test]
+    fn openssl_sys_in_the_build_decides_the_route() {
+        assert!(!openssl_sys_ran(&FakeEnv::default()));
+        let env = FakeEnv {
+            cargo: vec![("DEP_OPENSSL_VERSION_NUMBER", "30000160")],
+            ..FakeEnv::default()
+        };
+        assert!(openssl_sys_ran(&env));
+        let env = FakeEnv {
+            cargo: vec![("DEP_OPENSSL_VENDORED", "1")],
+            ..FakeEnv::default()
+        };
+        assert!(openssl_sys_ran(&env));
+    }
+
+    #[test]
+    fn the_system_route_judges_the_headers() {
+        let mut found = Found::new("OPENSSL_LIB_DIR=/l OPENSSL_INCLUDE_DIR=/fake");
+        found.include_dirs = vec!["/fake".into()];
+        found.lib_dirs = vec!["/l".into()];
+        found.link_directives = true;
+        let old = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor openssl 0x101000cfL"),
+            ..FakeEnv::default()
+        };
+        let e = OpensslFinder::checked(found.clone(), &OPENSSL, &old, "flagsplit")
+            .unwrap_err()
+            .render();
+        for want in [
+            "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer",
+            "located by OPENSSL_LIB_DIR=/l OPENSSL_INCLUDE_DIR=/fake; headers in /fake; library directories: /l",
+            "Debian/Ubuntu: apt-get install libssl-dev pkg-config",
+            "--features openssl-vendored",
+        ] {
+            assert!(e.contains(want), "{want:?} not in:\n{e}");
+        }
+        let unreadable = FakeEnv::default();
+        let e = OpensslFinder::checked(found.clone(), &OPENSSL, &unreadable, "flagsplit")
+            .unwrap_err()
+            .render();
+        assert!(
+            e.contains("the version could not be read from <openssl/opensslv.h>"),
+            "{e}"
+        );
+        let libressl = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor libressl 0x3090200fL"),
+            ..FakeEnv::default()
+        };
+        let ok = OpensslFinder::checked(found.clone(), &OPENSSL, &libressl, "flagsplit").unwrap();
+        assert_eq!(ok.version.as_deref(), Some("LibreSSL 3.9.2"));
+        assert!(ok.warnings[0].contains("accepted but not tested by flagsplit"));
+        let three = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor openssl3 3 5 1"),
+            ..FakeEnv::default()
+        };
+        let mut static_ = found.clone();
+        static_.link_mode = LinkMode::Static;
+        let ok = OpensslFinder::checked(static_, &OPENSSL, &three, "flagsplit").unwrap();
+        assert_eq!(ok.version.as_deref(), Some("3.5.1"));
+        assert!(ok.warnings.is_empty());
+        assert_eq!(ok.system_libs, ["-ldl", "-pthread"]);
+        assert!(ok.link_directives);
+    }
+
+    #[test]
+    fn openssl_dir_names_both_directories() {
+        let env = FakeEnv {
+            vars: vec![("OPENSSL_DIR", "/nonexistent")],
+            ..FakeEnv::default()
+        };
+        let e = OpensslFinder::openssl_dir(&OPENSSL, &env)
+            .unwrap()
+            .unwrap_err()
+            .render();
+        assert!(
+            e.contains("OpenSSL could not be found: OPENSSL_DIR=/nonexistent is not a directory"),
+            "{e}"
+        );
+        let env = FakeEnv {
+            vars: vec![
+                ("X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR", "/opt/ssl/"),
+                ("OPENSSL_DIR", "/elsewhere"),
+                ("OPENSSL_STATIC", "1"),
+                ("OPENSSL_LIBS", "-lcrypto"),
+            ],
+            dirs: vec![
+                ("/opt/ssl/", vec!["lib"]),
+                ("/opt/ssl/lib", vec!["libcrypto.a"]),
+            ],
+            ..FakeEnv::default()
+        };
+        let found = OpensslFinder::openssl_dir(&OPENSSL, &env).unwrap().unwrap();
+        assert_eq!(found.located_by, "OPENSSL_DIR=/opt/ssl/");
+        assert_eq!(found.include_dirs, ["/opt/ssl/include"]);
+        assert_eq!(found.lib_dirs, ["/opt/ssl/lib"]);
+        assert_eq!(found.libs.as_deref(), Some(&["crypto".to_string()][..]));
+        assert_eq!(found.link_mode, LinkMode::Static);
+        assert!(found.link_directives);
+        // OPENSSL_LIB_DIR or OPENSSL_INCLUDE_DIR: System reads them, and OPENSSL_DIR is not used.
+        let env = FakeEnv {
+            vars: vec![("OPENSSL_DIR", "/opt/ssl"), ("OPENSSL_LIB_DIR", "/l")],
+            ..FakeEnv::default()
+        };
+        assert!(OpensslFinder::openssl_dir(&OPENSSL, &env).is_none());
     }
 
     #[test]
