@@ -40,6 +40,16 @@ pub type Md5 = flagsplit_hash::md5::openssl::Md5Openssl;
 ))]
 extern crate openssl_sys as _;
 
+// CRAM-MD5 with the libcrypto build.rs found and links (no openssl-sys in the build): Cargo passes
+// a build script's `rustc-link-lib` to the package's library target only, so the library is loaded
+// for its link directives. Nothing of it is named, so none of its object files is linked (the
+// sender keeps its distance from the library: ARCHITECTURE.md, "What each binary may link").
+#[cfg(all(
+    not(any(feature = "openssl-tls", feature = "openssl-vendored")),
+    flagsplit_md5 = "openssl"
+))]
+extern crate flagsplit as _;
+
 /// OpenSSL's version text when the sender links OpenSSL, that is when its TLS or its MD5 provider is
 /// OpenSSL; else `None`.
 pub fn openssl_version() -> Option<String> {
