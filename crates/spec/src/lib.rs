@@ -5,6 +5,11 @@
 //!
 //! Adding a facility is one entry here, its provider code, its feature lines in the root
 //! `Cargo.toml`, and a wiring line in each binary that uses it.
+//!
+//! The C libraries are declared here too, with how the build finds each: zlib through libz-sys,
+//! OpenSSL through [`OpensslFinder`] (what `openssl-sys` found or built when it is in the build,
+//! else libcrypto found, version-checked and linked by the root build script itself, so that a
+//! missing libcrypto stops the build with flagsplit's message rather than `openssl-sys`'s).
 
 use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
 use flagsplit_config::probe::{
@@ -173,8 +178,7 @@ pub fn flavor_from_preprocessed(text: &str) -> Option<Flavor> {
     }
 }
 
-/// A variable that says yes, as `openssl-sys` reads `OPENSSL_STATIC`: set, and not `0` (empty
-/// is no).
+/// A variable that says yes, as [`System`] reads `OPENSSL_STATIC`: set, and neither empty nor `0`.
 fn yes(value: Option<&str>) -> bool {
     value.is_some_and(|v| !v.is_empty() && v != "0")
 }
@@ -594,36 +598,40 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
         .values("MiB")
         .default_value("16"),
     ])
-    .source_features(&[Variable::new("openssl-vendored", When::Build, "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle")
+    .source_features(&[Variable::new("openssl-vendored", When::Build, "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically, for the hashing providers too; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle")
         .values("on, off")
         .default_value("off")])
     .foreign_variables(FOREIGN_VARIABLES)
     .local_config("config.toml")
     .example_config("config.example.toml");
 
-/// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` (and, for the
-/// library directory and link mode, by flagsplit's probe), each also in the target-prefixed form
-/// `<TARGET>_<NAME>`, for example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
+/// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` when it is in the
+/// build (features `openssl-tls`, `openssl-vendored`) and otherwise by flagsplit's own build script
+/// ([`OpensslFinder`]), each also in the target-prefixed form `<TARGET>_<NAME>`, for example
+/// `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
 pub const FOREIGN_VARIABLES: &[Variable] = &[
-    Variable::new("OPENSSL_DIR", When::Build, "where OpenSSL is installed")
+    Variable::new("OPENSSL_DIR", When::Build, "where OpenSSL is installed (used when OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR are unset)")
         .values("directory with include/ and lib/ (or lib64/)")
-        .default_value("found by openssl-sys (pkg-config, then platform prefixes)"),
+        .default_value("found by pkg-config (libcrypto; openssl-sys: openssl, then platform prefixes)"),
     Variable::new("OPENSSL_LIB_DIR", When::Build, "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)")
         .values("directory")
-        .default_value("$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what openssl-sys found"),
+        .default_value("$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what pkg-config (or openssl-sys) found"),
     Variable::new("OPENSSL_INCLUDE_DIR", When::Build, "directory containing openssl/*.h")
         .values("directory")
-        .default_value("$OPENSSL_DIR/include, or what openssl-sys found"),
-    Variable::new("OPENSSL_STATIC", When::Build, "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)")
+        .default_value("$OPENSSL_DIR/include, or what pkg-config (or openssl-sys) found"),
+    Variable::new("OPENSSL_STATIC", When::Build, "link libcrypto/libssl statically: no OpenSSL in NEEDED, `OpenSSL: ... (static)`. For OpenSSL hashing alone, build.rs links libcrypto.a from the directory pkg-config --static or OPENSSL_LIB_DIR names; with openssl-sys in the build (openssl-tls) it needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which openssl-sys links dynamically whatever this says (a build error names the fix)")
         .values("1 (0: dynamic)")
-        .default_value("dynamic, unless the library directory holds only libcrypto.a/libssl.a"),
+        .default_value("dynamic (with openssl-sys: unless the library directory holds only libcrypto.a/libssl.a)"),
+    Variable::new("OPENSSL_LIBS", When::Build, "the libraries linked for OpenSSL hashing without openssl-sys, replacing `crypto` (openssl-sys reads it too)")
+        .values("names separated by `:`, `,` or spaces")
+        .default_value("crypto"),
     Variable::new("OPENSSL_NO_VENDOR", When::Build, "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)")
         .values("1")
         .default_value("feature openssl-vendored builds OpenSSL from source"),
-    Variable::new("OPENSSL_NO_PKG_CONFIG", When::Build, "openssl-sys does not ask pkg-config for OpenSSL")
+    Variable::new("OPENSSL_NO_PKG_CONFIG", When::Build, "pkg-config is not asked for OpenSSL: the compiler's default directories, or OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR")
         .values("1")
         .default_value("pkg-config is asked"),
-    Variable::new("PKG_CONFIG_PATH", When::Build, "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)")
+    Variable::new("PKG_CONFIG_PATH", When::Build, "where pkg-config finds libcrypto.pc and openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)")
         .values("directories")
         .default_value("pkg-config's own"),
     Variable::new("SSL_CERT_FILE", When::Run, "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR")
