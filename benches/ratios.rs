@@ -44,6 +44,20 @@ use std::time::{Duration, Instant};
 
 use flagsplit::hash::{Digest, HashProvider, Visitor, for_each_provider};
 
+// `for_each_provider` visits every compiled provider. libcrypto is linked by build.rs (or
+// openssl-sys) only when an OpenSSL hashing provider is selected, so with the OpenSSL hashing
+// providers compiled and none selected, this links it for them.
+#[cfg(all(
+    any(
+        feature = "openssl-sha1",
+        feature = "openssl-md5",
+        feature = "openssl-sha256"
+    ),
+    not(any(openssl_sha1, openssl_md5, openssl_sha256))
+))]
+#[link(name = "crypto")]
+unsafe extern "C" {}
+
 /// The algorithms in table order, as `HashProvider::ALGORITHM` spells them, with the prefix
 /// `FLAGSPLIT_RATIOS_ONLY` takes and the feature that compiles the OpenSSL baseline.
 const ALGORITHMS: [(&str, &str, &str); 3] = [
