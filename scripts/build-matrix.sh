@@ -357,12 +357,14 @@ else
 fi
 # What the user reads first: the quick start names the packages before the feature that needs them.
 quick_start=$(sed -n '/^## Quick start/,/^## /p' README.md)
-tls_line=$(grep -n -- '--features openssl-tls' <<<"$quick_start" | head -1 | cut -d: -f1)
-ssl_line=$(grep -n 'libssl-dev' <<<"$quick_start" | grep 'pkg-config' | head -1 | cut -d: -f1)
+# first_line TEXT — the line of the quick start where TEXT first appears (empty: nowhere)
+first_line() { grep -nF -- "$1" <<<"$quick_start" | head -1 | cut -d: -f1 || true; }
+tls_line=$(first_line '--features openssl-tls')
+ssl_line=$(first_line 'apt-get install libssl-dev pkg-config')
 if [ -n "$tls_line" ] && [ -n "$ssl_line" ] && [ "$ssl_line" -le "$tls_line" ]; then
-	pass "README quick start: libssl-dev and pkg-config (line $ssl_line) before --features openssl-tls (line $tls_line)"
+	pass "README quick start: apt-get install libssl-dev pkg-config (line $ssl_line) before --features openssl-tls (line $tls_line)"
 else
-	fail "README quick start: libssl-dev and pkg-config must come before --features openssl-tls (lines: ${ssl_line:-none}, ${tls_line:-none})"
+	fail "README quick start: 'apt-get install libssl-dev pkg-config' must come before --features openssl-tls (lines: ${ssl_line:-none}, ${tls_line:-none})"
 fi
 section=$(sed -n '/^## C libraries: found by their -sys crates, probed per library/,/^## /p' ARCHITECTURE.md)
 for want in "only after the build scripts of its direct dependencies that declare" "--keep-going" "cargo tree -e features -i openssl-sys"; do
