@@ -1,7 +1,8 @@
 //! The build script that decides, for the whole build: it resolves flagsplit's facility table
 //! (`crates/spec`, the library's `flagsplit::spec`) from the enabled features, the `FLAGSPLIT_*`
-//! variables and the config file (`FLAGSPLIT_CONFIG`, else `config.toml`), probes the OpenSSL that
-//! `openssl-sys` found with the C programs in `compat/` when a selected provider needs it, emits
+//! variables and the config file (`FLAGSPLIT_CONFIG`, else `config.toml`), finds and probes the C
+//! libraries the selected providers link with the C programs in `compat/` (OpenSSL as `openssl-sys`
+//! found it when it is in the build, else libcrypto found and linked here; zlib as libz-sys found it), emits
 //! one `cfg` per facility, and writes the build-options table. The crates under `crates/` only
 //! compile providers; this package's `src/` names the selected ones.
 

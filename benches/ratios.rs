@@ -44,6 +44,20 @@ use std::time::{Duration, Instant};
 
 use flagsplit::hash::{Digest, HashProvider, Visitor, for_each_provider};
 
+// `for_each_provider` visits every compiled provider. libcrypto is linked by build.rs (or
+// openssl-sys) only when an OpenSSL hashing provider is selected, so with the OpenSSL hashing
+// providers compiled and none selected, this links it for them.
+#[cfg(all(
+    any(
+        feature = "openssl-sha1",
+        feature = "openssl-md5",
+        feature = "openssl-sha256"
+    ),
+    not(any(openssl_sha1, openssl_md5, openssl_sha256))
+))]
+#[link(name = "crypto")]
+unsafe extern "C" {}
+
 /// The algorithms in table order, as `HashProvider::ALGORITHM` spells them, with the prefix
 /// `FLAGSPLIT_RATIOS_ONLY` takes and the feature that compiles the OpenSSL baseline.
 const ALGORITHMS: [(&str, &str, &str); 3] = [
@@ -53,15 +67,8 @@ const ALGORITHMS: [(&str, &str, &str); 3] = [
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-// Without the OpenSSL features there are no raw rows.
-#[cfg_attr(
-    not(any(
-        feature = "openssl-sha1",
-        feature = "openssl-md5",
-        feature = "openssl-sha256"
-    )),
-    allow(dead_code)
-)]
+// Without an OpenSSL hashing provider selected there are no raw rows (libcrypto is linked only then).
+#[cfg_attr(not(any(openssl_sha1, openssl_md5, openssl_sha256)), allow(dead_code))]
 enum Kind {
     /// A flagsplit provider.
     Provider,
@@ -144,11 +151,7 @@ fn small_crate<D: md5::Digest>(message: &[u8; 64], n: u64) {
 // ---------------------------------------------------------------------------------------------
 // libcrypto called directly (the baselines)
 
-#[cfg(any(
-    feature = "openssl-sha1",
-    feature = "openssl-md5",
-    feature = "openssl-sha256"
-))]
+#[cfg(any(openssl_sha1, openssl_md5, openssl_sha256))]
 mod raw {
     use std::ffi::{c_int, c_void};
     use std::hint::black_box;
@@ -159,12 +162,12 @@ mod raw {
     /// Room for libcrypto's `SHA_CTX` (96 bytes: five `u32` chaining values, two `u32` length
     /// words, sixteen `u32` of block buffer and one `u32` count, in OpenSSL 1.1 and 3.x),
     /// `SHA256_CTX` (112 bytes: eight chaining values, then the same fields and `md_len`) and
-    /// `MD5_CTX` (92 bytes; `flagsplit-openssl-hash`'s build probe checks that it fits in 128).
+    /// `MD5_CTX` (92 bytes; the build's probes check these sizes).
     #[repr(C, align(16))]
     pub struct Ctx([u8; 128]);
 
-    // libcrypto is on the link line through openssl-sys, a dependency of flagsplit-hash whenever
-    // one of the OpenSSL hashing features is on.
+    // libcrypto is on the link line whenever an OpenSSL hashing provider is selected (the `openssl_*`
+    // cfgs): through the root build script, or through openssl-sys when it is in the build.
     unsafe extern "C" {
         fn SHA1_Init(c: *mut Ctx) -> c_int;
         fn SHA1_Update(c: *mut Ctx, data: *const c_void, len: usize) -> c_int;
@@ -349,7 +352,7 @@ fn all_rows() -> Vec<Row> {
             small,
         });
     };
-    #[cfg(feature = "openssl-sha1")]
+    #[cfg(openssl_sha1)]
     {
         reference(
             "SHA-1",
@@ -373,7 +376,7 @@ fn all_rows() -> Vec<Row> {
         stream_crate::<md5::Md5>,
         small_crate::<md5::Md5>,
     );
-    #[cfg(feature = "openssl-md5")]
+    #[cfg(openssl_md5)]
     {
         reference(
             "MD5",
@@ -397,7 +400,7 @@ fn all_rows() -> Vec<Row> {
         stream_crate::<sha2::Sha256>,
         small_crate::<sha2::Sha256>,
     );
-    #[cfg(feature = "openssl-sha256")]
+    #[cfg(openssl_sha256)]
     {
         reference(
             "SHA-256",

@@ -1,10 +1,12 @@
-/* flagsplit build probe: is libcrypto's low-level MD5 there, and does MD5_CTX fit the 128 bytes,
- * 8-byte aligned, that flagsplit-openssl-hash reserves for it? */
+/* flagsplit build probe: is libcrypto's low-level MD5 there, and is MD5_CTX the structure
+ * flagsplit-openssl-hash declares?  Compiled and linked (not run) by the build script with the `cc`
+ * crate's compiler, like autoconf's AC_CHECK_LIB([crypto], [MD5_Init]). */
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/md5.h>
 
-_Static_assert(sizeof(MD5_CTX) <= 128, "MD5_CTX larger than flagsplit's 128-byte buffer");
-_Static_assert(_Alignof(MD5_CTX) <= 8, "MD5_CTX more aligned than flagsplit's buffer");
+/* flagsplit-openssl-hash's MD5_CTX: 92 bytes of 32-bit words, as in OpenSSL 1.1.1 to 3.x. */
+_Static_assert(sizeof(MD5_CTX) == 92, "MD5_CTX is not the 92 bytes flagsplit-openssl-hash declares");
+_Static_assert(_Alignof(MD5_CTX) == _Alignof(unsigned int), "MD5_CTX is not aligned as flagsplit-openssl-hash declares");
 
 int main(void)
 {

@@ -315,6 +315,62 @@ expect_build_error zlib-probe-fails "zlib probe failed: inflate in libz (\`infla
 	"apt-get install zlib1g-dev pkg-config" "FLAGSPLIT_ZLIB_PROVIDER=zlib-rs" \
 	-- CC="$log/cc-nolibz" cargo_args="--target-dir $root/target/matrix-probe --no-default-features --features zlib-system"
 
+note "without libssl-dev (scripts/lib/hide-lib.sh openssl): whose message the user sees"
+# OpenSSL hashing is found by flagsplit's own build script, which then names who asked, the install
+# lines and the provider that needs no library. OpenSSL TLS goes through openssl-sys, whose build
+# script Cargo runs first (a direct dependency that declares `links`): its failure is the one
+# printed, so the README's quick start says what to install before `--features openssl-tls`, and
+# ARCHITECTURE.md why. Needs root (a private mount namespace): skipped loudly otherwise, a failure
+# with CI=true.
+hidden_status=0
+"$root/scripts/lib/hide-lib.sh" openssl true >"$log/hide-lib" 2>&1 || hidden_status=$?
+if [ "$hidden_status" = 77 ]; then
+	if [ "${CI:-false}" = true ]; then
+		fail "without libssl-dev: CI=true and scripts/lib/hide-lib.sh cannot run: $(cat "$log/hide-lib")"
+	else
+		echo "SKIPPED: without libssl-dev: scripts/lib/hide-lib.sh cannot run: $(cat "$log/hide-lib")"
+	fi
+elif [ "$hidden_status" != 0 ]; then
+	fail "without libssl-dev: scripts/lib/hide-lib.sh failed: $(cat "$log/hide-lib")"
+else
+	hidden_build() {
+		local name=$1
+		shift
+		if "$root/scripts/lib/hide-lib.sh" openssl cargo build "${PROFILE[@]}" --locked --target-dir "$root/target/matrix-probe" --bins "$@" >"$log/$name" 2>&1; then
+			fail "$name: build succeeded without libssl-dev"
+			return 1
+		fi
+	}
+	if hidden_build hidden-sha1 --features openssl-sha1; then
+		says hidden-sha1 "$log/hidden-sha1" "error: flagsplit@0.1.0: OpenSSL could not be found: pkg-config knows no usable module libcrypto" \
+			"asked for by: sha1 = openssl (default with feature openssl-sha1)" "Debian/Ubuntu: apt-get install libssl-dev pkg-config" \
+			"OPENSSL_LIB_DIR=/path/lib OPENSSL_INCLUDE_DIR=/path/include" "or do without OpenSSL here: FLAGSPLIT_SHA1_PROVIDER=dc"
+		grep -q panicked "$log/hidden-sha1" && { fail "hidden-sha1: a panic in the output"; cat "$log/hidden-sha1"; } || pass "hidden-sha1: no panic"
+	fi
+	if hidden_build hidden-tls --no-default-features --features openssl-tls; then
+		# openssl-sys's build script exits with status 101 (0.9.118 prints its message, no panic line);
+		# flagsplit's never runs.
+		says hidden-tls "$log/hidden-tls" "failed to run custom build command for \`openssl-sys" "Could not find directory of OpenSSL installation" \
+			"\`libssl-dev\` on Ubuntu"
+		grep -q "flagsplit@0.1.0" "$log/hidden-tls" && { fail "hidden-tls: flagsplit's build script ran"; cat "$log/hidden-tls"; } || pass "hidden-tls: flagsplit's build script did not run"
+	fi
+fi
+# What the user reads first: the quick start names the packages before the feature that needs them.
+quick_start=$(sed -n '/^## Quick start/,/^## /p' README.md)
+# first_line TEXT — the line of the quick start where TEXT first appears (empty: nowhere)
+first_line() { grep -nF -- "$1" <<<"$quick_start" | head -1 | cut -d: -f1 || true; }
+tls_line=$(first_line '--features openssl-tls')
+ssl_line=$(first_line 'apt-get install libssl-dev pkg-config')
+if [ -n "$tls_line" ] && [ -n "$ssl_line" ] && [ "$ssl_line" -le "$tls_line" ]; then
+	pass "README quick start: apt-get install libssl-dev pkg-config (line $ssl_line) before --features openssl-tls (line $tls_line)"
+else
+	fail "README quick start: 'apt-get install libssl-dev pkg-config' must come before --features openssl-tls (lines: ${ssl_line:-none}, ${tls_line:-none})"
+fi
+section=$(sed -n '/^## C libraries: found by their -sys crates, probed per library/,/^## /p' ARCHITECTURE.md)
+for want in "only after the build scripts of its direct dependencies that declare" "--keep-going" "cargo tree -e features -i openssl-sys"; do
+	grep -qF -- "$want" <<<"$section" && pass "ARCHITECTURE.md says '$want'" || fail "ARCHITECTURE.md's C libraries section lacks '$want'"
+done
+
 note "rebuilds are exact"
 # An edited config file, config.toml itself and Cargo's [env] table: scripts/config-commands.sh.
 printf '[sha1]\nprovider = "dc"\n' >"$cfg"

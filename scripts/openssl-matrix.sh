@@ -97,10 +97,21 @@ elif build static OPENSSL_STATIC=1 OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR
 	hashes_like_coreutils static "$F"
 fi
 
-note "OPENSSL_STATIC=1 where pkg-config finds OpenSSL in /usr: an error, not a silently dynamic build"
+note "static libcrypto found by flagsplit's build script (no openssl-sys in the build): OPENSSL_STATIC=1 alone"
+# pkg-config --static names the archive's directory and Libs.private; build.rs links libcrypto.a.
+if build static-hashing OPENSSL_STATIC=1 -- --no-default-features --features openssl-sha1,openssl-md5; then
+	no_openssl_needed static-hashing "$F"
+	no_openssl_needed static-hashing "$S"
+	expect_lines static-hashing "$("$F" version --build-options)" '^OpenSSL: OpenSSL [0-9.]+.* \(static\)$' \
+		'^openssl-build: [0-9.]+[a-z]? located by pkg-config \(libcrypto\) in .* \(static\)$' '^links: libcrypto$'
+	expect_lines static-hashing-sender "$("$S" --build-options)" '^MD5: MD5_OPENSSL$' '^OpenSSL: OpenSSL [0-9.]+.* \(static\)$'
+	hashes_like_coreutils static-hashing "$F"
+fi
+
+note "OPENSSL_STATIC=1 where openssl-sys finds OpenSSL in /usr through pkg-config: an error, not a silently dynamic build"
 expect_build_error static-pkg-config "OpenSSL static linking was asked for" "libcrypto.so in NEEDED" \
 	"OPENSSL_STATIC=1 OPENSSL_LIB_DIR=$libdir OPENSSL_INCLUDE_DIR=$includedir" \
-	-- OPENSSL_STATIC=1 -- --no-default-features --features openssl-sha1
+	-- OPENSSL_STATIC=1 -- --no-default-features --features openssl-sha1,openssl-tls
 
 note "supported range: a fake OpenSSL 1.1.0l and a fake LibreSSL 3.9.2 (headers only)"
 fake=$log/fake-1.1.0
@@ -112,6 +123,10 @@ printf '#ifndef HEADER_OPENSSLV_H\n# define HEADER_OPENSSLV_H\n# define LIBRESSL
 expect_build_error too-old "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer" \
 	"headers in $fake" "library directories: $libdir" "--features openssl-vendored" "FLAGSPLIT_SHA1_PROVIDER=dc" \
 	-- OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR="$fake" -- --no-default-features --features openssl-sha1
+# The same headers through openssl-sys (in the build for TLS): the same judge, on what it published.
+expect_build_error too-old-sys "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer" \
+	"headers in $fake" "--features openssl-vendored" "FLAGSPLIT_TLS_PROVIDER=rustls" \
+	-- OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR="$fake" -- --features openssl-sha1,openssl-tls
 # The fake LibreSSL gets its warning; the probe then fails on the fake headers, as it should.
 expect_build_error libressl "warning: flagsplit@0.1.0: LibreSSL 3.9.2 is accepted but not tested by flagsplit" \
 	-- OPENSSL_LIB_DIR="$libdir" OPENSSL_INCLUDE_DIR="$log/fake-libressl" -- --no-default-features --features openssl-sha1
@@ -130,6 +145,14 @@ if build vendored -- --no-default-features --features "$OPENSSL_FEATURES,openssl
 		'^openssl-build: [0-9.]+ located by vendored in .* \(static\)$'
 	expect_lines vendored-sender "$("$S" --build-options)" '^OpenSSL: OpenSSL 3\.[0-9.]+.* \(static\)$'
 	hashes_like_coreutils vendored "$F"
+fi
+
+note "vendored OpenSSL for hashing only: --features openssl-sha1,openssl-vendored"
+if build vendored-hashing -- --no-default-features --features openssl-sha1,openssl-vendored; then
+	no_openssl_needed vendored-hashing "$F"
+	expect_lines vendored-hashing "$("$F" version --build-options)" '^OpenSSL: OpenSSL 3\.[0-9.]+.* \(static\)$' \
+		'^openssl-build: [0-9.]+ located by vendored in .* \(static\)$' '^links: libcrypto$'
+	hashes_like_coreutils vendored-hashing "$F"
 fi
 
 note "vendored OpenSSL: the CA bundle is probed, and verifies a real Dovecot"

@@ -34,6 +34,21 @@ type SelectedSha256 = sha256::builtin::Sha256Builtin;
 #[cfg(flagsplit_sha256 = "openssl")]
 type SelectedSha256 = sha256::openssl::Sha256Openssl;
 
+// With openssl-sys in the build (features openssl-tls, openssl-vendored), the OpenSSL hashing
+// providers use the libcrypto it found or built, and build.rs links none: openssl-sys's own link
+// directives reach a binary only through a crate that loads it, which this does wherever an OpenSSL
+// hashing provider is selected.
+#[cfg(all(
+    any(feature = "openssl-tls", feature = "openssl-vendored"),
+    any(
+        flagsplit_sha1 = "openssl",
+        flagsplit_sha1_unsafe = "openssl",
+        flagsplit_md5 = "openssl",
+        flagsplit_sha256 = "openssl"
+    )
+))]
+extern crate openssl_sys as _;
+
 /// The MD5 provider this build selected (the IMAP sender's CRAM-MD5 uses it too).
 pub type Md5Selected = SelectedMd5;
 

@@ -23,6 +23,20 @@ use flagsplit::hash::{
     for_each_provider, hash_reader,
 };
 
+// `for_each_provider` visits every compiled provider. libcrypto is linked by build.rs (or
+// openssl-sys) only when an OpenSSL hashing provider is selected, so with the OpenSSL hashing
+// providers compiled and none selected, this links it for them.
+#[cfg(all(
+    any(
+        feature = "openssl-sha1",
+        feature = "openssl-md5",
+        feature = "openssl-sha256"
+    ),
+    not(any(openssl_sha1, openssl_md5, openssl_sha256))
+))]
+#[link(name = "crypto")]
+unsafe extern "C" {}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 

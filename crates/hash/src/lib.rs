@@ -85,6 +85,19 @@ pub fn openssl_version() -> String {
     flagsplit_openssl_hash::version_text()
 }
 
+// This crate's unit tests hash with every compiled provider: libcrypto, which the final package's
+// build script links into its own binaries, is linked here for the tests' executable.
+#[cfg(all(
+    test,
+    any(
+        feature = "openssl-sha1",
+        feature = "openssl-md5",
+        feature = "openssl-sha256"
+    )
+))]
+#[link(name = "crypto")]
+unsafe extern "C" {}
+
 /// The longest digest a [`Digest`] holds (SHA-256).
 pub const MAX_DIGEST: usize = 32;
 

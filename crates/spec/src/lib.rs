@@ -5,9 +5,17 @@
 //!
 //! Adding a facility is one entry here, its provider code, its feature lines in the root
 //! `Cargo.toml`, and a wiring line in each binary that uses it.
+//!
+//! The C libraries are declared here too, with how the build finds each: zlib through libz-sys,
+//! OpenSSL through [`OpensslFinder`] (what `openssl-sys` found or built when it is in the build,
+//! else libcrypto found, version-checked and linked by the root build script itself, so that a
+//! missing libcrypto stops the build with flagsplit's message rather than `openssl-sys`'s).
 
 use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
-use flagsplit_config::probe::{Library, Probe, SysCrate};
+use flagsplit_config::probe::{
+    BuildEnv, FindContext, Finder, Found, Library, LinkMode, Message, Probe, SysCrate, System,
+    TargetInfo,
+};
 use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// The `flagsplit` executable.
@@ -82,12 +90,260 @@ pub fn judge(flavor: Option<Flavor>, who: &str) -> Verdict {
     }
 }
 
-/// OpenSSL as openssl-sys found it, judged by [`judge`].
-static OPENSSL_SYS: OpensslSys = OpensslSys::new(judge);
+/// How the build finds OpenSSL: as `openssl-sys` found or built it when `openssl-sys` is in the
+/// build (features `openssl-tls`, `openssl-vendored`: it publishes `DEP_OPENSSL_*` to the root
+/// package, its direct dependent, and links libcrypto and libssl itself), so that the hashing
+/// providers and TLS use one libcrypto; otherwise found by the root build script itself, which
+/// then also links it ([`System`] with module `libcrypto` and the variables `openssl-sys` reads:
+/// `OPENSSL_LIB_DIR`, `OPENSSL_INCLUDE_DIR`, `OPENSSL_STATIC`, `OPENSSL_LIBS`,
+/// `OPENSSL_NO_PKG_CONFIG`, and `OPENSSL_DIR` for both directories). Either way the version is
+/// judged by [`judge`]: on the second route, read from the headers with the target's preprocessor.
+#[derive(Debug)]
+pub struct OpensslFinder {
+    sys: OpensslSys,
+    system: System,
+}
 
-/// OpenSSL, through openssl-sys (a direct dependency of the root package, so that build.rs
-/// receives its `DEP_OPENSSL_*`); feature `openssl-vendored` builds it from source.
-pub static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_SYS)
+/// [`OpensslFinder`] with flagsplit's [`judge`].
+pub static OPENSSL_FINDER: OpensslFinder = OpensslFinder {
+    sys: OpensslSys::new(judge),
+    system: System::new("libcrypto", "OPENSSL"),
+};
+
+/// Whether `openssl-sys` ran for this build: it publishes its version (or its flavor) whatever it
+/// found or built.
+pub fn openssl_sys_ran(env: &dyn BuildEnv) -> bool {
+    [
+        "DEP_OPENSSL_VERSION_NUMBER",
+        "DEP_OPENSSL_LIBRESSL_VERSION_NUMBER",
+        "DEP_OPENSSL_BORINGSSL",
+        "DEP_OPENSSL_AWSLC",
+        "DEP_OPENSSL_INCLUDE",
+        "DEP_OPENSSL_VENDORED",
+    ]
+    .iter()
+    .any(|v| env.cargo_var(v).is_some())
+}
+
+/// The program whose preprocessed text says which OpenSSL the headers are: a marker, the flavor,
+/// and its version as plain numbers (OpenSSL 3 spells `OPENSSL_VERSION_NUMBER` as an expression,
+/// so its major, minor and patch are read instead).
+pub const VERSION_PROGRAM: &str = "#include <openssl/opensslv.h>
+#if defined(OPENSSL_IS_AWSLC)
+flagsplit_openssl_flavor awslc
+#elif defined(OPENSSL_IS_BORINGSSL)
+flagsplit_openssl_flavor boringssl
+#elif defined(LIBRESSL_VERSION_NUMBER)
+flagsplit_openssl_flavor libressl LIBRESSL_VERSION_NUMBER
+#elif defined(OPENSSL_VERSION_MAJOR) && defined(OPENSSL_VERSION_MINOR) && defined(OPENSSL_VERSION_PATCH)
+flagsplit_openssl_flavor openssl3 OPENSSL_VERSION_MAJOR OPENSSL_VERSION_MINOR OPENSSL_VERSION_PATCH
+#elif defined(OPENSSL_VERSION_NUMBER)
+flagsplit_openssl_flavor openssl OPENSSL_VERSION_NUMBER
+#endif
+";
+
+/// The flavor and version in [`VERSION_PROGRAM`]'s preprocessed text, or `None` when the text
+/// has none.
+pub fn flavor_from_preprocessed(text: &str) -> Option<Flavor> {
+    let tokens: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let at = tokens
+        .iter()
+        .position(|t| *t == "flagsplit_openssl_flavor")?;
+    let number = |i: usize| -> Option<u64> {
+        let t = tokens.get(at + i)?;
+        let t = t
+            .trim_matches(|c| c == '(' || c == ')')
+            .trim_end_matches(['L', 'l', 'U', 'u']);
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => t.parse().ok(),
+        }
+    };
+    match *tokens.get(at + 1)? {
+        "awslc" => Some(Flavor::AwsLc),
+        "boringssl" => Some(Flavor::Boringssl),
+        "libressl" => number(2).map(Flavor::Libressl),
+        "openssl3" => {
+            let (major, minor, patch) = (number(2)?, number(3)?, number(4)?);
+            Some(Flavor::Openssl(
+                (major << 28) | ((minor & 0xff) << 20) | ((patch & 0xff) << 4),
+            ))
+        }
+        "openssl" => number(2).map(Flavor::Openssl),
+        _ => None,
+    }
+}
+
+/// A variable that says yes, as [`System`] reads `OPENSSL_STATIC`: set, and neither empty nor `0`.
+fn yes(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The system libraries a static libcrypto needs after it on `target` (as `openssl-sys` adds
+/// them): threads and `dlopen` on Linux, `libatomic` for OpenSSL 3 on 32-bit Linux.
+fn static_system_libs(target: &TargetInfo) -> Vec<String> {
+    let mut libs: Vec<&str> = match target.os.as_str() {
+        "linux" => vec!["-ldl", "-pthread"],
+        "android" => vec!["-ldl"],
+        "macos" | "ios" | "tvos" | "watchos" | "visionos" | "windows" => vec![],
+        _ => vec!["-pthread"],
+    };
+    if matches!(target.os.as_str(), "linux" | "android") && target.pointer_width == 32 {
+        libs.push("-latomic");
+    }
+    libs.into_iter().map(String::from).collect()
+}
+
+fn dirs_text(dirs: &[String]) -> String {
+    if dirs.is_empty() {
+        "(the compiler's default search path)".to_string()
+    } else {
+        dirs.join(", ")
+    }
+}
+
+/// The install lines and the library's other fixes, as every probe message gives them.
+fn with_fixes(mut m: Message, library: &Library) -> Message {
+    let width = library
+        .install
+        .iter()
+        .map(|(d, _)| d.len() + 1)
+        .max()
+        .unwrap_or(0);
+    let install: Vec<String> = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
+        .collect();
+    if !install.is_empty() {
+        m = m.fix(format!(
+            "install {}'s development files and pkg-config:\n{}",
+            library.name,
+            install.join("\n")
+        ));
+    }
+    for fix in library.locate {
+        m = m.fix(*fix);
+    }
+    m
+}
+
+impl OpensslFinder {
+    /// `OPENSSL_DIR` (target-prefixed form first) when it alone names the installation (neither
+    /// `OPENSSL_LIB_DIR` nor `OPENSSL_INCLUDE_DIR` is set): its `include/`, and its `lib64/` and
+    /// `lib/` that exist.
+    fn openssl_dir(library: &Library, env: &dyn BuildEnv) -> Option<Result<Found, Message>> {
+        let dir = env.target_var("OPENSSL_DIR").filter(|d| !d.is_empty())?;
+        if env.target_var("OPENSSL_LIB_DIR").is_some()
+            || env.target_var("OPENSSL_INCLUDE_DIR").is_some()
+        {
+            return None;
+        }
+        if env.list_dir(&dir).is_none() {
+            return Some(Err(with_fixes(
+                Message::new(format!(
+                    "{} could not be found: OPENSSL_DIR={dir} is not a directory that can be read",
+                    library.name
+                ))
+                .fix("set OPENSSL_DIR to the installation's prefix (the directory holding include/openssl and lib/), or unset it to ask pkg-config (libcrypto)"),
+                library,
+            )));
+        }
+        let base = dir.trim_end_matches('/');
+        let mut found = Found::new(format!("OPENSSL_DIR={dir}"));
+        found.include_dirs = vec![format!("{base}/include")];
+        found.lib_dirs = ["lib64", "lib"]
+            .iter()
+            .map(|d| format!("{base}/{d}"))
+            .filter(|d| env.list_dir(d).is_some())
+            .collect();
+        if let Some(libs) = env.target_var("OPENSSL_LIBS").filter(|l| !l.is_empty()) {
+            let names: Vec<String> = libs
+                .split(|c: char| c == ':' || c == ',' || c.is_whitespace())
+                .map(|n| n.trim_start_matches("-l"))
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect();
+            found.libs = Some(names);
+        }
+        if yes(env.target_var("OPENSSL_STATIC").as_deref()) {
+            found.link_mode = LinkMode::Static;
+        }
+        found.link_directives = true;
+        Some(Ok(found))
+    }
+}
+
+impl Finder for OpensslFinder {
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+        if openssl_sys_ran(cx.env) {
+            return self.sys.find(library, cx);
+        }
+        let found = match OpensslFinder::openssl_dir(library, cx.env) {
+            Some(found) => found?,
+            None => self.system.find(library, cx)?,
+        };
+        OpensslFinder::checked(found, library, cx.env, cx.declared_by)
+    }
+
+    fn cross_fix(&self, library: &Library, target: &TargetInfo) -> Option<String> {
+        // The same variables name the installation on both routes.
+        self.sys.cross_fix(library, target)
+    }
+}
+
+impl OpensslFinder {
+    /// `found` (by [`System`] or `OPENSSL_DIR`) with the system libraries of a static link, and
+    /// its version read from the headers and judged by [`judge`] for `who`.
+    fn checked(
+        mut found: Found,
+        library: &Library,
+        env: &dyn BuildEnv,
+        who: &str,
+    ) -> Result<Found, Message> {
+        if found.link_mode == LinkMode::Static && found.system_libs.is_empty() {
+            found.system_libs = static_system_libs(&env.target());
+        }
+        let flavor = env
+            .preprocess(VERSION_PROGRAM, &found.include_dirs)
+            .as_deref()
+            .and_then(flavor_from_preprocessed);
+        let refuse = |reason: String| {
+            with_fixes(
+                Message::new(format!("{} version check failed: {reason}", library.name)).tried(
+                    format!(
+                        "located by {}; headers in {}; library directories: {}",
+                        found.located_by,
+                        dirs_text(&found.include_dirs),
+                        dirs_text(&found.lib_dirs)
+                    ),
+                ),
+                library,
+            )
+        };
+        let Some(flavor) = flavor else {
+            return Err(refuse(
+                "the version could not be read from <openssl/opensslv.h> (OPENSSL_VERSION_NUMBER, LIBRESSL_VERSION_NUMBER) with the target's preprocessor, so the supported range cannot be checked".to_string(),
+            ));
+        };
+        match judge(Some(flavor), who) {
+            Verdict::Supported => {}
+            Verdict::Warn(w) => found.warnings.push(w),
+            Verdict::Refuse(reason) => return Err(refuse(reason)),
+            _ => {}
+        }
+        found.version = Some(flavor.version_text());
+        Ok(found)
+    }
+}
+
+/// OpenSSL: libcrypto for the hashing providers, libssl and libcrypto for TLS, found by
+/// [`OPENSSL_FINDER`]; feature `openssl-vendored` builds it from source (through openssl-sys).
+pub static OPENSSL: Library = Library::new("OpenSSL", &OPENSSL_FINDER)
     .install(&[
         ("Debian/Ubuntu", "apt-get install libssl-dev pkg-config"),
         ("Fedora", "dnf install openssl-devel pkgconf-pkg-config"),
@@ -342,36 +598,40 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
         .values("MiB")
         .default_value("16"),
     ])
-    .source_features(&[Variable::new("openssl-vendored", When::Build, "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle")
+    .source_features(&[Variable::new("openssl-vendored", When::Build, "builds OpenSSL from source (openssl-sys's `vendored`, through openssl-src; needs perl and make) and links it statically, for the hashing providers too; only with openssl-sha1, openssl-md5, openssl-sha256 or openssl-tls (on its own: a build error); TLS then probes the distribution's CA bundle")
         .values("on, off")
         .default_value("off")])
     .foreign_variables(FOREIGN_VARIABLES)
     .local_config("config.toml")
     .example_config("config.example.toml");
 
-/// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` (and, for the
-/// library directory and link mode, by flagsplit's probe), each also in the target-prefixed form
-/// `<TARGET>_<NAME>`, for example `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
+/// The ecosystem's variables the build honours: OpenSSL's, read by `openssl-sys` when it is in the
+/// build (features `openssl-tls`, `openssl-vendored`) and otherwise by flagsplit's own build script
+/// ([`OpensslFinder`]), each also in the target-prefixed form `<TARGET>_<NAME>`, for example
+/// `X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR`; then libz-sys's.
 pub const FOREIGN_VARIABLES: &[Variable] = &[
-    Variable::new("OPENSSL_DIR", When::Build, "where OpenSSL is installed")
+    Variable::new("OPENSSL_DIR", When::Build, "where OpenSSL is installed (used when OPENSSL_LIB_DIR and OPENSSL_INCLUDE_DIR are unset)")
         .values("directory with include/ and lib/ (or lib64/)")
-        .default_value("found by openssl-sys (pkg-config, then platform prefixes)"),
+        .default_value("found by pkg-config (libcrypto; openssl-sys: openssl, then platform prefixes)"),
     Variable::new("OPENSSL_LIB_DIR", When::Build, "libcrypto/libssl directory (with OPENSSL_INCLUDE_DIR, OPENSSL_DIR is not needed)")
         .values("directory")
-        .default_value("$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what openssl-sys found"),
+        .default_value("$OPENSSL_DIR/lib64 and $OPENSSL_DIR/lib, or what pkg-config (or openssl-sys) found"),
     Variable::new("OPENSSL_INCLUDE_DIR", When::Build, "directory containing openssl/*.h")
         .values("directory")
-        .default_value("$OPENSSL_DIR/include, or what openssl-sys found"),
-    Variable::new("OPENSSL_STATIC", When::Build, "link libcrypto/libssl statically (openssl-sys): no OpenSSL in NEEDED, `OpenSSL: ... (static)`; needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which it links dynamically whatever this says (a build error names the fix)")
+        .default_value("$OPENSSL_DIR/include, or what pkg-config (or openssl-sys) found"),
+    Variable::new("OPENSSL_STATIC", When::Build, "link libcrypto/libssl statically: no OpenSSL in NEEDED, `OpenSSL: ... (static)`. For OpenSSL hashing alone, build.rs links libcrypto.a from the directory pkg-config --static or OPENSSL_LIB_DIR names; with openssl-sys in the build (openssl-tls) it needs OPENSSL_LIB_DIR + OPENSSL_INCLUDE_DIR (or OPENSSL_DIR) when pkg-config would find a system OpenSSL, which openssl-sys links dynamically whatever this says (a build error names the fix)")
         .values("1 (0: dynamic)")
-        .default_value("dynamic, unless the library directory holds only libcrypto.a/libssl.a"),
+        .default_value("dynamic (with openssl-sys: unless the library directory holds only libcrypto.a/libssl.a)"),
+    Variable::new("OPENSSL_LIBS", When::Build, "the libraries linked for OpenSSL hashing without openssl-sys, replacing `crypto` (openssl-sys reads it too)")
+        .values("names separated by `:`, `,` or spaces")
+        .default_value("crypto"),
     Variable::new("OPENSSL_NO_VENDOR", When::Build, "use the system OpenSSL although feature openssl-vendored is on (openssl-sys)")
         .values("1")
         .default_value("feature openssl-vendored builds OpenSSL from source"),
-    Variable::new("OPENSSL_NO_PKG_CONFIG", When::Build, "openssl-sys does not ask pkg-config for OpenSSL")
+    Variable::new("OPENSSL_NO_PKG_CONFIG", When::Build, "pkg-config is not asked for OpenSSL: the compiler's default directories, or OPENSSL_LIB_DIR/OPENSSL_INCLUDE_DIR")
         .values("1")
         .default_value("pkg-config is asked"),
-    Variable::new("PKG_CONFIG_PATH", When::Build, "where pkg-config finds openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)")
+    Variable::new("PKG_CONFIG_PATH", When::Build, "where pkg-config finds libcrypto.pc and openssl.pc (also PKG_CONFIG_SYSROOT_DIR, PKG_CONFIG_LIBDIR)")
         .values("directories")
         .default_value("pkg-config's own"),
     Variable::new("SSL_CERT_FILE", When::Run, "trusted CAs of flagsplit-imap-send (both TLS providers; imap.sslCAInfo replaces them); also SSL_CERT_DIR")
@@ -403,6 +663,197 @@ mod tests {
                 "zlib-ng"
             ]
         );
+    }
+
+    /// A build environment that exists nowhere: variables, directories, the preprocessor's
+    /// answer for [`VERSION_PROGRAM`].
+    #[derive(Default)]
+    struct FakeEnv {
+        vars: Vec<(&'static str, &'static str)>,
+        cargo: Vec<(&'static str, &'static str)>,
+        dirs: Vec<(&'static str, Vec<&'static str>)>,
+        preprocessed: Option<&'static str>,
+    }
+
+    impl BuildEnv for FakeEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.vars
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+        fn cargo_var(&self, name: &str) -> Option<String> {
+            self.cargo
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }
+        fn target(&self) -> TargetInfo {
+            let mut t = TargetInfo::default();
+            t.triple = "x86_64-unknown-linux-gnu".into();
+            t.host = t.triple.clone();
+            t.os = "linux".into();
+            t.pointer_width = 64;
+            t
+        }
+        fn list_dir(&self, dir: &str) -> Option<Vec<String>> {
+            self.dirs
+                .iter()
+                .find(|(d, _)| *d == dir)
+                .map(|(_, names)| names.iter().map(|n| n.to_string()).collect())
+        }
+        fn preprocess(&self, source: &str, _include_dirs: &[String]) -> Option<String> {
+            assert_eq!(source, VERSION_PROGRAM);
+            self.preprocessed.map(String::from)
+        }
+        fn compiler_file_name(&self, _name: &str) -> Option<String> {
+            None
+        }
+        fn pkg_config(
+            &self,
+            module: &str,
+        ) -> Result<flagsplit_config::probe::PkgConfigFound, String> {
+            Err(format!("no {module}"))
+        }
+    }
+
+    #[test]
+    fn the_headers_version() {
+        // gcc -E on OpenSSL 3.0.22's opensslv.h: a line marker inside the expansion.
+        let gcc = "flagsplit_openssl_flavor openssl3 \n# 9 \"v.c\" 3 4\n                                 3 0 22\n";
+        assert_eq!(
+            flavor_from_preprocessed(gcc),
+            Some(Flavor::Openssl(0x3000_0160))
+        );
+        assert_eq!(
+            flavor_from_preprocessed(gcc)
+                .map(Flavor::version_text)
+                .as_deref(),
+            Some("3.0.22")
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor openssl 0x1010117fL\n"),
+            Some(Flavor::Openssl(0x1010_117f))
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor libressl 0x3090200fL"),
+            Some(Flavor::Libressl(0x3090_200f))
+        );
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor boringssl"),
+            Some(Flavor::Boringssl)
+        );
+        assert_eq!(flavor_from_preprocessed("# 1 \"v.c\"\n"), None);
+        assert_eq!(
+            flavor_from_preprocessed("flagsplit_openssl_flavor openssl OPENSSL_VERSION_NUMBER"),
+            None
+        );
+    }
+
+    #[test]
+    fn openssl_sys_in_the_build_decides_the_route() {
+        assert!(!openssl_sys_ran(&FakeEnv::default()));
+        let env = FakeEnv {
+            cargo: vec![("DEP_OPENSSL_VERSION_NUMBER", "30000160")],
+            ..FakeEnv::default()
+        };
+        assert!(openssl_sys_ran(&env));
+        let env = FakeEnv {
+            cargo: vec![("DEP_OPENSSL_VENDORED", "1")],
+            ..FakeEnv::default()
+        };
+        assert!(openssl_sys_ran(&env));
+    }
+
+    #[test]
+    fn the_system_route_judges_the_headers() {
+        let mut found = Found::new("OPENSSL_LIB_DIR=/l OPENSSL_INCLUDE_DIR=/fake");
+        found.include_dirs = vec!["/fake".into()];
+        found.lib_dirs = vec!["/l".into()];
+        found.link_directives = true;
+        let old = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor openssl 0x101000cfL"),
+            ..FakeEnv::default()
+        };
+        let e = OpensslFinder::checked(found.clone(), &OPENSSL, &old, "flagsplit")
+            .unwrap_err()
+            .render();
+        for want in [
+            "OpenSSL version check failed: OpenSSL 1.1.0l is too old: flagsplit needs OpenSSL 1.1.1 or newer",
+            "located by OPENSSL_LIB_DIR=/l OPENSSL_INCLUDE_DIR=/fake; headers in /fake; library directories: /l",
+            "Debian/Ubuntu: apt-get install libssl-dev pkg-config",
+            "--features openssl-vendored",
+        ] {
+            assert!(e.contains(want), "{want:?} not in:\n{e}");
+        }
+        let unreadable = FakeEnv::default();
+        let e = OpensslFinder::checked(found.clone(), &OPENSSL, &unreadable, "flagsplit")
+            .unwrap_err()
+            .render();
+        assert!(
+            e.contains("the version could not be read from <openssl/opensslv.h>"),
+            "{e}"
+        );
+        let libressl = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor libressl 0x3090200fL"),
+            ..FakeEnv::default()
+        };
+        let ok = OpensslFinder::checked(found.clone(), &OPENSSL, &libressl, "flagsplit").unwrap();
+        assert_eq!(ok.version.as_deref(), Some("LibreSSL 3.9.2"));
+        assert!(ok.warnings[0].contains("accepted but not tested by flagsplit"));
+        let three = FakeEnv {
+            preprocessed: Some("flagsplit_openssl_flavor openssl3 3 5 1"),
+            ..FakeEnv::default()
+        };
+        let mut static_ = found.clone();
+        static_.link_mode = LinkMode::Static;
+        let ok = OpensslFinder::checked(static_, &OPENSSL, &three, "flagsplit").unwrap();
+        assert_eq!(ok.version.as_deref(), Some("3.5.1"));
+        assert!(ok.warnings.is_empty());
+        assert_eq!(ok.system_libs, ["-ldl", "-pthread"]);
+        assert!(ok.link_directives);
+    }
+
+    #[test]
+    fn openssl_dir_names_both_directories() {
+        let env = FakeEnv {
+            vars: vec![("OPENSSL_DIR", "/nonexistent")],
+            ..FakeEnv::default()
+        };
+        let e = OpensslFinder::openssl_dir(&OPENSSL, &env)
+            .unwrap()
+            .unwrap_err()
+            .render();
+        assert!(
+            e.contains("OpenSSL could not be found: OPENSSL_DIR=/nonexistent is not a directory"),
+            "{e}"
+        );
+        let env = FakeEnv {
+            vars: vec![
+                ("X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR", "/opt/ssl/"),
+                ("OPENSSL_DIR", "/elsewhere"),
+                ("OPENSSL_STATIC", "1"),
+                ("OPENSSL_LIBS", "-lcrypto"),
+            ],
+            dirs: vec![
+                ("/opt/ssl/", vec!["lib"]),
+                ("/opt/ssl/lib", vec!["libcrypto.a"]),
+            ],
+            ..FakeEnv::default()
+        };
+        let found = OpensslFinder::openssl_dir(&OPENSSL, &env).unwrap().unwrap();
+        assert_eq!(found.located_by, "OPENSSL_DIR=/opt/ssl/");
+        assert_eq!(found.include_dirs, ["/opt/ssl/include"]);
+        assert_eq!(found.lib_dirs, ["/opt/ssl/lib"]);
+        assert_eq!(found.libs.as_deref(), Some(&["crypto".to_string()][..]));
+        assert_eq!(found.link_mode, LinkMode::Static);
+        assert!(found.link_directives);
+        // OPENSSL_LIB_DIR or OPENSSL_INCLUDE_DIR: System reads them, and OPENSSL_DIR is not used.
+        let env = FakeEnv {
+            vars: vec![("OPENSSL_DIR", "/opt/ssl"), ("OPENSSL_LIB_DIR", "/l")],
+            ..FakeEnv::default()
+        };
+        assert!(OpensslFinder::openssl_dir(&OPENSSL, &env).is_none());
     }
 
     #[test]

@@ -31,6 +31,25 @@ pub type Md5 = flagsplit_hash::md5::builtin::Md5Builtin;
 #[cfg(flagsplit_md5 = "openssl")]
 pub type Md5 = flagsplit_hash::md5::openssl::Md5Openssl;
 
+// CRAM-MD5 with libcrypto while openssl-sys is in the build (features openssl-tls,
+// openssl-vendored): openssl-sys links the libcrypto it found or built, and build.rs none (as in
+// src/hash.rs), so it is loaded here.
+#[cfg(all(
+    any(feature = "openssl-tls", feature = "openssl-vendored"),
+    flagsplit_md5 = "openssl"
+))]
+extern crate openssl_sys as _;
+
+// CRAM-MD5 with the libcrypto build.rs found and links (no openssl-sys in the build): Cargo passes
+// a build script's `rustc-link-lib` to the package's library target only, so the library is loaded
+// for its link directives. Nothing of it is named, so none of its object files is linked (the
+// sender keeps its distance from the library: ARCHITECTURE.md, "What each binary may link").
+#[cfg(all(
+    not(any(feature = "openssl-tls", feature = "openssl-vendored")),
+    flagsplit_md5 = "openssl"
+))]
+extern crate flagsplit as _;
+
 /// OpenSSL's version text when the sender links OpenSSL, that is when its TLS or its MD5 provider is
 /// OpenSSL; else `None`.
 pub fn openssl_version() -> Option<String> {

@@ -1034,6 +1034,7 @@ fn a_system_library_not_found_says_how_to_name_it() {
         assert!(e.contains(want), "{want:?} not in:\n{e}");
     }
     assert!(!e.contains("panicked"));
+    assert!(!e.contains("or or "), "{e}");
     let env = system_env(host, host, &[("ZSTD_LIB_DIR", "/nowhere")]);
     let e = locate(&SYSTEM_ZSTD, &need, "demo", &env).unwrap_err();
     assert!(
