@@ -148,7 +148,7 @@ impl fmt::Display for BuildOptions {
         writeln!(out, "[{} {}]", SPEC.name, env!("CARGO_PKG_VERSION"))?;
         let mut links: Vec<&str> = Vec::new();
         let built = info.library(spec::ZSTD.name);
-        let static_link = built.map_or(false, |b| b.static_link);
+        let static_link = built.is_some_and(|b| b.static_link);
         for facility in SPEC.facilities {
             let selected = info.provider_of(&SPEC, facility);
             writeln!(
