@@ -106,6 +106,20 @@ if build static-hashing OPENSSL_STATIC=1 -- --no-default-features --features ope
 		'^openssl-build: [0-9.]+[a-z]? located by pkg-config \(libcrypto\) in .* \(static\)$' '^links: libcrypto$'
 	expect_lines static-hashing-sender "$("$S" --build-options)" '^MD5: MD5_OPENSSL$' '^OpenSSL: OpenSSL [0-9.]+.* \(static\)$'
 	hashes_like_coreutils static-hashing "$F"
+	# GNU ld takes archives in command-line order: every libcrypto reference must come before the
+	# libcrypto.a the library carries. Both executables linked again by it (only they are compiled).
+	for bin in flagsplit flagsplit-imap-send; do
+		if OPENSSL_STATIC=1 cargo rustc --release --locked --target-dir "$T" --bin "$bin" --no-default-features \
+			--features openssl-sha1,openssl-md5 -- -C linker-features=-lld >"$log/static-hashing-gnuld-$bin" 2>&1; then
+			no_openssl_needed static-hashing-gnuld "$T/release/$bin"
+			readelf -p .comment "$T/release/$bin" | grep -q 'Linker: LLD' && fail "static-hashing-gnuld: $bin linked by LLD" ||
+				pass "static-hashing-gnuld: $bin linked by GNU ld"
+		else
+			cat "$log/static-hashing-gnuld-$bin"
+			fail "static-hashing-gnuld: GNU ld link of $bin failed"
+		fi
+	done
+	hashes_like_coreutils static-hashing-gnuld "$F"
 fi
 
 note "OPENSSL_STATIC=1 where openssl-sys finds OpenSSL in /usr through pkg-config: an error, not a silently dynamic build"

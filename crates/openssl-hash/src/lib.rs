@@ -162,6 +162,10 @@ low_level!(
 );
 
 /// The version text of the libcrypto this process runs with (`OpenSSL 3.0.19 27 Jan 2026`).
+/// `#[inline]` like the hashers, and for one more reason: every reference to libcrypto is then in
+/// the crates that call it, which GNU ld sees before the static libcrypto the final package's
+/// library carries (a reference in this crate, linked after it, stayed undefined).
+#[inline]
 pub fn version_text() -> String {
     // SAFETY: OpenSSL_version returns a pointer to a static NUL-terminated string for every
     // argument; OPENSSL_VERSION is always valid.
