@@ -86,9 +86,10 @@ pub fn openssl_version() -> String {
 }
 
 // This crate's unit tests hash with every compiled provider: libcrypto, which the final package's
-// build script links into its own binaries, is linked here for the tests' executable.
+// build script links into its own binaries, is linked here for the tests' executable, and for
+// other crates' tests with feature `link-crypto`.
 #[cfg(all(
-    test,
+    any(test, feature = "link-crypto"),
     any(
         feature = "openssl-sha1",
         feature = "openssl-md5",
