@@ -21,7 +21,7 @@
 //! reports as 141).
 
 pub mod command;
-mod file;
+pub mod file;
 pub mod line;
 #[rustfmt::skip]
 mod printable;
