@@ -144,7 +144,7 @@ pub fn overlapped(
         consume(hasher, &hand_off)
     });
     let mut shared = hand_off.lock();
-    buffers.spare.extend(shared.free.drain(..));
+    buffers.spare.append(&mut shared.free);
     buffers
         .spare
         .extend(shared.full.drain(..).map(|(buf, _)| buf));
