@@ -11,7 +11,7 @@ CASE is one of:
   uncached   one 4 GiB file dropped from the page cache before every run (`dd iflag=nocache`
              over the whole file; as root also `echo 1 > /proc/sys/vm/drop_caches`)
   small      10,000 files of 4 KiB in one command
-  rss        peak RSS of each flagsplit command on a 1 GiB file (from wait4)
+  rss        peak RSS of each flagsplit command on a 1 GiB file (GNU time's %M)
 
 --one-core runs every command under `taskset -c 0`. --base EXE adds another flagsplit (an earlier
 build, say) as one more contender. The files are made once in DIR (default
@@ -22,7 +22,6 @@ flagsplit is faster).
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -63,7 +62,7 @@ def drop_cache(paths):
 
 
 def run(argv, before=None):
-    """Wall, user and system seconds of one run of argv (stdout discarded), and its peak RSS."""
+    """Wall, user and system seconds of one run of argv (stdout discarded), from wait4."""
     if before:
         before()
     start = time.perf_counter()
@@ -72,7 +71,7 @@ def run(argv, before=None):
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"failed: {' '.join(argv)}")
-    return wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss
+    return wall, usage.ru_utime, usage.ru_stime
 
 
 def rounds(contenders, n, before=None):
@@ -82,7 +81,7 @@ def rounds(contenders, n, before=None):
         for name, argv in contenders:
             times[name].append(run(argv, before))
     return {
-        name: tuple(statistics.median(t[i] for t in ts) for i in range(4))
+        name: tuple(statistics.median(t[i] for t in ts) for i in range(3))
         for name, ts in times.items()
     }
 
@@ -94,7 +93,7 @@ def table(title, results, algorithm_rows):
     for label, names in algorithm_rows:
         ours = results[names[0]][0]
         for name in names:
-            wall, user, sys_, _ = results[name]
+            wall, user, sys_ = results[name]
             ratio = "" if name == names[0] else f"{wall / ours:.2f}×"
             print(f"| {label} | {name.split(': ', 1)[1]} | {wall:.3f} | {user:.3f} | {sys_:.3f} | {ratio} |")
 
@@ -125,9 +124,16 @@ def main():
             print("\n### peak RSS on a 1 GiB file\n")
             print("| command | peak RSS MiB |")
             print("|---|---:|")
+            # GNU time's child execs at once: a child of this Python process would count the
+            # parent's pages it shares until its exec in its peak.
             for label, args, _, _ in ALGORITHMS:
-                rss = run(prefix + [a.flagsplit] + args + [path])[3]
-                print(f"| flagsplit {' '.join(args)} | {rss / 1024:.1f} |")
+                for name, exe in [("flagsplit", a.flagsplit)] + ([("base", a.base)] if a.base else []):
+                    out = subprocess.run(
+                        ["/usr/bin/time", "-f", "%M"] + prefix + [exe] + args + [path],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True,
+                    )
+                    rss = int(out.stderr.strip().splitlines()[-1])
+                    print(f"| {name} {' '.join(args)} | {rss / 1024:.1f} |")
             continue
         if case == "cached":
             paths = [os.path.join(a.dir, "file-300m")]

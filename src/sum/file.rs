@@ -207,3 +207,62 @@ fn consume(mut hasher: Hasher, hand_off: &HandOff) -> Result<Digest, HashError> 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sequential(algorithm: Algorithm, file: &mut File) -> Digest {
+        hash::hash_reader_with(algorithm, file, &mut Vec::new()).unwrap()
+    }
+
+    /// The reader thread hashes what the sequential loop hashes, at every buffer boundary, and
+    /// the buffers come back for the next file.
+    #[test]
+    fn overlapped_hashes_what_the_sequential_loop_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buffers = Buffers::default();
+        let mut content = vec![0u8; 3 * OVERLAP_BUF + 1];
+        crate::bench::fill(&mut content);
+        for size in [
+            0,
+            1,
+            OVERLAP_BUF - 1,
+            OVERLAP_BUF,
+            OVERLAP_BUF + 1,
+            3 * OVERLAP_BUF + 1,
+        ] {
+            let path = dir.path().join(size.to_string());
+            std::fs::write(&path, &content[..size]).unwrap();
+            for algorithm in [Algorithm::Sha1, Algorithm::Md5, Algorithm::Sha256] {
+                let expected = sequential(algorithm, &mut File::open(&path).unwrap());
+                let got = overlapped(
+                    Hasher::new(algorithm),
+                    &mut File::open(&path).unwrap(),
+                    &mut buffers,
+                )
+                .unwrap();
+                assert_eq!(got.as_bytes(), expected.as_bytes(), "{size} bytes");
+                assert_eq!(buffers.spare.len(), 2, "{size} bytes");
+            }
+        }
+    }
+
+    /// A read error reaches the hasher as the error the sequential loop returns (a directory:
+    /// `EISDIR`), and the buffers still come back.
+    #[test]
+    fn overlapped_returns_the_read_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buffers = Buffers::default();
+        let r = overlapped(
+            Hasher::new(Algorithm::Sha1),
+            &mut File::open(dir.path()).unwrap(),
+            &mut buffers,
+        );
+        let Err(HashError::Io(e)) = r else {
+            panic!("a directory was hashed");
+        };
+        assert_eq!(e.raw_os_error(), Some(libc::EISDIR));
+        assert_eq!(buffers.spare.len(), 2);
+    }
+}
