@@ -1,14 +1,13 @@
-//! Hashing one named file: a large regular file is read by a thread of its own into one buffer
-//! while the hash runs over the other, so that on two or more cores the kernel's copy from the
-//! page cache overlaps the hashing instead of adding to it; everything else is read as standard
-//! input is, with [`hash::hash_reader_with`].
+//! Hashing one named file: a large regular file is read by a thread of its own into a ring of
+//! buffers while the hash runs over the ones filled before, so that on two or more cores the
+//! kernel's copy from the page cache overlaps the hashing instead of adding to it; everything
+//! else is read as standard input is, with [`hash::hash_reader_with`].
 //!
 //! The reader thread makes the same `read` calls the sequential loop makes, in the same order
 //! and until the same end (a read of 0 bytes or the first error), so a file that grows, shrinks
 //! or fails while it is read gives what the sequential loop (and coreutils) gives: the digest of
 //! what was read, or the read's error. No file is mapped, so a file truncated while it is hashed
-//! cannot raise `SIGBUS`. Measurements (BENCHMARKS.md, *Checksums of a file*): on a 300 MiB file
-//! in the page cache on 2 cores, 0.26 s instead of 0.32 s for `sha1sum`; on one core the
+//! cannot raise `SIGBUS`. Measurements: BENCHMARKS.md, *Checksums of a file*; on one core the
 //! overlap cannot happen and the sequential loop is used.
 
 use std::collections::VecDeque;
@@ -23,10 +22,16 @@ use crate::hash::{self, Algorithm, Digest, HashError, Hasher};
 /// more than the overlap saves (measured: BENCHMARKS.md).
 pub const OVERLAP_MIN: u64 = 4 * 1024 * 1024;
 
-/// The size of each of the two buffers the reader thread fills: large enough that the hand-over
-/// between the threads costs nothing measurable, small enough that the first buffer, which is
-/// read before any hashing starts, is a small part of a file of [`OVERLAP_MIN`].
+/// The size of each buffer the reader thread fills: large enough that the hand-over between the
+/// threads costs nothing measurable, small enough that the first buffer, which is read before
+/// any hashing starts, is a small part of a file of [`OVERLAP_MIN`].
 pub const OVERLAP_BUF: usize = 512 * 1024;
+
+/// The buffers in the ring (4 MiB in all). Ahead of the hasher by up to the whole ring, the
+/// reader can wait for the scheduler for milliseconds without the hasher waiting for it; and a
+/// buffer is written again only after the hasher has read 3.5 MiB since, by when its lines have
+/// left the hasher's core's cache, so the reader's copy does not fetch them from there.
+pub const RING: usize = 8;
 
 /// The reader thread's buffers, kept across files so that each large file does not fault in
 /// fresh pages.
@@ -74,18 +79,23 @@ fn cores() -> usize {
 /// end, or the error that ends the file).
 type Filled = (Vec<u8>, io::Result<usize>);
 
-/// The two threads' hand-off: buffers to fill, buffers filled (in order), and whether the
-/// hasher has stopped.
+/// The two threads' hand-off: buffers to fill, buffers filled (in order), who is waiting, and
+/// whether the hasher has stopped.
 struct Shared {
     free: Vec<Vec<u8>>,
     full: VecDeque<Filled>,
+    /// The reader sleeps until half the ring is free again (see [`RING`]).
+    reader_waiting: bool,
+    hasher_waiting: bool,
     stopped: bool,
 }
 
 struct HandOff {
     state: Mutex<Shared>,
-    /// Signalled when a buffer is filled or freed, or the hasher stops.
-    changed: Condvar,
+    /// The reader waits on this for free buffers (or the hasher's stop).
+    freed: Condvar,
+    /// The hasher waits on this for a filled buffer.
+    filled: Condvar,
 }
 
 impl HandOff {
@@ -95,10 +105,8 @@ impl HandOff {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait<'a>(&self, guard: MutexGuard<'a, Shared>) -> MutexGuard<'a, Shared> {
-        self.changed
-            .wait(guard)
-            .unwrap_or_else(PoisonError::into_inner)
+    fn wait<'a>(&self, on: &Condvar, guard: MutexGuard<'a, Shared>) -> MutexGuard<'a, Shared> {
+        on.wait(guard).unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -108,13 +116,13 @@ struct StopOnDrop<'a>(&'a HandOff);
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         self.0.lock().stopped = true;
-        self.0.changed.notify_all();
+        self.0.freed.notify_one();
     }
 }
 
-/// Hashes the rest of `file` into `hasher` with a reader thread: the reader fills a buffer
-/// while the hasher works on the one filled before. Reads in this thread when no thread can be
-/// started.
+/// Hashes the rest of `file` into `hasher` with a reader thread: the reader fills the ring's
+/// buffers ahead while the hasher works on the ones filled before. Reads in this thread when no
+/// thread can be started.
 pub fn overlapped(
     hasher: Hasher,
     file: &mut File,
@@ -122,11 +130,14 @@ pub fn overlapped(
 ) -> Result<Digest, HashError> {
     let hand_off = HandOff {
         state: Mutex::new(Shared {
-            free: vec![buffers.take(), buffers.take()],
-            full: VecDeque::with_capacity(2),
+            free: (0..RING).map(|_| buffers.take()).collect(),
+            full: VecDeque::with_capacity(RING),
+            reader_waiting: false,
+            hasher_waiting: false,
             stopped: false,
         }),
-        changed: Condvar::new(),
+        freed: Condvar::new(),
+        filled: Condvar::new(),
     };
     let source: &File = file;
     let result = thread::scope(|s| {
@@ -152,7 +163,8 @@ pub fn overlapped(
 }
 
 /// The reader thread: reads into each free buffer in turn and hands it over, until a read
-/// returns 0 or fails (that buffer is handed over too), or the hasher stops.
+/// returns 0 or fails (that buffer is handed over too), or the hasher stops. When no buffer is
+/// free it sleeps until half the ring is, so that it wakes once per half ring, not per buffer.
 fn read_ahead(mut file: &File, hand_off: &HandOff) {
     loop {
         let mut buf = {
@@ -164,13 +176,20 @@ fn read_ahead(mut file: &File, hand_off: &HandOff) {
                 if let Some(buf) = shared.free.pop() {
                     break buf;
                 }
-                shared = hand_off.wait(shared);
+                shared.reader_waiting = true;
+                shared = hand_off.wait(&hand_off.freed, shared);
             }
         };
         let r = hash::read_retrying(&mut file, &mut buf);
         let last = !matches!(r, Ok(n) if n > 0);
-        hand_off.lock().full.push_back((buf, r));
-        hand_off.changed.notify_all();
+        let wake = {
+            let mut shared = hand_off.lock();
+            shared.full.push_back((buf, r));
+            std::mem::take(&mut shared.hasher_waiting)
+        };
+        if wake {
+            hand_off.filled.notify_one();
+        }
         if last {
             return;
         }
@@ -187,7 +206,13 @@ fn consume(mut hasher: Hasher, hand_off: &HandOff) -> Result<Digest, HashError> 
                 if let Some(filled) = shared.full.pop_front() {
                     break filled;
                 }
-                shared = hand_off.wait(shared);
+                // Nothing filled: every buffer is free or being read into, so a sleeping
+                // reader is woken whatever the threshold.
+                if std::mem::take(&mut shared.reader_waiting) {
+                    hand_off.freed.notify_one();
+                }
+                shared.hasher_waiting = true;
+                shared = hand_off.wait(&hand_off.filled, shared);
             }
         };
         let n = match r {
@@ -200,8 +225,17 @@ fn consume(mut hasher: Hasher, hand_off: &HandOff) -> Result<Digest, HashError> 
         if n > 0 {
             hasher.update(&buf[..n]);
         }
-        hand_off.lock().free.push(buf);
-        hand_off.changed.notify_all();
+        let wake = {
+            let mut shared = hand_off.lock();
+            shared.free.push(buf);
+            shared.reader_waiting && shared.free.len() >= RING / 2 && {
+                shared.reader_waiting = false;
+                true
+            }
+        };
+        if wake {
+            hand_off.freed.notify_one();
+        }
         if n == 0 {
             return Ok(hasher.finalize()?);
         }
@@ -243,7 +277,7 @@ mod tests {
                 )
                 .unwrap();
                 assert_eq!(got.as_bytes(), expected.as_bytes(), "{size} bytes");
-                assert_eq!(buffers.spare.len(), 2, "{size} bytes");
+                assert_eq!(buffers.spare.len(), RING, "{size} bytes");
             }
         }
     }
@@ -263,6 +297,6 @@ mod tests {
             panic!("a directory was hashed");
         };
         assert_eq!(e.raw_os_error(), Some(libc::EISDIR));
-        assert_eq!(buffers.spare.len(), 2);
+        assert_eq!(buffers.spare.len(), RING);
     }
 }
