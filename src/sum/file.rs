@@ -250,13 +250,14 @@ mod tests {
         hash::hash_reader_with(algorithm, file, &mut Vec::new()).unwrap()
     }
 
-    /// The reader thread hashes what the sequential loop hashes, at every buffer boundary, and
-    /// the buffers come back for the next file.
+    /// The reader thread hashes what the sequential loop hashes, at every buffer boundary and
+    /// past the ring's end, where buffers are reused, and the buffers come back for the next
+    /// file.
     #[test]
     fn overlapped_hashes_what_the_sequential_loop_hashes() {
         let dir = tempfile::tempdir().unwrap();
         let mut buffers = Buffers::default();
-        let mut content = vec![0u8; 3 * OVERLAP_BUF + 1];
+        let mut content = vec![0u8; 3 * RING * OVERLAP_BUF + 1];
         crate::bench::fill(&mut content);
         for size in [
             0,
@@ -265,6 +266,9 @@ mod tests {
             OVERLAP_BUF,
             OVERLAP_BUF + 1,
             3 * OVERLAP_BUF + 1,
+            RING * OVERLAP_BUF,
+            RING * OVERLAP_BUF + 1,
+            3 * RING * OVERLAP_BUF + 1,
         ] {
             let path = dir.path().join(size.to_string());
             std::fs::write(&path, &content[..size]).unwrap();

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 
 use crate::support::Rng;
 use flagsplit::hash::{Algorithm, Hasher, READ_SIZE, SMALL_READ};
-use flagsplit::sum::file::{OVERLAP_BUF, OVERLAP_MIN};
+use flagsplit::sum::file::{OVERLAP_BUF, OVERLAP_MIN, RING};
 use tempfile::TempDir;
 
 #[derive(Clone, Copy, Debug)]
@@ -935,7 +935,7 @@ fn quoting_matches_coreutils_at_every_printable_boundary() {
 /// Every size a threshold of the file reading makes special, and one byte either side: the
 /// first read on the stack ([`SMALL_READ`]), the sequential loop's buffer ([`READ_SIZE`]), the
 /// size from which a file is read by a thread of its own ([`OVERLAP_MIN`]) and that thread's
-/// buffers ([`OVERLAP_BUF`]).
+/// buffers ([`OVERLAP_BUF`], [`RING`] of them).
 fn threshold_sizes() -> Vec<usize> {
     let overlap_min = usize::try_from(OVERLAP_MIN).unwrap();
     let mut sizes = BTreeSet::new();
@@ -948,6 +948,10 @@ fn threshold_sizes() -> Vec<usize> {
         overlap_min + OVERLAP_BUF,
         overlap_min + 3 * OVERLAP_BUF - SMALL_READ,
         overlap_min + 3 * OVERLAP_BUF,
+        // The reader's reads start after the first SMALL_READ bytes: past these, it reuses
+        // buffers of the ring.
+        RING * OVERLAP_BUF + SMALL_READ,
+        2 * RING * OVERLAP_BUF + SMALL_READ,
     ] {
         sizes.extend([edge - 1, edge, edge + 1]);
     }
