@@ -18,13 +18,15 @@ use std::thread;
 
 use crate::hash::{self, Algorithm, Digest, HashError, Hasher};
 
-/// Files smaller than this are read in sequence: starting a thread and passing buffers costs
-/// more than the overlap saves (measured: BENCHMARKS.md).
-pub const OVERLAP_MIN: u64 = 4 * 1024 * 1024;
+/// Files smaller than this are read in sequence: starting the thread, filling the ring and
+/// waiting for each other cost about a millisecond a file, more than the overlap saves below
+/// about 32 MiB (measured: BENCHMARKS.md, *Checksums of a file*).
+pub const OVERLAP_MIN: u64 = 32 * 1024 * 1024;
 
 /// The size of each buffer the reader thread fills: large enough that the hand-over between the
 /// threads costs nothing measurable, small enough that the first buffer, which is read before
-/// any hashing starts, is a small part of a file of [`OVERLAP_MIN`].
+/// any hashing starts, is a small part of a file of [`OVERLAP_MIN`] (sizes from 128 KiB to
+/// 4 MiB measured the same).
 pub const OVERLAP_BUF: usize = 512 * 1024;
 
 /// The buffers in the ring (4 MiB in all). Ahead of the hasher by up to the whole ring, the

@@ -944,17 +944,22 @@ fn threshold_sizes() -> Vec<usize> {
         SMALL_READ + READ_SIZE,
         2 * READ_SIZE,
         OVERLAP_BUF,
-        overlap_min,
-        overlap_min + OVERLAP_BUF,
-        overlap_min + 3 * OVERLAP_BUF - SMALL_READ,
-        overlap_min + 3 * OVERLAP_BUF,
-        // The reader's reads start after the first SMALL_READ bytes: past these, it reuses
-        // buffers of the ring.
+        // The reader's reads start after the first SMALL_READ bytes: past this, it reuses
+        // the ring's buffers.
         RING * OVERLAP_BUF + SMALL_READ,
-        2 * RING * OVERLAP_BUF + SMALL_READ,
     ] {
         sizes.extend([edge - 1, edge, edge + 1]);
     }
+    // Files read by the reader thread (tens of MiB): at the threshold, and about a buffer's end
+    // after the ring has been gone round (the reader's reads start after the first SMALL_READ).
+    let buffer_end = SMALL_READ + overlap_min + (RING + 3) * OVERLAP_BUF;
+    sizes.extend([
+        overlap_min - 1,
+        overlap_min,
+        buffer_end - 1,
+        buffer_end,
+        buffer_end + 1,
+    ]);
     sizes.into_iter().collect()
 }
 
@@ -964,11 +969,14 @@ fn threshold_sizes() -> Vec<usize> {
 #[test]
 fn file_sizes_around_every_threshold_match_coreutils() {
     let dir = TempDir::new().unwrap();
-    let mut rng = Rng(0x5eed_0043_0000_0001);
+    let sizes = threshold_sizes();
+    // Each file a prefix of one random block (generating every file anew would take most of
+    // the test's time in a debug build).
+    let content = Rng(0x5eed_0043_0000_0001).bytes(sizes.iter().copied().max().unwrap_or(0));
     let mut names = Vec::new();
-    for size in threshold_sizes() {
+    for size in sizes {
         let name = format!("random-{size}");
-        fs::write(dir.path().join(&name), rng.bytes(size)).unwrap();
+        fs::write(dir.path().join(&name), &content[..size]).unwrap();
         names.push(os(&name));
     }
     let env = Env {
