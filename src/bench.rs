@@ -137,11 +137,103 @@ pub struct FsckRun {
     pub status: i32,
 }
 
+/// The size of the file the checksum commands are timed on as whole processes: the largest of
+/// [`SIZES`], so that each command's figure stands beside its in-process one.
+pub const FILE_SIZE: usize = 300 * 1024 * 1024;
+
+/// One whole-command figure: a checksum command of this binary run as a new process on a file
+/// of [`FILE_SIZE`] bytes in the page cache (start-up, reading and hashing), as a user runs it.
+#[derive(Clone, Debug)]
+pub struct CommandCell {
+    /// Which hash the command computes.
+    pub algorithm: Algorithm,
+    /// The command's arguments before the file (`sha1sum --no-collision-detection`).
+    pub command: String,
+    /// The file's size in bytes.
+    pub size: usize,
+    /// Median wall time over the rounds, in seconds.
+    pub wall_s: f64,
+    /// The file's size over that time, in MB/s (10^6 bytes per second).
+    pub mb_per_s: f64,
+}
+
+/// The checksum command that computes `algorithm` with this build's provider.
+pub fn sum_command(algorithm: Algorithm) -> &'static [&'static str] {
+    match algorithm {
+        Algorithm::Sha1 => &["sha1sum"],
+        Algorithm::Sha1Unchecked => &["sha1sum", "--no-collision-detection"],
+        Algorithm::Md5 => &["md5sum"],
+        Algorithm::Sha256 => &["sha256sum"],
+    }
+}
+
+/// Times `EXE COMMAND FILE` for every algorithm of [`algorithms`] on a temporary file of
+/// [`FILE_SIZE`] bytes (written first, so it is in the page cache), `rounds` rounds
+/// (each round runs every command once, so drift affects all alike); the medians. A command
+/// that fails is an error naming it.
+pub fn commands(
+    exe: &std::path::Path,
+    rounds: usize,
+    mut progress: impl FnMut(&str, usize, usize),
+) -> Result<Vec<CommandCell>, String> {
+    use std::io::Write as _;
+    let mut file = tempfile::NamedTempFile::new().map_err(|e| format!("temporary file: {e}"))?;
+    // 1 MiB of [`input`] over and over: what is hashed does not change the speed, and a debug
+    // build (the tests') would take seconds to generate 300 MiB.
+    let block = input(1 << 20);
+    (0..FILE_SIZE / block.len())
+        .try_for_each(|_| file.write_all(&block))
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("{}: {e}", file.path().display()))?;
+    let algos = algorithms();
+    let rounds = rounds.max(1);
+    let mut times = vec![Vec::with_capacity(rounds); algos.len()];
+    let mut step = 0;
+    for _ in 0..rounds {
+        for (i, (algorithm, _)) in algos.iter().enumerate() {
+            step += 1;
+            let args = sum_command(*algorithm);
+            progress(&args.join(" "), step, rounds * algos.len());
+            let start = Instant::now();
+            let status = std::process::Command::new(exe)
+                .args(args)
+                .arg(file.path())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+            let elapsed = start.elapsed().as_secs_f64();
+            match status {
+                Ok(s) if s.success() => times[i].push(elapsed),
+                Ok(s) => return Err(format!("{}: {s}", args.join(" "))),
+                Err(e) => return Err(format!("{}: {e}", exe.display())),
+            }
+        }
+    }
+    Ok(algos
+        .iter()
+        .zip(&mut times)
+        .map(|((algorithm, _), t)| {
+            t.sort_by(f64::total_cmp);
+            let wall_s = t[t.len() / 2];
+            CommandCell {
+                algorithm: *algorithm,
+                command: sum_command(*algorithm).join(" "),
+                size: FILE_SIZE,
+                wall_s,
+                mb_per_s: FILE_SIZE as f64 / wall_s / 1e6,
+            }
+        })
+        .collect())
+}
+
 /// The whole report.
 #[derive(Clone, Debug)]
 pub struct Report {
     /// Throughput cells.
     pub cells: Vec<Cell>,
+    /// The checksum commands timed as whole processes, or why they are not.
+    pub commands: Result<Vec<CommandCell>, String>,
     /// The zlib facility's figures.
     pub zlib: Vec<ZlibCell>,
     /// Start-up cost.
@@ -563,15 +655,25 @@ pub fn table(report: &Report) -> String {
     for size in SIZES {
         let _ = write!(s, " {} |", size_label(size));
     }
+    let _ = write!(s, " {} file, whole command |", size_label(FILE_SIZE));
     s.push_str("\n|---|");
     for _ in SIZES {
         s.push_str("---:|");
     }
-    s.push('\n');
+    s.push_str("---:|\n");
     for (algorithm, _) in algorithms() {
         let _ = write!(s, "| {} |", label(algorithm));
         for cell in report.cells.iter().filter(|c| c.algorithm == algorithm) {
             let _ = write!(s, " {:.0} MB/s |", cell.mb_per_s);
+        }
+        match &report.commands {
+            Ok(cells) => match cells.iter().find(|c| c.algorithm == algorithm) {
+                Some(c) => {
+                    let _ = write!(s, " {:.0} MB/s ({:.3} s) |", c.mb_per_s, c.wall_s);
+                }
+                None => s.push_str(" - |"),
+            },
+            Err(_) => s.push_str(" - |"),
         }
         s.push('\n');
     }
@@ -610,6 +712,20 @@ pub fn table(report: &Report) -> String {
         s,
         "MB/s = 10^6 bytes per second, best of the rounds; 64 B and 1 KiB include new+finalize per message."
     );
+    match &report.commands {
+        Ok(_) => {
+            let _ = writeln!(
+                s,
+                "Whole command: `flagsplit sha1sum FILE` and the like run as new processes on one {} file \
+                 in the page cache (start-up, reads and hashing; the in-process columns hash memory), \
+                 wall time, median of the rounds.",
+                size_label(FILE_SIZE)
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(s, "Whole command: not measured ({why}).");
+        }
+    }
     if !report.zlib.is_empty() {
         let _ = writeln!(
             s,
@@ -698,8 +814,11 @@ impl Environment {
 /// the selected provider: `facility` `"zlib"`, `provider`, `version`, `input` `"stream"` or
 /// `"objects"`, `streams`, `inflated_bytes`, `compressed_bytes`, `level`, `mb_per_s` of inflated
 /// output, `ns_per_stream`; added to schema 1 without changing any other key, so readers of the
-/// earlier reports are unaffected), `startup`, and `fsck` (added the same way: `repo`,
-/// `pack_bytes`, `threads`, `wall_s`, `cpu_s`, `max_rss_kib`, `status`; or `null` and `fsck_note`).
+/// earlier reports are unaffected), `startup`, `commands` (added the same way: one entry per
+/// hashing facility, its checksum command timed as a whole process on a [`FILE_SIZE`] file:
+/// `facility`, `provider`, `command`, `size_bytes`, `wall_s`, `mb_per_s`; or `null` and
+/// `commands_note`) and `fsck` (added the same way: `repo`, `pack_bytes`, `threads`, `wall_s`,
+/// `cpu_s`, `max_rss_kib`, `status`; or `null` and `fsck_note`).
 pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
     let info = &BUILD_INFO;
     let cpu = CpuFeatures::detect();
@@ -802,6 +921,39 @@ pub fn json(report: &Report, env: &Environment, rustc: &str) -> String {
         st.instructions.map_or("null".into(), |n| n.to_string()),
         json::opt_string(st.instructions_note.as_deref())
     );
+    // Added to schema 1 like `zlib`: `commands` is an array, or null with `commands_note`.
+    s.truncate(s.trim_end().len());
+    s.push_str(",\n");
+    match &report.commands {
+        Ok(cells) => {
+            s.push_str("  \"commands\": [\n");
+            for (i, c) in cells.iter().enumerate() {
+                let facility = algorithms()
+                    .into_iter()
+                    .find(|(a, _)| *a == c.algorithm)
+                    .map_or("", |(_, f)| f);
+                let _ = write!(
+                    s,
+                    "    {{\"facility\": {}, \"provider\": {}, \"command\": {}, \"size_bytes\": {}, \"wall_s\": {}, \"mb_per_s\": {}}}",
+                    json::string(facility),
+                    json::string(c.algorithm.provider()),
+                    json::string(&c.command),
+                    c.size,
+                    json::number(c.wall_s),
+                    json::number(c.mb_per_s)
+                );
+                s.push_str(if i + 1 < cells.len() { ",\n" } else { "\n" });
+            }
+            s.push_str("  ]\n");
+        }
+        Err(why) => {
+            let _ = writeln!(
+                s,
+                "  \"commands\": null, \"commands_note\": {}",
+                json::string(why)
+            );
+        }
+    }
     // Added to schema 1 like `zlib`: `fsck` is an object, or null with `fsck_note` saying why.
     s.truncate(s.trim_end().len());
     s.push_str(",\n");

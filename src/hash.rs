@@ -248,7 +248,7 @@ pub const READ_SIZE: usize = 128 * 1024;
 
 /// The first read goes to a buffer on the stack: most files are small, and zeroing a large heap
 /// buffer costs more instructions (about 130 K) than the whole rest of `sha1sum /dev/null`.
-const SMALL_READ: usize = 16 * 1024;
+pub const SMALL_READ: usize = 16 * 1024;
 
 /// Hashes everything `reader` yields, in constant memory.
 pub fn hash_reader(algorithm: Algorithm, reader: impl Read) -> Result<Digest, HashError> {
@@ -263,19 +263,36 @@ pub fn hash_reader_with(
     buf: &mut Vec<u8>,
 ) -> Result<Digest, HashError> {
     let mut hasher = Hasher::new(algorithm);
-    // Small inputs never touch the heap buffer.
+    if hash_head(&mut hasher, &mut reader)? {
+        return Ok(hasher.finalize()?);
+    }
+    hash_rest(hasher, reader, buf)
+}
+
+/// Hashes the first [`SMALL_READ`] bytes of `reader` (read into a buffer on the stack); whether
+/// that was the whole stream. Small inputs never touch the heap buffer.
+pub fn hash_head(hasher: &mut Hasher, mut reader: impl Read) -> io::Result<bool> {
     let mut small = [0u8; SMALL_READ];
     let mut filled = 0;
     while filled < SMALL_READ {
         match read_retrying(&mut reader, &mut small[filled..])? {
             0 => {
                 hasher.update(&small[..filled]);
-                return Ok(hasher.finalize()?);
+                return Ok(true);
             }
             n => filled += n,
         }
     }
     hasher.update(&small);
+    Ok(false)
+}
+
+/// Hashes the rest of `reader` after [`hash_head`] with [`READ_SIZE`] reads into `buf`.
+pub fn hash_rest(
+    mut hasher: Hasher,
+    mut reader: impl Read,
+    buf: &mut Vec<u8>,
+) -> Result<Digest, HashError> {
     if buf.len() < READ_SIZE {
         buf.resize(READ_SIZE, 0);
     }

@@ -241,6 +241,7 @@ pub fn run(options: &Options, operands: &[OsString], io: Io<'_>) -> u8 {
         stdin_read: false,
         charset: options.charset,
         read_buf: Vec::new(),
+        buffers: Default::default(),
         layout: Layout::default(),
     };
     let stdin_only = [OsString::from("-")];
@@ -347,6 +348,8 @@ struct Runner<'a, 'o> {
     stdin_read: bool,
     charset: Option<Charset>,
     read_buf: Vec<u8>,
+    /// The reader thread's buffers for large files.
+    buffers: super::file::Buffers,
     layout: Layout,
 }
 
@@ -387,9 +390,12 @@ impl Runner<'_, '_> {
             }
         } else {
             match File::open(OsStr::from_bytes(name)) {
-                Ok(mut file) => {
-                    hash::hash_reader_with(self.o.algorithm, &mut file, &mut self.read_buf)
-                }
+                Ok(mut file) => super::file::hash_file(
+                    self.o.algorithm,
+                    &mut file,
+                    &mut self.read_buf,
+                    &mut self.buffers,
+                ),
                 Err(e) if self.o.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
                     return Hashed::Missing;
                 }

@@ -21,6 +21,7 @@
 //! reports as 141).
 
 pub mod command;
+pub mod file;
 pub mod line;
 #[rustfmt::skip]
 mod printable;

@@ -1,5 +1,6 @@
 //! `flagsplit bench --quick --json` produces a valid report naming every selected provider, with a
-//! figure for every size and both zlib inputs, and the table form has a row per selected provider.
+//! figure for every size, both zlib inputs and each checksum command run on a file, and the table
+//! form has a row per selected provider with the whole command's figure beside the in-process ones.
 
 use std::process::Command;
 
@@ -44,6 +45,32 @@ fn quick_json_report_is_complete() {
         }
     }
     assert!(providers["tls"]["provider"].is_string());
+    // Each checksum command timed as a whole process on the file, beside the in-process figures:
+    // the command that computes each facility, with this build's provider.
+    let commands = report["commands"]
+        .as_array()
+        .unwrap_or_else(|| panic!("commands: {}", report["commands_note"]));
+    assert_eq!(commands.len(), flagsplit::bench::algorithms().len());
+    for ((algorithm, facility), c) in flagsplit::bench::algorithms().into_iter().zip(commands) {
+        assert_eq!(c["facility"], facility, "{c}");
+        assert_eq!(c["provider"], algorithm.provider(), "{c}");
+        assert_eq!(
+            c["command"],
+            flagsplit::bench::sum_command(algorithm).join(" "),
+            "{c}"
+        );
+        assert_eq!(
+            c["size_bytes"].as_u64(),
+            Some(flagsplit::bench::FILE_SIZE as u64),
+            "{c}"
+        );
+        let wall_s = c["wall_s"].as_f64().expect("wall_s");
+        let mb_per_s = c["mb_per_s"].as_f64().expect("mb_per_s");
+        assert!(wall_s > 0.0, "{c}");
+        let expected = flagsplit::bench::FILE_SIZE as f64 / wall_s / 1e6;
+        // Both are rounded in the report (wall_s to the millisecond).
+        assert!((mb_per_s - expected).abs() < expected * 0.01, "{c}");
+    }
     // The selected zlib provider inflates both inputs, at a positive rate.
     let zlib_provider = flagsplit::zlib::Inflater::PROVIDER;
     assert_eq!(providers[ZLIB]["provider"], zlib_provider);
@@ -146,6 +173,28 @@ fn table_names_every_selected_provider() {
         );
     }
     assert!(text.contains("300 MiB"));
+    // The whole command's column, with a figure in every provider's row.
+    let header = text.lines().next().unwrap_or_default();
+    assert!(
+        header.ends_with("| 300 MiB file, whole command |"),
+        "{header}"
+    );
+    for algorithm in flagsplit::bench::algorithms().map(|(a, _)| a) {
+        let label = flagsplit::bench::label(algorithm);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("{label} missing in\n{text}"));
+        let last = row
+            .trim_end_matches('|')
+            .rsplit('|')
+            .next()
+            .unwrap_or_default();
+        assert!(
+            last.trim().ends_with(" s)") && last.contains(" MB/s ("),
+            "{row}"
+        );
+    }
     for (input, streams) in [(ZlibInput::Stream, 1), (ZlibInput::Objects, ZLIB_OBJECTS)] {
         let label = flagsplit::bench::zlib_label(input, streams);
         assert!(

@@ -12,6 +12,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::support::Rng;
+use flagsplit::hash::{Algorithm, Hasher, READ_SIZE, SMALL_READ};
+use flagsplit::sum::file::{OVERLAP_BUF, OVERLAP_MIN, RING};
 use tempfile::TempDir;
 
 #[derive(Clone, Copy, Debug)]
@@ -926,6 +928,277 @@ fn quoting_matches_coreutils_at_every_printable_boundary() {
                 out.stderr.iter().filter(|&&b| b == b'\n').count(),
                 chunk.len()
             );
+        }
+    }
+}
+
+/// Every size a threshold of the file reading makes special, and one byte either side: the
+/// first read on the stack ([`SMALL_READ`]), the sequential loop's buffer ([`READ_SIZE`]), the
+/// size from which a file is read by a thread of its own ([`OVERLAP_MIN`]) and that thread's
+/// buffers ([`OVERLAP_BUF`], [`RING`] of them).
+fn threshold_sizes() -> Vec<usize> {
+    let overlap_min = usize::try_from(OVERLAP_MIN).unwrap();
+    let mut sizes = BTreeSet::new();
+    for edge in [
+        SMALL_READ,
+        SMALL_READ + READ_SIZE,
+        2 * READ_SIZE,
+        OVERLAP_BUF,
+        // The reader's reads start after the first SMALL_READ bytes: past this, it reuses
+        // the ring's buffers.
+        RING * OVERLAP_BUF + SMALL_READ,
+    ] {
+        sizes.extend([edge - 1, edge, edge + 1]);
+    }
+    // Files read by the reader thread (tens of MiB): at the threshold, and about a buffer's end
+    // after the ring has been gone round (the reader's reads start after the first SMALL_READ).
+    let buffer_end = SMALL_READ + overlap_min + (RING + 3) * OVERLAP_BUF;
+    sizes.extend([
+        overlap_min - 1,
+        overlap_min,
+        buffer_end - 1,
+        buffer_end,
+        buffer_end + 1,
+    ]);
+    sizes.into_iter().collect()
+}
+
+/// Random files of every [`threshold_sizes`] size, each tool's lines (and `--check` of them)
+/// identical to coreutils', on every core and, where `taskset` exists, on one core (where a
+/// large file is read in sequence).
+#[test]
+fn file_sizes_around_every_threshold_match_coreutils() {
+    let dir = TempDir::new().unwrap();
+    let sizes = threshold_sizes();
+    // Each file a prefix of one random block (generating every file anew would take most of
+    // the test's time in a debug build).
+    let content = Rng(0x5eed_0043_0000_0001).bytes(sizes.iter().copied().max().unwrap_or(0));
+    let mut names = Vec::new();
+    for size in sizes {
+        let name = format!("random-{size}");
+        fs::write(dir.path().join(&name), &content[..size]).unwrap();
+        names.push(os(&name));
+    }
+    let env = Env {
+        dir: dir.path(),
+        stdin: b"",
+        locale: UTF8,
+    };
+    let one_core = crate::support::runs("taskset", &["-c", "0", "true"]);
+    if !one_core {
+        crate::support::skip(
+            "file_sizes_around_every_threshold_match_coreutils",
+            "no taskset: one core not tested",
+        );
+    }
+    for tool in TOOLS {
+        let expected = assert_same(tool, &names, env);
+        assert_eq!(expected.status, Some(0));
+        if matches!(tool, Tool::Sha1) {
+            let mut unchecked = vec![os("--no-collision-detection")];
+            unchecked.extend(names.iter().cloned());
+            assert_eq!(ours(tool, &unchecked, env), expected);
+        }
+        fs::write(dir.path().join("sums"), &expected.stdout).unwrap();
+        assert_same(tool, &args(&["-c", "sums"]), env);
+        if one_core {
+            let mut cmd = Command::new("taskset");
+            cmd.args(["-c", "0", env!("CARGO_BIN_EXE_flagsplit"), tool.name()]);
+            cmd.args(&names);
+            assert_eq!(spawn(cmd, env), expected, "{} on one core", tool.name());
+        }
+    }
+}
+
+/// Standard input from a pipe, from a large regular file and from a FIFO, and files of /proc (a
+/// size of 0 in `fstat`, content made as it is read): what coreutils prints.
+#[test]
+fn pipes_fifos_and_proc_files_match_coreutils() {
+    let dir = TempDir::new().unwrap();
+    let size = usize::try_from(OVERLAP_MIN).unwrap() + 3 * OVERLAP_BUF + 5;
+    let content = Rng(0x5eed_0043_0000_0002).bytes(size);
+    fs::write(dir.path().join("large"), &content).unwrap();
+    let env = Env {
+        dir: dir.path(),
+        stdin: &content,
+        locale: UTF8,
+    };
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for tool in TOOLS {
+        // A pipe.
+        assert_same(tool, &[], env);
+        assert_same(tool, &args(&["-", "large"]), env);
+        // Standard input redirected from a large regular file.
+        let redirected = |prog: &str| {
+            let out = Command::new("sh")
+                .args(["-c", &format!("{prog} {} - < large", tool.name())])
+                .current_dir(dir.path())
+                .env("LC_ALL", UTF8)
+                .output()
+                .unwrap();
+            (out.status.code(), out.stdout, normalize(&out.stderr, tool))
+        };
+        let expected = redirected("");
+        assert_eq!(expected.0, Some(0));
+        assert_eq!(
+            redirected(&format!("'{}'", env!("CARGO_BIN_EXE_flagsplit"))),
+            expected
+        );
+        // A FIFO, written by another thread as the command reads it.
+        let through_fifo = |cmd: Command| {
+            let writer = {
+                let (fifo, content) = (fifo.clone(), content.clone());
+                std::thread::spawn(move || fs::write(fifo, content))
+            };
+            let out = spawn(cmd, Env { stdin: b"", ..env });
+            writer.join().unwrap().unwrap();
+            out
+        };
+        let mut theirs_cmd = Command::new(tool.name());
+        theirs_cmd.arg(&fifo);
+        let expected = through_fifo(theirs_cmd);
+        assert_eq!(expected.status, Some(0));
+        let mut ours_cmd = Command::new(env!("CARGO_BIN_EXE_flagsplit"));
+        ours_cmd.arg(tool.name()).arg(&fifo);
+        let mut got = through_fifo(ours_cmd);
+        got.stderr = normalize(&got.stderr, tool);
+        assert_eq!(got, expected, "{} of a FIFO", tool.name());
+        // /proc: files whose content does not change between the two runs.
+        let proc_files = [
+            "/proc/version",
+            "/proc/sys/kernel/ostype",
+            "/proc/self/nonexistent",
+        ];
+        if Path::new("/proc/version").exists() {
+            assert_same(tool, &args(&proc_files), env);
+        } else {
+            crate::support::skip_optional("pipes_fifos_and_proc_files_match_coreutils", "no /proc");
+        }
+    }
+}
+
+/// The digests of `content[..n]` for every `n` in `from..=content.len()` that a reading loop can
+/// stop at when the file's size changes under it: the multiples of the page size, `from` and
+/// the whole.
+fn prefix_digests(content: &[u8], from: usize) -> BTreeSet<String> {
+    const PAGE: usize = 4096;
+    let mut hasher = Hasher::new(Algorithm::Sha1Unchecked);
+    let mut out = BTreeSet::new();
+    let mut at = 0;
+    let mut add = |h: &Hasher| {
+        out.insert(crate::support::hex(
+            h.clone().finalize().unwrap().as_bytes(),
+        ));
+    };
+    while at < content.len() {
+        let next = if at < from {
+            from
+        } else {
+            ((at / PAGE) + 1) * PAGE
+        }
+        .min(content.len());
+        hasher.update(&content[at..next]);
+        at = next;
+        if at >= from {
+            add(&hasher);
+        }
+    }
+    if from == 0 || content.is_empty() {
+        add(&Hasher::new(Algorithm::Sha1Unchecked));
+    }
+    out
+}
+
+/// What `sha1sum --no-collision-detection BIG after` (coreutils: `sha1sum BIG after`) printed
+/// while `change` ran on `BIG` after `delay`: the status, the digest of `BIG`, the line of
+/// `after` and stderr.
+fn hash_while(
+    prog: &[&str],
+    dir: &Path,
+    delay: std::time::Duration,
+    change: impl FnOnce(&Path),
+) -> (Option<i32>, String, Vec<u8>, Vec<u8>) {
+    let big = dir.join("big");
+    let child = Command::new(prog[0])
+        .args(&prog[1..])
+        .args(["big", "after"])
+        .current_dir(dir)
+        .env("LC_ALL", UTF8)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    change(&big);
+    let out = child.wait_with_output().unwrap();
+    let mut lines = out.stdout.split_inclusive(|&b| b == b'\n');
+    let first = lines.next().unwrap_or_default();
+    let digest = String::from_utf8_lossy(first.split(|&b| b == b' ').next().unwrap_or_default());
+    let rest = lines.flatten().copied().collect();
+    (out.status.code(), digest.into_owned(), rest, out.stderr)
+}
+
+/// A file truncated while it is hashed, and one growing: no crash (a file is never mapped), no
+/// message — coreutils' reads just end, at the new end or where they were — and the file after
+/// it is hashed. The digest is that of a prefix the reads can have stopped at; coreutils, run
+/// the same way, behaves the same.
+#[test]
+fn files_changing_size_while_hashed_behave_as_in_coreutils() {
+    let dir = TempDir::new().unwrap();
+    let size = 96 << 20;
+    let content = Rng(0x5eed_0043_0000_0003).bytes(size);
+    let cut = usize::try_from(OVERLAP_MIN).unwrap() + 12_345;
+    let truncated = prefix_digests(&content, cut);
+    let tail = Rng(0x5eed_0043_0000_0004).bytes(8 << 20);
+    let grown: Vec<u8> = content.iter().chain(&tail).copied().collect();
+    let growing = prefix_digests(&grown, size);
+    fs::write(dir.path().join("after"), b"the next file\n").unwrap();
+    let after_line = theirs(
+        Tool::Sha1,
+        &args(&["after"]),
+        Env {
+            dir: dir.path(),
+            stdin: b"",
+            locale: UTF8,
+        },
+    )
+    .stdout;
+    let flagsplit = env!("CARGO_BIN_EXE_flagsplit");
+    let programs: [&[&str]; 2] = [
+        &[flagsplit, "sha1sum", "--no-collision-detection"],
+        &["sha1sum"],
+    ];
+    for delay_ms in [0, 5, 20, 60] {
+        let delay = std::time::Duration::from_millis(delay_ms);
+        for prog in programs {
+            fs::write(dir.path().join("big"), &content).unwrap();
+            let (status, digest, rest, stderr) = hash_while(prog, dir.path(), delay, |big| {
+                let file = fs::OpenOptions::new().write(true).open(big).unwrap();
+                file.set_len(cut as u64).unwrap();
+            });
+            let what = format!("{prog:?} truncated after {delay_ms} ms");
+            assert_eq!(status, Some(0), "{what}: {}", show(&stderr));
+            assert!(stderr.is_empty(), "{what}: {}", show(&stderr));
+            assert!(
+                truncated.contains(&digest),
+                "{what}: {digest} is no prefix's"
+            );
+            assert_eq!(rest, after_line, "{what}");
+
+            fs::write(dir.path().join("big"), &content).unwrap();
+            let (status, digest, rest, stderr) = hash_while(prog, dir.path(), delay, |big| {
+                let mut file = fs::OpenOptions::new().append(true).open(big).unwrap();
+                for chunk in tail.chunks(1 << 20) {
+                    file.write_all(chunk).unwrap();
+                }
+            });
+            let what = format!("{prog:?} growing after {delay_ms} ms");
+            assert_eq!(status, Some(0), "{what}: {}", show(&stderr));
+            assert!(stderr.is_empty(), "{what}: {}", show(&stderr));
+            assert!(growing.contains(&digest), "{what}: {digest} is no prefix's");
+            assert_eq!(rest, after_line, "{what}");
         }
     }
 }

@@ -1,5 +1,5 @@
-//! `flagsplit bench`: throughput of this build's providers (hashing, zlib inflate) and the start-up
-//! cost of this binary.
+//! `flagsplit bench`: throughput of this build's providers (hashing, zlib inflate), the checksum
+//! commands timed as whole processes on a file, and the start-up cost of this binary.
 
 use std::io::{self, IsTerminal};
 use std::os::unix::process::ExitStatusExt;
@@ -43,6 +43,10 @@ pub fn main(m: &Matches) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let commands = match std::env::current_exe() {
+        Ok(exe) => bench::commands(&exe, plan.rounds, progress),
+        Err(e) => Err(format!("cannot find this executable: {e}")),
+    };
     if terminal {
         eprint!("\r\x1b[Kmeasuring start-up");
     }
@@ -52,6 +56,7 @@ pub fn main(m: &Matches) -> ExitCode {
     }
     let report = Report {
         cells,
+        commands,
         zlib,
         startup,
         fsck,

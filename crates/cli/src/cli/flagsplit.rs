@@ -290,10 +290,13 @@ pub const BENCH: Command = Command {
     preamble: "Throughput of the selected checked SHA-1, unchecked SHA-1, MD5 and SHA-256 providers at 64 B,\n\
                1 KiB, 64 KiB and 300 MiB (in memory, best of the rounds); MB/s of inflated output of the\n\
                selected zlib provider on one 16 MiB stream and on 1000 git-object-sized streams (100 B to\n\
-               20 KB, back to back as in a pack); and the start-up cost of `flagsplit sha1sum /dev/null`\n\
-               (wall time, and instructions under callgrind when valgrind is installed); and the real load:\n\
-               `flagsplit-fsck` on the repository it runs in (or --repo DIR), wall and CPU time and peak\n\
-               RSS. The default run takes well under a minute, plus the fsck.",
+               20 KB, back to back as in a pack); beside the in-memory figures, the checksum commands as a\n\
+               user runs them (`flagsplit sha1sum FILE` and the others as new processes on one 300 MiB\n\
+               file in the page cache, median wall time); the start-up cost of\n\
+               `flagsplit sha1sum /dev/null` (wall time, and instructions under callgrind when valgrind is\n\
+               installed); and the real load: `flagsplit-fsck` on the repository it runs in (or --repo\n\
+               DIR), wall and CPU time and peak RSS. The default run takes well under a minute, plus the\n\
+               fsck.",
     options: &[
         Opt::flag(None, "quick", "a few seconds instead of most of a minute"),
         Opt::flag(
