@@ -160,6 +160,20 @@ ok app-test app -- test
 (cd "$work/app" && INFLATE_DEMO_INFLATE_PROVIDER=miniz cargo run -q --offline -- --build-options) >"$log/app-miniz" 2>&1
 grep -qxF "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "$log/app-miniz" && pass "app: the shell's miniz wins over [env]" || { cat "$log/app-miniz"; fail "app: the shell's value did not select"; }
 
+note "the path form of the dependency, as the guide writes it (a checkout of flagsplit beside the library)"
+path_line=$(grep -m1 'path = ' "$log/expected-dependency-forms")
+path_value=$(sed -n 's/.*path = "\([^"]*\)".*/\1/p' <<<"$path_line")
+cp -r "$work/inflate-demo" "$work/path-form"
+ln -s "$root" "$work/path-form/${path_value%%/crates/config}"
+sed -i -e "s|flagsplit-config = { version = \"0.3\"|flagsplit-config = { path = \"$path_value\"|" \
+	-e "s|^flagsplit-config = \"0.3\"$|flagsplit-config = { path = \"$path_value\" }|" "$work/path-form/Cargo.toml"
+if grep -q "path = \"$path_value\"" "$work/path-form/Cargo.toml" && [ -d "$work/path-form/$path_value" ]; then
+	ok path-form path-form -- test
+	grep -qE "^ +Compiling flagsplit-config v$version \(/" "$log/path-form" && pass "path-form: flagsplit-config compiled from the checkout" || fail "path-form: flagsplit-config not compiled from the checkout"
+else
+	fail "path-form: the guide's path form ($path_line) could not be set up"
+fi
+
 note "a mistake in the table stops the build, naming it"
 cp -r "$work/inflate-demo" "$work/bad-table"
 sed -i 's/Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)")/&.feature("miniz")/' "$work/bad-table/src/spec.rs"
