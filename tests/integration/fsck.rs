@@ -28,6 +28,7 @@
 mod build;
 mod classes;
 mod corrupt;
+mod lost_found;
 mod packgen;
 mod progress;
 mod reftable;

@@ -1,5 +1,5 @@
 //! `flagsplit fsck`: git's `git fsck --full` verdict (its exit bits and its set of output lines),
-//! read-only.
+//! read-only but for `--lost-found`.
 //!
 //! The order of work is git's (`builtin/fsck.c` in git 2.47): loose objects of every object
 //! directory, then every pack (trailers, CRCs, each object inflated, its deltas applied, hashed
@@ -23,12 +23,14 @@
 //! - [`heads`]: the heads of the walk (refs, reflogs, worktrees' HEADs and indexes) and the
 //!   checks of the structures around it (commit-graphs, multi-pack-indexes).
 //! - [`connect`]: the connectivity walk.
+//! - [`lost_found`]: `--lost-found`'s files, the one write fsck makes (when asked for).
 
 pub mod connect;
 pub mod driver;
 pub mod finding;
 pub mod grafts;
 pub mod heads;
+pub mod lost_found;
 pub mod odb;
 pub mod parse;
 pub mod promisor;
@@ -109,6 +111,10 @@ pub struct Options {
     pub timing: bool,
     /// `--low-memory`: check packs without building their delta trees.
     pub low_memory: bool,
+    /// `--lost-found`: each dangling object written under the common directory's `lost-found/`
+    /// (`commit/ID`, else `other/ID`), as git does; it implies `full` and no `reflogs` (the run
+    /// sets them). The only write fsck makes.
+    pub lost_found: bool,
 }
 
 impl Default for Options {
@@ -130,6 +136,7 @@ impl Default for Options {
             threads: 0,
             timing: false,
             low_memory: false,
+            lost_found: false,
         }
     }
 }
@@ -633,6 +640,18 @@ pub fn run_with<P: Providers>(
     out: Output,
     hash: HashFn,
 ) -> (Output, Result<u8, Fatal>) {
+    // git's `--lost-found` turns `--full` on and the reflogs off, whatever else was asked.
+    let implied;
+    let opts = if opts.lost_found {
+        implied = Options {
+            full: true,
+            reflogs: false,
+            ..opts.clone()
+        };
+        &implied
+    } else {
+        opts
+    };
     let config = match walk::load_config(&repo) {
         Ok(c) => c,
         Err(e) => return (out, Err(e)),
