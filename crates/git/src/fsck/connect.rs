@@ -112,11 +112,15 @@ pub(super) fn check_connectivity<P: Providers>(
 ) -> Result<(), Fatal> {
     // A stored object that did not check out (corrupt, or unreadable) makes the counted links
     // unreliable: git's walk then reports the trees that name it, so walk as git does.
-    let damaged = !f.opts.connectivity_only
+    // So does a checked object whose walk of its links failed: git's walk walks it again, and
+    // prints what its check's walk printed (`empty filename in tree entry`, `object X is a blob,
+    // not a tree`) once more.
+    let damaged = (!f.opts.connectivity_only
         && f.opts.full
         && f.table
             .iter()
-            .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT);
+            .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT))
+        || f.stored.broken_walk;
     let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
     let mut nr = 0u64;
     let mut meter = f.out.progress().start_delayed("Checking connectivity", 0);

@@ -564,10 +564,13 @@ pub fn structures_before_walk<P: Providers>(f: &mut Fsck<'_, P>) {
 
 /// The commit-graph and multi-pack-index checks git runs as child processes after the walk
 /// (`git commit-graph verify`, `git multi-pack-index verify`, for each object directory).
+/// `alternate_errors` are the lines git printed when it read the alternates: each `commit-graph
+/// verify` reads them again (`find_odb`), and prints them again.
 pub fn structures_after_walk<P: Providers>(
     f: &mut Fsck<'_, P>,
     config: &crate::gitconfig::Config,
     dirs: &[super::odb::ObjectDir],
+    alternate_errors: &[String],
 ) {
     use crate::verify::{commit_graph, midx};
     let format = f.repo.format;
@@ -575,6 +578,9 @@ pub fn structures_after_walk<P: Providers>(
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
         let settings = graph_settings(config);
         for d in dirs {
+            for e in alternate_errors {
+                f.out.error(e);
+            }
             let fr: &Fsck<'_, P> = f;
             let mut read_lines = Vec::new();
             let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);

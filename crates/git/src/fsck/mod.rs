@@ -307,6 +307,10 @@ pub struct Stored {
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
+    /// A checked object's walk of its links failed (a tree that cannot be parsed, a link to an
+    /// object of another type): git's connectivity walk walks it again and prints those lines
+    /// again, so the walk reads objects as git's does (see `connect::check_connectivity`).
+    pub broken_walk: bool,
 }
 
 /// The heads and what the walk starts from and stops at.
@@ -499,6 +503,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
             self.out.emit(finding);
         }
         self.out.bits |= std::mem::take(&mut l.bits);
+        self.stored.broken_walk |= std::mem::take(&mut l.broken_walk);
         if let Some(counts) = l.counts.as_mut() {
             for (i, c) in counts.iter_mut().enumerate() {
                 if *c > 0 {
@@ -534,6 +539,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
                 let k = o.kind.map_or("unknown", Kind::name);
                 let hex = self.hex(&o.id);
                 let line = format!("error in {k} {hex}: broken links");
+                self.stored.broken_walk = true;
                 self.out.emit(
                     Finding::line(finding::Stream::Err, line)
                         .about(&hex, o.kind)
