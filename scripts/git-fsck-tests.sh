@@ -188,7 +188,7 @@ cmd=${args[i]-}
 rest=("${args[@]:i+1}")
 if [ -n "$cmd" ] && [ "${FSCK_ORACLE:-0}" = 1 ]; then
 	call=
-	[ "$cmd" = fsck ] && call=$(printf '%q ' "${rest[@]}")
+	[ "$cmd" = fsck ] && [ ${#rest[@]} -gt 0 ] && call=$(printf '%q ' "${rest[@]}")
 	FSCK_ORACLE_ARGS="git $(printf '%q ' "$@")" FSCK_ORACLE_CALL="$call" \
 		"$out/oracle.sh" "$cmd" "${globals[@]}" </dev/null >>"$out/log/oracle.log" 2>&1 || true
 fi
