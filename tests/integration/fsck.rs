@@ -93,11 +93,6 @@ const KNOWN_COUNT_DIFFERENCES: &[(&str, &str)] = &[
         "git reads the alternates again at each `reprepare_packed_git` (each object it fails to \
          find)",
     ),
-    (
-        "hint:",
-        "the graft file's advice comes once more from a process git runs in \
-         cls-graft-commit-graph",
-    ),
 ];
 
 /// `o` with each line of [`KNOWN_COUNT_DIFFERENCES`] once, for comparing counts.

@@ -583,10 +583,21 @@ pub fn structures_after_walk<P: Providers>(
             }
             let fr: &Fsck<'_, P> = f;
             let mut read_lines = Vec::new();
-            let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
+            let mut parsed = false;
+            let mut read = |raw: &[u8]| {
+                parsed = true;
+                commit_for_graph(fr, raw, &mut read_lines)
+            };
             let progress = fr.out.progress();
             let out =
                 commit_graph::verify_in::<P>(&d.path, &odbs, format, settings, &mut read, progress);
+            // The child reads the graft file when it first parses a commit, and prints what git
+            // says of it (the advice, bad lines) again.
+            if parsed && f.heads.grafts.read {
+                for l in f.heads.grafts.lines.clone() {
+                    f.out.err(&l);
+                }
+            }
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }
