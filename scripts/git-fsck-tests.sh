@@ -23,10 +23,14 @@
 #   (default: none, --connectivity-only, --unreachable, --no-dangling), with no standard input,
 #   their output in files, GIT_NO_LAZY_FETCH=1, and without GIT_TRACE* and git's test hooks that
 #   make it die on purpose (GIT_TEST_COMMIT_GRAPH_DIE_ON_PARSE, GIT_TEST_REV_INDEX_DIE_*); it
-#   compares their exit status and the sets of their stdout and stderr lines (flagsplit's
-#   `notice: not checked: ...` lines left out). A repository state (the files of its git
-#   directory, its objects and alternates, ~/.gitconfig, the directory, options and GIT_*
-#   environment) is compared once per script run. A difference is classed by its differing lines
+#   compares their exit status and their stdout and stderr lines, each with the number of times
+#   it is printed (flagsplit's `notice: not checked: ...` lines left out). A repository state (the
+#   files of its git directory, its objects and alternates, ~/.gitconfig, the directory, options
+#   and GIT_* environment) is compared once per script run. Every `git fsck` the scripts run is
+#   also compared with its own arguments, in its environment, each time (a call differs when its
+#   status, a line or a line's count differs); a run with `--lost-found` (the variants' or a
+#   call's) is made on two copies of the trash directory, one per program, and the two
+#   `lost-found/` trees they write are compared with `diff -r`. A difference is classed by its differing lines
 #   with object ids, numbers and the trash directory's path taken out, and the first state of each
 #   class is saved in OUT/findings/classes/CLASS: the trash directory copied, the command, its
 #   directory and environment, both outputs, and repro.sh, which runs both programs again on the
@@ -41,8 +45,8 @@
 # first), SUMMARY_ONLY=1 (print the summary of the results already in OUT, running nothing).
 #
 # Prints, per script run, the cases passed and failed with git and through flagsplit, the cases
-# that pass with git and fail through flagsplit, the states compared and the classes of
-# difference; exits 1 when a case that passes with git fails through flagsplit or any state
+# that pass with git and fail through flagsplit, the states compared and those that differ, the
+# scripts' own `git fsck` calls compared and those that differ, and the classes of difference; exits 1 when a case that passes with git fails through flagsplit or any state
 # differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,15 +79,17 @@ summary() {
 			END { printf "%d %d %d %d", $p, $f, $s, $k }' "$1"
 	}
 	bad=0
-	printf '\n%-18s %-22s %-22s %-8s %-8s %s\n' script "git pass/fail/skip" "flagsplit pass/fail/skip" states differ seconds
+	printf '\n%-18s %-22s %-22s %-8s %-8s %-8s %-8s %s\n' script "git pass/fail/skip" "flagsplit pass/fail/skip" states differ calls "differ" seconds
 	for spec in $tests; do
 		u=${spec/:/-}
 		read -r gp gf gs _ <<<"$(counts "$out/tap/$u-git.out")"
 		read -r fp ff fs _ <<<"$(counts "$out/tap/$u-flagsplit.out")"
 		states=$(lines_in "$out/state/$u-flagsplit.count")
 		differ=$(lines_in "$out/state/$u-flagsplit.differ")
+		calls=$(lines_in "$out/state/$u-flagsplit.calls")
+		calls_differ=$(lines_in "$out/state/$u-flagsplit.calls-differ")
 		secs="$(seconds_of "$out/results/$u-git.status")/$(seconds_of "$out/results/$u-flagsplit.status")"
-		printf '%-18s %-22s %-22s %-8s %-8s %s\n' "$u" "$gp/$gf/$gs" "$fp/$ff/$fs" "$states" "$differ" "$secs"
+		printf '%-18s %-22s %-22s %-8s %-8s %-8s %-8s %s\n' "$u" "$gp/$gf/$gs" "$fp/$ff/$fs" "$states" "$differ" "$calls" "$calls_differ" "$secs"
 		regressions=$(join -t $'\t' \
 			<(sed -n 's/^ok \([0-9]*\) - \(.*\)/\1\t\2/p' "$out/tap/$u-git.out" | grep -v '# skip' | sort) \
 			<(sed -n 's/^not ok \([0-9]*\) - .*/\1/p' "$out/tap/$u-flagsplit.out" | sort) | sort -n)
@@ -181,8 +187,10 @@ done
 cmd=${args[i]-}
 rest=("${args[@]:i+1}")
 if [ -n "$cmd" ] && [ "${FSCK_ORACLE:-0}" = 1 ]; then
-	FSCK_ORACLE_ARGS="git $(printf '%q ' "$@")" "$out/oracle.sh" "$cmd" "${globals[@]}" \
-		</dev/null >>"$out/log/oracle.log" 2>&1 || true
+	call=
+	[ "$cmd" = fsck ] && [ ${#rest[@]} -gt 0 ] && call=$(printf '%q ' "${rest[@]}")
+	FSCK_ORACLE_ARGS="git $(printf '%q ' "$@")" FSCK_ORACLE_CALL="$call" \
+		"$out/oracle.sh" "$cmd" "${globals[@]}" </dev/null >>"$out/log/oracle.log" 2>&1 || true
 fi
 if [ "$cmd" = fsck ] && [ "${FSCK_ORACLE_MODE:-git}" = flagsplit ]; then
 	echo "flagsplit ${args[*]}" >>"$out/log/calls-${FSCK_ORACLE_UNIT:-none}"
@@ -234,29 +242,81 @@ state=$( {
 } | md5sum | cut -c1-32)
 seen=$out/state/$unit
 mkdir -p "$seen"
-[ -e "$seen/$state" ] && exit 0
-: >"$seen/$state"
-echo "$cmd" >>"$out/state/$unit.count"
+# A state is compared once with the variants; each `git fsck` call of the scripts is compared
+# with its own arguments too, every time.
+vlist=()
+if [ ! -e "$seen/$state" ]; then
+	: >"$seen/$state"
+	echo "$cmd" >>"$out/state/$unit.count"
+	IFS=, read -r -a vlist <<<"$variants,"
+	[ ${#vlist[@]} -eq 0 ] && vlist=("")
+fi
+call=()
+if [ "$cmd" = fsck ]; then
+	eval "call=(${FSCK_ORACLE_CALL:-})"
+	echo "fsck ${FSCK_ORACLE_CALL:-}" >>"$out/state/$unit.calls"
+fi
+[ ${#vlist[@]} -eq 0 ] && [ "$cmd" != fsck ] && exit 0
+trash=${TRASH_DIRECTORY:-$HOME}
 run=$(mktemp -d "$out/state/run.XXXXXX")
-n=0
-IFS=, read -r -a vlist <<<"$variants,"
-[ ${#vlist[@]} -eq 0 ] && vlist=("")
-for variant in "${vlist[@]}"; do
-	d=$run/$n
+# pair DIR LABEL ARG...: both programs with ARGS; `--lost-found` on two copies of the trash
+# directory (the state as the command would find it), whose `lost-found/` trees are compared.
+pair() {
+	local d=$1 label=$2 side c rel common_rel
+	shift 2
 	mkdir -p "$d"
-	printf '%s\n' "$variant" >"$d/variant"
+	printf '%s\n' "$label" >"$d/variant"
+	case " $* " in
+	*" --lost-found "*)
+		case $PWD/ in "$trash"/*) ;; *) echo "the directory is outside the trash directory" >"$d/lost-found.diff"; return ;; esac
+		rel=${PWD#"$trash"}
+		common_rel=${common#"$trash"}
+		for side in git fs; do
+			c=$run/copy-$side
+			rm -rf "$c"
+			cp -a "$trash" "$c"
+			(
+				g=()
+				for x in "${globals[@]}"; do g+=("${x//"$trash"/$c}"); done
+				for v in GIT_DIR GIT_WORK_TREE GIT_OBJECT_DIRECTORY GIT_COMMON_DIR GIT_INDEX_FILE GIT_ALTERNATE_OBJECT_DIRECTORIES; do
+					if [ -n "${!v-}" ]; then export "$v=${!v//"$trash"/$c}"; fi
+				done
+				cd "$c$rel" || exit 1
+				if [ $side = git ]; then sub=fsck; else sub=flagsplit-oracle-fsck; fi
+				"$real" "${g[@]}" $sub "$@" >"$d/$side.out" 2>"$d/$side.err"
+				echo $? >"$d/$side.rc"
+			)
+			perl -pi -e "s{\\Q$c\\E}{$trash}g" "$d/$side.out" "$d/$side.err"
+		done
+		local lg=$run/copy-git$common_rel/lost-found lf=$run/copy-fs$common_rel/lost-found
+		if [ -e "$lg" ] || [ -e "$lf" ]; then
+			diff -r "$lg" "$lf" 2>&1 | sed "s|$run/copy-git|\$GIT_COPY|g; s|$run/copy-fs|\$FLAGSPLIT_COPY|g" >"$d/lost-found.diff"
+		fi
+		rm -rf "$run/copy-git" "$run/copy-fs"
+		;;
+	*)
+		"$real" "${globals[@]}" fsck "$@" >"$d/git.out" 2>"$d/git.err"
+		echo $? >"$d/git.rc"
+		"$real" "${globals[@]}" flagsplit-oracle-fsck "$@" >"$d/fs.out" 2>"$d/fs.err"
+		echo $? >"$d/fs.rc"
+		;;
+	esac
+}
+n=0
+for variant in "${vlist[@]}"; do
 	# shellcheck disable=SC2086
-	"$real" "${globals[@]}" fsck $variant >"$d/git.out" 2>"$d/git.err"
-	echo $? >"$d/git.rc"
-	# shellcheck disable=SC2086
-	"$real" "${globals[@]}" flagsplit-oracle-fsck $variant >"$d/fs.out" 2>"$d/fs.err"
-	echo $? >"$d/fs.rc"
+	pair "$run/$n" "$variant" $variant
 	n=$((n + 1))
 done
-trash=${TRASH_DIRECTORY:-$HOME}
+if [ "$cmd" = fsck ]; then
+	pair "$run/$n" "the call: fsck ${call[*]}" "${call[@]}"
+fi
 tap=$out/tap/$unit.out
 case_no=$(( $(grep -cE '^(ok|not ok) ' "$tap" 2>/dev/null || true) + 1 ))
 verdict=$(perl "$out/compare.pl" "$out/findings" "$run" "$trash" "$unit" "$case_no" "${FSCK_ORACLE_ARGS:-git $cmd}")
+if grep -q '^call-differs$' <<<"$verdict"; then
+	echo "fsck ${FSCK_ORACLE_CALL:-}" >>"$out/state/$unit.calls-differ"
+fi
 if [ -n "$verdict" ]; then
 	echo "$cmd" >>"$out/state/$unit.differ"
 	# Every differing state's outputs are kept (text only), to be read or classed again.

@@ -5,13 +5,16 @@
 #   perl git-fsck-tests-compare.pl FINDINGS RUN TRASH UNIT CASE COMMAND
 #
 # RUN holds one directory per variant (0/, 1/, ...) with `variant`, git.rc, git.out, git.err,
-# fs.rc, fs.out and fs.err. The exit statuses and the sets of stdout and stderr lines are compared
-# (flagsplit's `notice: not checked: ...` lines left out). The class of a difference is its
+# fs.rc, fs.out and fs.err, and, for a `--lost-found` run, lost-found.diff (how the two
+# `lost-found/` trees written on two copies of the state differ; empty when they are the same).
+# The exit statuses and the stdout and stderr lines, each with the number of times it is printed,
+# are compared (flagsplit's `notice: not checked: ...` lines left out). The class of a difference is its
 # differing lines with the TRASH path, object ids and numbers written as $TRASH, <oid> and N, with
 # the two statuses; when one side or both have `fatal:` lines the other has not, those lines
 # alone and the status of the side that printed them make the class. Each variant that differs is classed on its own. The first state of a
 # class creates FINDINGS/classes/CLASS/class.txt and prints `new CLASS` (the caller saves the
-# repository); a known class prints `old CLASS`; no difference prints nothing. Each differing
+# repository); a known class prints `old CLASS`; no difference prints nothing; `call-differs` when
+# the variant labelled `the call: ...` (the scripts' own `git fsck` call) differs. Each differing
 # variant adds a line to FINDINGS/occurrences.tsv: UNIT, CASE, VARIANT, CLASS, COMMAND.
 use strict;
 use warnings;
@@ -30,12 +33,12 @@ sub slurp {
 
 sub lines {
 	my ($text, $drop_notices) = @_;
-	my %set;
+	my %count;
 	for my $l (split /\n/, $text) {
 		next if $drop_notices && $l =~ /^notice: not checked: /;
-		$set{$l} = 1;
+		$count{$l}++;
 	}
-	return \%set;
+	return \%count;
 }
 
 sub norm {
@@ -49,7 +52,7 @@ sub norm {
 	return $l;
 }
 
-my (%classes, @occurrences);
+my (%classes, @occurrences, $call_differs);
 for my $d (sort { $a <=> $b } grep { /^\d+$/ } map { s{.*/}{}r } glob("$run/*")) {
 	my $dir = "$run/$d";
 	chomp(my $variant = slurp("$dir/variant"));
@@ -61,8 +64,15 @@ for my $d (sort { $a <=> $b } grep { /^\d+$/ } map { s{.*/}{}r } glob("$run/*"))
 		my $f = lines(slurp("$dir/fs.$stream"), 1);
 		push @only, map { ["git", $stream, $_] } grep { !$f->{$_} } sort keys %$g;
 		push @only, map { ["flagsplit", $stream, $_] } grep { !$g->{$_} } sort keys %$f;
+		# A line both print, a different number of times.
+		push @only, map { ["counts", $stream, "$_ (git $g->{$_}x, flagsplit $f->{$_}x)"] }
+			grep { $f->{$_} && $f->{$_} != $g->{$_} } sort keys %$g;
 	}
+	# `--lost-found` ran on two copies of the state: the trees it wrote must be the same.
+	my $lf = slurp("$dir/lost-found.diff");
+	push @only, map { ["lost-found", "out", $_] } split /\n/, $lf;
 	next if $grc eq $frc && !@only;
+	$call_differs = 1 if $variant =~ /^the call: /;
 	my @fatal = grep { $_->[2] =~ /^fatal: / } @only;
 	my %sides = map { $_->[0] => 1 } @fatal;
 	my $status = "status git $grc flagsplit $frc";
@@ -101,3 +111,4 @@ flock($occ, LOCK_EX);
 print $occ join("\t", $unit, $case, @$_, $command), "\n" for @occurrences;
 close $occ;
 print @out;
+print "call-differs\n" if $call_differs;

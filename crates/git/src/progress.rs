@@ -140,6 +140,29 @@ impl Shared {
         }
     }
 
+    /// The count has passed `n`, one of git's sampled counts (a multiple of `step`): every sampled
+    /// count from the last one shown up to `n` is shown in turn, whichever thread got there
+    /// first, so that the meter shows git's values in git's order (git's one thread shows each
+    /// multiple of `step` as its count reaches it). Nothing is shown for a count not above the
+    /// last one.
+    pub fn display_sampled(&self, n: u64, step: u64) {
+        let Ok(mut m) = self.0.lock() else {
+            return;
+        };
+        let Some(s) = &mut m.0 else {
+            return;
+        };
+        let step = step.max(1);
+        let mut v = match s.last_value {
+            None => 0,
+            Some(last) => (last / step + 1) * step,
+        };
+        while v <= n {
+            s.display(v, None, Instant::now());
+            v += step;
+        }
+    }
+
     /// The count is now `n`, drawn whatever another thread is doing (between pieces of work).
     pub fn display_now(&self, n: u64) {
         if let Ok(mut m) = self.0.lock() {

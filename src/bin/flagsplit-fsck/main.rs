@@ -54,12 +54,6 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
             Err(_) => ExitCode::from(1),
         };
     }
-    if m.flag("lost-found") {
-        eprintln!(
-            "fatal: --lost-found writes dangling objects into the repository; flagsplit fsck never writes (use git fsck --lost-found)"
-        );
-        return ExitCode::from(129);
-    }
     let threads = match m
         .value("threads")
         .map(|v| v.to_str().and_then(|t| t.parse::<usize>().ok()))
@@ -93,6 +87,7 @@ fn run(command: &'static Command, args: impl Iterator<Item = OsString>) -> ExitC
         threads,
         timing: std::env::var_os("FLAGSPLIT_FSCK_TIMES").is_some_and(|v| v == "1"),
         low_memory: m.flag("low-memory"),
+        lost_found: setting(&m, "lost-found", false),
     };
     let sink: Box<dyn Sink> = if m.flag("json") {
         Box::new(json::JsonSink::stdout())

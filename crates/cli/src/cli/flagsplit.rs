@@ -210,8 +210,8 @@ pub const HASH_OBJECT: Command = Command {
 /// `flagsplit fsck`.
 pub const FSCK: Command = Command {
     name: "fsck",
-    about: "Verify a git repository as `git fsck --full` does (it never writes to it).",
-    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [--threads N] [--low-memory] [--json]\n         [OBJECT]...",
+    about: "Verify a git repository as `git fsck --full` does (it writes only for --lost-found).",
+    usage: "[--tags] [--root] [--unreachable] [--cache] [--no-reflogs]\n         [--[no-]full] [--strict] [--verbose] [--lost-found]\n         [--[no-]dangling] [--[no-]progress] [--connectivity-only]\n         [--[no-]name-objects] [--threads N] [--low-memory] [--json]\n         [OBJECT]...",
     preamble: "Gives git 2.47's verdict on the repository it runs in (found as git finds it: the current\n\
                directory upwards, or GIT_DIR): the same exit status (git's bits: 1 objects, 2\n\
                reachability, 4 packs, 8 refs, 16 commit-graph, 32 multi-pack-index, 64 reverse\n\
@@ -239,7 +239,7 @@ pub const FSCK: Command = Command {
         Opt::flag(
             None,
             "lost-found",
-            "refused: it writes dangling objects into .git/lost-found\n(flagsplit fsck never writes; use git fsck --lost-found)",
+            "write dangling objects in .git/lost-found (implies --full\nand --no-reflogs; the only write fsck makes)",
         ),
         Opt::flag(
             None,

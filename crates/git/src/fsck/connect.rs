@@ -5,6 +5,7 @@ use crate::Kind;
 use crate::Providers;
 
 use super::finding::{Finding, Stream, What};
+use super::lost_found::{Content, Failed, LostFound};
 use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
 use super::{Fatal, Fsck, bits, hex, scan};
 
@@ -111,11 +112,15 @@ pub(super) fn check_connectivity<P: Providers>(
 ) -> Result<(), Fatal> {
     // A stored object that did not check out (corrupt, or unreadable) makes the counted links
     // unreliable: git's walk then reports the trees that name it, so walk as git does.
-    let damaged = !f.opts.connectivity_only
+    // So does a checked object whose walk of its links failed: git's walk walks it again, and
+    // prints what its check's walk printed (`empty filename in tree entry`, `object X is a blob,
+    // not a tree`) once more.
+    let damaged = (!f.opts.connectivity_only
         && f.opts.full
         && f.table
             .iter()
-            .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT);
+            .any(|o| o.flags & (super::table::PRESENT | HAS_OBJ) == super::table::PRESENT))
+        || f.stored.broken_walk;
     let read_walk = f.opts.connectivity_only || f.opts.name_objects || damaged;
     let mut nr = 0u64;
     let mut meter = f.out.progress().start_delayed("Checking connectivity", 0);
@@ -148,7 +153,7 @@ pub(super) fn check_connectivity<P: Providers>(
         meter.display(walked as u64);
     }
     meter.stop();
-    if f.opts.connectivity_only && f.opts.dangling {
+    if f.opts.connectivity_only && (f.opts.dangling || f.opts.lost_found) {
         // git marks what unreachable objects point to, reading them now: the loose objects,
         // then each pack's in its index's order (which decides which read marks a broken
         // packed copy bad first).
@@ -222,6 +227,11 @@ pub(super) fn check_connectivity<P: Providers>(
         }
     }
     let max = f.table.len();
+    let mut lost_found = f.opts.lost_found.then(|| {
+        let lf = LostFound::new(&f.repo.common_dir);
+        lf.remove_leftovers();
+        lf
+    });
     if f.opts.verbose {
         f.out.err(&format!("Checking connectivity ({max} objects)"));
     }
@@ -256,15 +266,56 @@ pub(super) fn check_connectivity<P: Providers>(
             f.out.emit(r);
             continue;
         }
-        if o.flags & USED == 0 && f.opts.dangling {
-            let t = f.printable_type(i);
-            let d = f.describe(&o.id);
-            let line = format!("dangling {t} {d}");
-            let r = Finding::report(What::Dangling, t, &f.hex(&o.id), line);
-            f.out.emit(r);
+        if o.flags & USED == 0 {
+            if f.opts.dangling {
+                let t = f.printable_type(i);
+                let d = f.describe(&o.id);
+                let line = format!("dangling {t} {d}");
+                let r = Finding::report(What::Dangling, t, &f.hex(&o.id), line);
+                f.out.emit(r);
+            }
+            if let Some(lf) = lost_found.as_mut() {
+                write_lost_found(f, lf, i)?;
+            }
         }
     }
     Ok(())
+}
+
+/// git's `--lost-found` for the dangling object `i`: its file under `lost-found/`, or git's
+/// `error:` line when the directory cannot be made, or git's death.
+fn write_lost_found<P: Providers>(
+    f: &mut Fsck<'_, P>,
+    lf: &mut LostFound,
+    i: u32,
+) -> Result<(), Fatal> {
+    let o = f.table.obj(i);
+    let (id, kind) = (o.id, o.kind);
+    let described = f.describe(&id);
+    let path = lf.path(kind, &described);
+    let mut lines = Vec::new();
+    let written = lf.write(&path, || {
+        if kind == Some(Kind::Blob) {
+            // git streams the blob from the store (`stream_blob_to_fd`).
+            match f.store().read(&id, &mut lines, None).object {
+                Some((Kind::Blob, data)) => Some(Content::Blob(data)),
+                _ => None,
+            }
+        } else {
+            Some(Content::Line(described.clone()))
+        }
+    });
+    for l in &lines {
+        f.out.error(l);
+    }
+    match written {
+        Ok(()) => Ok(()),
+        Err(Failed::Directory) => {
+            f.out.error("could not create lost-found");
+            Ok(())
+        }
+        Err(Failed::Fatal(m)) => Err(Fatal::msg(m)),
+    }
 }
 
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed

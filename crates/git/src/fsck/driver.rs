@@ -22,8 +22,8 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
     let mut packs_wall = std::time::Duration::ZERO;
     let env_alternates = std::env::var_os("GIT_ALTERNATE_OBJECT_DIRECTORIES");
     let (dirs, alternate_errors) = odb::object_dirs(&objects, env_alternates.as_deref());
-    for e in alternate_errors {
-        f.out.error(&e);
+    for e in &alternate_errors {
+        f.out.error(e);
     }
     let promisor_remote = has_promisor_remote(config);
     if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
@@ -85,7 +85,7 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
             };
             let meter = Shared::new(progress.start("Checking objects", total));
             let mut count = 0;
-            for pi in 0..f.stored.packs.len() {
+            for pi in git_pack_order(f, &dirs, midx) {
                 let was = f.out.set_context(super::finding::Context {
                     pack: Some(f.stored.packs[pi].name.clone()),
                     ..Default::default()
@@ -124,7 +124,7 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
     super::heads::structures_before_walk(f);
     check_connectivity(f, &mut pending)?;
     let walk_wall = walk_started.elapsed();
-    super::heads::structures_after_walk(f, config, &dirs);
+    super::heads::structures_after_walk(f, config, &dirs, &alternate_errors);
     if f.opts.timing {
         report_times(f, packs_wall, walk_wall, run_started.elapsed());
     }
@@ -231,4 +231,80 @@ fn memory_line<P: Providers>(f: &Fsck<'_, P>) -> String {
         per(entries),
         f.table.len()
     )
+}
+
+/// The packs (places in `f.stored.packs`) in the order git's `get_all_packs` lists them, the
+/// order in which `git fsck` checks them (and so the counts its `Checking objects` meter shows
+/// at each pack's end): the packs of the multi-pack-indexes, each put at the head of the list
+/// in turn (so the last listed comes first), then the other packs of every object directory,
+/// those of the repository's own before the alternates' and newer ones (by the `.pack` file's
+/// mtime in seconds) first; among equals, the reverse of the order the directories were read
+/// in (each pack put at the head of the list as it was found).
+fn git_pack_order<P: Providers>(
+    f: &Fsck<'_, P>,
+    dirs: &[odb::ObjectDir],
+    midx: bool,
+) -> Vec<usize> {
+    use std::os::unix::fs::MetadataExt;
+    let packs = &f.stored.packs;
+    let find = |dir: &std::path::Path, idx_name: &std::ffi::OsStr| {
+        packs.iter().position(|p| {
+            p.files.idx.file_name() == Some(idx_name)
+                && p.files.idx.parent().and_then(|d| d.parent()) == Some(dir)
+        })
+    };
+    let mut taken = vec![false; packs.len()];
+    // git's list of multi-pack-indexes: the first directory's first, each later one put
+    // second.
+    let mut midx_packs: Vec<usize> = Vec::new();
+    if midx {
+        let mut loaded: Vec<(&odb::ObjectDir, Vec<Vec<u8>>)> = dirs
+            .iter()
+            .map(|d| (d, crate::verify::midx::pack_names(&d.path, f.repo.format)))
+            .filter(|(_, names)| !names.is_empty())
+            .collect();
+        if loaded.len() > 1 {
+            loaded[1..].reverse();
+        }
+        for (d, names) in loaded {
+            for name in names {
+                use std::os::unix::ffi::OsStrExt;
+                if let Some(n) = find(&d.path, std::ffi::OsStr::from_bytes(&name))
+                    && !taken[n]
+                {
+                    taken[n] = true;
+                    midx_packs.push(n);
+                }
+            }
+        }
+    }
+    // Each pack found is put at the head of the list.
+    midx_packs.reverse();
+    let mut others: Vec<(bool, i64, usize)> = Vec::new();
+    for (di, d) in dirs.iter().enumerate() {
+        let Ok(rd) = std::fs::read_dir(d.path.join("pack")) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            if !name.as_encoded_bytes().ends_with(b".idx") {
+                continue;
+            }
+            if let Some(n) = find(&d.path, &name)
+                && !taken[n]
+            {
+                taken[n] = true;
+                let mtime = std::fs::metadata(&packs[n].files.pack).map_or(0, |m| m.mtime());
+                others.push((di == 0, mtime, n));
+            }
+        }
+    }
+    others.reverse();
+    // A stable sort, as git's `llist_mergesort`: local first, then newer first.
+    others.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut order = midx_packs;
+    order.extend(others.into_iter().map(|(_, _, n)| n));
+    // Any pack not found above (none, as the scan opened them from the same directories) last.
+    order.extend((0..packs.len()).filter(|&n| !taken[n]));
+    order
 }

@@ -564,10 +564,13 @@ pub fn structures_before_walk<P: Providers>(f: &mut Fsck<'_, P>) {
 
 /// The commit-graph and multi-pack-index checks git runs as child processes after the walk
 /// (`git commit-graph verify`, `git multi-pack-index verify`, for each object directory).
+/// `alternate_errors` are the lines git printed when it read the alternates: each `commit-graph
+/// verify` reads them again (`find_odb`), and prints them again.
 pub fn structures_after_walk<P: Providers>(
     f: &mut Fsck<'_, P>,
     config: &crate::gitconfig::Config,
     dirs: &[super::odb::ObjectDir],
+    alternate_errors: &[String],
 ) {
     use crate::verify::{commit_graph, midx};
     let format = f.repo.format;
@@ -575,12 +578,26 @@ pub fn structures_after_walk<P: Providers>(
         let odbs: Vec<&std::path::Path> = dirs.iter().map(|d| d.path.as_path()).collect();
         let settings = graph_settings(config);
         for d in dirs {
+            for e in alternate_errors {
+                f.out.error(e);
+            }
             let fr: &Fsck<'_, P> = f;
             let mut read_lines = Vec::new();
-            let mut read = |raw: &[u8]| commit_for_graph(fr, raw, &mut read_lines);
+            let mut parsed = false;
+            let mut read = |raw: &[u8]| {
+                parsed = true;
+                commit_for_graph(fr, raw, &mut read_lines)
+            };
             let progress = fr.out.progress();
             let out =
                 commit_graph::verify_in::<P>(&d.path, &odbs, format, settings, &mut read, progress);
+            // The child reads the graft file when it first parses a commit, and prints what git
+            // says of it (the advice, bad lines) again.
+            if parsed && f.heads.grafts.read {
+                for l in f.heads.grafts.lines.clone() {
+                    f.out.err(&l);
+                }
+            }
             for l in read_lines.iter().chain(&out.lines) {
                 f.out.err(l);
             }

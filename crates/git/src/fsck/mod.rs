@@ -1,5 +1,5 @@
 //! `flagsplit fsck`: git's `git fsck --full` verdict (its exit bits and its set of output lines),
-//! read-only.
+//! read-only but for `--lost-found`.
 //!
 //! The order of work is git's (`builtin/fsck.c` in git 2.47): loose objects of every object
 //! directory, then every pack (trailers, CRCs, each object inflated, its deltas applied, hashed
@@ -23,12 +23,14 @@
 //! - [`heads`]: the heads of the walk (refs, reflogs, worktrees' HEADs and indexes) and the
 //!   checks of the structures around it (commit-graphs, multi-pack-indexes).
 //! - [`connect`]: the connectivity walk.
+//! - [`lost_found`]: `--lost-found`'s files, the one write fsck makes (when asked for).
 
 pub mod connect;
 pub mod driver;
 pub mod finding;
 pub mod grafts;
 pub mod heads;
+pub mod lost_found;
 pub mod odb;
 pub mod parse;
 pub mod promisor;
@@ -109,6 +111,10 @@ pub struct Options {
     pub timing: bool,
     /// `--low-memory`: check packs without building their delta trees.
     pub low_memory: bool,
+    /// `--lost-found`: each dangling object written under the common directory's `lost-found/`
+    /// (`commit/ID`, else `other/ID`), as git does; it implies `full` and no `reflogs` (the run
+    /// sets them). The only write fsck makes.
+    pub lost_found: bool,
 }
 
 impl Default for Options {
@@ -130,6 +136,7 @@ impl Default for Options {
             threads: 0,
             timing: false,
             low_memory: false,
+            lost_found: false,
         }
     }
 }
@@ -300,6 +307,10 @@ pub struct Stored {
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
+    /// A checked object's walk of its links failed (a tree that cannot be parsed, a link to an
+    /// object of another type): git's connectivity walk walks it again and prints those lines
+    /// again, so the walk reads objects as git's does (see `connect::check_connectivity`).
+    pub broken_walk: bool,
 }
 
 /// The heads and what the walk starts from and stops at.
@@ -492,6 +503,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
             self.out.emit(finding);
         }
         self.out.bits |= std::mem::take(&mut l.bits);
+        self.stored.broken_walk |= std::mem::take(&mut l.broken_walk);
         if let Some(counts) = l.counts.as_mut() {
             for (i, c) in counts.iter_mut().enumerate() {
                 if *c > 0 {
@@ -527,6 +539,7 @@ impl<'o, P: Providers> Fsck<'o, P> {
                 let k = o.kind.map_or("unknown", Kind::name);
                 let hex = self.hex(&o.id);
                 let line = format!("error in {k} {hex}: broken links");
+                self.stored.broken_walk = true;
                 self.out.emit(
                     Finding::line(finding::Stream::Err, line)
                         .about(&hex, o.kind)
@@ -633,6 +646,18 @@ pub fn run_with<P: Providers>(
     out: Output,
     hash: HashFn,
 ) -> (Output, Result<u8, Fatal>) {
+    // git's `--lost-found` turns `--full` on and the reflogs off, whatever else was asked.
+    let implied;
+    let opts = if opts.lost_found {
+        implied = Options {
+            full: true,
+            reflogs: false,
+            ..opts.clone()
+        };
+        &implied
+    } else {
+        opts
+    };
     let config = match walk::load_config(&repo) {
         Ok(c) => c,
         Err(e) => return (out, Err(e)),

@@ -259,7 +259,7 @@ impl Mapped {
         }
         // SAFETY: the map is read-only and private. Another process truncating or rewriting the
         // file while it is mapped could change the bytes under us or raise SIGBUS, as it would
-        // for git; fsck reads the repository as found and never writes to it.
+        // for git; fsck reads the objects as found and never writes to them.
         let map = unsafe { Mmap::map(&f)? };
         Ok(Mapped { map: Some(map) })
     }

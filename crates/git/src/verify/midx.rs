@@ -468,6 +468,21 @@ pub fn load_lines(objects_dir: &Path, shown: &Path, format: ObjectFormat) -> Loa
     }
 }
 
+/// The packs the multi-pack-index of `objects_dir` lists, as it names them (`pack-….idx`), in
+/// the order of their ids (a chain's base layers first); none when it does not load.
+pub fn pack_names(objects_dir: &Path, format: ObjectFormat) -> Vec<Vec<u8>> {
+    let mut quiet = Outcome::default();
+    let found = with_loaded(objects_dir, objects_dir, format, &mut quiet, |chain, _| {
+        let Some(c) = chain else {
+            return Vec::new();
+        };
+        (0..c.total_packs())
+            .filter_map(|id| c.pack_name(id).map(<[u8]>::to_vec))
+            .collect()
+    });
+    found.unwrap_or_default()
+}
+
 /// The packs the multi-pack-index of `objects_dir` lists (as it names them, `pack-….idx`) that
 /// `wanted` picks, each with the objects the index puts in it (raw ids). git reaches a pack it
 /// lists through the index, also when the pack's own `.idx` is gone. Nothing is printed: the

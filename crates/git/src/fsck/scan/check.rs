@@ -237,6 +237,9 @@ pub struct Local {
     pub recent: Vec<u32>,
     /// An error the pack's verification reports (its exit bit).
     pub err: bool,
+    /// An object's walk of its links failed (`error in TYPE ID: broken links`): the connectivity
+    /// walk then reads objects as git's does, which prints that walk's lines again.
+    pub broken_walk: bool,
     /// Time spent per stage, when timed.
     pub times: Times,
     /// A tree's links, reused from tree to tree.
@@ -391,6 +394,7 @@ impl Local {
             special_events: Vec::new(),
             recent: vec![u32::MAX; table::RECENT_SLOTS],
             err: false,
+            broken_walk: false,
             times: Times::default(),
             scratch: Vec::new(),
             runs: Vec::new(),
@@ -847,6 +851,7 @@ impl<P: Providers> Core<'_, P> {
                 .with_bit(bits::OBJECT),
             );
             l.bits |= bits::OBJECT;
+            l.broken_walk = true;
         }
         if kind == Kind::Blob && !blobs_now {
             // Special blobs are checked when the pack's order is replayed.

@@ -370,14 +370,15 @@ fn descend<'s, P: Providers>(
 }
 
 /// Marks entry `e` reached, for the cycle check and the progress count (the meter is updated
-/// where git's is, at every 1024th object, with the count before this one).
+/// where git's is, at every 1024th object, with the count before this one; on several threads
+/// each sampled count is shown in order, see `Shared::display_sampled`).
 pub(super) fn reached(p: &PackCtx<'_>, e: usize) {
     if let Some(d) = p.done.get(e / 64) {
         d.fetch_or(1 << (e % 64), Relaxed);
     }
     let n = p.base_count + p.counter.fetch_add(1, Relaxed);
     if n & 1023 == 0 {
-        p.meter.display(n);
+        p.meter.display_sampled(n, 1024);
     }
 }
 
