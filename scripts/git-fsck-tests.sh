@@ -290,7 +290,7 @@ pair() {
 		done
 		local lg=$run/copy-git$common_rel/lost-found lf=$run/copy-fs$common_rel/lost-found
 		if [ -e "$lg" ] || [ -e "$lf" ]; then
-			diff -r "$lg" "$lf" 2>&1 | sed "s|$run/copy-git|\$GIT_COPY|g; s|$run/copy-fs|\$FLAGSPLIT_COPY|g" >"$d/lost-found.diff"
+			diff -r "$lg" "$lf" 2>&1 | sed "s|$run/copy-git|\$GIT_COPY|g; s|$run/copy-fs|\$COPY_FOR_FLAGSPLIT|g" >"$d/lost-found.diff"
 		fi
 		rm -rf "$run/copy-git" "$run/copy-fs"
 		;;
