@@ -187,6 +187,9 @@ for set in "" "--all-features"; do
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
 		die "cargo doc -p flagsplit-config ${set} warns"
 done
+# As docs.rs builds it (package.metadata.docs.rs: every feature; DOCS_RS set; --cfg docsrs).
+DOCS_RS=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked -p flagsplit-config --all-features --no-deps ||
+	die "cargo doc -p flagsplit-config as docs.rs builds it warns"
 # The engine's library documents every public item (#![deny(missing_docs)]) and links no private one.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-git --no-deps ||
 	die "cargo doc -p flagsplit-git warns"
