@@ -615,6 +615,35 @@ impl Message {
         self
     }
 
+    /// The same, with `library`'s install lines per distribution as one fix (`install zstd's
+    /// development files and pkg-config:` and one aligned line per distribution), then its other
+    /// fixes ([`Library::locate`]), as every probe failure of this crate gives them. For a
+    /// finder of one's own.
+    pub fn with_library_fixes(mut self, library: &Library) -> Message {
+        let width = library
+            .install
+            .iter()
+            .map(|(d, _)| d.len() + 1)
+            .max()
+            .unwrap_or(0);
+        let install: Vec<String> = library
+            .install
+            .iter()
+            .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
+            .collect();
+        if !install.is_empty() {
+            self = self.fix(format!(
+                "install {}'s development files and pkg-config:\n{}",
+                library.name,
+                install.join("\n")
+            ));
+        }
+        for fix in library.locate {
+            self = self.fix(*fix);
+        }
+        self
+    }
+
     /// The text, without a final newline.
     pub fn render(&self) -> String {
         let p = &self.parts;

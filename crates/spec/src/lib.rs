@@ -206,32 +206,6 @@ fn dirs_text(dirs: &[String]) -> String {
     }
 }
 
-/// The install lines and the library's other fixes, as every probe message gives them.
-fn with_fixes(mut m: Message, library: &Library) -> Message {
-    let width = library
-        .install
-        .iter()
-        .map(|(d, _)| d.len() + 1)
-        .max()
-        .unwrap_or(0);
-    let install: Vec<String> = library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
-        .collect();
-    if !install.is_empty() {
-        m = m.fix(format!(
-            "install {}'s development files and pkg-config:\n{}",
-            library.name,
-            install.join("\n")
-        ));
-    }
-    for fix in library.locate {
-        m = m.fix(*fix);
-    }
-    m
-}
-
 impl OpensslFinder {
     /// `OPENSSL_DIR` (target-prefixed form first) when it alone names the installation (neither
     /// `OPENSSL_LIB_DIR` nor `OPENSSL_INCLUDE_DIR` is set): its `include/`, and its `lib64/` and
@@ -244,14 +218,12 @@ impl OpensslFinder {
             return None;
         }
         if env.list_dir(&dir).is_none() {
-            return Some(Err(with_fixes(
-                Message::new(format!(
-                    "{} could not be found: OPENSSL_DIR={dir} is not a directory that can be read",
-                    library.name
-                ))
-                .fix("set OPENSSL_DIR to the installation's prefix (the directory holding include/openssl and lib/), or unset it to ask pkg-config (libcrypto)"),
-                library,
-            )));
+            return Some(Err(Message::new(format!(
+                "{} could not be found: OPENSSL_DIR={dir} is not a directory that can be read",
+                library.name
+            ))
+            .fix("set OPENSSL_DIR to the installation's prefix (the directory holding include/openssl and lib/), or unset it to ask pkg-config (libcrypto)")
+            .with_library_fixes(library)));
         }
         let base = dir.trim_end_matches('/');
         let mut found = Found::new(format!("OPENSSL_DIR={dir}"));
@@ -313,17 +285,14 @@ impl OpensslFinder {
             .as_deref()
             .and_then(flavor_from_preprocessed);
         let refuse = |reason: String| {
-            with_fixes(
-                Message::new(format!("{} version check failed: {reason}", library.name)).tried(
-                    format!(
-                        "located by {}; headers in {}; library directories: {}",
-                        found.located_by,
-                        dirs_text(&found.include_dirs),
-                        dirs_text(&found.lib_dirs)
-                    ),
-                ),
-                library,
-            )
+            Message::new(format!("{} version check failed: {reason}", library.name))
+                .tried(format!(
+                    "located by {}; headers in {}; library directories: {}",
+                    found.located_by,
+                    dirs_text(&found.include_dirs),
+                    dirs_text(&found.lib_dirs)
+                ))
+                .with_library_fixes(library)
         };
         let Some(flavor) = flavor else {
             return Err(refuse(

@@ -13,30 +13,10 @@ pub(crate) fn dirs(d: &[String]) -> String {
     }
 }
 
-/// The library's install lines per distribution as one fix, then its other fixes.
-pub(crate) fn install_fixes(mut m: Message, library: &Library) -> Message {
-    let width = library
-        .install
-        .iter()
-        .map(|(d, _)| d.len() + 1)
-        .max()
-        .unwrap_or(0);
-    let install: Vec<String> = library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
-        .collect();
-    if !install.is_empty() {
-        m = m.fix(format!(
-            "install {}'s development files and pkg-config:\n{}",
-            library.name,
-            install.join("\n")
-        ));
-    }
-    for fix in library.locate {
-        m = m.fix(*fix);
-    }
-    m
+/// The library's install lines per distribution as one fix, then its other fixes
+/// ([`Message::with_library_fixes`]).
+pub(crate) fn install_fixes(m: Message, library: &Library) -> Message {
+    m.with_library_fixes(library)
 }
 
 /// The build error for a refused version: the reason, where the library was found, the fixes.
