@@ -1,0 +1,23 @@
+//! Resolve `tls` (the crate's TLS_B_* variables, then the graph-wide BACKEND_* settings, then the
+//! default), emit `cfg(tls_b_tls = "...")`, and when `openssl` is selected find libssl, probe it
+//! (compat/probe-tls.c) and link it; then write the build-options table.
+
+#[path = "src/spec.rs"]
+mod spec;
+
+use flagsplit_config::script::{self, Build};
+
+fn main() {
+    let build = Build::new(&spec::SPEC);
+    let Some(resolved) = build.resolve_and_emit() else {
+        return;
+    };
+    let probed = match build.probe(&resolved, &build.manifest_dir.join("compat")) {
+        Ok(probed) => probed,
+        Err(message) => {
+            script::error(&message);
+            return;
+        }
+    };
+    build.write_build_info(&resolved, &probed);
+}
