@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# The graph-wide case: tests/graph-workspace is a workspace of its own with two libraries whose
+# facility `tls` is of kind `tls` (tls-a, tls-b: `none` by default, or `openssl`, libssl found,
+# probed and linked by flagsplit-config with no -sys crate), one whose facility `inflate` is of
+# kind `zlib` (zlib-c: `pure-rust` by default, or `system`, zlib through libz-sys), and an
+# application (app) that turns every provider feature on and has tls-a as a build-dependency
+# too. The graph-wide settings select for every library at once; each check is shown by what the
+# application prints (each library's build options in a section, `[tls-a (build script's copy)]`
+# for the host copy) and links (`readelf -d` NEEDED):
+#
+# - (a) nothing set: the defaults, no libssl and no libz in NEEDED;
+# - (b) BACKEND_TLS=openssl: both TLS libraries, libssl.so.3 in NEEDED; (c) a library's own
+#   variable beats it; target-scoped forms beat plain ones (graph-wide and the crate's own);
+# - rebuilds exact: another BACKEND_TLS reruns tls-a's and tls-b's build scripts, not zlib-c's;
+# - misspelt kinds and shared provider names fail, listing the valid ones;
+# - BACKEND_CONFIG (a graph-wide file, top level and [target.'cfg(...)'] / [target.<triple>]);
+# - (d) `--target <host>`: tls-a built twice (host copy for app's build script, target copy),
+#   both selected by <HOST>_BACKEND_TLS; another triple's variable changes nothing;
+# - (e) BACKEND_BUNDLED=deny refuses libz-sys's bundled zlib (LIBZ_SYS_STATIC=1);
+# - (f) BACKEND_LINK=static: no libssl/libcrypto in NEEDED, and the binary runs;
+# - no silent default: zlib-c packaged (`cargo package`) and built from a directory source, its
+#   `system` feature on and nothing selecting: an error in Cargo's default output; selecting
+#   `pure-rust` (the default) explicitly builds.
+#
+# Usage: scripts/graph-case.sh
+# Target directory: target/graph-case; scratch files (logs, backends.toml, the directory source
+# and the application's copy) in target/graph-case/scratch, replaced at each run. A first
+# `cargo fetch --locked` may use the network; every build after it runs --offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+started=$(date +%s)
+export CARGO_TARGET_DIR=$root/target/graph-case
+. scripts/lib/checks.sh
+ws=$root/tests/graph-workspace
+work=$CARGO_TARGET_DIR/scratch
+rm -rf "$work"
+mkdir -p "$work/log"
+log=$work/log
+# Nothing from the caller's environment selects: no graph-wide setting, no library variable.
+for v in $(compgen -e | grep -E '(^|_)BACKEND_[A-Z0-9_]+$|^(TLS_A_|TLS_B_|ZLIB_C_|OPENSSL_)|^LIBZ_SYS_STATIC$' || true); do unset "$v"; done
+status_before=$(git status --porcelain --untracked-files=all)
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+HOST=$(tr 'a-z-' 'A-Z_' <<<"$host")
+# Another target's variables must change nothing.
+case $host in
+aarch64-unknown-linux-gnu) OTHER=X86_64_UNKNOWN_LINUX_GNU ;;
+*) OTHER=AARCH64_UNKNOWN_LINUX_GNU ;;
+esac
+B=$CARGO_TARGET_DIR/debug/app
+
+# run_cargo NAME DIR [VAR=...]... -- CARGO ARGS... — `cargo ARGS` in DIR with the variables, output
+# in $log/NAME; its status
+run_cargo() {
+	local name=$1 dir=$2
+	shift 2
+	local vars=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	(cd "$dir" && env "${vars[@]}" cargo "$@") >"$log/$name" 2>&1
+}
+
+# build NAME [VAR=...]... [-- cargo build args...] — `cargo build -v --locked --offline` of the
+# workspace; its status
+build() {
+	local name=$1
+	shift
+	local vars=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	run_cargo "$name" "$ws" "${vars[@]}" -- build -v --locked --offline "$@"
+}
+
+# built NAME ... — the same, which must succeed
+built() {
+	build "$@" && { pass "$1: built"; return 0; }
+	cat "$log/$1"
+	fail "$1: build failed"
+	return 1
+}
+
+# fails NAME ... — the same, which must fail
+fails() {
+	build "$@" && { fail "$1: the build succeeded"; return 1; }
+	pass "$1: the build failed"
+}
+
+# output NAME BIN — runs BIN (which must exit 0) into $log/NAME.out
+output() {
+	if "$2" >"$log/$1.out" 2>&1; then
+		pass "$1: $(basename "$2") exits 0"
+	else
+		cat "$log/$1.out"
+		fail "$1: $(basename "$2") exits non-zero"
+	fi
+}
+
+# section NAME HEADING — the lines under `[HEADING]` in $log/NAME.out
+section() { awk -v h="[$2]" 'substr($0, 1, 1) == "[" { on = ($0 == h); next } on' "$log/$1.out"; }
+
+# expect NAME HEADING LINE... — each LINE (`~ERE` for a pattern) is a line of that section
+expect() {
+	local name=$1 heading=$2 out want
+	shift 2
+	out=$(section "$name" "$heading")
+	for want in "$@"; do
+		case $want in
+		\~*) grep -qE -- "${want#\~}" <<<"$out" && pass "$name: [$heading] /${want#\~}/" || fail "$name: [$heading] nothing matches /${want#\~}/ in: $out" ;;
+		*) grep -qxF -- "$want" <<<"$out" && pass "$name: [$heading] $want" || fail "$name: [$heading] has no line '$want' in: $out" ;;
+		esac
+	done
+}
+
+# expect_tls NAME PROVIDER ORIGIN [HEADING...] — the `tls` lines of those sections (default: all
+# three TLS sections)
+expect_tls() {
+	local name=$1 provider=$2 origin=$3 heading use
+	shift 3
+	[ $# -gt 0 ] || set -- tls-a tls-b "tls-a (build script's copy)"
+	case $provider in
+	openssl) use='~^use: SSL_CTX created and freed \(OpenSSL 3\.' ;;
+	none) use='use: no TLS in this build' ;;
+	esac
+	for heading in "$@"; do
+		expect "$name" "$heading" "tls-provider: $provider (from $origin)" "compiled: $provider" "$use"
+	done
+}
+
+# expect_zlib NAME PROVIDER ORIGIN — the zlib-c section
+expect_zlib() {
+	local use
+	case $2 in
+	pure-rust) use='use: inflated "hello, graph\n" with miniz_oxide' ;;
+	system) use='~^use: inflated "hello, graph\\n" with zlib 1\.' ;;
+	esac
+	expect "$1" zlib-c "inflate-provider: $2 (from $3)" "compiled: $2" "$use"
+}
+
+# expect_needed NAME BIN [+LIB | -LIB]... — NEEDED has (+) or lacks (-) an entry starting with LIB
+expect_needed() {
+	local name=$1 bin=$2 libs want ok=1
+	shift 2
+	libs=" $(needed "$bin" | tr '\n' ' ')"
+	for want in "$@"; do
+		case $want in
+		+*) [[ $libs == *" ${want#+}"* ]] || { ok=0; fail "$name: NEEDED lacks ${want#+}:$libs"; } ;;
+		-*) [[ $libs != *" ${want#-}"* ]] || { ok=0; fail "$name: NEEDED has ${want#-}:$libs"; } ;;
+		esac
+	done
+	[ $ok = 1 ] && pass "$name: NEEDED ($*):$libs"
+	return 0
+}
+
+# has NAME TEXT... — $log/NAME holds every TEXT; lacks NAME TEXT — it does not
+has() { says "$1" "$log/$1" "${@:2}"; }
+lacks() { grep -qF -- "$2" "$log/$1" && fail "$1: output has '$2'" || pass "$1: output lacks '$2'"; }
+
+# script_runs NAME PACKAGE — how many times the build script of PACKAGE ran (`cargo build -v`)
+script_runs() { grep -E '^ +Running ' "$log/$1" | grep -cE "/build/$2-[0-9a-f]+/build-script-build\`\$" || true; }
+
+# expect_runs NAME PACKAGE COUNT
+expect_runs() {
+	local n
+	n=$(script_runs "$1" "$2")
+	[ "$n" = "$3" ] && pass "$1: $2's build script ran $n time(s)" || fail "$1: $2's build script ran $n time(s), expected $3"
+}
+
+# ran NAME — the packages whose build script ran, sorted, space-separated
+ran() { { grep -E '^ +Running ' "$log/$1" | grep -oE '/build/[a-z0-9_-]+-[0-9a-f]+/build-script-build`$' || true; } | sed -E 's|^/build/(.*)-[0-9a-f]+/build-script-build`$|\1|' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+
+# rebuilt NAME — the packages compiled or found dirty, sorted, space-separated
+rebuilt() { { grep -E '^ +(Compiling|Dirty) ' "$log/$1" || true; } | awk '{print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+
+note "the workspace's crates (the one step that may use the network)"
+if run_cargo fetch "$ws" -- fetch --locked; then pass "cargo fetch --locked"; else cat "$log/fetch"; fail "cargo fetch --locked"; fi
+
+note "(a) nothing set: every library's default; path dependencies only warn about the providers compiled"
+if built a; then
+	output a "$B"
+	expect_tls a none default
+	expect_zlib a pure-rust default
+	expect_needed a "$B" -libssl -libcrypto -libz
+	for lib in tls-a tls-b zlib-c; do
+		grep -qE "^warning: $lib@0\.1\.0: .*nothing selects it" "$log/a" && pass "a: $lib warns: $(grep -m1 -oE "^warning: $lib@0\.1\.0: feature [^:]*" "$log/a")" || fail "a: no 'nothing selects it' warning from $lib"
+	done
+	lacks a "error:"
+fi
+
+note "(b) BACKEND_TLS=openssl: both TLS libraries, one setting"
+if built b BACKEND_TLS=openssl; then
+	output b "$B"
+	expect_tls b openssl "graph-wide BACKEND_TLS"
+	expect_zlib b pure-rust default
+	expect_needed b "$B" +libssl.so.3 +libcrypto.so.3 -libz
+	expect_runs b zlib-c 0
+fi
+
+note "rebuilds exact: BACKEND_TLS unset reruns tls-a's and tls-b's build scripts only"
+if built unset; then
+	got=$(ran unset)
+	[ "$got" = "app tls-a tls-b" ] && pass "unset: build scripts run: $got (app's: its build-dependency tls-a changed)" || fail "unset: build scripts run: '$got', expected 'app tls-a tls-b'"
+	expect_runs unset zlib-c 0
+	has unset "Dirty tls-a v0.1.0 ($ws/tls-a): the env variable BACKEND_TLS changed" "Dirty tls-b v0.1.0 ($ws/tls-b): the env variable BACKEND_TLS changed" "Fresh zlib-c v0.1.0 ($ws/zlib-c)"
+	printf '  rebuilt: %s\n' "$(rebuilt unset)"
+	output unset "$B"
+	expect_tls unset none default tls-a tls-b
+fi
+if built fresh; then
+	got="$(rebuilt fresh)$(ran fresh)"
+	[ -z "$got" ] && pass "fresh: nothing compiled, dirty or run" || fail "fresh: rebuilt or ran: $(rebuilt fresh) / $(ran fresh)"
+	n=$(grep -cE '^ +Fresh ' "$log/fresh" || true)
+	grep -qE '^ +Fresh app v0\.1\.0' "$log/fresh" && pass "fresh: $n Fresh lines, app's among them" || fail "fresh: app is not Fresh"
+fi
+
+note "(c) a library's own variable beats the graph-wide setting"
+if built c BACKEND_TLS=openssl TLS_B_TLS_PROVIDER=none; then
+	output c "$B"
+	expect_tls c openssl "graph-wide BACKEND_TLS" tls-a "tls-a (build script's copy)"
+	expect_tls c none TLS_B_TLS_PROVIDER tls-b
+	expect_zlib c pure-rust default
+	expect_needed c "$B" +libssl.so.3
+fi
+
+note "target-scoped forms beat plain ones: <HOST>_BACKEND_TLS over BACKEND_TLS, <HOST>_TLS_B_TLS_PROVIDER over TLS_B_TLS_PROVIDER"
+if built scoped BACKEND_TLS=none "${HOST}_BACKEND_TLS=openssl" TLS_B_TLS_PROVIDER=openssl "${HOST}_TLS_B_TLS_PROVIDER=none"; then
+	output scoped "$B"
+	expect_tls scoped openssl "graph-wide ${HOST}_BACKEND_TLS" tls-a "tls-a (build script's copy)"
+	expect_tls scoped none "${HOST}_TLS_B_TLS_PROVIDER" tls-b
+fi
+
+note "misspelt kind and shared provider name: errors listing the valid ones"
+if fails misspelt-kind BACKEND_TSL=openssl; then
+	has misspelt-kind BACKEND_TSL tls sha1-unsafe sha256 md5 zlib zstd
+fi
+if fails misspelt-value BACKEND_TLS=opensll; then
+	has misspelt-value "BACKEND_TLS=opensll" openssl rustls system pure-rust zlib-ng none
+fi
+
+note "a graph-wide file: BACKEND_CONFIG"
+cfgfile=$work/backends.toml
+printf 'tls = "openssl"\n' >"$cfgfile"
+if built file BACKEND_CONFIG="$cfgfile"; then
+	output file "$B"
+	expect_tls file openssl "graph-wide $cfgfile:1:7"
+	expect_zlib file pure-rust default
+fi
+printf '[target.'"'"'cfg(target_os = "linux")'"'"']\ntls = "openssl"\n' >"$cfgfile"
+if built file-cfg BACKEND_CONFIG="$cfgfile"; then
+	output file-cfg "$B"
+	expect_tls file-cfg openssl "graph-wide $cfgfile:2:7"
+fi
+printf 'tls = "openssl"\n\n[target.%s]\ntls = "none"\n' "$host" >"$cfgfile"
+if built file-triple BACKEND_CONFIG="$cfgfile"; then
+	output file-triple "$B"
+	expect_tls file-triple none "graph-wide $cfgfile:4:7"
+fi
+# A graph-wide variable beats the graph-wide file.
+if built file-var BACKEND_CONFIG="$cfgfile" BACKEND_TLS=openssl; then
+	output file-var "$B"
+	expect_tls file-var openssl "graph-wide BACKEND_TLS"
+fi
+
+note "(f) BACKEND_LINK=static: libssl and libcrypto inside the binary"
+if built static BACKEND_TLS=openssl BACKEND_LINK=static; then
+	expect_needed static "$B" -libssl -libcrypto
+	output static "$B"
+	expect_tls static openssl "graph-wide BACKEND_TLS"
+	expect static tls-a "~^openssl-build: .*\(static\)$"
+fi
+
+note "(e) BACKEND_ZLIB=system, and BACKEND_BUNDLED=deny against libz-sys's bundled zlib"
+if built zlib-system BACKEND_BUNDLED=deny BACKEND_ZLIB=system; then
+	output zlib-system "$B"
+	expect_zlib zlib-system system "graph-wide BACKEND_ZLIB"
+	expect_tls zlib-system none default tls-a tls-b
+	expect_needed zlib-system "$B" +libz.so.1 -libssl
+fi
+if fails bundled-deny BACKEND_BUNDLED=deny BACKEND_ZLIB=system LIBZ_SYS_STATIC=1; then
+	has bundled-deny "error: zlib-c@0.1.0: " LIBZ_SYS_STATIC zlib
+fi
+if built bundled-allow BACKEND_BUNDLED=allow BACKEND_ZLIB=system LIBZ_SYS_STATIC=1; then
+	output bundled-allow "$B"
+	expect_zlib bundled-allow system "graph-wide BACKEND_ZLIB"
+	expect bundled-allow zlib-c "~^zlib-build: .*built by it.*\(static\)$"
+	expect_needed bundled-allow "$B" -libz
+fi
+
+note "(d) --target $host: tls-a twice (app's build script's copy and the target's), one setting for both"
+Bt=$CARGO_TARGET_DIR/$host/debug/app
+if built target "${HOST}_BACKEND_TLS=openssl" -- --target "$host"; then
+	expect_runs target tls-a 2
+	expect_runs target tls-b 1
+	output target "$Bt"
+	expect_tls target openssl "graph-wide ${HOST}_BACKEND_TLS"
+	expect_needed target "$Bt" +libssl.so.3
+fi
+if built target-other "${OTHER}_BACKEND_TLS=openssl" -- --target "$host"; then
+	output target-other "$Bt"
+	expect_tls target-other none default
+	expect_needed target-other "$Bt" -libssl
+fi
+
+note "no silent default: zlib-c packaged, from a directory source, feature system on, nothing selecting"
+vendor=$work/vendor
+copy=$work/app-registry
+if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --exclude-lockfile -p zlib-c &&
+	run_cargo package-config "$root" -- package --locked --offline --no-verify --allow-dirty -p flagsplit-config &&
+	run_cargo vendor "$ws" -- vendor --locked --offline -q "$vendor"; then
+	for c in zlib-c-0.1.0 flagsplit-config-0.3.0; do
+		crate=$CARGO_TARGET_DIR/package/$c.crate
+		tar -xzf "$crate" -C "$vendor"
+		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"
+	done
+	pass "directory source: zlib-c and flagsplit-config packaged, $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) crates"
+	mkdir -p "$copy/.cargo"
+	cp -r "$ws/app/src" "$ws/app/build.rs" "$copy/"
+	cp "$ws/Cargo.lock" "$copy/"
+	sed -E -e "s|^(tls-[ab]) = \\{ path = \"\\.\\./|\\1 = { path = \"$ws/|" \
+		-e 's|^zlib-c = \{ path = "[^"]*", |zlib-c = { |' "$ws/app/Cargo.toml" >"$copy/Cargo.toml"
+	printf '\n[workspace]\n' >>"$copy/Cargo.toml"
+	printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >"$copy/.cargo/config.toml"
+	pass "copy: $(grep '^zlib-c = ' "$copy/Cargo.toml")"
+	# A registry package is keyed by name, version and source, not by its files' times: what an
+	# earlier run built from an older .crate would count as fresh.
+	run_cargo clean-copy "$copy" -- clean --offline -p zlib-c || { cat "$log/clean-copy"; fail "cargo clean -p zlib-c in the copy"; }
+	# Cargo's default output: no -v.
+	if run_cargo silent "$copy" -- build --offline; then
+		fail "silent: the build succeeded"
+	else
+		pass "silent: the build failed"
+		grep -qE '^ +Compiling zlib-c v0\.1\.0$' "$log/silent" && pass "silent: zlib-c compiled from the directory source (no path)" || fail "silent: zlib-c was not compiled from the directory source"
+		grep -E '^error: zlib-c@0\.1\.0: .*but nothing selects it' "$log/silent" | head -1 | sed 's/^/  /'
+		grep -qE '^error: zlib-c@0\.1\.0: .*but nothing selects it' "$log/silent" && pass "silent: Cargo's default output has zlib-c's error '... but nothing selects it'" || { cat "$log/silent"; fail "silent: no 'nothing selects it' error from zlib-c"; }
+		for lib in tls-a tls-b; do
+			grep -qE "^error: $lib@" "$log/silent" && fail "silent: an error from $lib (a path dependency: a warning)" || pass "silent: no error from $lib (a path dependency)"
+		done
+	fi
+	for how in ZLIB_C_INFLATE_PROVIDER BACKEND_ZLIB; do
+		name=ack-$(tr 'A-Z_' 'a-z-' <<<"$how")
+		if run_cargo "$name" "$copy" "$how=pure-rust" -- build --offline; then
+			pass "$name: $how=pure-rust (the default, selected) builds"
+			output "$name" "$B"
+			case $how in
+			ZLIB_C_INFLATE_PROVIDER) expect_zlib "$name" pure-rust ZLIB_C_INFLATE_PROVIDER ;;
+			*) expect_zlib "$name" pure-rust "graph-wide $how" ;;
+			esac
+			lacks "$name" "nothing selects it: inflate"
+		else
+			cat "$log/$name"
+			fail "$name: $how=pure-rust does not build"
+		fi
+	done
+else
+	cat "$log/package" "$log/package-config" "$log/vendor" 2>/dev/null || true
+	fail "cargo package or cargo vendor failed"
+fi
+
+note "the working tree"
+status_after=$(git status --porcelain --untracked-files=all)
+[ "$status_after" = "$status_before" ] && pass "git status: as before the run" || fail "git status changed: $(diff <(echo "$status_before") <(echo "$status_after"))"
+
+echo
+echo "graph case: $(($(date +%s) - started)) s"
+finish "graph case"
