@@ -2,9 +2,8 @@
 //! `[tls-a (build script's copy)]`), each followed by the provider compiled in (`compiled:`) and
 //! what it did when used once (`use:`); exits 1 when a provider failed.
 
+use std::fmt::Display;
 use std::process::ExitCode;
-
-use flagsplit_config::BuildInfo;
 
 /// What app's build script wrote about the host copy of tls-a.
 const TLS_A_HOST: &str = include_str!(concat!(env!("OUT_DIR"), "/tls-a-host.txt"));
@@ -15,7 +14,9 @@ const HELLO: &[u8] = &[
     0x02, 0x00, 0x21, 0x66, 0x04, 0x7d,
 ];
 
-fn section(heading: &str, info: &BuildInfo, compiled: &str, used: Result<String, String>) -> bool {
+/// One library's section. `info` is its `flagsplit_config::BuildInfo`, taken by its `Display`:
+/// a library from a registry may be built with another copy of flagsplit-config than the others.
+fn section(heading: &str, info: &dyn Display, compiled: &str, used: Result<String, String>) -> bool {
     println!("[{heading}]");
     println!("{info}");
     println!("compiled: {compiled}");
