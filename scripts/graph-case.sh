@@ -242,10 +242,10 @@ else
 fi
 run_cargo clean-tls "$ws" -- clean --offline -p tls-a -p tls-b || { cat "$log/clean-tls"; fail "cargo clean -p tls-a -p tls-b"; }
 if fails misspelt-kind ${G}_TSL=openssl; then
-	has misspelt-kind ${G}_TSL tls sha1-unsafe sha256 md5 zlib zstd
+	has misspelt-kind "${G}_TSL" "tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd"
 fi
 if fails misspelt-value ${G}_TLS=opensll; then
-	has misspelt-value "${G}_TLS=opensll" openssl rustls system pure-rust zlib-ng none
+	has misspelt-value "${G}_TLS=opensll" "openssl, rustls, system, pure-rust, zlib-ng, none"
 fi
 
 note "a graph-wide file: ${G}_CONFIG"
@@ -288,7 +288,7 @@ if built zlib-system ${G}_BUNDLED=deny ${G}_ZLIB=system; then
 	expect_needed zlib-system "$B" +libz.so.1 -libssl
 fi
 if fails bundled-deny ${G}_BUNDLED=deny ${G}_ZLIB=system LIBZ_SYS_STATIC=1; then
-	has bundled-deny "error: zlib-c@0.1.0: " LIBZ_SYS_STATIC zlib
+	has bundled-deny "error: zlib-c@0.1.0: " "${G}_BUNDLED" LIBZ_SYS_STATIC zlib
 fi
 if built bundled-allow ${G}_BUNDLED=allow ${G}_ZLIB=system LIBZ_SYS_STATIC=1; then
 	output bundled-allow "$B"
