@@ -12,7 +12,8 @@
 # - (b) BACKEND_TLS=openssl: both TLS libraries, libssl.so.3 in NEEDED; (c) a library's own
 #   variable beats it; target-scoped forms beat plain ones (graph-wide and the crate's own);
 # - rebuilds exact: another BACKEND_TLS reruns tls-a's and tls-b's build scripts, not zlib-c's;
-# - misspelt kinds and shared provider names fail, listing the valid ones;
+# - misspelt kinds and shared provider names fail, listing the valid ones; so does a graph-wide
+#   selection that a library cannot meet (no provider answers to it, or its feature is off);
 # - BACKEND_CONFIG (a graph-wide file, top level and [target.'cfg(...)'] / [target.<triple>]);
 # - (d) `--target <host>`: tls-a built twice (host copy for app's build script, target copy),
 #   both selected by <HOST>_BACKEND_TLS; another triple's variable changes nothing;
@@ -246,6 +247,16 @@ if fails misspelt-kind ${G}_TSL=openssl; then
 fi
 if fails misspelt-value ${G}_TLS=opensll; then
 	has misspelt-value "${G}_TLS=opensll" "openssl, rustls, system, pure-rust, zlib-ng, none"
+fi
+
+note "a graph-wide selection a library cannot meet fails its build"
+# No provider of tls answers to rustls.
+if fails unmet-none ${G}_TLS=rustls; then
+	has unmet-none "error: tls-a@0.1.0: " "${G}_TLS=rustls" TLS_A_TLS_PROVIDER
+fi
+# tls-a alone, without its feature `openssl`.
+if fails unmet-feature ${G}_TLS=openssl -- -p tls-a; then
+	has unmet-feature "error: tls-a@0.1.0: " "${G}_TLS" TLS_A_TLS_PROVIDER "\`openssl\`"
 fi
 
 note "a graph-wide file: ${G}_CONFIG"
