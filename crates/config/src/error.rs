@@ -234,6 +234,8 @@ pub enum ConfigError {
         /// The crate's own variable for the facility (for a graph-wide request, it selects for
         /// this crate alone).
         variable: String,
+        /// The crate.
+        crate_name: &'static str,
     },
 }
 
@@ -261,6 +263,7 @@ impl ConfigError {
             ),
             library: (spec.role == Role::Library).then_some(spec.name),
             variable: spec.env_var(facility),
+            crate_name: spec.name,
         }
     }
 }
@@ -516,6 +519,7 @@ impl fmt::Display for ConfigError {
                 available,
                 library,
                 variable,
+                crate_name,
             } => {
                 let key = facility.kind.unwrap_or(facility.name);
                 let asked = by.asked(
@@ -535,8 +539,7 @@ impl fmt::Display for ConfigError {
                 )?;
                 let undo = if by.is_graph() {
                     format!(
-                        "set {variable}=<one of: {available}> for {} alone (its own variable wins over the graph-wide setting), or {}",
-                        library.unwrap_or("this crate"),
+                        "set {variable}=<one of: {available}> for {crate_name} alone (its own variable wins over the graph-wide setting), or {}",
                         by.undo()
                     )
                 } else {

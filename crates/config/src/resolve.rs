@@ -1122,7 +1122,7 @@ mod tests {
         assert!(e.starts_with("RUST_BACKEND_TLS=openssl selects the openssl tls provider, which this build does not compile"), "{e}");
         assert!(e.contains("Cargo feature `openssl-tls` is off"), "{e}");
         assert!(
-            e.contains("set DEMO_TLS_PROVIDER=<one of: none> for this crate alone"),
+            e.contains("set DEMO_TLS_PROVIDER=<one of: none> for demo alone"),
             "{e}"
         );
         let e = graph_run(&[], &[], &[("RUST_BACKEND_SHA256", "rustls")], None, X86)
