@@ -165,8 +165,8 @@ path_line=$(grep -m1 'path = ' "$log/expected-dependency-forms")
 path_value=$(sed -n 's/.*path = "\([^"]*\)".*/\1/p' <<<"$path_line")
 cp -r "$work/inflate-demo" "$work/path-form"
 ln -s "$root" "$work/path-form/${path_value%%/crates/config}"
-sed -i -e "s|flagsplit-config = { version = \"0.3\"|flagsplit-config = { path = \"$path_value\"|" \
-	-e "s|^flagsplit-config = \"0.3\"$|flagsplit-config = { path = \"$path_value\" }|" "$work/path-form/Cargo.toml"
+sed -i -e "s|flagsplit-config = { version = \"0.4\"|flagsplit-config = { path = \"$path_value\"|" \
+	-e "s|^flagsplit-config = \"0.4\"$|flagsplit-config = { path = \"$path_value\" }|" "$work/path-form/Cargo.toml"
 if grep -q "path = \"$path_value\"" "$work/path-form/Cargo.toml" && [ -d "$work/path-form/$path_value" ]; then
 	ok path-form path-form -- test
 	grep -qE "^ +Compiling flagsplit-config v$version \(/" "$log/path-form" && pass "path-form: flagsplit-config compiled from the checkout" || fail "path-form: flagsplit-config not compiled from the checkout"

@@ -224,7 +224,7 @@ vendor=$work/vendor
 if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config -p inflate-demo -p checksum-demo -p zstd-demo >"$log/package" 2>&1 &&
 	(cd "$app" && cargo vendor --locked --offline -q "$vendor") >"$log/vendor" 2>&1; then
 	pass "vendored: $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) third-party crates"
-	for c in flagsplit-config-0.3.0 inflate-demo-0.1.0 checksum-demo-0.1.0 zstd-demo-0.1.0; do
+	for c in flagsplit-config-0.4.0 inflate-demo-0.1.0 checksum-demo-0.1.0 zstd-demo-0.1.0; do
 		crate=$CARGO_TARGET_DIR/package/$c.crate
 		tar -xzf "$crate" -C "$vendor"
 		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"

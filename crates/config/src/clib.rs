@@ -91,6 +91,9 @@ pub struct FindContext<'a> {
     pub declared_by: &'a str,
     /// The libraries the probes will link, in link order, as `-l` takes them.
     pub link: &'a [&'static str],
+    /// The graph-wide link policy (`RUST_BACKEND_LINK`: `static` or `dynamic`) and who set it,
+    /// which a finder applies when the library's own variables say nothing.
+    pub link_policy: Option<(&'a str, &'a str)>,
 }
 
 /// How a build finds a C library: where its headers and libraries are, how it links, its
@@ -134,6 +137,10 @@ pub struct Found {
     pub recorded_lib_dirs: Option<Vec<String>>,
     /// Its `-sys` crate built its own copy.
     pub own_copy: bool,
+    /// When a copy was built from source rather than found on the system: what reported it
+    /// (`DEP_Z_ROOT`, `DEP_OPENSSL_VENDORED`) and the switch that makes its crate use the
+    /// system's (`OPENSSL_NO_VENDOR=1`); `RUST_BACKEND_BUNDLED=deny` fails the build on it.
+    pub bundled: Option<(String, String)>,
     /// The libraries to link instead of those the probes name (`<LIB>_LIBS` of a [`System`](crate::probe::System)
     /// library), as `-l` takes them.
     pub libs: Option<Vec<String>>,

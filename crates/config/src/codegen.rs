@@ -26,10 +26,11 @@ pub(crate) fn build_info_literal(
     for (facility, choice) in selection.iter() {
         let _ = writeln!(
             s,
-            "        ::flagsplit_config::ChoiceInfo::__generated({:?}, {:?}, {:?}),",
+            "        ::flagsplit_config::ChoiceInfo::__generated({:?}, {:?}, {:?}, {:?}),",
             facility.name,
             choice.provider.name,
-            choice.origin.to_string()
+            choice.origin.to_string(),
+            facility.kind
         );
     }
     let _ = write!(

@@ -117,6 +117,20 @@ impl Env {
         self.read.borrow().clone()
     }
 
+    /// Every variable of the environment, not recorded (for checks of names nobody reads, such as
+    /// a misspelt graph-wide name): its value, `None` when not UTF-8.
+    pub fn all_vars(&self) -> Vec<(String, Option<String>)> {
+        match &self.fixed {
+            Some(vars) => vars
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone().into_string().ok()))
+                .collect(),
+            None => env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok())))
+                .collect(),
+        }
+    }
+
     /// Every variable whose name starts with `spec`'s prefix, plus a record of every build-time
     /// one, so that setting one later reruns the build script. (A misspelt name set after a
     /// successful build is caught the next time the script runs: Cargo cannot watch names it is

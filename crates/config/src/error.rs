@@ -15,6 +15,34 @@ pub enum Requester {
     Env(String),
     /// `provider = "..."` in a config file.
     File(FilePos),
+    /// A graph-wide variable (`RUST_BACKEND_TLS`, or its target-scoped form).
+    Graph(String),
+    /// An entry of the graph-wide config file.
+    GraphFile(FilePos),
+}
+
+impl Requester {
+    /// How the request reads: `VAR=value`, `FILE:LINE:COL: [facility] provider = "value"`,
+    /// `FILE:LINE:COL: key = "value"` for the graph-wide file.
+    pub(crate) fn asked(&self, facility: &Facility, key: &str, value: &str) -> String {
+        match self {
+            Requester::Env(var) | Requester::Graph(var) => format!("{var}={value}"),
+            Requester::File(at) => format!("{at}: [{facility}] provider = \"{value}\""),
+            Requester::GraphFile(at) => format!("{at}: {key} = \"{value}\""),
+        }
+    }
+
+    /// What undoes the request: `unset VAR`, `change FILE`.
+    pub(crate) fn undo(&self) -> String {
+        match self {
+            Requester::Env(var) | Requester::Graph(var) => format!("unset {var}"),
+            Requester::File(at) | Requester::GraphFile(at) => format!("change {}", at.path),
+        }
+    }
+
+    fn is_graph(&self) -> bool {
+        matches!(self, Requester::Graph(_) | Requester::GraphFile(_))
+    }
 }
 
 /// One configuration error.
@@ -125,6 +153,67 @@ pub enum ConfigError {
         /// The value given.
         value: String,
     },
+    /// A graph-wide setting for a kind that one of this crate's facilities has, naming a shared
+    /// provider that none of its providers answers to.
+    GraphUnmet {
+        /// Who asked.
+        by: Requester,
+        /// The facility of that kind.
+        facility: &'static Facility,
+        /// The shared provider name asked for.
+        shared: String,
+        /// The crate.
+        crate_name: &'static str,
+        /// The crate's own variable for the facility, which wins over the graph-wide setting.
+        variable: String,
+    },
+    /// A variable with the graph-wide prefix that is no graph-wide setting (a misspelt kind).
+    UnknownGraphVariable {
+        /// The name as set.
+        name: String,
+        /// The valid names.
+        valid: Vec<String>,
+        /// The closest valid one.
+        suggestion: Option<String>,
+    },
+    /// A graph-wide setting with a value it does not take.
+    BadGraphValue {
+        /// Who set it.
+        by: Requester,
+        /// The setting's name (its variable, or its file key).
+        name: String,
+        /// The value.
+        value: String,
+        /// The values it takes.
+        valid: &'static [&'static str],
+    },
+    /// A key of the graph-wide file that is no setting.
+    UnknownGraphKey {
+        /// Where.
+        at: FilePos,
+        /// The key.
+        key: String,
+    },
+    /// A `[target.<...>]` table whose name is neither a triple nor a valid `cfg(...)`.
+    BadScope {
+        /// Where the name is.
+        at: FilePos,
+        /// The name.
+        text: String,
+        /// Why.
+        reason: String,
+    },
+    /// Two `[target.'cfg(...)']` tables that both hold for this target give different values.
+    ScopeConflict {
+        /// The facility table or graph-wide key.
+        what: String,
+        /// The first value and where it is.
+        first: (String, FilePos),
+        /// The second.
+        second: (String, FilePos),
+        /// The target.
+        target: String,
+    },
     /// A provider whose Cargo feature is off.
     FeatureOff {
         /// Who asked.
@@ -142,6 +231,11 @@ pub enum ConfigError {
         /// The crate, when it is a [`crate::Role::Library`]: the feature is then turned on where
         /// the application depends on it, not with `--features`.
         library: Option<&'static str>,
+        /// The crate's own variable for the facility (for a graph-wide request, it selects for
+        /// this crate alone).
+        variable: String,
+        /// The crate.
+        crate_name: &'static str,
     },
 }
 
@@ -168,6 +262,8 @@ impl ConfigError {
                 false,
             ),
             library: (spec.role == Role::Library).then_some(spec.name),
+            variable: spec.env_var(facility),
+            crate_name: spec.name,
         }
     }
 }
@@ -288,17 +384,12 @@ impl fmt::Display for ConfigError {
                 facility,
                 value,
             } => {
-                match by {
-                    Requester::Env(var) => writeln!(
-                        f,
-                        "{var}={value}: `{value}` is not a provider of {facility}"
-                    )?,
-                    Requester::File(at) => writeln!(
-                        f,
-                        "{at}: [{facility}] provider = \"{value}\": `{value}` is not a provider of {facility}"
-                    )?,
-                }
-                let quoted = matches!(by, Requester::File(_));
+                writeln!(
+                    f,
+                    "{}: `{value}` is not a provider of {facility}",
+                    by.asked(facility, facility.name, value)
+                )?;
+                let quoted = matches!(by, Requester::File(_) | Requester::GraphFile(_));
                 write!(f, "  valid values: {}", facility.provider_list(quoted))?;
                 if let Some(near) =
                     crate::model::closest(value, facility.providers.iter().map(|p| p.name))
@@ -312,6 +403,113 @@ impl fmt::Display for ConfigError {
                 }
                 Ok(())
             }
+            ConfigError::GraphUnmet {
+                by,
+                facility,
+                shared,
+                crate_name,
+                variable,
+            } => {
+                let kind = facility.kind.unwrap_or_default();
+                writeln!(
+                    f,
+                    "{} selects {shared} for every {kind} facility in the build, but {crate_name}'s {facility} has no provider that answers to {shared}",
+                    by.asked(facility, kind, shared)
+                )?;
+                let answering: Vec<String> = facility
+                    .providers
+                    .iter()
+                    .map(|p| match p.answers_to {
+                        Some(a) if a != p.name => format!("{} ({a})", p.name),
+                        _ => p.name.to_string(),
+                    })
+                    .collect();
+                writeln!(f, "  its providers: {}", answering.join(", "))?;
+                write!(
+                    f,
+                    "  fix: select one of them for {crate_name} alone with {variable}=<provider> (its own variable wins over the graph-wide setting), or {}",
+                    by.undo()
+                )
+            }
+            ConfigError::UnknownGraphVariable {
+                name,
+                valid,
+                suggestion,
+            } => {
+                writeln!(
+                    f,
+                    "unknown graph-wide variable {name} in the build environment (the shell or .cargo/config.toml [env])"
+                )?;
+                writeln!(
+                    f,
+                    "  valid names: {} (all but {} also as <TARGET>_RUST_BACKEND_...)",
+                    valid.join(", "),
+                    crate::graph::CONFIG
+                )?;
+                writeln!(f, "  kinds: {}", crate::graph::KINDS.join(", "))?;
+                if let Some(near) = suggestion {
+                    writeln!(f, "  did you mean {near}?")?;
+                }
+                write!(f, "  fix: rename or unset {name}")
+            }
+            ConfigError::BadGraphValue {
+                by,
+                name,
+                value,
+                valid,
+            } => {
+                match by {
+                    Requester::GraphFile(at) => writeln!(
+                        f,
+                        "{at}: {name} = \"{value}\": `{value}` is not a value of {name}"
+                    )?,
+                    _ => writeln!(f, "{name}={value}: `{value}` is not a value of {name}")?,
+                }
+                write!(f, "  valid values: {}", valid.join(", "))?;
+                if let Some(near) = crate::model::closest(value, valid.iter().copied()) {
+                    write!(f, "\n  did you mean {near}?")?;
+                }
+                Ok(())
+            }
+            ConfigError::UnknownGraphKey { at, key } => {
+                writeln!(f, "{at}: unknown key `{key}` in the graph-wide config file")?;
+                let keys: Vec<&str> = crate::graph::Setting::all()
+                    .into_iter()
+                    .map(|s| s.key())
+                    .collect();
+                writeln!(
+                    f,
+                    "  valid keys: {}, and [target.<triple or cfg(...)>] tables of them",
+                    keys.join(", ")
+                )?;
+                if let Some(near) = crate::model::closest(key, keys.iter().copied()) {
+                    writeln!(f, "  did you mean {near}?")?;
+                }
+                write!(f, "  fix: rename or remove `{key}`")
+            }
+            ConfigError::BadScope { at, text, reason } => {
+                writeln!(f, "{at}: [target.'{text}'] names no target: {reason}")?;
+                write!(
+                    f,
+                    "  fix: name the table by a triple ([target.x86_64-unknown-linux-gnu]) or a cfg expression ([target.'cfg(target_os = \"linux\")'])"
+                )
+            }
+            ConfigError::ScopeConflict {
+                what,
+                first,
+                second,
+                target,
+            } => {
+                writeln!(
+                    f,
+                    "{}: {what} = \"{}\" and {}: {what} = \"{}\" both apply to {target} (two [target.'cfg(...)'] tables hold)",
+                    first.1, first.0, second.1, second.0
+                )?;
+                write!(
+                    f,
+                    "  fix: make the expressions exclusive, or name the triple itself ([target.{target}] wins over cfg tables)"
+                )
+            }
             ConfigError::FeatureOff {
                 by,
                 facility,
@@ -320,27 +518,38 @@ impl fmt::Display for ConfigError {
                 features,
                 available,
                 library,
+                variable,
+                crate_name,
             } => {
-                let asked = match by {
-                    Requester::Env(var) => format!("{var}={provider}"),
-                    Requester::File(at) => format!("{at}: [{facility}] provider = \"{provider}\""),
-                };
+                let key = facility.kind.unwrap_or(facility.name);
+                let asked = by.asked(
+                    facility,
+                    key,
+                    provider
+                        .answers_to
+                        .filter(|_| by.is_graph())
+                        .unwrap_or(provider.name),
+                );
                 writeln!(
                     f,
-                    "{asked} selects the {provider} {facility} provider, which this build does not compile: Cargo feature `{feature}` is off (features on: {features})"
+                    "{asked} selects the {provider} {facility} provider{}, which this build does not compile: Cargo feature `{feature}` is off (features on: {features})",
+                    library
+                        .filter(|_| by.is_graph())
+                        .map_or(String::new(), |name| format!(" of {name}"))
                 )?;
-                let undo = match by {
-                    Requester::Env(var) => format!("unset {var}"),
-                    Requester::File(at) => format!("change {}", at.path),
+                let undo = if by.is_graph() {
+                    format!(
+                        "set {variable}=<one of: {available}> for {crate_name} alone (its own variable wins over the graph-wide setting), or {}",
+                        by.undo()
+                    )
+                } else {
+                    format!("{} to select a compiled provider ({available})", by.undo())
                 };
                 match library {
-                    None => write!(
-                        f,
-                        "  fix: build with `--features {feature}`, or {undo} to select a compiled provider ({available})"
-                    ),
+                    None => write!(f, "  fix: build with `--features {feature}`, or {undo}"),
                     Some(name) => write!(
                         f,
-                        "  fix: turn the feature on where the application depends on {name}: {name} = {{ version = \"...\", features = [\"{feature}\"] }} (`--features {feature}` when {name} itself is built), or {undo} to select a compiled provider ({available})"
+                        "  fix: turn the feature on where the application depends on {name}: {name} = {{ version = \"...\", features = [\"{feature}\"] }} (`--features {feature}` when {name} itself is built), or {undo}"
                     ),
                 }
             }

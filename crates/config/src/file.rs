@@ -18,8 +18,10 @@
 use toml_span::value::{Table, ValueInner};
 use toml_span::{Span, Value};
 
+use crate::cfgexpr::Scope;
 use crate::error::{ConfigError, FilePos, Requester};
-use crate::model::{FileChoice, Spec};
+use crate::graph::Setting;
+use crate::model::{FileChoice, GraphEntry, Spec};
 
 /// Turns byte offsets into 1-based line and character columns.
 struct Lines<'a> {
@@ -69,98 +71,246 @@ pub(crate) fn parse(
     let lines = Lines { text, path };
     let mut choices = Vec::new();
     let mut errors = Vec::new();
-
-    let root = match toml_span::parse(text) {
-        Ok(root) => root,
-        Err(e) => {
-            // Not `e.line_info`: its column counts bytes, where messages count characters.
-            errors.push(ConfigError::Syntax {
-                at: lines.at(e.span),
-                message: e.to_string(),
-                format: spec.format_hint(),
-            });
-            return (choices, errors);
-        }
+    let Some(root) = document(&lines, text, spec.format_hint(), &mut errors) else {
+        return (choices, errors);
     };
     let Some(table) = root.as_table() else {
         // The parser always returns a table for a document.
         return (choices, errors);
     };
-
     for (key, value) in sorted_by_position(table) {
-        let Some(facility) = spec.facilities.iter().find(|f| f.name == key.name) else {
-            errors.push(ConfigError::UnknownTable {
-                at: lines.at(key.span),
-                name: key.name.to_string(),
-                valid: spec
-                    .facilities
-                    .iter()
-                    .map(|f| format!("[{f}]"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
+        if key.name == "target" {
+            for (scope, entries) in scopes(&lines, value, &mut errors) {
+                for (k, v) in sorted_by_position(entries) {
+                    facility_table(spec, &lines, k, v, &scope, &mut choices, &mut errors);
+                }
+            }
             continue;
-        };
-        let Some(entries) = value.as_table() else {
-            let suggestion = value
-                .as_str()
-                .and_then(|name| facility.provider(name))
-                .unwrap_or(&facility.providers[0])
-                .name;
-            errors.push(ConfigError::NotATable {
-                at: lines.at(value.span),
-                facility,
-                found: value.as_ref().type_str(),
-                suggestion,
+        }
+        facility_table(
+            spec,
+            &lines,
+            key,
+            value,
+            &Scope::All,
+            &mut choices,
+            &mut errors,
+        );
+    }
+    (choices, errors)
+}
+
+/// The parsed document, or `None` after a syntax error.
+fn document<'de>(
+    lines: &Lines<'_>,
+    text: &'de str,
+    format: String,
+    errors: &mut Vec<ConfigError>,
+) -> Option<Value<'de>> {
+    match toml_span::parse(text) {
+        Ok(root) => Some(root),
+        Err(e) => {
+            // Not `e.line_info`: its column counts bytes, where messages count characters.
+            errors.push(ConfigError::Syntax {
+                at: lines.at(e.span),
+                message: e.to_string(),
+                format,
             });
-            continue;
-        };
-        let mut provider_seen = false;
-        let mut unknown_key = false;
-        for (k, v) in sorted_by_position(entries) {
-            if k.name != "provider" {
-                unknown_key = true;
-                errors.push(ConfigError::UnknownKey {
-                    at: lines.at(k.span),
-                    facility,
-                    key: k.name.to_string(),
+            None
+        }
+    }
+}
+
+/// The tables under `[target]`, each with its scope; every bad name is an error.
+fn scopes<'a, 'de>(
+    lines: &Lines<'_>,
+    value: &'a Value<'de>,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<(Scope, &'a Table<'de>)> {
+    let mut out = Vec::new();
+    let Some(targets) = value.as_table() else {
+        errors.push(ConfigError::BadScope {
+            at: lines.at(value.span),
+            text: "target".to_string(),
+            reason: format!(
+                "`target` must be a table of tables, found {}",
+                value.as_ref().type_str()
+            ),
+        });
+        return out;
+    };
+    for (name, tables) in sorted_by_position(targets) {
+        let scope = match Scope::parse(&name.name) {
+            Ok(scope) => scope,
+            Err(e) => {
+                errors.push(ConfigError::BadScope {
+                    at: lines.at(name.span),
+                    text: name.name.to_string(),
+                    reason: e.reason,
                 });
                 continue;
             }
-            provider_seen = true;
-            let at = match v.as_ref() {
-                ValueInner::String(_) => lines.at_string(v.span),
-                _ => lines.at(v.span),
-            };
-            match v.as_ref() {
-                ValueInner::String(name) => match facility.provider(name) {
-                    Some(provider) => choices.push(FileChoice {
-                        facility,
-                        provider,
-                        at,
-                    }),
-                    None => errors.push(ConfigError::UnknownProvider {
-                        by: Requester::File(at),
-                        facility,
-                        value: name.to_string(),
-                    }),
-                },
-                other => errors.push(ConfigError::WrongType {
-                    at,
-                    facility,
-                    found: other.type_str(),
-                }),
-            }
-        }
-        // A misspelt `provider` is reported once, as the unknown key it is.
-        if !provider_seen && !unknown_key {
-            errors.push(ConfigError::MissingProvider {
-                at: lines.at(key.span),
-                facility,
-            });
+        };
+        match tables.as_table() {
+            Some(t) => out.push((scope, t)),
+            None => errors.push(ConfigError::BadScope {
+                at: lines.at(tables.span),
+                text: name.name.to_string(),
+                reason: format!("it must be a table, found {}", tables.as_ref().type_str()),
+            }),
         }
     }
-    (choices, errors)
+    out
+}
+
+/// One `[facility]` table (top-level, or under `[target.<scope>]`).
+fn facility_table(
+    spec: &'static Spec,
+    lines: &Lines<'_>,
+    key: &toml_span::value::Key<'_>,
+    value: &Value<'_>,
+    scope: &Scope,
+    choices: &mut Vec<FileChoice>,
+    errors: &mut Vec<ConfigError>,
+) {
+    let Some(facility) = spec.facilities.iter().find(|f| f.name == key.name) else {
+        let mut valid: Vec<String> = spec.facilities.iter().map(|f| format!("[{f}]")).collect();
+        if *scope == Scope::All {
+            valid.push("[target.<triple or cfg(...)>.<facility>]".to_string());
+        }
+        errors.push(ConfigError::UnknownTable {
+            at: lines.at(key.span),
+            name: key.name.to_string(),
+            valid: valid.join(", "),
+        });
+        return;
+    };
+    let Some(entries) = value.as_table() else {
+        let suggestion = value
+            .as_str()
+            .and_then(|name| facility.provider(name))
+            .unwrap_or(&facility.providers[0])
+            .name;
+        errors.push(ConfigError::NotATable {
+            at: lines.at(value.span),
+            facility,
+            found: value.as_ref().type_str(),
+            suggestion,
+        });
+        return;
+    };
+    let mut provider_seen = false;
+    let mut unknown_key = false;
+    for (k, v) in sorted_by_position(entries) {
+        if k.name != "provider" {
+            unknown_key = true;
+            errors.push(ConfigError::UnknownKey {
+                at: lines.at(k.span),
+                facility,
+                key: k.name.to_string(),
+            });
+            continue;
+        }
+        provider_seen = true;
+        let at = match v.as_ref() {
+            ValueInner::String(_) => lines.at_string(v.span),
+            _ => lines.at(v.span),
+        };
+        match v.as_ref() {
+            ValueInner::String(name) => match facility.provider(name) {
+                Some(provider) => choices.push(FileChoice {
+                    facility,
+                    provider,
+                    at,
+                    scope: scope.clone(),
+                }),
+                None => errors.push(ConfigError::UnknownProvider {
+                    by: Requester::File(at),
+                    facility,
+                    value: name.to_string(),
+                }),
+            },
+            other => errors.push(ConfigError::WrongType {
+                at,
+                facility,
+                found: other.type_str(),
+            }),
+        }
+    }
+    // A misspelt `provider` is reported once, as the unknown key it is.
+    if !provider_seen && !unknown_key {
+        errors.push(ConfigError::MissingProvider {
+            at: lines.at(key.span),
+            facility,
+        });
+    }
+}
+
+/// Parses and validates the graph-wide file ([`crate::graph`]): `key = "value"` entries, and
+/// `[target.<triple or cfg(...)>]` tables of them. Returns the valid entries and every error.
+pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
+    let lines = Lines { text, path };
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    let format = "top-level `tls = \"openssl\"`, `link = \"static\"`, `bundled = \"deny\"` entries and [target.<triple or cfg(...)>] tables of them".to_string();
+    let Some(root) = document(&lines, text, format, &mut errors) else {
+        return (entries, errors);
+    };
+    let Some(table) = root.as_table() else {
+        return (entries, errors);
+    };
+    for (key, value) in sorted_by_position(table) {
+        if key.name == "target" {
+            for (scope, table) in scopes(&lines, value, &mut errors) {
+                for (k, v) in sorted_by_position(table) {
+                    graph_entry(&lines, k, v, &scope, &mut entries, &mut errors);
+                }
+            }
+            continue;
+        }
+        graph_entry(&lines, key, value, &Scope::All, &mut entries, &mut errors);
+    }
+    (entries, errors)
+}
+
+fn graph_entry(
+    lines: &Lines<'_>,
+    key: &toml_span::value::Key<'_>,
+    value: &Value<'_>,
+    scope: &Scope,
+    entries: &mut Vec<GraphEntry>,
+    errors: &mut Vec<ConfigError>,
+) {
+    let Some(setting) = Setting::from_key(&key.name) else {
+        errors.push(ConfigError::UnknownGraphKey {
+            at: lines.at(key.span),
+            key: key.name.to_string(),
+        });
+        return;
+    };
+    let (ValueInner::String(text), at) = (value.as_ref(), lines.at_string(value.span)) else {
+        errors.push(ConfigError::BadGraphValue {
+            by: Requester::GraphFile(lines.at(value.span)),
+            name: setting.key().to_string(),
+            value: format!("({})", value.as_ref().type_str()),
+            valid: setting.values(),
+        });
+        return;
+    };
+    match setting.values().iter().find(|v| **v == *text) {
+        Some(valid) => entries.push(GraphEntry {
+            setting,
+            value: valid,
+            at,
+            scope: scope.clone(),
+        }),
+        None => errors.push(ConfigError::BadGraphValue {
+            by: Requester::GraphFile(at),
+            name: setting.key().to_string(),
+            value: text.to_string(),
+            valid: setting.values(),
+        }),
+    }
 }
 
 /// The entries of a table in the order they appear in the file (errors are reported in file order).

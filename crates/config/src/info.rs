@@ -40,8 +40,11 @@ pub struct ChoiceInfo {
     pub facility: &'static str,
     /// The provider selected.
     pub provider: &'static str,
-    /// Why (the [`crate::Origin`] text: `default`, `FLAGSPLIT_SHA1_PROVIDER`, `FILE:LINE:COL`, ...).
+    /// Why (the [`crate::Origin`] text: `default`, `FLAGSPLIT_SHA1_PROVIDER`, `FILE:LINE:COL`,
+    /// `graph-wide RUST_BACKEND_TLS`, ...).
     pub origin: &'static str,
+    /// The facility's kind ([`crate::Facility::kind`]), if it declares one.
+    pub kind: Option<&'static str>,
 }
 
 /// `sha1-provider: dc (from default)`, as `version --build-options` prints a selection.
@@ -101,11 +104,13 @@ impl ChoiceInfo {
         facility: &'static str,
         provider: &'static str,
         origin: &'static str,
+        kind: Option<&'static str>,
     ) -> ChoiceInfo {
         ChoiceInfo {
             facility,
             provider,
             origin,
+            kind,
         }
     }
 }
@@ -236,7 +241,7 @@ impl BuildInfo {
     /// #     ]),
     /// # ]);
     /// # const BUILD_INFO: BuildInfo = BuildInfo::__generated(
-    /// #     &[flagsplit_config::ChoiceInfo::__generated("inflate", "miniz", "default")],
+    /// #     &[flagsplit_config::ChoiceInfo::__generated("inflate", "miniz", "default", None)],
     /// #     &[], &[], "(none)", &[], "x86_64-unknown-linux-gnu");
     /// // BUILD_INFO: include!(concat!(env!("OUT_DIR"), "/build_info.rs")), as build.rs wrote it.
     /// assert_eq!(

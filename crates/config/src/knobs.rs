@@ -110,8 +110,17 @@ pub fn markdown_table(spec: &Spec) -> String {
         let values: Vec<String> = facility
             .providers
             .iter()
-            .map(|p| format!("`{p}`"))
+            .map(|p| match p.answers_to {
+                Some(shared) if shared != p.name => format!("`{p}` ({shared})"),
+                _ => format!("`{p}`"),
+            })
             .collect();
+        let graph = facility.kind.map_or(String::new(), |kind| {
+            format!(
+                ", graph-wide `{}` (kind {kind})",
+                crate::graph::Setting::Kind(kind).variable()
+            )
+        });
         let links: Vec<String> = spec
             .binaries
             .iter()
@@ -129,7 +138,7 @@ pub fn markdown_table(spec: &Spec) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "| `{}`, config `[{facility}] provider` | selects the provider of {} | {} | {} | {} |",
+            "| `{}`, config `[{facility}] provider`{graph} | selects the provider of {} | {} | {} | {} |",
             spec.env_var(facility),
             cell(facility.purpose),
             values.join(", "),
@@ -156,6 +165,29 @@ pub fn markdown_table(spec: &Spec) -> String {
         cell(&config_default),
         none.join(" | ")
     );
+    let probes = spec
+        .facilities
+        .iter()
+        .any(|f| f.providers.iter().any(|p| p.probe.is_some()));
+    if probes {
+        let _ = writeln!(
+            s,
+            "| `RUST_BACKEND_LINK` | (build time, graph-wide) how the C libraries found through flagsplit-config link, in every crate of the build that uses it; a library's own `<LIB>_STATIC` wins | `static`, `dynamic` | each library's own default | {} |",
+            none.join(" | ")
+        );
+        let _ = writeln!(
+            s,
+            "| `RUST_BACKEND_BUNDLED` | (build time, graph-wide) `deny`: a `-sys` crate that built its own copy of a C library fails the build, naming its switch | `deny`, `allow` | `allow` | {} |",
+            none.join(" | ")
+        );
+    }
+    if spec.facilities.iter().any(|f| f.kind.is_some()) || probes {
+        let _ = writeln!(
+            s,
+            "| `RUST_BACKEND_CONFIG` | (build time, graph-wide) the graph-wide config file: `<kind> = \"<shared provider>\"`, `link`, `bundled`, and `[target.<triple or cfg(...)>]` tables of them; each `RUST_BACKEND_*` variable but this one also has a `<TARGET>_RUST_BACKEND_*` form that wins for that target | absolute path to a TOML file | no file | {} |",
+            none.join(" | ")
+        );
+    }
     for var in spec.variables.iter().chain(spec.foreign_variables) {
         let when = if var.when == When::Build && !var.name.starts_with(&spec.var_prefix()) {
             When::Build.label()

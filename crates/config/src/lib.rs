@@ -9,9 +9,12 @@
 //!    [`Variable`], and the vocabulary of a resolution: [`FeatureSet`], [`Origin`], [`Choice`],
 //!    [`Selection`]), the C libraries a table declares and the finders' interface (`clib`,
 //!    re-exported by [`probe`]: [`probe::Library`], [`probe::Probe`], [`probe::VersionCheck`],
-//!    [`probe::Finder`]), [`knobs`] (the knob table generated from a [`Spec`]) and [`error`].
-//! 2. **Resolution** (feature `resolve`): [`resolve()`] (features + variables + config file → one
-//!    provider per facility with its origin, or every error with its fix) and the config file's
+//!    [`probe::Finder`]), [`graph`] (the graph-wide settings' names and vocabulary: [`KINDS`],
+//!    [`SHARED_PROVIDERS`]), `cfgexpr` (`cfg(...)` expressions evaluated for the target),
+//!    [`knobs`] (the knob table generated from a [`Spec`]) and [`error`].
+//! 2. **Resolution** (feature `resolve`): [`resolve()`] (features + the crate's variables and
+//!    config file + the graph-wide variables and file, each in its target-scoped form first → one
+//!    provider per facility with its origin, or every error with its fix) and the config files'
 //!    reader (`file`, feature `config-file`).
 //! 3. **Finding and linking**: [`probe`] (the finders that come with the crate: `-sys` crates'
 //!    metadata, pkg-config, the `<LIB>_*` variables, `openssl-sys`; the decisions; and, with
@@ -37,6 +40,8 @@
 // versions apply; the code is written for the oldest.
 #![allow(unknown_lints)]
 
+#[cfg(feature = "resolve")]
+mod cfgexpr;
 mod clib;
 #[cfg(feature = "build-script")]
 mod codegen;
@@ -47,6 +52,7 @@ pub mod env;
 pub mod error;
 #[cfg(feature = "config-file")]
 mod file;
+pub mod graph;
 pub mod guide;
 pub mod info;
 pub mod knobs;
@@ -66,9 +72,11 @@ pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
 pub use info::{BuildInfo, ChoiceInfo, Described, LibraryBuildInfo};
 pub use model::{
-    Choice, Facility, FeatureSet, Origin, Provider, Role, Selection, Spec, Variable, When,
+    Choice, Facility, FeatureSet, KINDS, Origin, PolicyChoice, Provider, Role, SHARED_PROVIDERS,
+    Selection, Spec, Variable, When,
 };
 #[cfg(feature = "resolve")]
 pub use resolve::{
-    ConfigFileInput, Inputs, check_environment, check_every_request, resolve, unknown_variables,
+    ConfigFileInput, Inputs, TargetCfg, check_environment, check_every_request, resolve,
+    unknown_variables,
 };

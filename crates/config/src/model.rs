@@ -50,6 +50,7 @@
 use std::fmt;
 
 use crate::clib::Probe;
+pub use crate::graph::{KINDS, SHARED_PROVIDERS};
 
 /// A crate's facilities and the names derived from them. Built with [`Spec::library`] or
 /// [`Spec::application`] and the builder methods (all `const fn`, for a `static`).
@@ -249,6 +250,10 @@ pub struct Facility {
     pub default_order: &'static [&'static str],
     /// The binaries that use this facility: only those link what its provider links.
     pub used_by: &'static [&'static str],
+    /// Its kind, from the shared vocabulary [`KINDS`] (`tls`, `zlib`, ...): a graph-wide setting
+    /// (`RUST_BACKEND_TLS=openssl`) selects for every facility of that kind in the build. `None`: only
+    /// the crate's own settings select.
+    pub kind: Option<&'static str>,
 }
 
 /// One implementation of a facility. Built with [`Provider::new`] and the builder methods.
@@ -269,6 +274,9 @@ pub struct Provider {
     /// The C library it links and the program that proves the build can link it, probed by the
     /// build script before the provider is used; `None` for nothing.
     pub probe: Option<&'static Probe>,
+    /// The shared provider name ([`SHARED_PROVIDERS`]) it answers to when a graph-wide setting
+    /// selects for its facility's kind; `None`: graph-wide settings never select it.
+    pub answers_to: Option<&'static str>,
 }
 
 impl Provider {
@@ -289,6 +297,16 @@ impl Provider {
             feature: None,
             links: &[],
             probe: None,
+            answers_to: None,
+        }
+    }
+
+    /// The same, answering to the shared provider name `shared` ([`SHARED_PROVIDERS`]) when a
+    /// graph-wide setting selects for its facility's kind ([`Facility::kind`]).
+    pub const fn answers_to(self, shared: &'static str) -> Provider {
+        Provider {
+            answers_to: Some(shared),
+            ..self
         }
     }
 
@@ -348,7 +366,21 @@ impl Facility {
             providers,
             default_order: &[],
             used_by: &[],
+            kind: None,
         }
+    }
+
+    /// The same, of kind `kind` ([`KINDS`]; see [`Facility::kind`]).
+    pub const fn kind(self, kind: &'static str) -> Facility {
+        Facility {
+            kind: Some(kind),
+            ..self
+        }
+    }
+
+    /// The provider that answers to the shared name `shared` ([`Provider::answers_to`]).
+    pub fn answering(&self, shared: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.answers_to == Some(shared))
     }
 
     /// The same, with this default order ([`Facility::default_order`]).
@@ -426,7 +458,15 @@ impl Facility {
     }
 }
 
-/// Space-separated names, or `(none)` when there are none.
+/// A problem with a name outside a vocabulary: the valid names, and the nearest one.
+fn vocabulary_problem(headline: &str, name: &str, vocabulary: &[&str]) -> String {
+    let mut text = format!("{headline} (valid: {})", vocabulary.join(", "));
+    if let Some(near) = closest(name, vocabulary.iter().copied()) {
+        text.push_str(&format!("; did you mean {near}?"));
+    }
+    text
+}
+
 /// The name among `candidates` that `name` most likely misspells: the same letters in another
 /// case (`System` for `system`), else the nearest within 2 edits that does not replace the whole
 /// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`).
@@ -465,6 +505,7 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Space-separated names, or `(none)` when there are none.
 pub(crate) fn names_or_none(names: &[&str]) -> String {
     if names.is_empty() {
         "(none)".to_string()
@@ -625,6 +666,60 @@ impl Spec {
                     problems.push(format!("{}: used_by names unknown binary {b}", f.name));
                 }
             }
+            if f.name == "target" {
+                problems.push(
+                    "a facility may not be named `target`: config files use [target.<triple or cfg>] for target-scoped choices"
+                        .to_string(),
+                );
+            }
+            if let Some(kind) = f.kind {
+                if !KINDS.contains(&kind) {
+                    problems.push(vocabulary_problem(
+                        &format!("{}: kind `{kind}` is not a known kind", f.name),
+                        kind,
+                        KINDS,
+                    ));
+                }
+            }
+            for (j, p) in f.providers.iter().enumerate() {
+                let shared = match p.answers_to {
+                    Some(shared) => shared,
+                    None => continue,
+                };
+                if !SHARED_PROVIDERS.contains(&shared) {
+                    problems.push(vocabulary_problem(
+                        &format!(
+                            "{}: provider {} answers to `{shared}`, not a shared provider name",
+                            f.name, p.name
+                        ),
+                        shared,
+                        SHARED_PROVIDERS,
+                    ));
+                }
+                if f.kind.is_none() {
+                    problems.push(format!(
+                        "{}: provider {} answers to `{shared}`, but the facility declares no kind (Facility::kind)",
+                        f.name, p.name
+                    ));
+                }
+                if let Some(q) = f.providers[..j]
+                    .iter()
+                    .find(|q| q.answers_to == Some(shared))
+                {
+                    problems.push(format!(
+                        "{}: providers {} and {} both answer to `{shared}`",
+                        f.name, q.name, p.name
+                    ));
+                }
+            }
+        }
+        let graph = format!("{}_", crate::graph::PREFIX);
+        let mine = self.var_prefix();
+        if graph.starts_with(&mine) || mine.starts_with(&graph) {
+            problems.push(format!(
+                "prefix {} shares a prefix with the graph-wide settings' {graph}: choose another",
+                self.prefix
+            ));
         }
         if problems.is_empty() {
             Ok(())
@@ -673,6 +768,33 @@ pub(crate) struct FileChoice {
     pub(crate) provider: &'static Provider,
     /// Where the value is.
     pub(crate) at: FilePos,
+    /// The targets it applies to (a top-level table, or one under `[target.<...>]`).
+    pub(crate) scope: crate::cfgexpr::Scope,
+}
+
+/// One valid `key = "value"` entry of the graph-wide config file.
+#[cfg(feature = "resolve")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GraphEntry {
+    /// The setting.
+    pub(crate) setting: crate::graph::Setting,
+    /// Its value (one of the setting's values).
+    pub(crate) value: &'static str,
+    /// Where the value is.
+    pub(crate) at: FilePos,
+    /// The targets it applies to.
+    pub(crate) scope: crate::cfgexpr::Scope,
+}
+
+impl Origin {
+    /// The origin of a config-file value at `at`.
+    pub fn file(at: &FilePos) -> Origin {
+        Origin::File {
+            path: at.path.clone(),
+            line: at.line,
+            column: at.column,
+        }
+    }
 }
 
 /// One environment variable, for the knob table and the typo check. Built with
@@ -816,6 +938,19 @@ pub enum Origin {
     FeatureDefault(&'static str),
     /// A `<PREFIX>_*_PROVIDER` variable (from the shell or `.cargo/config.toml` `[env]`).
     Env(String),
+    /// A graph-wide variable (`RUST_BACKEND_TLS`, or its target-scoped form), selecting for
+    /// every facility of its kind.
+    Graph(String),
+    /// An entry of the graph-wide config file (`RUST_BACKEND_CONFIG`), with the 1-based position
+    /// of the value.
+    GraphFile {
+        /// The path as the variable gives it.
+        path: String,
+        /// Line of the value.
+        line: u32,
+        /// Column of the value, in characters.
+        column: u32,
+    },
     /// A config file, with the 1-based position of the value.
     File {
         /// The path as given (`config.toml`, or `<PREFIX>_CONFIG`'s value; not made absolute, so
@@ -835,6 +970,10 @@ impl fmt::Display for Origin {
             Origin::FeatureDefault(feature) => write!(f, "default with feature {feature}"),
             Origin::Env(var) => f.write_str(var),
             Origin::File { path, line, column } => write!(f, "{path}:{line}:{column}"),
+            Origin::Graph(var) => write!(f, "graph-wide {var}"),
+            Origin::GraphFile { path, line, column } => {
+                write!(f, "graph-wide {path}:{line}:{column}")
+            }
         }
     }
 }
@@ -871,6 +1010,20 @@ pub struct Selection {
     pub spec: &'static Spec,
     /// In the order of [`Spec::facilities`].
     pub choices: Vec<Choice>,
+    /// The graph-wide link policy (`RUST_BACKEND_LINK`), when one is set: `static` or `dynamic`.
+    pub link: Option<PolicyChoice>,
+    /// The graph-wide policy on bundled copies (`RUST_BACKEND_BUNDLED`): `deny` or `allow`.
+    pub bundled: Option<PolicyChoice>,
+}
+
+/// The value of a graph-wide policy setting, and who set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PolicyChoice {
+    /// The value (`static`, `deny`, ...).
+    pub value: &'static str,
+    /// Who set it.
+    pub origin: Origin,
 }
 
 impl PartialEq for Spec {
@@ -881,6 +1034,16 @@ impl PartialEq for Spec {
 impl Eq for Spec {}
 
 impl Selection {
+    /// The selection `choices` (in the order of `spec`'s facilities), with no graph-wide policy.
+    pub fn new(spec: &'static Spec, choices: Vec<Choice>) -> Selection {
+        Selection {
+            spec,
+            choices,
+            link: None,
+            bundled: None,
+        }
+    }
+
     /// Every facility with its choice.
     pub fn iter(&self) -> impl Iterator<Item = (&'static Facility, &Choice)> {
         self.spec.facilities.iter().zip(&self.choices)

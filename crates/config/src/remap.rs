@@ -77,11 +77,17 @@ impl PathRemap {
                             line,
                             column,
                         },
+                        Origin::GraphFile { path, line, column } => Origin::GraphFile {
+                            path: self.path(&path),
+                            line,
+                            column,
+                        },
                         other => other,
                     },
                     ..choice
                 })
                 .collect(),
+            ..selection.clone()
         }
     }
 
@@ -164,14 +170,13 @@ mod tests {
     #[test]
     fn remaps_config_file_origins_only() {
         let r = remap(&["--remap-path-prefix=/tmp/x/tree=/build/flagsplit"]);
-        let mut selection = Selection {
-            spec: &DEMO,
-            choices: DEMO
-                .facilities
+        let mut selection = Selection::new(
+            &DEMO,
+            DEMO.facilities
                 .iter()
                 .map(|f| f.default_choice(DEMO.role, &FeatureSet::EMPTY))
                 .collect(),
-        };
+        );
         selection.choices[0].origin = Origin::File {
             path: "/tmp/x/tree/packaging/flagsplit.toml".into(),
             line: 2,

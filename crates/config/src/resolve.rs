@@ -7,8 +7,14 @@
 
 use std::collections::BTreeMap;
 
+use crate::cfgexpr::Scope;
+pub use crate::cfgexpr::TargetCfg;
+use crate::clib::target_prefixed;
 use crate::error::{ConfigError, Errors, FilePos, Requester};
-use crate::model::{Choice, FeatureSet, FileChoice, Origin, Selection, Spec, When};
+use crate::graph::Setting;
+use crate::model::{
+    Choice, FeatureSet, FileChoice, GraphEntry, Origin, PolicyChoice, Selection, Spec, When,
+};
 
 /// The file's valid choices and every error in it.
 #[cfg(feature = "config-file")]
@@ -18,6 +24,23 @@ fn parse_file(
     text: &str,
 ) -> (Vec<FileChoice>, Vec<ConfigError>) {
     crate::file::parse(spec, &input.named, text)
+}
+
+/// The graph-wide file's valid entries and every error in it.
+#[cfg(feature = "config-file")]
+fn parse_graph_file(input: &ConfigFileInput, text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
+    crate::file::parse_graph(&input.named, text)
+}
+
+/// Without a TOML reader, a graph-wide file is an error.
+#[cfg(not(feature = "config-file"))]
+fn parse_graph_file(input: &ConfigFileInput, _text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
+    let error = ConfigError::NoFileReader {
+        named: input.named_by.clone(),
+        crate_name: "flagsplit-config",
+        prefix: crate::graph::PREFIX,
+    };
+    (Vec::new(), vec![error])
 }
 
 /// Without a TOML reader, a config file is an error.
@@ -65,6 +88,17 @@ pub struct Inputs {
     pub env: BTreeMap<String, Option<String>>,
     /// The config file that applies, if any.
     pub file: Option<ConfigFileInput>,
+    /// The target triple (`TARGET`), for the target-scoped variables and `[target.<triple>]`.
+    pub target: String,
+    /// The host triple (`HOST`): its target-scoped graph-wide names are checked too.
+    pub host: String,
+    /// The target's `cfg` values, for `[target.'cfg(...)']` tables.
+    pub cfg: TargetCfg,
+    /// Every graph-wide variable in the build environment ([`crate::graph`]: `RUST_BACKEND_*`, and
+    /// the target and host triples' scoped forms); `None` when its value is not UTF-8.
+    pub graph_env: BTreeMap<String, Option<String>>,
+    /// The graph-wide config file (`RUST_BACKEND_CONFIG`), if one is named.
+    pub graph_file: Option<ConfigFileInput>,
 }
 
 impl ConfigFileInput {
@@ -96,6 +130,11 @@ impl Inputs {
             features: FeatureSet::EMPTY,
             env: BTreeMap::new(),
             file: None,
+            target: String::new(),
+            host: String::new(),
+            cfg: TargetCfg::default(),
+            graph_env: BTreeMap::new(),
+            graph_file: None,
         }
     }
 }
@@ -124,20 +163,29 @@ pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
 }
 
 /// Resolves the selection, or returns every error found.
+///
+/// Precedence, highest first: the crate's variable, the crate's config file, the graph-wide
+/// variable, the graph-wide file, the features (an application's), the default. At each level a
+/// target-scoped form wins over an unscoped one (`<TARGET>_<NAME>` over `<NAME>`; in a file
+/// `[target.<triple>]` over `[target.'cfg(...)']` over a top-level entry).
 pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     let spec = inputs.spec;
     let mut errors = Vec::new();
     let n = spec.facilities.len();
 
-    // 1. The variables themselves.
+    // 1. The crate's variables themselves.
     let mut from_env: Vec<Option<(String, &'static crate::Provider)>> = vec![None; n];
+    let mut from_scoped: Vec<Option<(String, &'static crate::Provider)>> = vec![None; n];
     let config_var = spec.config_var();
     for (name, value) in &inputs.env {
         let facility = spec
             .facilities
             .iter()
             .position(|f| spec.env_var(f) == *name);
-        if facility.is_none() && *name != config_var {
+        let scoped = spec.facilities.iter().position(|f| {
+            !inputs.target.is_empty() && target_prefixed(&inputs.target, &spec.env_var(f)) == *name
+        });
+        if facility.is_none() && scoped.is_none() && *name != config_var {
             match spec.variables.iter().find(|v| v.name == name) {
                 Some(v) if v.when != When::Build => continue, // read by the binaries or tests
                 Some(_) => {}
@@ -161,19 +209,20 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         if value.is_empty() {
             errors.push(ConfigError::EmptyVariable {
                 name: name.clone(),
-                facility: facility.map(|i| &spec.facilities[i]),
+                facility: facility.or(scoped).map(|i| &spec.facilities[i]),
             });
             continue;
         }
-        let i = match facility {
-            Some(i) => i,
-            None => {
+        let (i, slot) = match (facility, scoped) {
+            (Some(i), _) => (i, &mut from_env),
+            (None, Some(i)) => (i, &mut from_scoped),
+            (None, None) => {
                 continue; // the config variable: the caller read the file it names
             }
         };
         let facility = &spec.facilities[i];
         match facility.provider(value) {
-            Some(provider) => from_env[i] = Some((name.clone(), provider)),
+            Some(provider) => slot[i] = Some((name.clone(), provider)),
             None => errors.push(ConfigError::UnknownProvider {
                 by: Requester::Env(name.clone()),
                 facility,
@@ -182,8 +231,8 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         }
     }
 
-    // 2. The file.
-    let mut from_file: Vec<Option<FileChoice>> = vec![None; n];
+    // 2. The crate's file.
+    let mut from_file: Vec<Vec<FileChoice>> = vec![Vec::new(); n];
     if let Some(input) = &inputs.file {
         match &input.contents {
             Err(reason) => errors.push(ConfigError::FileUnreadable {
@@ -201,36 +250,64 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                         .iter()
                         .position(|f| std::ptr::eq(f, choice.facility))
                     {
-                        from_file[i] = Some(choice);
+                        from_file[i].push(choice);
                     }
                 }
             }
         }
     }
 
-    // 3. Precedence, then the feature check on what takes effect.
+    // 3. The graph-wide variables and file, every one checked.
+    let graph = graph_settings(inputs, &mut errors);
+
+    // 4. Precedence, then the feature check on what takes effect.
     let mut choices: Vec<Choice> = spec
         .facilities
         .iter()
         .map(|f| f.default_choice(spec.role, &inputs.features))
         .collect();
     for (i, facility) in spec.facilities.iter().enumerate() {
-        let requested = if let Some((var, provider)) = &from_env[i] {
-            Some((
-                Requester::Env(var.clone()),
-                *provider,
-                Origin::Env(var.clone()),
-            ))
-        } else {
-            from_file[i].as_ref().map(|c| {
-                let origin = Origin::File {
-                    path: c.at.path.clone(),
-                    line: c.at.line,
-                    column: c.at.column,
-                };
-                (Requester::File(c.at.clone()), c.provider, origin)
-            })
-        };
+        let file_choice = most_specific(
+            &from_file[i],
+            |c| (&c.scope, &c.at, c.provider.name),
+            inputs,
+            facility.name,
+            &mut errors,
+        );
+        let requested =
+            if let Some((var, provider)) = from_scoped[i].as_ref().or(from_env[i].as_ref()) {
+                Some((
+                    Requester::Env(var.clone()),
+                    *provider,
+                    Origin::Env(var.clone()),
+                ))
+            } else if let Some(c) = file_choice {
+                Some((
+                    Requester::File(c.at.clone()),
+                    c.provider,
+                    Origin::file(&c.at),
+                ))
+            } else if let Some((shared, by, origin)) = facility
+                .kind
+                .and_then(|kind| graph.get(&Setting::Kind(kind)))
+                .cloned()
+            {
+                match facility.answering(shared) {
+                    Some(provider) => Some((by, provider, origin)),
+                    None => {
+                        errors.push(ConfigError::GraphUnmet {
+                            by,
+                            facility,
+                            shared: shared.to_string(),
+                            crate_name: spec.name,
+                            variable: spec.env_var(facility),
+                        });
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
         let (by, provider, origin) = match requested {
             Some((by, provider, origin)) => (by, provider, origin),
             None => {
@@ -251,10 +328,169 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 
     if errors.is_empty() {
-        Ok(Selection { spec, choices })
+        let policy = |setting| {
+            graph
+                .get(&setting)
+                .map(
+                    |(value, _, origin): &(&'static str, Requester, Origin)| PolicyChoice {
+                        value,
+                        origin: origin.clone(),
+                    },
+                )
+        };
+        let mut selection = Selection::new(spec, choices);
+        selection.link = policy(Setting::Link);
+        selection.bundled = policy(Setting::Bundled);
+        Ok(selection)
     } else {
         Err(Errors(errors))
     }
+}
+
+/// Of the file entries that apply to this target, the most specific (`[target.<triple>]`, then
+/// `[target.'cfg(...)']`, then top-level); two `cfg` tables that both apply and disagree are an
+/// error.
+fn most_specific<'a, T>(
+    entries: &'a [T],
+    key: impl Fn(&'a T) -> (&'a Scope, &'a FilePos, &'a str),
+    inputs: &Inputs,
+    what: &str,
+    errors: &mut Vec<ConfigError>,
+) -> Option<&'a T> {
+    let mut best: Option<(u8, &T)> = None;
+    for entry in entries {
+        let (scope, at, value) = key(entry);
+        let rank = match scope.rank(&inputs.target, &inputs.cfg) {
+            Some(rank) => rank,
+            None => continue,
+        };
+        match best {
+            Some((r, b)) if r == rank => {
+                let (_, b_at, b_value) = key(b);
+                if rank == 1 && b_value != value {
+                    errors.push(ConfigError::ScopeConflict {
+                        what: what.to_string(),
+                        first: (b_value.to_string(), b_at.clone()),
+                        second: (value.to_string(), at.clone()),
+                        target: inputs.target.clone(),
+                    });
+                }
+                // The same table twice is a TOML error; the later entry of equal rank is ignored.
+            }
+            Some((r, _)) if r > rank => {}
+            _ => best = Some((rank, entry)),
+        }
+    }
+    best.map(|(_, e)| e)
+}
+
+type GraphValue = (&'static str, Requester, Origin);
+
+/// Every graph-wide setting that applies to this build, with who set it; each variable and the
+/// file checked (a misspelt name or value is an error in every crate that reads them).
+fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Setting, GraphValue> {
+    let triples = [inputs.target.as_str(), inputs.host.as_str()];
+    let mut plain: BTreeMap<Setting, GraphValue> = BTreeMap::new();
+    let mut scoped: BTreeMap<Setting, GraphValue> = BTreeMap::new();
+    for (name, value) in &inputs.graph_env {
+        let (setting, is_scoped) = match crate::graph::classify(name, &triples) {
+            Ok(Some(found)) => found,
+            Ok(None) => continue,
+            Err(()) => {
+                let valid = crate::graph::variable_names();
+                let suggestion = valid
+                    .iter()
+                    .map(|v| (crate::model::edit_distance(name, v), v))
+                    .filter(|(d, _)| *d <= 3)
+                    .min_by_key(|(d, _)| *d)
+                    .map(|(_, v)| v.clone());
+                errors.push(ConfigError::UnknownGraphVariable {
+                    name: name.clone(),
+                    valid,
+                    suggestion,
+                });
+                continue;
+            }
+        };
+        let value = match value {
+            Some(v) => v,
+            None => {
+                errors.push(ConfigError::NotUnicode { name: name.clone() });
+                continue;
+            }
+        };
+        let valid = match setting.values().iter().find(|v| **v == value.as_str()) {
+            Some(valid) => *valid,
+            None => {
+                errors.push(ConfigError::BadGraphValue {
+                    by: Requester::Graph(name.clone()),
+                    name: name.clone(),
+                    value: value.clone(),
+                    valid: setting.values(),
+                });
+                continue;
+            }
+        };
+        // Only this target's scoped names select (the host's are checked, not applied).
+        if is_scoped && *name != setting.target_variable(&inputs.target) {
+            continue;
+        }
+        let slot = if is_scoped { &mut scoped } else { &mut plain };
+        slot.insert(
+            setting,
+            (
+                valid,
+                Requester::Graph(name.clone()),
+                Origin::Graph(name.clone()),
+            ),
+        );
+    }
+    let mut from_file: BTreeMap<Setting, GraphValue> = BTreeMap::new();
+    if let Some(input) = &inputs.graph_file {
+        match &input.contents {
+            Err(reason) => errors.push(ConfigError::FileUnreadable {
+                named: input.named_by.clone(),
+                resolved: input.resolved.clone(),
+                reason: reason.clone(),
+                fix: input.fix.clone(),
+            }),
+            Ok(text) => {
+                let (entries, file_errors) = parse_graph_file(input, text);
+                errors.extend(file_errors);
+                for setting in Setting::all() {
+                    let mine: Vec<GraphEntry> = entries
+                        .iter()
+                        .filter(|e| e.setting == setting)
+                        .cloned()
+                        .collect();
+                    if let Some(e) = most_specific(
+                        &mine,
+                        |e| (&e.scope, &e.at, e.value),
+                        inputs,
+                        setting.key(),
+                        errors,
+                    ) {
+                        let origin = Origin::GraphFile {
+                            path: e.at.path.clone(),
+                            line: e.at.line,
+                            column: e.at.column,
+                        };
+                        from_file.insert(
+                            setting,
+                            (e.value, Requester::GraphFile(e.at.clone()), origin),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    for (setting, value) in plain {
+        scoped.entry(setting).or_insert(value);
+    }
+    for (setting, value) in from_file {
+        scoped.entry(setting).or_insert(value);
+    }
+    scoped
 }
 
 /// The variables among `names` that carry `spec`'s prefix (`INFLATE_DEMO_`) but that `spec` does
@@ -344,6 +580,7 @@ pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
                     contents: Ok(t),
                     fix: String::new(),
                 }),
+                ..Inputs::new(spec)
             })
         };
         let defaults = run(BTreeMap::new(), None)
@@ -478,6 +715,7 @@ mod tests {
             features,
             env: env(vars),
             file: text.and_then(file),
+            ..Inputs::new(&DEMO)
         })
     }
 
@@ -689,6 +927,300 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("\n  did you mean \"portable\"?"), "{e}");
+    }
+
+    /// A resolution with graph-wide variables and file, for `target` (the host is x86_64).
+    fn graph_run(
+        features: &[&str],
+        vars: &[(&str, &str)],
+        graph: &[(&str, &str)],
+        graph_file: Option<&str>,
+        target: &str,
+    ) -> Result<Selection, Errors> {
+        let cfg = match target {
+            "aarch64-unknown-linux-gnu" => {
+                [("CARGO_CFG_TARGET_ARCH", "aarch64"), ("CARGO_CFG_UNIX", "")]
+            }
+            _ => [("CARGO_CFG_TARGET_ARCH", "x86_64"), ("CARGO_CFG_UNIX", "")],
+        };
+        resolve(&Inputs {
+            spec: &DEMO,
+            features: self::features(features),
+            env: env(vars),
+            target: target.to_string(),
+            host: X86.to_string(),
+            cfg: TargetCfg::from_cargo_vars(cfg),
+            graph_env: env(graph),
+            graph_file: graph_file.map(|text| ConfigFileInput {
+                named: "/etc/backends.toml".into(),
+                named_by: "RUST_BACKEND_CONFIG=/etc/backends.toml".into(),
+                resolved: "/etc/backends.toml".into(),
+                contents: Ok(text.into()),
+                fix: "create it".into(),
+            }),
+            ..Inputs::new(&DEMO)
+        })
+    }
+
+    const X86: &str = "x86_64-unknown-linux-gnu";
+    const ARM: &str = "aarch64-unknown-linux-gnu";
+
+    #[test]
+    fn a_graph_wide_variable_selects_by_kind_and_records_its_origin() {
+        let sel = graph_run(
+            &["openssl-tls", "rustls"],
+            &[],
+            &[("RUST_BACKEND_TLS", "rustls")],
+            None,
+            X86,
+        )
+        .unwrap();
+        assert_eq!(sel.provider("tls"), "rustls");
+        assert_eq!(
+            sel.get("tls").origin.to_string(),
+            "graph-wide RUST_BACKEND_TLS"
+        );
+        // A facility of another kind, or of none, keeps its default.
+        assert_eq!(sel.get("hash").origin, Origin::Default);
+        assert_eq!(sel.get("hash-fast").origin, Origin::Default);
+        let sel = graph_run(&[], &[], &[("RUST_BACKEND_SHA256", "pure-rust")], None, X86).unwrap();
+        assert_eq!(sel.provider("hash"), "portable");
+    }
+
+    #[test]
+    #[cfg(feature = "config-file")]
+    fn precedence_crate_variable_crate_file_graph_variable_graph_file() {
+        let f = features(&["openssl-tls", "rustls"]);
+        let graph_file = "tls = \"none\"\n";
+        let graph = [("RUST_BACKEND_TLS", "openssl")];
+        let run = |vars: &[(&str, &str)], crate_file: Option<&str>, graph: &[(&str, &str)]| {
+            let mut inputs = Inputs {
+                spec: &DEMO,
+                features: f.clone(),
+                env: env(vars),
+                file: crate_file.and_then(file),
+                target: X86.into(),
+                host: X86.into(),
+                graph_env: env(graph),
+                graph_file: Some(ConfigFileInput::new(
+                    "/b.toml",
+                    "RUST_BACKEND_CONFIG=/b.toml",
+                    "/b.toml",
+                    Ok(graph_file.into()),
+                    "",
+                )),
+                ..Inputs::new(&DEMO)
+            };
+            inputs.cfg = TargetCfg::default();
+            let sel = resolve(&inputs).unwrap();
+            (sel.provider("tls"), sel.get("tls").origin.to_string())
+        };
+        assert_eq!(
+            run(&[], None, &[]),
+            ("none", "graph-wide /b.toml:1:7".into())
+        );
+        assert_eq!(
+            run(&[], None, &graph),
+            ("openssl", "graph-wide RUST_BACKEND_TLS".into())
+        );
+        let crate_file = "[tls]\nprovider = \"rustls\"\n";
+        assert_eq!(
+            run(&[], Some(crate_file), &graph),
+            ("rustls", "demo.toml:2:12".into())
+        );
+        assert_eq!(
+            run(&[("DEMO_TLS_PROVIDER", "none")], Some(crate_file), &graph),
+            ("none", "DEMO_TLS_PROVIDER".into())
+        );
+        // At each level the target-scoped form wins.
+        let scoped = [
+            ("RUST_BACKEND_TLS", "openssl"),
+            ("X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS", "rustls"),
+        ];
+        assert_eq!(
+            run(&[], None, &scoped),
+            (
+                "rustls",
+                "graph-wide X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS".into()
+            )
+        );
+        let vars = [
+            ("DEMO_TLS_PROVIDER", "none"),
+            ("X86_64_UNKNOWN_LINUX_GNU_DEMO_TLS_PROVIDER", "openssl"),
+        ];
+        assert_eq!(
+            run(&vars, None, &[]),
+            (
+                "openssl",
+                "X86_64_UNKNOWN_LINUX_GNU_DEMO_TLS_PROVIDER".into()
+            )
+        );
+        let crate_file = "[tls]\nprovider = \"rustls\"\n[target.x86_64-unknown-linux-gnu.tls]\nprovider = \"none\"\n[target.'cfg(windows)'.tls]\nprovider = \"openssl\"\n";
+        assert_eq!(
+            run(&[], Some(crate_file), &[]),
+            ("none", "demo.toml:4:12".into())
+        );
+    }
+
+    #[test]
+    fn the_target_copy_and_the_host_copy_read_their_own_scope() {
+        let f = ["openssl-tls", "rustls"];
+        // A host-scoped setting: the build-dependency copy (TARGET = host) applies it, the copy for
+        // aarch64 does not.
+        let host_scoped = [("X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS", "rustls")];
+        assert_eq!(
+            graph_run(&f, &[], &host_scoped, None, X86)
+                .unwrap()
+                .provider("tls"),
+            "rustls"
+        );
+        assert_eq!(
+            graph_run(&f, &[], &host_scoped, None, ARM)
+                .unwrap()
+                .provider("tls"),
+            "openssl"
+        );
+        let arm_scoped = [("AARCH64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS", "rustls")];
+        assert_eq!(
+            graph_run(&f, &[], &arm_scoped, None, ARM)
+                .unwrap()
+                .provider("tls"),
+            "rustls"
+        );
+        assert_eq!(
+            graph_run(&f, &[], &arm_scoped, None, X86)
+                .unwrap()
+                .provider("tls"),
+            "openssl"
+        );
+        #[cfg(feature = "config-file")]
+        {
+            let file = "[target.'cfg(target_arch = \"aarch64\")']\ntls = \"rustls\"\n";
+            assert_eq!(
+                graph_run(&f, &[], &[], Some(file), ARM)
+                    .unwrap()
+                    .get("tls")
+                    .origin
+                    .to_string(),
+                "graph-wide /etc/backends.toml:2:7"
+            );
+            assert_eq!(
+                graph_run(&f, &[], &[], Some(file), X86)
+                    .unwrap()
+                    .get("tls")
+                    .origin,
+                Origin::FeatureDefault("openssl-tls")
+            );
+        }
+    }
+
+    #[test]
+    fn a_graph_wide_choice_a_crate_cannot_meet_names_the_setting_the_variable_and_the_feature() {
+        let e = graph_run(&[], &[], &[("RUST_BACKEND_TLS", "openssl")], None, X86)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("RUST_BACKEND_TLS=openssl selects the openssl tls provider, which this build does not compile"), "{e}");
+        assert!(e.contains("Cargo feature `openssl-tls` is off"), "{e}");
+        assert!(
+            e.contains("set DEMO_TLS_PROVIDER=<one of: none> for demo alone"),
+            "{e}"
+        );
+        let e = graph_run(&[], &[], &[("RUST_BACKEND_SHA256", "rustls")], None, X86)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("RUST_BACKEND_SHA256=rustls selects rustls for every sha256 facility in the build, but demo's hash has no provider that answers to rustls"), "{e}");
+        assert!(
+            e.contains("its providers: portable (pure-rust), block, openssl"),
+            "{e}"
+        );
+        assert!(e.contains("DEMO_HASH_PROVIDER=<provider>"), "{e}");
+        // The crate's own variable wins, so it is the way out.
+        let sel = graph_run(
+            &[],
+            &[("DEMO_HASH_PROVIDER", "block")],
+            &[("RUST_BACKEND_SHA256", "rustls")],
+            None,
+            X86,
+        )
+        .unwrap();
+        assert_eq!(sel.provider("hash"), "block");
+    }
+
+    #[test]
+    fn misspelt_graph_wide_names_and_values_list_the_valid_ones() {
+        let e = graph_run(&[], &[], &[("RUST_BACKEND_TSL", "openssl")], None, X86)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown graph-wide variable RUST_BACKEND_TSL"),
+            "{e}"
+        );
+        assert!(
+            e.contains("kinds: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean RUST_BACKEND_TLS?"), "{e}");
+        let e = graph_run(&[], &[], &[("RUST_BACKEND_TLS", "opensll")], None, X86)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("RUST_BACKEND_TLS=opensll: `opensll` is not a value of RUST_BACKEND_TLS"),
+            "{e}"
+        );
+        assert!(
+            e.contains("valid values: openssl, rustls, system, pure-rust, zlib-ng, none"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean openssl?"), "{e}");
+        let e = graph_run(&[], &[], &[("RUST_BACKEND_LINK", "shared")], None, X86)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("valid values: static, dynamic"), "{e}");
+    }
+
+    #[test]
+    #[cfg(feature = "config-file")]
+    fn the_graph_wide_file_policies_scopes_and_errors() {
+        let file = "link = \"static\"\nbundled = \"deny\"\n[target.x86_64-unknown-linux-gnu]\nlink = \"dynamic\"\n";
+        let sel = graph_run(&[], &[], &[], Some(file), X86).unwrap();
+        let link = sel.link.unwrap();
+        assert_eq!(
+            (link.value, link.origin.to_string().as_str()),
+            ("dynamic", "graph-wide /etc/backends.toml:4:8")
+        );
+        assert_eq!(sel.bundled.unwrap().value, "deny");
+        let sel = graph_run(
+            &[],
+            &[],
+            &[("RUST_BACKEND_LINK", "static")],
+            Some(file),
+            X86,
+        )
+        .unwrap();
+        assert_eq!(
+            sel.link.unwrap().origin,
+            Origin::Graph("RUST_BACKEND_LINK".into())
+        );
+        let bad = "tsl = \"openssl\"\ntls = 1\n[target.linux]\ntls = \"none\"\n[target.'cfg(unix)']\nzlib = \"system\"\n[target.'cfg(target_arch = \"x86_64\")']\nzlib = \"pure-rust\"\n";
+        let e = graph_run(&[], &[], &[], Some(bad), X86).unwrap_err();
+        let text = e.to_string();
+        assert_eq!(e.0.len(), 4, "{text}");
+        assert!(
+            text.contains(
+                "/etc/backends.toml:1:1: unknown key `tsl` in the graph-wide config file"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("did you mean tls?"), "{text}");
+        assert!(
+            text.contains("/etc/backends.toml:2:7: tls = \"(integer)\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("/etc/backends.toml:3:9: [target.'linux'] names no target"),
+            "{text}"
+        );
+        assert!(text.contains("/etc/backends.toml:6:8: zlib = \"system\" and /etc/backends.toml:8:8: zlib = \"pure-rust\" both apply to x86_64-unknown-linux-gnu"), "{text}");
     }
 
     #[test]

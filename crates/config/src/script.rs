@@ -24,15 +24,16 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::clib::Asker;
+use crate::clib::{Asker, target_prefixed};
 use crate::codegen;
 pub use crate::directive::{error, warning};
 pub use crate::env::Env;
+use crate::graph::{self, Setting};
 use crate::model::{FeatureSet, Role, Selection, Spec};
 use crate::probe::need::Need;
 use crate::probe::{self, Library, LibraryFound};
 use crate::remap::PathRemap;
-use crate::resolve::{self, ConfigFileInput, Inputs};
+use crate::resolve::{self, ConfigFileInput, Inputs, TargetCfg};
 
 /// The directory, at the package root, holding a committed symlink `config.toml ->
 /// ../config.toml`: Cargo's scan of a watched directory follows the link, so creating, editing or
@@ -216,19 +217,106 @@ impl Build {
             .collect()
     }
 
-    /// Gathers the inputs (features, variables, the config file) and resolves: the selection,
+    /// The graph-wide settings this crate reads: one per kind its facilities declare, and the link
+    /// policies when it declares a C library. Only these are recorded with
+    /// `rerun-if-env-changed`, so changing one reruns exactly the build scripts it concerns.
+    fn graph_settings(&self) -> Vec<Setting> {
+        let mut out: Vec<Setting> = Vec::new();
+        for kind in self.spec.facilities.iter().filter_map(|f| f.kind) {
+            if !out.contains(&Setting::Kind(kind)) {
+                out.push(Setting::Kind(kind));
+            }
+        }
+        if !self.libraries().is_empty() {
+            out.extend([Setting::Link, Setting::Bundled]);
+        }
+        out
+    }
+
+    /// The graph-wide variables (those this crate reads, recorded; every other one present,
+    /// checked but not recorded) and the graph-wide file, for a crate that reads any.
+    fn graph_inputs(
+        &self,
+        target: &str,
+        host: &str,
+    ) -> (BTreeMap<String, Option<String>>, Option<ConfigFileInput>) {
+        let settings = self.graph_settings();
+        let mut vars = BTreeMap::new();
+        if settings.is_empty() {
+            return (vars, None);
+        }
+        for setting in &settings {
+            self.env.var(&setting.target_variable(target));
+            self.env.var(&setting.variable());
+        }
+        for (name, value) in self.env.all_vars() {
+            if graph::classify(&name, &[target, host]) != Ok(None) {
+                vars.insert(name, value);
+            }
+        }
+        let file = self.env.var(graph::CONFIG).map(|named| {
+            let named = named.to_string_lossy().into_owned();
+            let by = format!("{}={named}", graph::CONFIG);
+            let path = Path::new(&named);
+            if !path.is_absolute() {
+                return ConfigFileInput::new(
+                    named.clone(),
+                    by,
+                    named.clone(),
+                    Err("the graph-wide file is read by the build script of every crate that uses it, each in its own directory, so a relative path means nothing".to_string()),
+                    format!(
+                        "give an absolute path, for example {}=\"$PWD/{named}\", or in the application's .cargo/config.toml [env] {} = {{ value = \"{named}\", relative = true }}",
+                        graph::CONFIG,
+                        graph::CONFIG
+                    ),
+                );
+            }
+            if path.exists() {
+                self.env.watch_path(path);
+            }
+            ConfigFileInput::new(
+                named.clone(),
+                by,
+                named.clone(),
+                fs::read_to_string(path).map_err(|e| e.to_string()),
+                format!("create the file, or unset {}", graph::CONFIG),
+            )
+        });
+        (vars, file)
+    }
+
+    /// Gathers the inputs (features, variables, the config files) and resolves: the selection,
     /// or the build error's text.
     pub fn resolve(&self) -> Result<Resolved, String> {
         let spec = self.spec;
         let features = self.enabled_features();
         let source_features = self.enabled_source_features();
-        let vars = self.env.prefixed_vars(spec);
+        let target = self.env.target_triple();
+        let host = self.env.cargo_var("HOST").unwrap_or_default();
+        let mut vars = self.env.prefixed_vars(spec);
+        for facility in spec.facilities {
+            let name = target_prefixed(&target, &spec.env_var(facility));
+            if let Some(value) = self.env.var(&name) {
+                vars.insert(name, value.into_string().ok());
+            }
+        }
         let (file, config_file) = self.config_file(&vars);
+        let (graph_env, graph_file) = self.graph_inputs(&target, &host);
+        let all = self.env.all_vars();
+        let cfg = TargetCfg::from_cargo_vars(
+            all.iter()
+                .filter_map(|(k, v)| Some((k.as_str(), v.as_deref()?))),
+        );
         let inputs = Inputs {
             spec,
             features: features.clone(),
             env: vars,
             file,
+            target,
+            host,
+            cfg,
+            graph_env,
+            graph_file,
         };
         let selection = resolve::resolve(&inputs).map_err(|e| {
             let mut text = e.to_string();
@@ -245,6 +333,33 @@ impl Build {
         })
     }
 
+    /// For a [`Role::Library`], the providers a feature compiles that nothing selects: warnings
+    /// for a local package, whose warnings Cargo shows; the build error for a non-local one
+    /// ([`Build::is_non_local`]), whose warnings Cargo hides (not for a documentation build).
+    pub fn unselected(&self, resolved: &Resolved) -> Result<Vec<String>, String> {
+        if self.spec.role != Role::Library {
+            return Ok(Vec::new());
+        }
+        let warnings = unselected_warnings(resolved);
+        if self.is_non_local() && !self.is_docs_rs() && !warnings.is_empty() {
+            return Err(unselected_error(resolved, &warnings));
+        }
+        Ok(warnings)
+    }
+
+    /// Whether Cargo treats this package as non-local, showing its build script's warnings only
+    /// with `-vv`: unpacked from a registry or a directory source ([`Build::is_packaged`]), or a
+    /// git dependency (checked out under Cargo's `git/checkouts/`).
+    pub fn is_non_local(&self) -> bool {
+        let in_git_checkouts = self
+            .manifest_dir
+            .components()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w[0].as_os_str() == "git" && w[1].as_os_str() == "checkouts");
+        self.is_packaged() || in_git_checkouts
+    }
+
     /// Whether this is a documentation build (`DOCS_RS` set, as docs.rs does): it links
     /// nothing, so it probes nothing, and it fails on nothing (a configuration error becomes a
     /// warning and the defaults apply).
@@ -257,14 +372,13 @@ impl Build {
         let spec = self.spec;
         let features = self.enabled_features();
         Resolved {
-            selection: Selection {
+            selection: Selection::new(
                 spec,
-                choices: spec
-                    .facilities
+                spec.facilities
                     .iter()
                     .map(|f| f.default_choice(spec.role, &features))
                     .collect(),
-            },
+            ),
             features,
             source_features: self.enabled_source_features(),
             config_file: "(none)".to_string(),
@@ -300,12 +414,18 @@ impl Build {
         };
         match result {
             Ok(resolved) => {
-                emit_cfgs(&resolved.selection);
-                if self.spec.role == Role::Library {
-                    for line in unselected_warnings(&resolved) {
-                        warning(&line);
+                match self.unselected(&resolved) {
+                    Ok(warnings) => {
+                        for line in warnings {
+                            warning(&line);
+                        }
+                    }
+                    Err(message) => {
+                        error(&message);
+                        return None;
                     }
                 }
+                emit_cfgs(&resolved.selection);
                 Some(resolved)
             }
             Err(message) => {
@@ -467,6 +587,24 @@ impl Build {
             return Ok(Probed::default());
         }
         self.env.watch_path(compat_dir);
+        let selection = &resolved.selection;
+        let link_by = selection
+            .link
+            .as_ref()
+            .map(|p| policy_source(&p.origin, "link"));
+        let bundled_by = selection
+            .bundled
+            .as_ref()
+            .filter(|p| p.value == "deny")
+            .map(|p| policy_source(&p.origin, "bundled"));
+        let policy = probe::run::Policy {
+            link: selection
+                .link
+                .as_ref()
+                .zip(link_by.as_deref())
+                .map(|(p, by)| (p.value, by)),
+            deny_bundled: bundled_by.as_deref(),
+        };
         let mut probed = Probed::default();
         for library in self.libraries() {
             let mine: Vec<Need> = needs
@@ -484,6 +622,7 @@ impl Build {
                 self.spec.name,
                 compat_dir,
                 &self.out_dir,
+                &policy,
             )?);
         }
         Ok(probed)
@@ -500,6 +639,56 @@ pub(crate) fn table_error(spec: &Spec, problems: &str) -> String {
     lines.extend(problems.lines().map(|p| format!("  {p}")));
     lines.push(format!(
         "  fix: correct {}'s table (its `Spec`); a unit test with `assert_eq!(SPEC.check(), Ok(()))` finds the same",
+        spec.name
+    ));
+    lines.join("\n")
+}
+
+/// Who set a graph-wide policy, as a message names it: the variable (`RUST_BACKEND_BUNDLED`), or
+/// the file entry (`/path/backends.toml:3:11 (bundled)`).
+fn policy_source(origin: &crate::Origin, key: &str) -> String {
+    match origin {
+        crate::Origin::Graph(var) => var.clone(),
+        crate::Origin::GraphFile { path, line, column } => {
+            format!("{path}:{line}:{column} ({key})")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The build error for a library from a registry or git whose features compile a provider nothing
+/// selects: the warnings' text, why it is an error, and the fixes.
+pub(crate) fn unselected_error(resolved: &Resolved, warnings: &[String]) -> String {
+    let selection = &resolved.selection;
+    let spec = selection.spec;
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .map(|w| w.split(". To use").next().unwrap_or(w).to_string())
+        .collect();
+    lines.push(format!(
+        "  {} comes from a registry or git, whose build-script warnings Cargo shows only with -vv: a provider compiled and never used would go unseen, so the build stops",
+        spec.name
+    ));
+    for (facility, provider) in selection.unselected(&resolved.features) {
+        let mut fix = format!(
+            "  fix: select it in the application's .cargo/config.toml [env]: {}={provider}",
+            spec.env_var(facility)
+        );
+        if let (Some(kind), Some(shared)) = (facility.kind, provider.answers_to) {
+            fix.push_str(&format!(
+                " (or {}={shared} for every {kind} facility in the build)",
+                Setting::Kind(kind).variable()
+            ));
+        }
+        lines.push(fix);
+        lines.push(format!(
+            "  fix: or keep the default, and say so: {}={}",
+            spec.env_var(facility),
+            selection.provider(facility.name)
+        ));
+    }
+    lines.push(format!(
+        "  note: `cargo tree -e features -i {}` names the crate that turned the feature on",
         spec.name
     ));
     lines.join("\n")
@@ -606,6 +795,157 @@ mod tests {
 
     const BLOCK: &str = "[hash]\nprovider = \"block\"\n";
 
+    const X86: &str = "x86_64-unknown-linux-gnu";
+
+    /// A build of `spec` for `target` on an x86_64 host, with `vars`.
+    fn build_for(spec: &'static Spec, target: &str, vars: &[(&str, &str)]) -> Build {
+        let arch = target.split('-').next().unwrap_or_default();
+        let mut env: Vec<(String, String)> = vec![
+            ("TARGET".into(), target.into()),
+            ("HOST".into(), X86.into()),
+            ("CARGO_CFG_TARGET_ARCH".into(), arch.into()),
+            ("CARGO_CFG_TARGET_OS".into(), "linux".into()),
+            ("CARGO_CFG_UNIX".into(), String::new()),
+        ];
+        env.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        Build::with_env(spec, Env::fixed(env))
+    }
+
+    #[test]
+    fn each_copy_applies_the_scope_of_its_own_target() {
+        // `cargo build --target aarch64-unknown-linux-gnu` with a library that is also a
+        // build-dependency: the copy for the target reads TARGET = aarch64, the copy for the build
+        // script TARGET = the host.
+        let vars = [
+            ("CARGO_FEATURE_OPENSSL_TLS", "1"),
+            ("CARGO_FEATURE_RUSTLS", "1"),
+            ("AARCH64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS", "rustls"),
+            ("X86_64_UNKNOWN_LINUX_GNU_DEMO_HASH_PROVIDER", "block"),
+        ];
+        let target_copy = build_for(&DEMO, "aarch64-unknown-linux-gnu", &vars);
+        let r = target_copy.resolve().unwrap();
+        assert_eq!(r.selection.provider("tls"), "rustls");
+        assert_eq!(
+            r.selection.get("tls").origin.to_string(),
+            "graph-wide AARCH64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS"
+        );
+        assert_eq!(r.selection.provider("hash"), "portable");
+        let host_copy = build_for(&DEMO, X86, &vars);
+        let r = host_copy.resolve().unwrap();
+        assert_eq!(r.selection.provider("tls"), "openssl");
+        assert_eq!(r.selection.provider("hash"), "block");
+        // Each copy records (rerun-if-env-changed) the graph-wide names of its own kinds and
+        // target, and the link policies, since it declares a C library; no other kind's.
+        let read = target_copy.env.read_names();
+        for name in [
+            "RUST_BACKEND_TLS",
+            "AARCH64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS",
+            "RUST_BACKEND_SHA256",
+            "RUST_BACKEND_LINK",
+            "RUST_BACKEND_BUNDLED",
+            "RUST_BACKEND_CONFIG",
+            "AARCH64_UNKNOWN_LINUX_GNU_DEMO_TLS_PROVIDER",
+        ] {
+            assert!(read.contains(name), "{name} not recorded: {read:?}");
+        }
+        assert!(!read.contains("RUST_BACKEND_ZLIB"), "{read:?}");
+        assert!(
+            !read.contains("X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS"),
+            "{read:?}"
+        );
+    }
+
+    #[test]
+    fn a_crate_without_kinds_or_libraries_reads_no_graph_wide_setting() {
+        use crate::{Facility, Provider};
+        static PLAIN: Spec = Spec::library("plain", "PLAIN", "plain").facilities(&[Facility::new(
+            "x",
+            "X",
+            "x",
+            &[Provider::new("a", "A", "a")],
+        )]);
+        let build = build_for(&PLAIN, X86, &[("RUST_BACKEND_TSL", "openssl")]);
+        assert!(build.resolve().is_ok());
+        assert!(
+            !build
+                .env
+                .read_names()
+                .iter()
+                .any(|n| n.contains("RUST_BACKEND"))
+        );
+    }
+
+    #[test]
+    fn a_relative_graph_wide_file_is_an_error_saying_what_to_write() {
+        let build = build_for(&DEMO, X86, &[("RUST_BACKEND_CONFIG", "backends.toml")]);
+        let e = build.resolve().unwrap_err();
+        assert!(
+            e.starts_with(
+                "RUST_BACKEND_CONFIG=backends.toml names a config file that cannot be read"
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains("RUST_BACKEND_CONFIG = { value = \"backends.toml\", relative = true }"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unselected_provider_of_a_registry_library_is_an_error() {
+        let root = std::env::temp_dir().join(format!(
+            "config-script-test-unselected-{}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        let local = Build::with_env(
+            &crate::test_tables::LIBRARY,
+            Env::fixed([
+                ("CARGO_MANIFEST_DIR", root.display().to_string()),
+                ("CARGO_FEATURE_ZLIB", "1".to_string()),
+            ]),
+        );
+        assert!(!local.is_non_local());
+        let r = local.resolve().unwrap();
+        let warnings = unselected_warnings(&r);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let e = unselected_error(&r, &warnings);
+        assert_eq!(
+            e,
+            "feature `zlib` of inflate-lib compiles the zlib inflate provider, but nothing selects it: inflate stays miniz (the default; a dependent's feature does not select for the whole build)
+  inflate-lib comes from a registry or git, whose build-script warnings Cargo shows only with -vv: a provider compiled and never used would go unseen, so the build stops
+  fix: select it in the application's .cargo/config.toml [env]: INFLATE_LIB_INFLATE_PROVIDER=zlib (or RUST_BACKEND_ZLIB=system for every zlib facility in the build)
+  fix: or keep the default, and say so: INFLATE_LIB_INFLATE_PROVIDER=miniz
+  note: `cargo tree -e features -i inflate-lib` names the crate that turned the feature on"
+        );
+        fs::write(root.join("Cargo.toml.orig"), "").unwrap();
+        assert!(local.is_non_local());
+        assert_eq!(local.unselected(&r), Err(e));
+        // A graph-wide choice selects: nothing is left unselected.
+        let chosen = Build::with_env(
+            &crate::test_tables::LIBRARY,
+            Env::fixed([
+                ("CARGO_MANIFEST_DIR", root.display().to_string()),
+                ("CARGO_FEATURE_ZLIB", "1".to_string()),
+                ("RUST_BACKEND_ZLIB", "system".to_string()),
+            ]),
+        );
+        let r = chosen.resolve().unwrap();
+        assert_eq!(
+            r.selection.get("inflate").origin.to_string(),
+            "graph-wide RUST_BACKEND_ZLIB"
+        );
+        assert_eq!(chosen.unselected(&r), Ok(Vec::new()));
+        let git = Path::new("/home/u/.cargo/git/checkouts/lib-1234/abcd");
+        let in_git = Build::with_env(
+            &crate::test_tables::LIBRARY,
+            Env::fixed([("CARGO_MANIFEST_DIR", git.display().to_string())]),
+        );
+        assert!(in_git.is_non_local());
+        fs::remove_dir_all(root).unwrap();
+    }
+
     #[test]
     fn a_table_mistake_is_a_build_error_naming_it() {
         use crate::{Facility, Provider};
@@ -628,6 +968,44 @@ mod tests {
   zstd: default_order must name a provider that needs no feature
   fix: correct mini-compress's table (its `Spec`); a unit test with `assert_eq!(SPEC.check(), Ok(()))` finds the same"
         );
+    }
+
+    #[test]
+    fn kinds_and_shared_names_come_from_the_vocabulary() {
+        use crate::{Facility, Provider};
+        static BAD: Spec = Spec::library("bad", "RUST", "bad").facilities(&[
+            Facility::new(
+                "tls",
+                "TLS",
+                "tls",
+                &[
+                    Provider::new("a", "A", "a").answers_to("opensll"),
+                    Provider::new("b", "B", "b").answers_to("opensll"),
+                ],
+            )
+            .kind("tsl"),
+            Facility::new(
+                "target",
+                "T",
+                "t",
+                &[Provider::new("c", "C", "c").answers_to("none")],
+            ),
+        ]);
+        let problems = BAD.check().unwrap_err();
+        for expected in [
+            "tls: kind `tsl` is not a known kind (valid: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd); did you mean tls?",
+            "tls: provider a answers to `opensll`, not a shared provider name (valid: openssl, rustls, system, pure-rust, zlib-ng, none); did you mean openssl?",
+            "tls: providers a and b both answer to `opensll`",
+            "a facility may not be named `target`",
+            "target: provider c answers to `none`, but the facility declares no kind (Facility::kind)",
+            "prefix RUST shares a prefix with the graph-wide settings' RUST_BACKEND_: choose another",
+        ] {
+            assert!(
+                problems.contains(expected),
+                "{expected}\nnot in:\n{problems}"
+            );
+        }
+        assert_eq!(DEMO.check(), Ok(()));
     }
 
     #[test]

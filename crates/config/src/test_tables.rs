@@ -60,14 +60,18 @@ const INFLATE: &[Facility] = &[Facility::new(
     "INFLATE",
     "DEFLATE decompression",
     &[
-        Provider::new("miniz", "MINIZ_OXIDE", "pure Rust"),
+        Provider::new("miniz", "MINIZ_OXIDE", "pure Rust").answers_to("pure-rust"),
         Provider::new("zlib", "ZLIB", "the system zlib")
             .feature("zlib")
-            .links(&["libz"]),
-        Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng").feature("zlib-ng"),
+            .links(&["libz"])
+            .answers_to("system"),
+        Provider::new("zlib-ng", "ZLIB_NG", "zlib-ng")
+            .feature("zlib-ng")
+            .answers_to("zlib-ng"),
     ],
 )
-.default_order(&["zlib-ng", "zlib", "miniz"])];
+.default_order(&["zlib-ng", "zlib", "miniz"])
+.kind("zlib")];
 
 /// A library with the one facility.
 pub static LIBRARY: Spec =
@@ -118,15 +122,18 @@ pub static DEMO: Spec = Spec {
             label: "HASH",
             purpose: "hashing of untrusted input",
             providers: &[
-                Provider::new("portable", "HASH_PORTABLE", "pure Rust, checked"),
+                Provider::new("portable", "HASH_PORTABLE", "pure Rust, checked")
+                    .answers_to("pure-rust"),
                 Provider::new("block", "HASH_BLOCK (unchecked)", "a block function"),
                 Provider::new("openssl", "HASH_OPENSSL (unchecked)", "libcrypto")
                     .feature("openssl-hash")
                     .links(LIBCRYPTO)
-                    .probe(&PROBE_DIGEST),
+                    .probe(&PROBE_DIGEST)
+                    .answers_to("openssl"),
             ],
             default_order: &["openssl", "portable"],
             used_by: &[DEMO_CLI, DEMO_SYNC],
+            kind: Some("sha256"),
         },
         Facility {
             name: "hash-fast",
@@ -141,21 +148,26 @@ pub static DEMO: Spec = Spec {
             ],
             default_order: &["openssl", "block"],
             used_by: &[DEMO_CLI],
+            kind: None,
         },
         Facility {
             name: "tls",
             label: "TLS",
             purpose: "TLS for demo-sync",
             providers: &[
-                Provider::new("rustls", "RUSTLS", "rustls").feature("rustls"),
+                Provider::new("rustls", "RUSTLS", "rustls")
+                    .feature("rustls")
+                    .answers_to("rustls"),
                 Provider::new("openssl", "OPENSSL", "libssl")
                     .feature("openssl-tls")
                     .links(LIBSSL)
-                    .probe(&PROBE_TLS),
-                Provider::new("none", "NONE", "no TLS"),
+                    .probe(&PROBE_TLS)
+                    .answers_to("openssl"),
+                Provider::new("none", "NONE", "no TLS").answers_to("none"),
             ],
             default_order: &["openssl", "rustls", "none"],
             used_by: &[DEMO_SYNC],
+            kind: Some("tls"),
         },
     ],
     variables: &[
@@ -230,6 +242,7 @@ mod library_role {
             features: FeatureSet::from_names(spec, features.iter().copied()),
             env,
             file: None,
+            ..Inputs::new(spec)
         })
     }
 

@@ -400,7 +400,8 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                     "dc",
                     "SHA1_DC",
                     "collision-detecting SHA-1 (crate sha1dc), git's SHA1_DC",
-                ),
+                )
+                .answers_to("pure-rust"),
                 Provider::new(
                     "block",
                     "SHA1_BLK (No collision detection)",
@@ -413,9 +414,11 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                 )
                 .feature("openssl-sha1")
                 .links(LIBCRYPTO)
-                .probe(&PROBE_SHA1),
+                .probe(&PROBE_SHA1)
+                .answers_to("openssl"),
             ],
         )
+        .kind("sha1")
         .default_order(&["openssl", "dc"])
         .used_by(&[FLAGSPLIT, FSCK]),
         Facility::new(
@@ -427,13 +430,16 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                     "block",
                     "SHA1_BLK",
                     "block SHA-1 (crate sha1, SHA-NI chosen at run time)",
-                ),
+                )
+                .answers_to("pure-rust"),
                 Provider::new("openssl", "SHA1_OPENSSL", "libcrypto's SHA-1")
                     .feature("openssl-sha1")
                     .links(LIBCRYPTO)
-                    .probe(&PROBE_SHA1),
+                    .probe(&PROBE_SHA1)
+                    .answers_to("openssl"),
             ],
         )
+        .kind("sha1-unsafe")
         .default_order(&["openssl", "block"])
         .used_by(&[FLAGSPLIT, FSCK]),
         Facility::new(
@@ -445,13 +451,16 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                     "builtin",
                     "MD5_BUILTIN",
                     "flagsplit's own MD5 block function",
-                ),
+                )
+                .answers_to("pure-rust"),
                 Provider::new("openssl", "MD5_OPENSSL", "libcrypto's MD5")
                     .feature("openssl-md5")
                     .links(LIBCRYPTO)
-                    .probe(&PROBE_MD5),
+                    .probe(&PROBE_MD5)
+                    .answers_to("openssl"),
             ],
         )
+        .kind("md5")
         .default_order(&["openssl", "builtin"])
         .used_by(&[FLAGSPLIT, IMAP_SEND]),
         Facility::new(
@@ -463,7 +472,8 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                     "builtin",
                     "SHA256_BLK",
                     "block SHA-256 (crate sha2, SHA-NI chosen at run time), git's SHA256_BLK",
-                ),
+                )
+                .answers_to("pure-rust"),
                 Provider::new(
                     "openssl",
                     "SHA256_OPENSSL",
@@ -471,9 +481,11 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                 )
                 .feature("openssl-sha256")
                 .links(LIBCRYPTO)
-                .probe(&PROBE_SHA256),
+                .probe(&PROBE_SHA256)
+                .answers_to("openssl"),
             ],
         )
+        .kind("sha256")
         .default_order(&["openssl", "builtin"])
         .used_by(&[FLAGSPLIT, FSCK]),
         Facility::new(
@@ -481,14 +493,19 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
             "TLS",
             "TLS for flagsplit-imap-send (imaps://, STARTTLS)",
             &[
-                Provider::new("rustls", "RUSTLS", "rustls on ring").feature("rustls-tls"),
+                Provider::new("rustls", "RUSTLS", "rustls on ring")
+                    .feature("rustls-tls")
+                    .answers_to("rustls"),
                 Provider::new("openssl", "OPENSSL", "libssl (the openssl crate)")
                     .feature("openssl-tls")
                     .links(LIBSSL)
-                    .probe(&PROBE_TLS),
-                Provider::new("none", "NONE", "no TLS (imap.tunnel still works)"),
+                    .probe(&PROBE_TLS)
+                    .answers_to("openssl"),
+                Provider::new("none", "NONE", "no TLS (imap.tunnel still works)")
+                    .answers_to("none"),
             ],
         )
+        .kind("tls")
         .default_order(&["openssl", "rustls", "none"])
         .used_by(&[IMAP_SEND]),
         Facility::new(
@@ -496,7 +513,7 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
             "zlib-backend",
             "zlib inflate of git objects: fsck, measured by flagsplit bench",
             &[
-                Provider::new("zlib-rs", "ZLIB_RS", "zlib-rs, pure Rust"),
+                Provider::new("zlib-rs", "ZLIB_RS", "zlib-rs, pure Rust").answers_to("pure-rust"),
                 Provider::new("miniz", "MINIZ_OXIDE", "miniz_oxide, pure Rust").feature("zlib-miniz"),
                 Provider::new(
                     "system",
@@ -505,15 +522,18 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                 )
                 .feature("zlib-system")
                 .links(LIBZ_NAMES)
-                .probe(&PROBE_ZLIB),
+                .probe(&PROBE_ZLIB)
+                .answers_to("system"),
                 Provider::new(
                     "zlib-ng",
                     "ZLIB_NG",
                     "zlib-ng's native zng_ API (libz-ng-sys, built with cmake, static), git's ZLIB_NG",
                 )
-                .feature("zlib-ng"),
+                .feature("zlib-ng")
+                .answers_to("zlib-ng"),
             ],
         )
+        .kind("zlib")
         .default_order(&["zlib-ng", "system", "miniz", "zlib-rs"])
         .used_by(&[FLAGSPLIT, FSCK]),
     ])

@@ -51,6 +51,20 @@ impl Finder for SysCrate {
             found.located_by = format!("{} (built by it: DEP_{}_ROOT)", self.sys_crate, self.links);
             found.lib_dirs = lib_dirs_of(root, &list);
             found.own_copy = true;
+            found.bundled = Some((
+                format!("DEP_{}_ROOT", self.links),
+                format!(
+                    "make {} use the system's copy (its own switch: {})",
+                    self.sys_crate,
+                    match self.sys_crate {
+                        "libz-sys" =>
+                            "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature",
+                        "zstd-sys" => "ZSTD_SYS_USE_PKG_CONFIG=1",
+                        "openssl-sys" => "OPENSSL_NO_VENDOR=1",
+                        _ => "see its documentation",
+                    }
+                ),
+            ));
             // A copy the -sys crate built lies in its OUT_DIR, which would make the binary
             // depend on where it was built: not recorded.
             found.recorded_lib_dirs = Some(vec![format!("{}'s OUT_DIR", self.sys_crate)]);

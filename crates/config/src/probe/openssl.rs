@@ -565,6 +565,10 @@ impl Plan {
         found.warnings.extend(self.warning.clone());
         if self.paths.location == Location::Vendored {
             found.recorded_lib_dirs = Some(vec!["openssl-sys's OUT_DIR".to_string()]);
+            found.bundled = Some((
+                "DEP_OPENSSL_VENDORED".to_string(),
+                "make openssl-sys use the system's OpenSSL: OPENSSL_NO_VENDOR=1 (or turn off the feature that asks for the vendored build)".to_string(),
+            ));
         }
         found
     }

@@ -12,11 +12,23 @@ use crate::clib::{
 
 /// Finds `library` for `needs` (all of them probes of it) and checks its version: the [`Found`]
 /// the probes use, or the build error's text.
+#[cfg(test)]
 pub(crate) fn locate(
     library: &'static Library,
     needs: &[Need],
     who: &str,
     env: &dyn BuildEnv,
+) -> Result<Found, String> {
+    locate_with(library, needs, who, env, None)
+}
+
+/// [`locate`] under a graph-wide link policy (`static` or `dynamic`, and who set it).
+pub(crate) fn locate_with(
+    library: &'static Library,
+    needs: &[Need],
+    who: &str,
+    env: &dyn BuildEnv,
+    link_policy: Option<(&str, &str)>,
 ) -> Result<Found, String> {
     let mut link: Vec<&'static str> = Vec::new();
     for need in needs {
@@ -30,6 +42,7 @@ pub(crate) fn locate(
         env,
         declared_by: who,
         link: &link,
+        link_policy,
     };
     let mut found = library
         .finder

@@ -13,7 +13,7 @@ use std::{fs, io};
 
 use super::message::{compiler_message, failure_message};
 use super::need::{CompilerFacts, CompilerProblem, Need, ProbeFailure};
-use super::plan::{check_compiler, compiler_variables, locate, probe_args};
+use super::plan::{check_compiler, compiler_variables, locate_with, probe_args};
 use crate::clib::{BuildEnv, Found, Library, LibraryFound, PkgConfigFound, TargetInfo};
 use crate::env::Env;
 
@@ -149,9 +149,13 @@ pub(crate) fn setup(
     who: &str,
     compat_dir: &Path,
     out_dir: &Path,
+    policy: &Policy<'_>,
 ) -> Result<LibraryFound, String> {
     let script_env = ScriptEnv::new(env, out_dir);
-    let found = locate(library, needs, who, &script_env)?;
+    let found = locate_with(library, needs, who, &script_env, policy.link)?;
+    if let (Some((evidence, switch)), Some(by)) = (&found.bundled, policy.deny_bundled) {
+        return Err(bundled_message(library, &found, evidence, switch, by));
+    }
     for w in &found.warnings {
         crate::directive::warning(w);
     }
@@ -221,6 +225,50 @@ pub(crate) fn setup(
         include_dirs: found.include_dirs.clone(),
         linked_here: found.link_directives,
     })
+}
+
+/// The graph-wide policies a library's setup applies: the link policy (`static` or `dynamic`, and
+/// who set it) and, when bundled copies are denied, who denied them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Policy<'a> {
+    pub(crate) link: Option<(&'a str, &'a str)>,
+    pub(crate) deny_bundled: Option<&'a str>,
+}
+
+/// The build error for a copy of `library` built from source under `RUST_BACKEND_BUNDLED=deny`.
+pub(crate) fn bundled_message(
+    library: &Library,
+    found: &Found,
+    evidence: &str,
+    switch: &str,
+    denied_by: &str,
+) -> String {
+    let by = found
+        .located_by
+        .split(' ')
+        .next()
+        .unwrap_or("its -sys crate");
+    let install = library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{distro}: {line}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut lines = vec![format!(
+        "{by} built its own copy of {} ({evidence} is set), but {denied_by} allows only the system's libraries",
+        library.name
+    )];
+    lines.push(format!("  fix: {switch}"));
+    if !install.is_empty() {
+        lines.push(format!(
+            "  fix: install {}'s development files ({install})",
+            library.name
+        ));
+    }
+    lines.push(format!(
+        "  fix: or allow bundled copies: unset {denied_by} (or set it to allow)"
+    ));
+    lines.join("\n")
 }
 
 /// The warning for a copy of `library` that its `-sys` crate built although nobody asked.

@@ -115,7 +115,11 @@ impl Finder for System {
         let include_dir = read(self, cx, &target, "INCLUDE_DIR").filter(|(_, v)| !v.is_empty());
         let libs = read(self, cx, &target, "LIBS").filter(|(_, v)| !v.is_empty());
         let static_ = read(self, cx, &target, "STATIC");
-        let want_static = yes(static_.as_ref().map(|(_, v)| v.as_str()));
+        // The library's own <LIB>_STATIC wins; else the graph-wide link policy.
+        let want_static = match &static_ {
+            Some((_, v)) => yes(Some(v)),
+            None => cx.link_policy.map_or(false, |(value, _)| value == "static"),
+        };
 
         let by_variables = lib_dir.is_some()
             || include_dir.is_some()
