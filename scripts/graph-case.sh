@@ -4,21 +4,21 @@
 # probed and linked by flagsplit-config with no -sys crate), one whose facility `inflate` is of
 # kind `zlib` (zlib-c: `pure-rust` by default, or `system`, zlib through libz-sys), and an
 # application (app) that turns every provider feature on and has tls-a as a build-dependency
-# too. The graph-wide settings select for every library at once; each check is shown by what the
-# application prints (each library's build options in a section, `[tls-a (build script's copy)]`
-# for the host copy) and links (`readelf -d` NEEDED):
+# too. The graph-wide settings (RUST_BACKEND_*, flagsplit-config 0.4) select for every library at
+# once; each check is shown by what the application prints (each library's build options in a
+# section, `[tls-a (build script's copy)]` for the host copy) and links (`readelf -d` NEEDED):
 #
 # - (a) nothing set: the defaults, no libssl and no libz in NEEDED;
-# - (b) BACKEND_TLS=openssl: both TLS libraries, libssl.so.3 in NEEDED; (c) a library's own
+# - (b) RUST_BACKEND_TLS=openssl: both TLS libraries, libssl.so.3 in NEEDED; (c) a library's own
 #   variable beats it; target-scoped forms beat plain ones (graph-wide and the crate's own);
-# - rebuilds exact: another BACKEND_TLS reruns tls-a's and tls-b's build scripts, not zlib-c's;
+# - rebuilds exact: another RUST_BACKEND_TLS reruns tls-a's and tls-b's build scripts, not zlib-c's;
 # - misspelt kinds and shared provider names fail, listing the valid ones; so does a graph-wide
 #   selection that a library cannot meet (no provider answers to it, or its feature is off);
-# - BACKEND_CONFIG (a graph-wide file, top level and [target.'cfg(...)'] / [target.<triple>]);
+# - RUST_BACKEND_CONFIG (a graph-wide file, top level and [target.'cfg(...)'] / [target.<triple>]);
 # - (d) `--target <host>`: tls-a built twice (host copy for app's build script, target copy),
-#   both selected by <HOST>_BACKEND_TLS; another triple's variable changes nothing;
-# - (e) BACKEND_BUNDLED=deny refuses libz-sys's bundled zlib (LIBZ_SYS_STATIC=1);
-# - (f) BACKEND_LINK=static: no libssl/libcrypto in NEEDED, and the binary runs;
+#   both selected by <HOST>_RUST_BACKEND_TLS; another triple's variable changes nothing;
+# - (e) RUST_BACKEND_BUNDLED=deny refuses libz-sys's bundled zlib (LIBZ_SYS_STATIC=1);
+# - (f) RUST_BACKEND_LINK=static: no libssl/libcrypto in NEEDED, and the binary runs;
 # - no silent default: zlib-c packaged (`cargo package`) and built from a directory source, its
 #   `system` feature on and nothing selecting: an error in Cargo's default output; selecting
 #   `pure-rust` (the default) explicitly builds.
@@ -332,7 +332,8 @@ copy=$work/app-registry
 if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --exclude-lockfile -p zlib-c &&
 	run_cargo package-config "$root" -- package --locked --offline --no-verify --allow-dirty -p flagsplit-config &&
 	run_cargo vendor "$ws" -- vendor --locked --offline -q "$vendor"; then
-	for c in zlib-c-0.1.0 flagsplit-config-0.3.0; do
+	config_version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/crates/config/Cargo.toml" | head -1)
+	for c in zlib-c-0.1.0 "flagsplit-config-$config_version"; do
 		crate=$CARGO_TARGET_DIR/package/$c.crate
 		tar -xzf "$crate" -C "$vendor"
 		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"

@@ -1,6 +1,6 @@
-//! Resolve `tls` (the crate's TLS_A_* variables, then the graph-wide BACKEND_* settings, then the
-//! default), emit `cfg(tls_a_tls = "...")`, and when `openssl` is selected find libssl, probe it
-//! (compat/probe-tls.c) and link it; then write the build-options table.
+//! Resolve `tls` (the crate's TLS_A_* variables, then the graph-wide RUST_BACKEND_* settings, then
+//! the default), emit `cfg(tls_a_tls = "...")`, and when `openssl` is selected find libssl, probe
+//! it (compat/probe-tls.c) and link it; then write the build-options table.
 
 #[path = "src/spec.rs"]
 mod spec;

@@ -1,6 +1,6 @@
-//! Resolve `inflate` (the crate's ZLIB_C_* variables, then the graph-wide BACKEND_* settings, then
-//! the default), emit `cfg(zlib_c_inflate = "...")`, and when `system` is selected probe the zlib
-//! libz-sys found or built (compat/probe-zlib.c); then write the build-options table.
+//! Resolve `inflate` (the crate's ZLIB_C_* variables, then the graph-wide RUST_BACKEND_* settings,
+//! then the default), emit `cfg(zlib_c_inflate = "...")`, and when `system` is selected probe the
+//! zlib libz-sys found or built (compat/probe-zlib.c); then write the build-options table.
 
 #[path = "src/spec.rs"]
 mod spec;

@@ -10,13 +10,18 @@ const TLS_A_HOST: &str = include_str!(concat!(env!("OUT_DIR"), "/tls-a-host.txt"
 
 /// `hello, graph\n` as Python's `zlib.compress(b"hello, graph\n")` writes it.
 const HELLO: &[u8] = &[
-    0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0x48, 0x2f, 0x4a, 0x2c, 0xc8, 0xe0,
-    0x02, 0x00, 0x21, 0x66, 0x04, 0x7d,
+    0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0x48, 0x2f, 0x4a, 0x2c, 0xc8, 0xe0, 0x02,
+    0x00, 0x21, 0x66, 0x04, 0x7d,
 ];
 
 /// One library's section. `info` is its `flagsplit_config::BuildInfo`, taken by its `Display`:
 /// a library from a registry may be built with another copy of flagsplit-config than the others.
-fn section(heading: &str, info: &dyn Display, compiled: &str, used: Result<String, String>) -> bool {
+fn section(
+    heading: &str,
+    info: &dyn Display,
+    compiled: &str,
+    used: Result<String, String>,
+) -> bool {
     println!("[{heading}]");
     println!("{info}");
     println!("compiled: {compiled}");

@@ -28,7 +28,8 @@ pub static SPEC: Spec = Spec::library("tls-a", "TLS_A", "tls_a").facilities(&[Fa
     "TLS",
     "TLS client connections",
     &[
-        Provider::new("none", "NO_TLS", "no TLS: the library is built without it").answers_to("none"),
+        Provider::new("none", "NO_TLS", "no TLS: the library is built without it")
+            .answers_to("none"),
         Provider::new(
             "openssl",
             "OPENSSL",
