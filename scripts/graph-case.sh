@@ -156,7 +156,13 @@ expect_needed() {
 }
 
 # has NAME TEXT... — $log/NAME holds every TEXT; lacks NAME TEXT — it does not
-has() { says "$1" "$log/$1" "${@:2}"; }
+has() {
+	local name=$1 t
+	shift
+	for t in "$@"; do
+		grep -qF -- "$t" "$log/$name" && pass "$name: output has '$t'" || { fail "$name: output lacks '$t'"; cat "$log/$name"; }
+	done
+}
 lacks() { grep -qF -- "$2" "$log/$1" && fail "$1: output has '$2'" || pass "$1: output lacks '$2'"; }
 
 # script_runs NAME PACKAGE — how many times the build script of PACKAGE ran (`cargo build -v`)
