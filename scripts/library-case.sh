@@ -330,7 +330,7 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		for how in none shell; do
 			dest=$work/install-registry-$how
 			vars=()
-			[ "$how" = shell ] && vars=(INFLATE_DEMO_INFLATE_PROVIDER=zlib CHECKSUM_DEMO_SHA1_PROVIDER=dc)
+			[ "$how" = shell ] && vars=(INFLATE_DEMO_INFLATE_PROVIDER=zlib CHECKSUM_DEMO_SHA1_PROVIDER=dc ZSTD_DEMO_COMPRESS_PROVIDER=zstd)
 			if (cd "$elsewhere" && env "${vars[@]}" cargo install --offline "${source_args[@]}" inflate-app --root "$dest") >"$log/install-registry-$how" 2>&1; then
 				line=$(section "$dest/bin/inflate-app" inflate-demo | grep '^inflate-provider: ')
 				printf '  %scargo install --config (the directory source) inflate-app: %s\n' "${vars[*]:+${vars[*]} }" "$line"
