@@ -203,6 +203,39 @@ fi
 
 note "--features openssl-sha1,openssl-sha256 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin (OpenSSL hashing compiled, not selected)"
 export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin
+# PACKAGING.md's whole-graph settings, run as written there: graph-wide RUST_BACKEND_* variables
+# select for flagsplit's facilities by kind, and their origins say so.
+graph_recipe=$(awk '$0 == "<!-- graph-wide recipe -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
+[ -n "$graph_recipe" ] || fail "PACKAGING.md has no graph-wide recipe"
+if (export CARGO_TARGET_DIR=$T_LLD; set -e; eval "$graph_recipe") >"$log/graph-wide" 2>&1; then
+	pass "graph-wide: PACKAGING.md's recipe built as written"
+	expect_options graph-wide "$F" "+sha1-provider: openssl (from graph-wide RUST_BACKEND_SHA1)" "+sha1-unsafe-provider: openssl (from graph-wide RUST_BACKEND_SHA1_UNSAFE)" "+sha256-provider: openssl (from graph-wide RUST_BACKEND_SHA256)" "+md5-provider: openssl (from graph-wide RUST_BACKEND_MD5)" "+tls-provider: openssl (from graph-wide RUST_BACKEND_TLS)" "+zlib-provider: system (from graph-wide RUST_BACKEND_ZLIB)"
+	expect_links graph-wide "$F" crypto nossl
+	expect_zlib graph-wide "$F" libz
+	expect_links graph-wide "$S" crypto ssl
+else
+	cat "$log/graph-wide"
+	fail "graph-wide: PACKAGING.md's recipe failed"
+fi
+# A crate's own variable wins over the graph-wide one; a graph-wide choice without its feature fails
+# naming the setting, the crate's variable and the feature; a misspelt kind lists the valid ones.
+if RUST_BACKEND_SHA1=openssl FLAGSPLIT_SHA1_PROVIDER=dc build graph-own-variable --features openssl-sha1; then
+	expect_options graph-own-variable "$F" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+sha1-unsafe-provider: openssl (from default with feature openssl-sha1)"
+fi
+if RUST_BACKEND_MD5=openssl cargo build --release --locked --target-dir "$T_LLD" --bins >"$log/graph-feature-off" 2>&1; then
+	fail "graph-feature-off: built"
+else
+	grep -qF "RUST_BACKEND_MD5=openssl selects the openssl md5 provider, which this build does not compile: Cargo feature \`openssl-md5\` is off" "$log/graph-feature-off" &&
+		grep -qF "set FLAGSPLIT_MD5_PROVIDER=<one of: builtin> for flagsplit alone" "$log/graph-feature-off" &&
+		pass "graph-feature-off: names RUST_BACKEND_MD5, FLAGSPLIT_MD5_PROVIDER and openssl-md5" || { cat "$log/graph-feature-off"; fail "graph-feature-off: wrong message"; }
+fi
+if RUST_BACKEND_SHA=openssl RUST_BACKEND_MD5=pure-rust cargo build --release --locked --target-dir "$T_LLD" --bins >"$log/graph-typo" 2>&1; then
+	fail "graph-typo: built"
+else
+	grep -qF "unknown graph-wide variable RUST_BACKEND_SHA in the build environment" "$log/graph-typo" &&
+		grep -qF "kinds: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd" "$log/graph-typo" &&
+		pass "graph-typo: RUST_BACKEND_SHA is refused, listing the kinds" || { cat "$log/graph-typo"; fail "graph-typo: wrong message"; }
+fi
 if build openssl-hash-unselected --features openssl-sha1,openssl-sha256; then
 	expect_options openssl-hash-unselected "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
 	expect_links openssl-hash-unselected "$F" nocrypto nossl

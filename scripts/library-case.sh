@@ -21,9 +21,11 @@
 # - the libraries from their packaged .crate files through a directory source (`cargo package`,
 #   `cargo vendor`), in a copy of the application whose dependencies are version-only, --offline:
 #   the copy's [env] still selects, a file it names needs `relative = true`; the library's
-#   build-script warnings are not shown, its errors are; a registry install of the application
-#   reads no [env] (neither its packaged .cargo/config.toml nor the current directory's), the
-#   shell's variables apply.
+#   build-script warnings are not shown, its errors are, so a provider its feature compiles and
+#   nobody selects fails the build (selecting the default on purpose, or a graph-wide
+#   RUST_BACKEND_ZLIB, builds); a registry install of the application reads no [env] (neither its
+#   packaged .cargo/config.toml nor the current directory's), so it fails the same way until the
+#   shell's variables select.
 #
 # Usage: scripts/library-case.sh         (run by scripts/test.sh)
 # Target directory: target/example (shared with scripts/example-crate.sh); scratch files in
@@ -255,18 +257,27 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		expect_libz reg-zlib "$B" libz
 		section "$B" inflate-demo | grep '^inflate-provider: ' | sed 's/^/  packaged, [env] zlib: /'
 	fi
-	# The copy's [env] without the inflate-demo line: the default, and the build script's warning,
-	# which Cargo writes to the build script's output file but does not show for a registry package.
+	# The copy's [env] without the inflate-demo line: zlib-user turns the packaged library's `zlib`
+	# feature on and nothing selects a provider. A registry package's build-script warnings are not
+	# shown, so the library's build script fails the build, in Cargo's default output (no -v).
 	sed -i '/^INFLATE_DEMO_INFLATE_PROVIDER = /d' "$copy/.cargo/config.toml"
-	if built reg-default "$copy" --locked; then
-		expect_rebuilt reg-default "inflate-app inflate-demo plain-user zlib-user"
-		expect_options reg-default "$B" inflate-demo "features: zlib" "inflate-provider: miniz (from default)"
-		expect_libz reg-default "$B" nolibz
-		lacks reg-default "$log/reg-default" "nothing selects it"
-		# The output file of the build-script run that just happened: the newest of inflate-demo's.
-		out_file=$(ls -t "$CARGO_TARGET_DIR"/release/build/inflate-demo-*/output | head -1)
-		grep -qF "cargo:warning=feature \`zlib\` of inflate-demo compiles the zlib inflate provider, but nothing selects it" "$out_file" 2>/dev/null &&
-			pass "reg-default: the warning is in $(basename "$(dirname "$out_file")")/output only" || fail "reg-default: no warning in the build script's output ($out_file)"
+	if (cd "$copy" && cargo build --release --offline --locked) >"$log/reg-default" 2>&1; then
+		fail "reg-default: built with a provider compiled and selected by nobody"
+	else
+		says reg-default "$log/reg-default" \
+			"error: inflate-demo@0.1.0: feature \`zlib\` of inflate-demo compiles the zlib inflate provider, but nothing selects it: inflate stays miniz" \
+			"inflate-demo comes from a registry or git, whose build-script warnings Cargo shows only with -vv" \
+			"fix: select it in the application's .cargo/config.toml [env]: INFLATE_DEMO_INFLATE_PROVIDER=zlib (or RUST_BACKEND_ZLIB=system for every zlib facility in the build)" \
+			"fix: or keep the default, and say so: INFLATE_DEMO_INFLATE_PROVIDER=miniz"
+	fi
+	# Saying so: the default, selected on purpose; and a graph-wide setting selects too.
+	if built reg-default-said "$copy" --locked --config 'env.INFLATE_DEMO_INFLATE_PROVIDER="miniz"'; then
+		expect_options reg-default-said "$B" inflate-demo "features: zlib" "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)"
+		expect_libz reg-default-said "$B" nolibz
+	fi
+	if built reg-graph "$copy" --locked --config 'env.RUST_BACKEND_ZLIB="system"'; then
+		expect_options reg-graph "$B" inflate-demo "inflate-provider: zlib (from graph-wide RUST_BACKEND_ZLIB)"
+		expect_libz reg-graph "$B" libz
 	fi
 	# A file named in [env]: with relative = true it is the copy's own; without, the library's
 	# build script would resolve it inside its unpacked package, and says so.
@@ -319,14 +330,17 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-confi
 		for how in none shell; do
 			dest=$work/install-registry-$how
 			vars=()
-			[ "$how" = shell ] && vars=(INFLATE_DEMO_INFLATE_PROVIDER=zlib CHECKSUM_DEMO_SHA1_PROVIDER=dc)
+			[ "$how" = shell ] && vars=(INFLATE_DEMO_INFLATE_PROVIDER=zlib CHECKSUM_DEMO_SHA1_PROVIDER=dc ZSTD_DEMO_COMPRESS_PROVIDER=zstd)
 			if (cd "$elsewhere" && env "${vars[@]}" cargo install --offline "${source_args[@]}" inflate-app --root "$dest") >"$log/install-registry-$how" 2>&1; then
 				line=$(section "$dest/bin/inflate-app" inflate-demo | grep '^inflate-provider: ')
 				printf '  %scargo install --config (the directory source) inflate-app: %s\n' "${vars[*]:+${vars[*]} }" "$line"
 				case $how in
-				none) expect_options "install-registry" "$dest/bin/inflate-app" inflate-demo "inflate-provider: miniz (from default)" ;;
+				none) fail "install-registry: installed although zlib-user compiles inflate-demo's zlib provider and nothing selects it" ;;
 				shell) expect_options "install-registry-shell" "$dest/bin/inflate-app" inflate-demo "inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)" ;;
 				esac
+			elif [ "$how" = none ]; then
+				# No [env] is read: the user selects in the shell, as the error says.
+				says install-registry "$log/install-registry-$how" "nothing selects it" "INFLATE_DEMO_INFLATE_PROVIDER=zlib"
 			else
 				cat "$log/install-registry-$how"
 				fail "install-registry-$how: cargo install failed"

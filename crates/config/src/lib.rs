@@ -27,7 +27,8 @@
 //!
 //! [`guide`] is the guide for a library author (ten minutes): declaring a facility, the
 //! application's `[env]`, probing and linking a C library, migrating from a feature priority or a
-//! `RUSTFLAGS` cfg, the limits.
+//! `RUSTFLAGS` cfg, one choice for the whole graph (kinds, graph-wide settings, targets), the
+//! limits.
 //!
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 //!

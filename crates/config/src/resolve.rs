@@ -517,7 +517,8 @@ pub fn unknown_variables<'a>(
         .collect()
 }
 
-/// Checks this process's environment against the tables of `specs` ([`unknown_variables`]), for
+/// Checks this process's environment against the tables of `specs` ([`unknown_variables`]) and
+/// the graph-wide settings (a misspelt `RUST_BACKEND_*` name or value), for
 /// an application's own test: `cargo test` runs it with the same shell variables and
 /// `.cargo/config.toml` `[env]` as the build scripts of `cargo build`. A build script cannot do
 /// this itself on every build: Cargo reruns it only when a variable it named with
@@ -532,13 +533,21 @@ pub fn unknown_variables<'a>(
 /// flagsplit_config::check_environment(&[&SPEC]).unwrap();
 /// ```
 pub fn check_environment(specs: &[&Spec]) -> Result<(), Errors> {
-    let names: Vec<String> = std::env::vars_os()
-        .filter_map(|(name, _)| name.into_string().ok())
+    let vars: Vec<(String, Option<String>)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok())))
         .collect();
-    let errors: Vec<ConfigError> = specs
+    let mut errors: Vec<ConfigError> = specs
         .iter()
-        .flat_map(|spec| unknown_variables(spec, names.iter().map(String::as_str)))
+        .flat_map(|spec| unknown_variables(spec, vars.iter().map(|(n, _)| n.as_str())))
         .collect();
+    // The graph-wide names and values (the plain forms: a test knows no target triple).
+    static NO_TABLE: Spec = Spec::library("the environment", "", "");
+    let mut inputs = Inputs::new(&NO_TABLE);
+    inputs.graph_env = vars
+        .into_iter()
+        .filter(|(name, _)| name.starts_with(&format!("{}_", crate::graph::PREFIX)))
+        .collect();
+    graph_settings(&inputs, &mut errors);
     if errors.is_empty() {
         Ok(())
     } else {

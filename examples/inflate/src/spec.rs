@@ -15,12 +15,16 @@ pub static SPEC: Spec = Spec::library("inflate-demo", "INFLATE_DEMO", "inflate_d
         "INFLATE",
         "zlib (DEFLATE) decompression",
         &[
-            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)"),
+            Provider::new("miniz", "MINIZ_OXIDE", "pure Rust (crate miniz_oxide)")
+                .answers_to("pure-rust"),
             Provider::new("zlib", "ZLIB", "the system zlib (crate libz-sys)")
                 .feature("zlib")
-                .links(&["libz"]),
+                .links(&["libz"])
+                .answers_to("system"),
         ],
-    )])
+    )
+    // RUST_BACKEND_ZLIB=system (or pure-rust) selects for it, with every other zlib facility.
+    .kind("zlib")])
     .foreign_variables(&[Variable::new(
         "LIBZ_SYS_STATIC",
         When::Build,

@@ -56,7 +56,8 @@ pub static SPEC: Spec =
                 "stored",
                 "STORED",
                 "pure Rust: zstd frames of uncompressed blocks",
-            ),
+            )
+            .answers_to("pure-rust"),
             Provider::new(
                 "zstd",
                 "ZSTD",
@@ -64,6 +65,9 @@ pub static SPEC: Spec =
             )
             .feature("zstd")
             .links(&["libzstd"])
-            .probe(&PROBE_ZSTD),
+            .probe(&PROBE_ZSTD)
+            .answers_to("system"),
         ],
-    )]);
+    )
+    // RUST_BACKEND_ZSTD=system (or pure-rust) selects for it, with every other zstd facility.
+    .kind("zstd")]);
