@@ -8,7 +8,8 @@
 #                            exact rebuilds), the documented configuration commands, `cargo package`,
 #                            flagsplit-config's public API and its Rust 1.63 build, the example
 #                            libraries and application (examples/), flagsplit-config's guide copied
-#                            verbatim (scripts/guide-case.sh), PACKAGING.md's recipes, the
+#                            verbatim (scripts/guide-case.sh), the graph-wide settings on a workspace
+#                            of three libraries (scripts/graph-case.sh), PACKAGING.md's recipes, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -215,6 +216,9 @@ scripts/library-case.sh
 
 step "flagsplit-config's guide, copied verbatim: two libraries and an application, each provider, each common mistake"
 scripts/guide-case.sh
+
+step "one choice for a whole graph: three libraries and an application, graph-wide settings, targets, link policy (tests/graph-workspace)"
+scripts/graph-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh

@@ -325,10 +325,14 @@ impl fmt::Display for ConfigError {
                     f,
                     "{named} names a config file, but this build of {crate_name} reads none (its configuration crate is built without the feature `config-file`)"
                 )?;
-                write!(
-                    f,
-                    "  fix: select with the {prefix}_<FACILITY>_PROVIDER variables instead"
-                )
+                if *prefix == crate::graph::PREFIX {
+                    write!(f, "  fix: use the {prefix}_<KIND> variables instead")
+                } else {
+                    write!(
+                        f,
+                        "  fix: select with the {prefix}_<FACILITY>_PROVIDER variables instead"
+                    )
+                }
             }
             ConfigError::Syntax {
                 at,

@@ -588,15 +588,12 @@ impl Build {
         }
         self.env.watch_path(compat_dir);
         let selection = &resolved.selection;
-        let link_by = selection
-            .link
-            .as_ref()
-            .map(|p| policy_source(&p.origin, "link"));
+        let link_by = selection.link.as_ref().map(|p| policy_source(p, "link"));
         let bundled_by = selection
             .bundled
             .as_ref()
             .filter(|p| p.value == "deny")
-            .map(|p| policy_source(&p.origin, "bundled"));
+            .map(|p| policy_source(p, "bundled"));
         let policy = probe::run::Policy {
             link: selection
                 .link
@@ -644,13 +641,13 @@ pub(crate) fn table_error(spec: &Spec, problems: &str) -> String {
     lines.join("\n")
 }
 
-/// Who set a graph-wide policy, as a message names it: the variable (`RUST_BACKEND_BUNDLED`), or
-/// the file entry (`/path/backends.toml:3:11 (bundled)`).
-fn policy_source(origin: &crate::Origin, key: &str) -> String {
-    match origin {
-        crate::Origin::Graph(var) => var.clone(),
+/// Who set a graph-wide policy, as a message names it: the variable and its value
+/// (`RUST_BACKEND_BUNDLED=deny`), or the file entry (`/path/backends.toml:3:11: bundled = "deny"`).
+fn policy_source(policy: &crate::PolicyChoice, key: &str) -> String {
+    match &policy.origin {
+        crate::Origin::Graph(var) => format!("{var}={}", policy.value),
         crate::Origin::GraphFile { path, line, column } => {
-            format!("{path}:{line}:{column} ({key})")
+            format!("{path}:{line}:{column}: {key} = \"{}\"", policy.value)
         }
         other => other.to_string(),
     }

@@ -35,7 +35,7 @@ impl SysCrate {
 }
 
 impl Finder for SysCrate {
-    fn find(&self, _library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
+    fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
         let env = cx.env;
         let include = env.cargo_var(&format!("DEP_{}_INCLUDE", self.links));
         let root = env.cargo_var(&format!("DEP_{}_ROOT", self.links));
@@ -85,8 +85,52 @@ impl Finder for SysCrate {
         if only_archives {
             found.link_mode = LinkMode::Static;
         }
+        let switch = match self.sys_crate {
+            "libz-sys" => {
+                "LIBZ_SYS_STATIC=1 (it then builds and links its bundled zlib), or LIBZ_SYS_STATIC=0 and the system's shared library"
+            }
+            "zstd-sys" => {
+                "its `pkg-config` feature off (its bundled, static build), or on with ZSTD_SYS_USE_PKG_CONFIG=1"
+            }
+            _ => "see its documentation",
+        };
+        link_policy_check(&found, cx, library, self.sys_crate, switch)?;
         Ok(found)
     }
+}
+
+/// A library linked by its `-sys` crate (not by this crate's directives) obeys that crate's own
+/// switches, not `RUST_BACKEND_LINK`: when the two disagree the build stops, naming the switch,
+/// rather than link otherwise than asked.
+pub(crate) fn link_policy_check(
+    found: &Found,
+    cx: &FindContext<'_>,
+    library: &Library,
+    sys_crate: &str,
+    switch: &str,
+) -> Result<(), Message> {
+    let (value, by) = match cx.link_policy {
+        Some(policy) => policy,
+        None => return Ok(()),
+    };
+    let is_static = found.link_mode == LinkMode::Static;
+    if (value == "static") == is_static {
+        return Ok(());
+    }
+    let how = if is_static {
+        "statically"
+    } else {
+        "dynamically"
+    };
+    Err(Message::new(format!(
+        "{by} asks for {value} linking, but {sys_crate} links {} {how}, and it decides: this crate's link policy applies only to libraries it links itself",
+        library.name
+    ))
+    .fix(format!("set {sys_crate}'s own switch: {switch}"))
+    .fix(format!(
+        "or scope the policy: a library's own variables win, and a target-scoped {} applies to one target only",
+        crate::graph::Setting::Link.variable()
+    )))
 }
 
 /// A library found by pkg-config (as a `-sys` crate with a `pkg-config` feature, such as

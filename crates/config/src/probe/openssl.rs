@@ -70,7 +70,17 @@ impl Finder for OpensslSys {
         let inputs = inputs(env);
         let list = |dir: &str| env.list_dir(dir);
         match plan(&inputs, self.judge, cx.declared_by, &list) {
-            Ok(plan) => Ok(plan.found(&inputs.target)),
+            Ok(plan) => {
+                let found = plan.found(&inputs.target);
+                super::finders::link_policy_check(
+                    &found,
+                    cx,
+                    library,
+                    "openssl-sys",
+                    "OPENSSL_STATIC=1 (with OPENSSL_DIR or OPENSSL_LIB_DIR where its archives are), or unset OPENSSL_STATIC",
+                )?;
+                Ok(found)
+            }
             Err(stop) => {
                 let paths = search_paths(&inputs, &list);
                 Err(match stop {

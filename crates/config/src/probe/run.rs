@@ -265,9 +265,14 @@ pub(crate) fn bundled_message(
             library.name
         ));
     }
-    lines.push(format!(
-        "  fix: or allow bundled copies: unset {denied_by} (or set it to allow)"
-    ));
+    let undo = match denied_by.split_once('=') {
+        Some((var, _)) if !var.contains(' ') => format!("unset {var} (or set it to allow)"),
+        _ => format!(
+            "change {} to bundled = \"allow\", or remove it",
+            denied_by.split(": ").next().unwrap_or(denied_by)
+        ),
+    };
+    lines.push(format!("  fix: or allow bundled copies: {undo}"));
     lines.join("\n")
 }
 

@@ -70,6 +70,17 @@ impl System {
 const SUFFIXES: [&str; 5] = ["NO_PKG_CONFIG", "LIB_DIR", "INCLUDE_DIR", "LIBS", "STATIC"];
 
 /// A variable that says yes: set, and neither empty nor `0`.
+/// The directories in order, without repeats.
+fn dedup(dirs: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for dir in dirs {
+        if !out.contains(&dir) {
+            out.push(dir);
+        }
+    }
+    out
+}
+
 fn yes(value: Option<&str>) -> bool {
     value.map_or(false, |v| !v.is_empty() && v != "0")
 }
@@ -174,11 +185,13 @@ impl Finder for System {
             match answer {
                 Ok(answer) => {
                     let mut found = Found::new(format!("pkg-config ({})", self.module));
-                    found.include_dirs = answer.include_dirs;
-                    found.lib_dirs = answer.lib_dirs;
+                    found.include_dirs = dedup(answer.include_dirs);
+                    // A static answer lists the system directory once per module it names (with
+                    // PKG_CONFIG_ALLOW_SYSTEM_LIBS, which the pkg-config crate sets for it).
+                    found.lib_dirs = dedup(answer.lib_dirs);
                     found.version = Some(answer.version);
                     if want_static {
-                        // What the archive needs after it (`pthread`), from `Libs.private`.
+                        // What the archive needs after it (`-ldl`), from `Libs.private`.
                         let own = link_names(cx, &libs);
                         found.system_libs = answer
                             .libs

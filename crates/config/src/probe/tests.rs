@@ -1054,3 +1054,83 @@ fn a_system_library_not_found_says_how_to_name_it() {
         ]
     );
 }
+
+#[test]
+fn the_graph_wide_link_policy_statics_a_system_library_and_stops_at_a_sys_crate() {
+    use super::plan::locate_with;
+    // probe::System: RUST_BACKEND_LINK=static asks pkg-config for a static answer and links the
+    // archive; the library's own ZSTD_STATIC=0 wins.
+    let mut env = system_env("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", &[]);
+    let policy = Some(("static", "RUST_BACKEND_LINK=static"));
+    let found = locate_with(
+        &SYSTEM_ZSTD,
+        &zstd_need(&SYSTEM_COMPRESS),
+        "demo",
+        &env,
+        policy,
+    )
+    .unwrap();
+    assert_eq!(found.link_mode, LinkMode::Static);
+    env.vars.push(("ZSTD_STATIC", "0".into()));
+    let found = locate_with(
+        &SYSTEM_ZSTD,
+        &zstd_need(&SYSTEM_COMPRESS),
+        "demo",
+        &env,
+        policy,
+    )
+    .unwrap();
+    assert_eq!(found.link_mode, LinkMode::Dynamic);
+    // A -sys crate decides itself: a disagreement stops the build naming its switch.
+    let e = locate_with(
+        &ZLIB,
+        &[inflate_need()],
+        "demo",
+        &FakeEnv::default(),
+        policy,
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("RUST_BACKEND_LINK=static asks for static linking, but libz-sys links zlib dynamically, and it decides"),
+        "{e}"
+    );
+    assert!(
+        e.contains("fix: set libz-sys's own switch: LIBZ_SYS_STATIC=1"),
+        "{e}"
+    );
+    let agree = Some(("dynamic", "RUST_BACKEND_LINK=dynamic"));
+    assert!(locate_with(&ZLIB, &[inflate_need()], "demo", &FakeEnv::default(), agree).is_ok());
+}
+
+#[test]
+fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
+    let env = FakeEnv {
+        vars: vec![("DEP_Z_ROOT", "/out".into())],
+        dirs: dirs(&[("/out/lib", &["libz.a"])]),
+        ..FakeEnv::default()
+    };
+    let found = locate(&ZLIB, &[inflate_need()], "demo", &env).unwrap();
+    let (evidence, switch) = found.bundled.clone().unwrap();
+    let m = super::run::bundled_message(
+        &ZLIB,
+        &found,
+        &evidence,
+        &switch,
+        "RUST_BACKEND_BUNDLED=deny",
+    );
+    assert_eq!(
+        m,
+        "libz-sys built its own copy of zlib (DEP_Z_ROOT is set), but RUST_BACKEND_BUNDLED=deny allows only the system's libraries
+  fix: make libz-sys use the system's copy (its own switch: unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature)
+  fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel)
+  fix: or allow bundled copies: unset RUST_BACKEND_BUNDLED (or set it to allow)"
+    );
+    let m = super::run::bundled_message(
+        &ZLIB,
+        &found,
+        &evidence,
+        &switch,
+        "/etc/b.toml:2:11: bundled = \"deny\"",
+    );
+    assert!(m.ends_with("fix: or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"), "{m}");
+}
