@@ -109,6 +109,7 @@ expect() {
 	out=$(section "$name" "$heading")
 	for want in "$@"; do
 		case $want in
+		-\~*) grep -qE -- "${want#-\~}" <<<"$out" && fail "$name: [$heading] a line matches /${want#-\~}/ in: $(paste -sd'|' <<<"$out")" || pass "$name: [$heading] no line matches /${want#-\~}/" ;;
 		\~*) grep -qE -- "${want#\~}" <<<"$out" && pass "$name: [$heading] /${want#\~}/" || fail "$name: [$heading] nothing matches /${want#\~}/ in: $(paste -sd'|' <<<"$out")" ;;
 		*) grep -qxF -- "$want" <<<"$out" && pass "$name: [$heading] $want" || fail "$name: [$heading] has no line '$want' in: $(paste -sd'|' <<<"$out")" ;;
 		esac
@@ -295,6 +296,13 @@ if built static ${G}_TLS=openssl ${G}_LINK=static; then
 	output static "$B"
 	expect_tls static openssl "graph-wide ${G}_TLS"
 	expect static tls-a "~^openssl-build: .*\(static\)$"
+	# pkg-config's static answer names the system directory for libssl and for libcrypto: once.
+	expect static tls-a "-~^openssl-build: .* in ([^,]*), \1 \(static\)$"
+fi
+# A library linked by its -sys crate obeys that crate's switches: the policy does not switch it
+# silently, it stops the build naming the switch.
+if fails static-sys ${G}_ZLIB=system ${G}_LINK=static; then
+	has static-sys "error: zlib-c@0.1.0: ${G}_LINK=static asks for static linking, but libz-sys links zlib dynamically, and it decides" "LIBZ_SYS_STATIC=1"
 fi
 
 note "(e) ${G}_ZLIB=system, and ${G}_BUNDLED=deny against libz-sys's bundled zlib"
