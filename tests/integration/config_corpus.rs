@@ -3,7 +3,8 @@
 //!
 //! Each `tests/config-corpus/NAME.toml` is given to the resolver as the file named by
 //! `FLAGSPLIT_CONFIG` (`flagsplit.toml`). Lines starting with `#!` set the other inputs:
-//! `#! features: openssl-sha1 rustls-tls` and `#! env: NAME=VALUE`. The resolver's complete
+//! `#! features: openssl-sha1 rustls-tls` and `#! env: NAME=VALUE` (a `RUST_BACKEND_*` name is a
+//! graph-wide variable); the target is x86_64 Linux. The resolver's complete
 //! output — the selection, or every error — must equal `tests/config-corpus/NAME.expected`. Run
 //! `FLAGSPLIT_BLESS=1 cargo test --test integration config_corpus::` to write the expected files
 //! after an intended change, then review the diff.
@@ -14,7 +15,7 @@ use std::fs;
 use std::path::Path;
 
 use flagsplit::spec::SPEC;
-use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, resolve};
+use flagsplit_config::{ConfigFileInput, FeatureSet, Inputs, TargetCfg, resolve};
 
 fn file(named: &str, contents: Result<String, String>) -> ConfigFileInput {
     ConfigFileInput::new(
@@ -51,7 +52,20 @@ fn inputs(text: &str) -> Inputs {
     {
         let mut i = Inputs::new(&SPEC);
         i.features = features;
-        i.env = env;
+        // The graph-wide variables go where a build script puts them.
+        let (graph, own): (BTreeMap<_, _>, BTreeMap<_, _>) =
+            env.into_iter().partition(|(k, _)| k.contains("RUST_BACKEND_"));
+        i.env = own;
+        i.graph_env = graph;
+        // Built for x86_64 Linux, as a build script reads it from Cargo's variables.
+        i.target = "x86_64-unknown-linux-gnu".to_string();
+        i.host = i.target.clone();
+        i.cfg = TargetCfg::from_cargo_vars([
+            ("CARGO_CFG_TARGET_OS", "linux"),
+            ("CARGO_CFG_TARGET_ARCH", "x86_64"),
+            ("CARGO_CFG_TARGET_FAMILY", "unix"),
+            ("CARGO_CFG_UNIX", ""),
+        ]);
         i.file = Some(file("flagsplit.toml", Ok(text.to_string())));
         i
     }
