@@ -53,8 +53,9 @@ fn inputs(text: &str) -> Inputs {
         let mut i = Inputs::new(&SPEC);
         i.features = features;
         // The graph-wide variables go where a build script puts them.
-        let (graph, own): (BTreeMap<_, _>, BTreeMap<_, _>) =
-            env.into_iter().partition(|(k, _)| k.contains("RUST_BACKEND_"));
+        let (graph, own): (BTreeMap<_, _>, BTreeMap<_, _>) = env
+            .into_iter()
+            .partition(|(k, _)| k.contains("RUST_BACKEND_"));
         i.env = own;
         i.graph_env = graph;
         // Built for x86_64 Linux, as a build script reads it from Cargo's variables.

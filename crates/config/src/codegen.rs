@@ -6,8 +6,144 @@
 
 use std::fmt::Write as _;
 
-use crate::model::Selection;
+use crate::model::{FeatureSet, Origin, Role, Selection};
 use crate::probe::LibraryFound;
+
+/// The name of the machine-readable build-options file in `OUT_DIR` ([`build_options_json`]).
+pub(crate) const JSON_FILE: &str = "flagsplit-config.json";
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_opt(s: Option<&str>) -> String {
+    s.map_or_else(|| "null".to_string(), json_str)
+}
+
+fn json_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<String> = items.into_iter().map(json_str).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Who made a choice, as one word: `default`, `feature`, `variable`, `file`, `graph-variable`,
+/// `graph-file`.
+pub(crate) fn origin_kind(origin: &Origin) -> &'static str {
+    match origin {
+        Origin::Default => "default",
+        Origin::FeatureDefault(_) => "feature",
+        Origin::Env(_) => "variable",
+        Origin::File { .. } => "file",
+        Origin::Graph(_) => "graph-variable",
+        Origin::GraphFile { .. } => "graph-file",
+    }
+}
+
+/// The build options as JSON, for tools that read a whole build (schema 1): the crate, its role,
+/// target, features, config file, each facility (kind, every provider with its feature, whether
+/// this build compiles it, the shared name it answers to and what it links; the selection and its
+/// origin), the graph-wide policies and the probed libraries.
+pub(crate) fn build_options_json(
+    selection: &Selection,
+    features: &FeatureSet,
+    source_features: &[&str],
+    config_file: &str,
+    libraries: &[LibraryFound],
+    target: &str,
+) -> String {
+    let spec = selection.spec;
+    let mut s = String::from("{\n  \"schema\": 1,\n");
+    let role = match spec.role {
+        Role::Application => "application",
+        Role::Library => "library",
+    };
+    let _ = writeln!(s, "  \"crate\": {},", json_str(spec.name));
+    let _ = writeln!(s, "  \"prefix\": {},", json_str(spec.prefix));
+    let _ = writeln!(s, "  \"role\": {},", json_str(role));
+    let _ = writeln!(s, "  \"target\": {},", json_str(target));
+    let _ = writeln!(s, "  \"features\": {},", json_list(features.in_order(spec)));
+    let _ = writeln!(
+        s,
+        "  \"source_features\": {},",
+        json_list(source_features.iter().copied())
+    );
+    let _ = writeln!(s, "  \"config_file\": {},", json_str(config_file));
+    s.push_str("  \"facilities\": [");
+    for (i, (facility, choice)) in selection.iter().enumerate() {
+        let providers: Vec<String> = facility
+            .providers
+            .iter()
+            .map(|p| {
+                format!(
+                    "{{\"name\": {}, \"feature\": {}, \"compiled\": {}, \"answers_to\": {}, \"links\": {}}}",
+                    json_str(p.name),
+                    json_opt(p.feature),
+                    p.is_available(features),
+                    json_opt(p.answers_to),
+                    json_list(p.links.iter().copied())
+                )
+            })
+            .collect();
+        let _ = write!(
+            s,
+            "{}\n    {{\"name\": {}, \"kind\": {}, \"variable\": {}, \"used_by\": {}, \"providers\": [{}], \"selected\": {}, \"origin\": {}, \"origin_kind\": {}}}",
+            if i == 0 { "" } else { "," },
+            json_str(facility.name),
+            json_opt(facility.kind),
+            json_str(&spec.env_var(facility)),
+            json_list(facility.used_by.iter().copied()),
+            providers.join(", "),
+            json_str(choice.provider.name),
+            json_str(&choice.origin.to_string()),
+            json_str(origin_kind(&choice.origin))
+        );
+    }
+    s.push_str("\n  ],\n");
+    let policy = |p: &Option<crate::PolicyChoice>| match p {
+        Some(p) => format!(
+            "{{\"value\": {}, \"origin\": {}}}",
+            json_str(p.value),
+            json_str(&p.origin.to_string())
+        ),
+        None => "null".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "  \"graph\": {{\"link\": {}, \"bundled\": {}}},",
+        policy(&selection.link),
+        policy(&selection.bundled)
+    );
+    s.push_str("  \"libraries\": [");
+    for (i, l) in libraries.iter().enumerate() {
+        let _ = write!(
+            s,
+            "{}\n    {{\"library\": {}, \"version\": {}, \"located_by\": {}, \"static\": {}}}",
+            if i == 0 { "" } else { "," },
+            json_str(l.library),
+            json_opt(l.version.as_deref()),
+            json_str(&l.located_by),
+            l.static_link
+        );
+    }
+    s.push_str("\n  ]\n}\n");
+    s
+}
 
 /// The Rust expression of type `flagsplit_config::BuildInfo` for this build.
 pub(crate) fn build_info_literal(
@@ -46,4 +182,50 @@ pub(crate) fn build_info_literal(
     }
     let _ = write!(s, "],\n    {target:?},\n)\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Choice;
+    use crate::test_tables::LIBRARY;
+
+    #[test]
+    fn the_json_build_options_name_every_provider_and_the_origin() {
+        let inflate = &LIBRARY.facilities[0];
+        let choice = Choice {
+            provider: inflate.provider("zlib").unwrap(),
+            origin: Origin::Graph("RUST_BACKEND_ZLIB".into()),
+        };
+        let selection = Selection::new(&LIBRARY, vec![choice]);
+        let features = FeatureSet::from_names(&LIBRARY, ["zlib"]);
+        let json = build_options_json(
+            &selection,
+            &features,
+            &[],
+            "a \"quoted\"\\path\n",
+            &[],
+            "x86_64-unknown-linux-gnu",
+        );
+        assert_eq!(
+            json,
+            r#"{
+  "schema": 1,
+  "crate": "inflate-lib",
+  "prefix": "INFLATE_LIB",
+  "role": "library",
+  "target": "x86_64-unknown-linux-gnu",
+  "features": ["zlib"],
+  "source_features": [],
+  "config_file": "a \"quoted\"\\path\n",
+  "facilities": [
+    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"]}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
+  ],
+  "graph": {"link": null, "bundled": null},
+  "libraries": [
+  ]
+}
+"#
+        );
+    }
 }

@@ -461,6 +461,25 @@ impl Build {
             error(&format!("cannot write {}: {e}", path.display()));
             return false;
         }
+        // The same, as JSON, for tools that read a whole build's choices from each build script's
+        // OUT_DIR (Cargo's `build-script-executed` messages name it).
+        let json = codegen::build_options_json(
+            &remap.selection(&resolved.selection),
+            &resolved.features,
+            &resolved.source_features,
+            &remap.path(&resolved.config_file),
+            &probed
+                .libraries
+                .iter()
+                .map(|l| remap.library(l))
+                .collect::<Vec<_>>(),
+            &self.env.target_triple(),
+        );
+        let path = self.out_dir.join(codegen::JSON_FILE);
+        if let Err(e) = write_if_changed(&path, &json) {
+            error(&format!("cannot write {}: {e}", path.display()));
+            return false;
+        }
         true
     }
 }
