@@ -203,6 +203,17 @@ fi
 
 note "--features openssl-sha1,openssl-sha256 with FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin (OpenSSL hashing compiled, not selected)"
 export FLAGSPLIT_SHA1_PROVIDER=dc FLAGSPLIT_SHA1_UNSAFE_PROVIDER=block FLAGSPLIT_SHA256_PROVIDER=builtin
+if build openssl-hash-unselected --features openssl-sha1,openssl-sha256; then
+	expect_options openssl-hash-unselected "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
+	expect_links openssl-hash-unselected "$F" nocrypto nossl
+	expect_links openssl-hash-unselected "$S" nocrypto nossl
+fi
+if build_gnuld openssl-hash-unselected-gnuld --features openssl-sha1,openssl-sha256; then
+	expect_links openssl-hash-unselected-gnuld "$G" nocrypto nossl
+	expect_links openssl-hash-unselected-gnuld "$GS" nocrypto nossl
+fi
+unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER FLAGSPLIT_SHA256_PROVIDER
+
 # PACKAGING.md's whole-graph settings, run as written there: graph-wide RUST_BACKEND_* variables
 # select for flagsplit's facilities by kind, and their origins say so.
 graph_recipe=$(awk '$0 == "<!-- graph-wide recipe -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
@@ -236,16 +247,6 @@ else
 		grep -qF "kinds: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd" "$log/graph-typo" &&
 		pass "graph-typo: RUST_BACKEND_SHA is refused, listing the kinds" || { cat "$log/graph-typo"; fail "graph-typo: wrong message"; }
 fi
-if build openssl-hash-unselected --features openssl-sha1,openssl-sha256; then
-	expect_options openssl-hash-unselected "$F" "+SHA-1: SHA1_DC" "+non-collision-detecting-SHA-1: SHA1_BLK" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+SHA-256: SHA256_BLK" "+sha256-provider: builtin (from FLAGSPLIT_SHA256_PROVIDER)" "-^OpenSSL:"
-	expect_links openssl-hash-unselected "$F" nocrypto nossl
-	expect_links openssl-hash-unselected "$S" nocrypto nossl
-fi
-if build_gnuld openssl-hash-unselected-gnuld --features openssl-sha1,openssl-sha256; then
-	expect_links openssl-hash-unselected-gnuld "$G" nocrypto nossl
-	expect_links openssl-hash-unselected-gnuld "$GS" nocrypto nossl
-fi
-unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER FLAGSPLIT_SHA256_PROVIDER
 
 note "--no-default-features --features openssl-tls"
 if build openssl-tls --no-default-features --features openssl-tls; then
