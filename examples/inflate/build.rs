@@ -3,7 +3,8 @@
 //! `.cargo/config.toml` `[env]`; `INFLATE_DEMO_CONFIG` may name a file), emit
 //! `cfg(inflate_demo_inflate = "...")`, and write the build-options table that
 //! `inflate_demo::build_options()` prints. A library: a feature compiles its provider and the
-//! default stays `miniz`; a compiled provider nobody selects gets a warning.
+//! default stays `miniz`; a compiled provider nobody selects gets a warning (an error when the
+//! library comes from a registry or git).
 
 #[path = "src/spec.rs"]
 mod spec;
