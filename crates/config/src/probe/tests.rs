@@ -1103,6 +1103,7 @@ fn the_graph_wide_link_policy_statics_a_system_library_and_stops_at_a_sys_crate(
 }
 
 #[test]
+#[cfg(feature = "build-script")]
 fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
     let env = FakeEnv {
         vars: vec![("DEP_Z_ROOT", "/out".into())],
