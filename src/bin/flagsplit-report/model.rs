@@ -118,6 +118,27 @@ fn schema_1(file: &str, v: &Value) -> Result<Run, Unreadable> {
             rounds: 1,
         });
     }
+    // The checksum commands timed as whole processes (`commands`, added to schema 1): bars in the
+    // same group as the in-process figure of their algorithm and size, so both show side by side.
+    for c in v["commands"].as_array().into_iter().flatten() {
+        let (Some(size), Some(mbs)) = (c["size_bytes"].as_u64(), c["mb_per_s"].as_f64()) else {
+            continue;
+        };
+        figures.push(Figure {
+            section: "throughput".into(),
+            label: format!(
+                "{}, whole command `flagsplit {}`",
+                text(c, "provider"),
+                text(c, "command")
+            ),
+            algorithm: format!("{} {}", text(c, "facility"), size_label(size)),
+            metric: "mb_per_s".into(),
+            value: mbs,
+            unit: "MB/s".into(),
+            method: "flagsplit bench, the whole process on a file in the page cache, median".into(),
+            rounds: 1,
+        });
+    }
     if let Some(n) = v["startup"]["instructions"].as_f64() {
         figures.push(Figure {
             section: "startup".into(),
@@ -368,6 +389,7 @@ mod tests {
         "build": {"providers": {"sha1": {"provider": "dc"}, "md5": "builtin"}},
         "throughput": [{"facility": "sha1", "provider": "dc", "size_bytes": 65536, "mb_per_s": 1500.5, "ns_per_message": 1}],
         "startup": {"command": "/x/release/flagsplit sha1sum /dev/null", "instructions": 377538},
+        "commands": [{"facility": "sha1", "provider": "dc", "command": "sha1sum", "size_bytes": 65536, "wall_s": 0.001, "mb_per_s": 900.25}],
         "fsck": null}"#;
 
     #[test]
@@ -375,9 +397,14 @@ mod tests {
         let run = parse("a.json", ONE).expect("schema 1");
         assert_eq!(run.build, "md5=builtin sha1=dc");
         assert_eq!(run.machine, "CPU X, 2 CPUs");
-        assert_eq!(run.figures.len(), 2);
+        assert_eq!(run.figures.len(), 3);
         assert_eq!(run.figures[0].algorithm, "sha1 64 KiB");
-        assert_eq!(run.figures[1].label, "flagsplit sha1sum /dev/null");
+        assert_eq!(run.figures[1].algorithm, "sha1 64 KiB");
+        assert_eq!(
+            run.figures[1].label,
+            "dc, whole command `flagsplit sha1sum`"
+        );
+        assert_eq!(run.figures[2].label, "flagsplit sha1sum /dev/null");
         let two = r#"{"schema": 2, "generator": {"name": "scripts/bench-builds.sh"},
             "machine": {"cpu_model": "CPU Y"}, "builds": {"default": {}, "sha1-block": {}},
             "figures": [
@@ -407,6 +434,9 @@ mod tests {
         );
         let charts = charts(&[run, run2]);
         assert_eq!(charts.len(), 3);
+        // The whole command beside the in-process figure of the same algorithm and size.
+        let values: Vec<f64> = charts[0].groups[0].bars.iter().map(|b| b.value).collect();
+        assert_eq!(values, [1500.5, 900.25]);
         let fsck = &charts[2].groups[0].bars;
         // The ratio is taken within the second run only.
         assert_eq!(fsck[1].ratio.map(|r| (r * 100.0).round()), Some(15.0));
