@@ -700,9 +700,9 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                 continue;
             }
             let allowed = if rule.only.is_empty() {
-                "no executable".to_string()
+                "which the policy lets no executable link".to_string()
             } else {
-                rule.only.join(", ")
+                format!("which only {} may link", rule.only.join(", "))
             };
             let mut notes = vec![
                 ("needed".to_string(), exe.needed.join(" ")),
@@ -745,7 +745,7 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
             ));
             out.violations.push(Violation {
                 title: format!(
-                    "executable `{}` links {}, which only {allowed} may link",
+                    "executable `{}` links {}, {allowed}",
                     exe.name,
                     linked.join(", ")
                 ),
@@ -973,7 +973,7 @@ pub(crate) mod tests {
         let o = evaluate(&p, &r);
         assert_eq!(o.violations.len(), 1);
         let text = o.violations[0].to_string();
-        assert!(text.starts_with("error[policy]: executable `app` links libssl.so.3, which only no executable may link"), "{text}");
+        assert!(text.starts_with("error[policy]: executable `app` links libssl.so.3, which the policy lets no executable link"), "{text}");
         assert!(text.contains("= selected by: tls-a v0.1.0: `tls` = openssl (from graph-wide RUST_BACKEND_TLS (graph-variable)), which links libssl, libcrypto"), "{text}");
         let p = parse("p.toml", "[[libraries]]\nlibrary = \"libssl\"\nonly = [\"app\", \"gone\"]\n").unwrap();
         let o = evaluate(&p, &r);

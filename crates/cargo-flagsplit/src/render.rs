@@ -71,9 +71,9 @@ fn crate_items(c: &CrateReport) -> Vec<(String, Vec<String>)> {
                     s.push_str(&format!(" {v}"));
                 }
                 s.push_str(&format!(
-                    " ({}, {})",
-                    l.located_by,
-                    if l.static_link { "static" } else { "dynamic" }
+                    ", {}, located by {}",
+                    if l.static_link { "static" } else { "dynamic" },
+                    l.located_by
                 ));
                 s
             })
@@ -176,7 +176,7 @@ mod tests {
              tls-a v0.1.0 (library, x86_64-unknown-linux-gnu, host copy for build scripts)\n\
              ├── tls (kind tls): openssl, from graph-wide RUST_BACKEND_TLS\n\
              │   compiled: none, openssl\n\
-             └── libraries: openssl 3.0.13 (pkg-config, dynamic)\n\
+             └── libraries: openssl 3.0.13, dynamic, located by pkg-config\n\
              zlib-c v0.1.0 (library, x86_64-unknown-linux-gnu)\n\
              └── inflate (kind zlib): pure-rust, from default\n    \
              compiled: pure-rust, system (unselected)\n\
