@@ -146,7 +146,7 @@ needed_is a-json app "$CARGO_TARGET_DIR/debug/app"
 
 note "(b) ${G}_TLS=openssl: both TLS libraries, from the graph-wide setting"
 st=0; gw b ${G}_TLS=openssl || st=$?; status_is b 0 $st
-lines b "2*└── tls (kind tls): openssl, from graph-wide ${G}_TLS" "2*│   compiled: none, openssl" \
+lines b "2*├── tls (kind tls): openssl, from graph-wide ${G}_TLS" "2*│   compiled: none, openssl" \
 	"└── inflate (kind zlib): pure-rust, from default" "graph-wide settings: ${G}_TLS=openssl"
 has b "└── links: libssl.so.3 libcrypto.so.3"
 st=0; gw b-json ${G}_TLS=openssl -- --json || st=$?; status_is b-json 0 $st
@@ -184,7 +184,7 @@ json unread-json "RUST_BACKEND_ZSTD and the file's zstd unread, tls read" '[(s["
 
 note "(c) tls-b's own variable beats the graph-wide setting"
 st=0; gw c ${G}_TLS=openssl TLS_B_TLS_PROVIDER=none || st=$?; status_is c 0 $st
-lines c "1*└── tls (kind tls): openssl, from graph-wide ${G}_TLS" "1*└── tls (kind tls): none, from TLS_B_TLS_PROVIDER"
+lines c "1*├── tls (kind tls): openssl, from graph-wide ${G}_TLS" "1*└── tls (kind tls): none, from TLS_B_TLS_PROVIDER"
 st=0; gw c-json ${G}_TLS=openssl TLS_B_TLS_PROVIDER=none -- --json || st=$?; status_is c-json 0 $st
 json c-json "tls-a openssl (graph-variable), tls-b none (variable)" 'fac("tls-a")[0]["selected"] == "openssl" and fac("tls-a")[0]["origin_kind"] == "graph-variable" and fac("tls-b")[0]["selected"] == "none" and fac("tls-b")[0]["origin"] == "TLS_B_TLS_PROVIDER" and fac("tls-b")[0]["origin_kind"] == "variable"'
 json c-json "app still links libssl (tls-a)" '"libssl.so.3" in exe("app")["needed"]'
@@ -219,7 +219,7 @@ st=0; gw missing -- check --policy "$work/nonexistent.toml" || st=$?; status_is 
 has missing.err "error: $work/nonexistent.toml: cannot read the policy file: No such file or directory" "= fix: give an existing TOML file with --policy"
 printf '[[deny]]\nprovider = "rustls\n' >"$work/invalid.toml"
 st=0; gw invalid -- check --policy "$work/invalid.toml" || st=$?; status_is invalid 2 $st
-has invalid.err "error: $work/invalid.toml:2:12: invalid TOML" "= fix: correct the TOML syntax at that position"
+has invalid.err "error: $work/invalid.toml:2:19: invalid TOML: invalid character in string" "= fix: correct the TOML syntax at that position"
 printf '[[deny]]\nprovider = "rustls"\nkinds = "tls"\n' >"$work/unknown-key.toml"
 st=0; gw unknown-key -- check --policy "$work/unknown-key.toml" || st=$?; status_is unknown-key 2 $st
 has unknown-key.err "error: $work/unknown-key.toml:3:1: unknown key \`kinds\` in [[deny]]" "  = valid: provider, shared, kind, crate, reason" "  = fix: remove \`kinds\` or use one of the valid keys"
@@ -237,7 +237,11 @@ st=0; gw bad-flag -- --bogus || st=$?; status_is bad-flag 2 $st
 st=0; gw build-fails ${G}_TLS=rustls || st=$?; status_is build-fails 101 $st
 has build-fails.err "error: tls-a@0.1.0: ${G}_TLS=rustls"
 [ -s "$log/build-fails" ] && fail "build-fails: a report on standard output" || pass "build-fails: no report"
-(cd "$work" && cargo new --lib --vcs none --offline empty) >"$log/new" 2>&1 && printf '\n[workspace]\n' >>"$work/empty/Cargo.toml" && pass "cargo new --lib empty" || { cat "$log/new"; fail "cargo new --lib"; }
+# A workspace of its own (its root stops Cargo's search upwards, so `cargo new` leaves flagsplit's
+# workspace alone) with one new library.
+mkdir -p "$work/empty"
+printf '[workspace]\nmembers = ["lib"]\nresolver = "2"\n' >"$work/empty/Cargo.toml"
+(cd "$work/empty" && cargo new --lib --vcs none --offline lib) >"$log/new" 2>&1 && pass "cargo new --lib" || { cat "$log/new"; fail "cargo new --lib"; }
 st=0; fs empty "$work/empty" -- --offline || st=$?; status_is empty 0 $st
 lines empty "no crate in this build uses flagsplit-config"
 st=0; fs empty-check "$work/empty" -- --offline check --policy "$work/deny.toml" || st=$?; status_is empty-check 0 $st

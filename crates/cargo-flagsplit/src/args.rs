@@ -85,7 +85,10 @@ fn build_flags() -> Vec<Arg> {
             .action(ArgAction::Append)
             .help("Space or comma separated list of features to activate")
             .global(true),
-        flag("no-default-features", "Do not activate the `default` feature"),
+        flag(
+            "no-default-features",
+            "Do not activate the `default` feature",
+        ),
         flag("all-features", "Activate all available features"),
         Arg::new("target")
             .long("target")

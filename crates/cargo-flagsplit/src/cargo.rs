@@ -41,10 +41,15 @@ impl Messages {
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
         match message.get("reason").and_then(Value::as_str) {
             Some("build-script-executed") => {
-                if let (Some(id), Some(out_dir)) = (text(&message, "package_id"), text(&message, "out_dir")) {
+                if let (Some(id), Some(out_dir)) =
+                    (text(&message, "package_id"), text(&message, "out_dir"))
+                {
                     let out_dir = PathBuf::from(out_dir);
                     if !self.scripts.iter().any(|s| s.out_dir == out_dir) {
-                        self.scripts.push(ScriptRun { package_id: id, out_dir });
+                        self.scripts.push(ScriptRun {
+                            package_id: id,
+                            out_dir,
+                        });
                     }
                 }
             }
@@ -56,10 +61,16 @@ impl Messages {
                     .and_then(Value::as_array)
                     .is_some_and(|k| k.iter().any(|k| k == "bin"));
                 let name = target.and_then(|t| text(t, "name"));
-                if let (Some(path), Some(name), Some(id), true) = (exe, name, text(&message, "package_id"), is_bin) {
+                if let (Some(path), Some(name), Some(id), true) =
+                    (exe, name, text(&message, "package_id"), is_bin)
+                {
                     let path = PathBuf::from(path);
                     if !self.executables.iter().any(|e| e.path == path) {
-                        self.executables.push(Artifact { name, package_id: id, path });
+                        self.executables.push(Artifact {
+                            name,
+                            package_id: id,
+                            path,
+                        });
                     }
                 }
             }
@@ -151,7 +162,9 @@ mod tests {
             ("flagsplit-cli".into(), "0.1.0".into())
         );
         assert_eq!(
-            package_name_version("registry+https://github.com/rust-lang/crates.io-index#serde@1.0.229"),
+            package_name_version(
+                "registry+https://github.com/rust-lang/crates.io-index#serde@1.0.229"
+            ),
             ("serde".into(), "1.0.229".into())
         );
         assert_eq!(
@@ -163,15 +176,27 @@ mod tests {
     #[test]
     fn host_and_target_copies() {
         let t = Some("x86_64-unknown-linux-gnu");
-        assert_eq!(copy_of(Path::new("/t/debug/build/tls-a-1/out"), None), Copy::Target);
-        assert_eq!(copy_of(Path::new("/t/debug/build/tls-a-1/out"), t), Copy::Host);
         assert_eq!(
-            copy_of(Path::new("/t/x86_64-unknown-linux-gnu/debug/build/tls-a-2/out"), t),
+            copy_of(Path::new("/t/debug/build/tls-a-1/out"), None),
+            Copy::Target
+        );
+        assert_eq!(
+            copy_of(Path::new("/t/debug/build/tls-a-1/out"), t),
+            Copy::Host
+        );
+        assert_eq!(
+            copy_of(
+                Path::new("/t/x86_64-unknown-linux-gnu/debug/build/tls-a-2/out"),
+                t
+            ),
             Copy::Target
         );
         // A target directory whose own path holds the triple.
         assert_eq!(
-            copy_of(Path::new("/x86_64-unknown-linux-gnu/t/debug/build/tls-a-1/out"), t),
+            copy_of(
+                Path::new("/x86_64-unknown-linux-gnu/t/debug/build/tls-a-1/out"),
+                t
+            ),
             Copy::Host
         );
     }
@@ -185,7 +210,17 @@ mod tests {
         assert!(m.take(r#"{"reason":"build-finished","success":true}"#));
         assert!(!m.take("not json"));
         assert_eq!(m.scripts.len(), 1);
-        assert_eq!(m.scripts[0].out_dir, PathBuf::from("/t/debug/build/tls-a-1/out"));
-        assert_eq!(m.executables, [Artifact { name: "app".into(), package_id: "path+file:///ws/app#0.1.0".into(), path: "/t/debug/app".into() }]);
+        assert_eq!(
+            m.scripts[0].out_dir,
+            PathBuf::from("/t/debug/build/tls-a-1/out")
+        );
+        assert_eq!(
+            m.executables,
+            [Artifact {
+                name: "app".into(),
+                package_id: "path+file:///ws/app#0.1.0".into(),
+                path: "/t/debug/app".into()
+            }]
+        );
     }
 }

@@ -81,7 +81,10 @@ pub fn settings(
     if let Some((path, text)) = config {
         match text {
             Ok(text) => file_settings(path, &text, readers, &mut out, &mut warnings),
-            Err(e) => warnings.push(format!("{} names {path}, which cannot be read: {e}", graph::CONFIG)),
+            Err(e) => warnings.push(format!(
+                "{} names {path}, which cannot be read: {e}",
+                graph::CONFIG
+            )),
         }
     }
     (out, warnings)
@@ -106,7 +109,10 @@ fn file_settings(
     let root = match toml_span::parse(text) {
         Ok(root) => root,
         Err(e) => {
-            warnings.push(format!("{} file {path} is not valid TOML: {e}", graph::CONFIG));
+            warnings.push(format!(
+                "{} file {path} is not valid TOML: {e}",
+                graph::CONFIG
+            ));
             return;
         }
     };
@@ -120,7 +126,11 @@ fn file_settings(
         if key.name == "target" {
             for (scope, t) in value.as_table().into_iter().flatten() {
                 for (k, v) in t.as_table().into_iter().flatten() {
-                    entries.push((format!("target.{}.{}", scope.name, k.name), k.name.to_string(), v));
+                    entries.push((
+                        format!("target.{}.{}", scope.name, k.name),
+                        k.name.to_string(),
+                        v,
+                    ));
                 }
             }
         } else {
@@ -129,13 +139,19 @@ fn file_settings(
     }
     entries.sort_by_key(|e| e.2.span.start);
     for (name, key, value) in entries {
-        let value_text = value.as_str().map(str::to_string).unwrap_or_else(|| value.as_ref().type_str().to_string());
+        let value_text = value
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| value.as_ref().type_str().to_string());
         let place = at(value);
         match Setting::from_key(&key) {
             Some(setting) => {
                 let read = readers.reads(setting);
                 if !read {
-                    warnings.push(unread(&format!("{place}: {name} = {value_text:?}"), setting));
+                    warnings.push(unread(
+                        &format!("{place}: {name} = {value_text:?}"),
+                        setting,
+                    ));
                 }
                 out.push(GraphSetting {
                     name,
@@ -169,13 +185,19 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
     fn a_kind_no_crate_has_is_unread() {
         let kinds: BTreeSet<String> = ["tls".to_string()].into();
-        let readers = Readers { kinds: &kinds, any_crate: true };
+        let readers = Readers {
+            kinds: &kinds,
+            any_crate: true,
+        };
         let (s, w) = settings(
             &env(&[
                 ("RUST_BACKEND_TLS", "openssl"),
@@ -198,17 +220,26 @@ mod tests {
         );
         assert_eq!(
             w,
-            ["RUST_BACKEND_ZSTD=system: no crate of this build has a facility of kind zstd, so nothing reads it"]
+            [
+                "RUST_BACKEND_ZSTD=system: no crate of this build has a facility of kind zstd, so nothing reads it"
+            ]
         );
     }
 
     #[test]
     fn misspelt_names_and_file_entries() {
         let kinds: BTreeSet<String> = ["zlib".to_string()].into();
-        let readers = Readers { kinds: &kinds, any_crate: true };
-        let text = "zlib = \"system\"\n[target.x86_64-unknown-linux-gnu]\ntls = \"openssl\"\n".to_string();
+        let readers = Readers {
+            kinds: &kinds,
+            any_crate: true,
+        };
+        let text =
+            "zlib = \"system\"\n[target.x86_64-unknown-linux-gnu]\ntls = \"openssl\"\n".to_string();
         let (s, w) = settings(
-            &env(&[("RUST_BACKEND_TSL", "openssl"), ("RUST_BACKEND_CONFIG", "/b.toml")]),
+            &env(&[
+                ("RUST_BACKEND_TSL", "openssl"),
+                ("RUST_BACKEND_CONFIG", "/b.toml"),
+            ]),
             &["x86_64-unknown-linux-gnu"],
             Some(("/b.toml", Ok(text))),
             &readers,

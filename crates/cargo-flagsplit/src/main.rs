@@ -172,12 +172,9 @@ fn collect(args: &Args, messages: &cargo::Messages) -> Report {
         .iter()
         .find(|(k, _)| k == flagsplit_config::graph::CONFIG)
         .map(|(_, v)| v.clone());
-    let config = config_path.as_deref().map(|p| {
-        (
-            p,
-            std::fs::read_to_string(p).map_err(|e| e.to_string()),
-        )
-    });
+    let config = config_path
+        .as_deref()
+        .map(|p| (p, std::fs::read_to_string(p).map_err(|e| e.to_string())));
     let readers = graph::Readers {
         kinds: &kinds,
         any_crate: !crates.is_empty(),

@@ -74,7 +74,9 @@ pub struct SelectionRule {
 impl SelectionRule {
     /// Whether the rule applies to this facility of this crate.
     fn applies(&self, c: &CrateReport, f: &Facility) -> bool {
-        self.kind.as_ref().is_none_or(|k| f.kind.as_ref() == Some(k))
+        self.kind
+            .as_ref()
+            .is_none_or(|k| f.kind.as_ref() == Some(k))
             && self
                 .krate
                 .as_ref()
@@ -309,6 +311,14 @@ fn by_position<'a, 'de>(
     v
 }
 
+/// One key of a rule table: its text (a string) or its list (`only`), and where its value starts.
+struct Field {
+    name: String,
+    list: Option<Vec<String>>,
+    text: Option<String>,
+    span: Span,
+}
+
 /// The keys of a rule table: unknown ones are errors; each value must be a string, except
 /// `only` (an array of strings).
 fn strings_of(
@@ -317,7 +327,7 @@ fn strings_of(
     valid: &[&str],
     t: &Table<'_>,
     errors: &mut Vec<PolicyError>,
-) -> Vec<(String, Option<Vec<String>>, Option<String>, Span)> {
+) -> Vec<Field> {
     let mut out = Vec::new();
     for (key, value) in by_position(t) {
         let name = key.name.as_ref();
@@ -332,21 +342,52 @@ fn strings_of(
         }
         if name == "only" {
             let Some(items) = value.as_array() else {
-                errors.push(type_error(lines, value, table_name, name, "an array of strings", "only = [\"flagsplit-imap-send\"]"));
+                errors.push(type_error(
+                    lines,
+                    value,
+                    table_name,
+                    name,
+                    "an array of strings",
+                    "only = [\"flagsplit-imap-send\"]",
+                ));
                 continue;
             };
             let mut list = Vec::new();
             for item in items {
                 match item.as_str() {
                     Some(s) => list.push(s.to_string()),
-                    None => errors.push(type_error(lines, item, table_name, name, "an array of strings", "only = [\"flagsplit-imap-send\"]")),
+                    None => errors.push(type_error(
+                        lines,
+                        item,
+                        table_name,
+                        name,
+                        "an array of strings",
+                        "only = [\"flagsplit-imap-send\"]",
+                    )),
                 }
             }
-            out.push((name.to_string(), Some(list), None, key.span));
+            out.push(Field {
+                name: name.to_string(),
+                list: Some(list),
+                text: None,
+                span: key.span,
+            });
         } else {
             match value.as_str() {
-                Some(s) => out.push((name.to_string(), None, Some(s.to_string()), Span::new(value_start(lines.text, value), value.span.end))),
-                None => errors.push(type_error(lines, value, table_name, name, "a string", &format!("{name} = \"...\""))),
+                Some(s) => out.push(Field {
+                    name: name.to_string(),
+                    list: None,
+                    text: Some(s.to_string()),
+                    span: Span::new(value_start(lines.text, value), value.span.end),
+                }),
+                None => errors.push(type_error(
+                    lines,
+                    value,
+                    table_name,
+                    name,
+                    "a string",
+                    &format!("{name} = \"...\""),
+                )),
             }
         }
     }
@@ -384,30 +425,31 @@ fn selection_rule(
     let get = |k: &str| {
         fields
             .iter()
-            .find(|f| f.0 == k)
-            .and_then(|f| f.2.clone().map(|v| (v, f.3)))
+            .find(|f| f.name == k)
+            .and_then(|f| f.text.clone().map(|v| (v, f.span)))
     };
     let kind = get("kind");
-    if let Some((k, span)) = &kind {
-        if !KINDS.contains(&k.as_str()) {
-            errors.push(PolicyError {
-                at: lines.at(*span).to_string(),
-                message: format!("`kind = {k:?}` is no facility kind"),
-                valid: Some(KINDS.join(", ")),
-                fix: "use one of the kinds flagsplit-config defines".into(),
-            });
-        }
+    if let Some((k, span)) = &kind
+        && !KINDS.contains(&k.as_str())
+    {
+        errors.push(PolicyError {
+            at: lines.at(*span).to_string(),
+            message: format!("`kind = {k:?}` is no facility kind"),
+            valid: Some(KINDS.join(", ")),
+            fix: "use one of the kinds flagsplit-config defines".into(),
+        });
     }
     let shared = get("shared");
-    if let Some((s, span)) = &shared {
-        if !SHARED_PROVIDERS.contains(&s.as_str()) {
-            errors.push(PolicyError {
-                at: lines.at(*span).to_string(),
-                message: format!("`shared = {s:?}` is no shared provider name"),
-                valid: Some(SHARED_PROVIDERS.join(", ")),
-                fix: "use one of the shared names, or `provider = ...` for a crate's own provider name".into(),
-            });
-        }
+    if let Some((s, span)) = &shared
+        && !SHARED_PROVIDERS.contains(&s.as_str())
+    {
+        errors.push(PolicyError {
+            at: lines.at(*span).to_string(),
+            message: format!("`shared = {s:?}` is no shared provider name"),
+            valid: Some(SHARED_PROVIDERS.join(", ")),
+            fix: "use one of the shared names, or `provider = ...` for a crate's own provider name"
+                .into(),
+        });
     }
     let choice = match (get("provider"), shared) {
         (Some((p, _)), None) => Some(Choice::Provider(p)),
@@ -451,9 +493,18 @@ fn library_rule(
 ) -> Option<LibraryRule> {
     let before = errors.len();
     let fields = strings_of(lines, "libraries", LIBRARY_KEYS, t, errors);
-    let library = fields.iter().find(|f| f.0 == "library").and_then(|f| f.2.clone());
-    let only = fields.iter().find(|f| f.0 == "only").and_then(|f| f.1.clone());
-    let reason = fields.iter().find(|f| f.0 == "reason").and_then(|f| f.2.clone());
+    let library = fields
+        .iter()
+        .find(|f| f.name == "library")
+        .and_then(|f| f.text.clone());
+    let only = fields
+        .iter()
+        .find(|f| f.name == "only")
+        .and_then(|f| f.list.clone());
+    let reason = fields
+        .iter()
+        .find(|f| f.name == "reason")
+        .and_then(|f| f.text.clone());
     let mut missing = |key: &str, example: &str| {
         errors.push(PolicyError {
             at: at.to_string(),
@@ -463,7 +514,10 @@ fn library_rule(
         })
     };
     if library.is_none() {
-        missing("library", "`library = \"libssl\"` (matched against NEEDED sonames)");
+        missing(
+            "library",
+            "`library = \"libssl\"` (matched against NEEDED sonames)",
+        );
     }
     if only.is_none() {
         missing(
@@ -543,7 +597,10 @@ fn fix_for(f: &Facility, alternatives: &[&str]) -> String {
     let own = format!("{}={others}", f.variable);
     let graph = |what: &str| {
         let var = what.strip_prefix("graph-wide ").unwrap_or(what);
-        format!("{var} chose it for every facility of kind {}: change or unset it, or set {own} for this crate alone", f.kind.as_deref().unwrap_or("?"))
+        format!(
+            "{var} chose it for every facility of kind {}: change or unset it, or set {own} for this crate alone",
+            f.kind.as_deref().unwrap_or("?")
+        )
     };
     match f.origin_kind.as_str() {
         "graph-variable" => graph(&f.origin),
@@ -552,7 +609,10 @@ fn fix_for(f: &Facility, alternatives: &[&str]) -> String {
             f.origin.strip_prefix("graph-wide ").unwrap_or(&f.origin)
         ),
         "variable" => format!("{} chose it: set {own} instead", f.origin),
-        "file" => format!("the config file entry at {} chose it: change it, or set {own}", f.origin),
+        "file" => format!(
+            "the config file entry at {} chose it: change it, or set {own}",
+            f.origin
+        ),
         "feature" => format!(
             "the application's feature chose it ({}): turn that feature off, or set {own}",
             f.origin
@@ -580,15 +640,19 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                 .iter()
                 .filter(|p| p.compiled && p.name != f.selected)
                 .filter(|p| {
-                    !rule
-                        .choice
-                        .selected_by(&Facility { selected: p.name.clone(), ..f.clone() })
+                    !rule.choice.selected_by(&Facility {
+                        selected: p.name.clone(),
+                        ..f.clone()
+                    })
                 })
                 .map(|p| p.name.as_str())
                 .collect();
             let mut notes = vec![
                 ("origin".to_string(), origin_note(f)),
-                ("rule".to_string(), format!("{} [[deny]] {}", rule.at, rule.describe())),
+                (
+                    "rule".to_string(),
+                    format!("{} [[deny]] {}", rule.at, rule.describe()),
+                ),
             ];
             if let Some(r) = &rule.reason {
                 notes.push(("reason".into(), r.clone()));
@@ -599,10 +663,14 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                     "{}: facility `{}`{} selects {}{}, which the policy denies",
                     crate_label(c),
                     f.name,
-                    f.kind.as_ref().map(|k| format!(" (kind {k})")).unwrap_or_default(),
+                    f.kind
+                        .as_ref()
+                        .map(|k| format!(" (kind {k})"))
+                        .unwrap_or_default(),
                     f.selected,
                     match (&rule.choice, f.selected_shared()) {
-                        (Choice::Shared(_), Some(s)) if s != f.selected => format!(" (answers to {s})"),
+                        (Choice::Shared(_), Some(s)) if s != f.selected =>
+                            format!(" (answers to {s})"),
                         _ => String::new(),
                     }
                 ),
@@ -624,7 +692,10 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
             };
             let mut notes = vec![
                 ("origin".to_string(), origin_note(f)),
-                ("rule".to_string(), format!("{} [[require]] {}", rule.at, rule.describe())),
+                (
+                    "rule".to_string(),
+                    format!("{} [[require]] {}", rule.at, rule.describe()),
+                ),
             ];
             if let Some(r) = &rule.reason {
                 notes.push(("reason".into(), r.clone()));
@@ -634,7 +705,10 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                     .providers
                     .iter()
                     .filter(|p| {
-                        rule.choice.selected_by(&Facility { selected: p.name.clone(), ..f.clone() })
+                        rule.choice.selected_by(&Facility {
+                            selected: p.name.clone(),
+                            ..f.clone()
+                        })
                     })
                     .filter_map(|p| p.feature.as_ref().map(|x| format!("`{x}` ({})", p.name)))
                     .collect();
@@ -663,7 +737,10 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                     "{}: facility `{}`{} selects {}, where the policy requires {want}",
                     crate_label(c),
                     f.name,
-                    f.kind.as_ref().map(|k| format!(" (kind {k})")).unwrap_or_default(),
+                    f.kind
+                        .as_ref()
+                        .map(|k| format!(" (kind {k})"))
+                        .unwrap_or_default(),
                     f.selected,
                 ),
                 notes,
@@ -712,7 +789,11 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                         "{} [[libraries]] library = {:?}, only = [{}]",
                         rule.at,
                         rule.library,
-                        rule.only.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>().join(", ")
+                        rule.only
+                            .iter()
+                            .map(|o| format!("{o:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ),
             ];
@@ -721,8 +802,13 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
             }
             // The selections in the build whose provider links the library: the likely cause.
             for (c, f) in report.facilities() {
-                let Some(p) = f.selected_provider() else { continue };
-                if p.links.iter().any(|l| soname_matches(l, &rule.library) || soname_matches(&rule.library, l)) {
+                let Some(p) = f.selected_provider() else {
+                    continue;
+                };
+                if p.links
+                    .iter()
+                    .any(|l| soname_matches(l, &rule.library) || soname_matches(&rule.library, l))
+                {
                     notes.push((
                         "selected by".into(),
                         format!(
@@ -805,7 +891,10 @@ pub(crate) mod tests {
         assert!(e[0].message.contains("unknown table or key `denny`"));
         assert_eq!(e[0].valid.as_deref(), Some("deny, require, libraries"));
         let e = errors("[deny]\nprovider = \"x\"\n");
-        assert!(e[0].message.contains("must be an array of tables, found table"));
+        assert!(
+            e[0].message
+                .contains("must be an array of tables, found table")
+        );
         assert!(e[0].fix.contains("[[deny]]"));
     }
 
@@ -813,7 +902,10 @@ pub(crate) mod tests {
     fn wrong_types() {
         let e = errors("[[libraries]]\nlibrary = \"libssl\"\nonly = \"app\"\n");
         assert_eq!(e[0].at, "p.toml:3:8");
-        assert!(e[0].message.contains("`only` in [[libraries]] must be an array of strings, found string"));
+        assert!(
+            e[0].message
+                .contains("`only` in [[libraries]] must be an array of strings, found string")
+        );
         let e = errors("[[deny]]\nprovider = 3\n");
         assert_eq!(e[0].at, "p.toml:2:12");
         assert!(e[0].message.contains("must be a string, found integer"));
@@ -823,8 +915,15 @@ pub(crate) mod tests {
     fn bad_names_and_missing_keys() {
         let e = errors("[[deny]]\nshared = \"opnessl\"\nkind = \"tsl\"\n");
         assert_eq!(e.len(), 2);
-        assert!(e.iter().any(|e| e.message.contains("no facility kind") && e.at == "p.toml:3:8"));
-        assert!(e.iter().any(|e| e.valid.as_deref().is_some_and(|v| v.contains("openssl, rustls"))));
+        assert!(
+            e.iter()
+                .any(|e| e.message.contains("no facility kind") && e.at == "p.toml:3:8")
+        );
+        assert!(e.iter().any(|e| {
+            e.valid
+                .as_deref()
+                .is_some_and(|v| v.contains("openssl, rustls"))
+        }));
         let e = errors("[[require]]\nkind = \"zlib\"\n");
         assert!(e[0].message.contains("names no provider"));
         let e = errors("[[deny]]\nprovider = \"a\"\nshared = \"openssl\"\n");
@@ -858,7 +957,12 @@ pub(crate) mod tests {
         assert!(soname_matches("libz.so.1", "libz"));
     }
 
-    pub(crate) fn tls_crate(name: &str, selected: &str, origin: &str, origin_kind: &str) -> CrateReport {
+    pub(crate) fn tls_crate(
+        name: &str,
+        selected: &str,
+        origin: &str,
+        origin_kind: &str,
+    ) -> CrateReport {
         CrateReport {
             name: name.into(),
             version: "0.1.0".into(),
@@ -877,7 +981,12 @@ pub(crate) mod tests {
                     kind: Some("tls".into()),
                     variable: format!("{}_TLS_PROVIDER", name.to_uppercase().replace('-', "_")),
                     providers: vec![
-                        Provider { name: "none".into(), compiled: true, answers_to: Some("none".into()), ..Default::default() },
+                        Provider {
+                            name: "none".into(),
+                            compiled: true,
+                            answers_to: Some("none".into()),
+                            ..Default::default()
+                        },
                         Provider {
                             name: "openssl".into(),
                             feature: Some("openssl".into()),
@@ -914,10 +1023,19 @@ pub(crate) mod tests {
 
     #[test]
     fn deny_names_the_crate_the_facility_and_the_origin() {
-        let p = parse("p.toml", "[[deny]]\nshared = \"openssl\"\nkind = \"tls\"\nreason = \"rustls only\"\n").unwrap();
+        let p = parse(
+            "p.toml",
+            "[[deny]]\nshared = \"openssl\"\nkind = \"tls\"\nreason = \"rustls only\"\n",
+        )
+        .unwrap();
         let r = report(
             vec![
-                tls_crate("tls-a", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable"),
+                tls_crate(
+                    "tls-a",
+                    "openssl",
+                    "graph-wide RUST_BACKEND_TLS",
+                    "graph-variable",
+                ),
                 tls_crate("tls-b", "none", "TLS_B_TLS_PROVIDER", "variable"),
             ],
             &[],
@@ -926,8 +1044,14 @@ pub(crate) mod tests {
         assert_eq!(o.violations.len(), 1);
         let text = o.violations[0].to_string();
         assert!(text.starts_with("error[policy]: tls-a v0.1.0: facility `tls` (kind tls) selects openssl, which the policy denies"), "{text}");
-        assert!(text.contains("\n  = origin: graph-wide RUST_BACKEND_TLS (graph-variable)"), "{text}");
-        assert!(text.contains("\n  = rule: p.toml:1:1 [[deny]] shared = \"openssl\", kind = \"tls\""), "{text}");
+        assert!(
+            text.contains("\n  = origin: graph-wide RUST_BACKEND_TLS (graph-variable)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  = rule: p.toml:1:1 [[deny]] shared = \"openssl\", kind = \"tls\""),
+            "{text}"
+        );
         assert!(text.contains("\n  = reason: rustls only"));
         assert!(text.contains("RUST_BACKEND_TLS chose it for every facility of kind tls: change or unset it, or set TLS_A_TLS_PROVIDER=<one of: none> for this crate alone"), "{text}");
         // The same policy holds with the default selected.
@@ -940,8 +1064,18 @@ pub(crate) mod tests {
         let p = parse("p.toml", "[[deny]]\nprovider = \"openssl\"\ncrate = \"tls-b\"\n[[deny]]\nprovider = \"openssl\"\nkind = \"zlib\"\n").unwrap();
         let r = report(
             vec![
-                tls_crate("tls-a", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable"),
-                tls_crate("tls-b", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable"),
+                tls_crate(
+                    "tls-a",
+                    "openssl",
+                    "graph-wide RUST_BACKEND_TLS",
+                    "graph-variable",
+                ),
+                tls_crate(
+                    "tls-b",
+                    "openssl",
+                    "graph-wide RUST_BACKEND_TLS",
+                    "graph-variable",
+                ),
             ],
             &[],
         );
@@ -957,8 +1091,18 @@ pub(crate) mod tests {
         let o = evaluate(&p, &r);
         assert_eq!(o.violations.len(), 1);
         let text = o.violations[0].to_string();
-        assert!(text.contains("selects none, where the policy requires a provider answering to openssl"), "{text}");
-        assert!(text.contains("= fix: select it: TLS_A_TLS_PROVIDER=openssl, or RUST_BACKEND_TLS=openssl"), "{text}");
+        assert!(
+            text.contains(
+                "selects none, where the policy requires a provider answering to openssl"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "= fix: select it: TLS_A_TLS_PROVIDER=openssl, or RUST_BACKEND_TLS=openssl"
+            ),
+            "{text}"
+        );
         assert_eq!(o.warnings.len(), 1);
         assert!(o.warnings[0].contains("no facility of this build matches it"));
     }
@@ -967,7 +1111,12 @@ pub(crate) mod tests {
     fn libraries_only_names_the_executable_and_the_selection() {
         let p = parse("p.toml", "[[libraries]]\nlibrary = \"libssl\"\nonly = []\n").unwrap();
         let r = report(
-            vec![tls_crate("tls-a", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable")],
+            vec![tls_crate(
+                "tls-a",
+                "openssl",
+                "graph-wide RUST_BACKEND_TLS",
+                "graph-variable",
+            )],
             &["libssl.so.3", "libcrypto.so.3", "libc.so.6"],
         );
         let o = evaluate(&p, &r);
@@ -975,7 +1124,11 @@ pub(crate) mod tests {
         let text = o.violations[0].to_string();
         assert!(text.starts_with("error[policy]: executable `app` links libssl.so.3, which the policy lets no executable link"), "{text}");
         assert!(text.contains("= selected by: tls-a v0.1.0: `tls` = openssl (from graph-wide RUST_BACKEND_TLS (graph-variable)), which links libssl, libcrypto"), "{text}");
-        let p = parse("p.toml", "[[libraries]]\nlibrary = \"libssl\"\nonly = [\"app\", \"gone\"]\n").unwrap();
+        let p = parse(
+            "p.toml",
+            "[[libraries]]\nlibrary = \"libssl\"\nonly = [\"app\", \"gone\"]\n",
+        )
+        .unwrap();
         let o = evaluate(&p, &r);
         assert!(o.violations.is_empty());
         assert_eq!(o.warnings.len(), 1);

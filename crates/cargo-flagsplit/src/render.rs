@@ -18,7 +18,10 @@ fn tree(out: &mut String, items: &[(String, Vec<String>)]) {
 }
 
 fn crate_heading(c: &CrateReport) -> String {
-    let mut s = format!("{} v{} ({}, {}", c.name, c.version, c.options.role, c.options.target);
+    let mut s = format!(
+        "{} v{} ({}, {}",
+        c.name, c.version, c.options.role, c.options.target
+    );
     if c.build == Copy::Host {
         s.push_str(", host copy for build scripts");
     }
@@ -55,7 +58,10 @@ fn crate_items(c: &CrateReport) -> Vec<(String, Vec<String>)> {
         };
         items.push((head, vec![format!("compiled: {compiled}")]));
     }
-    for (name, policy) in [("link", &c.options.graph.link), ("bundled", &c.options.graph.bundled)] {
+    for (name, policy) in [
+        ("link", &c.options.graph.link),
+        ("bundled", &c.options.graph.bundled),
+    ] {
         if let Some(p) = policy {
             items.push((format!("{name}: {}, from {}", p.value, p.origin), vec![]));
         }
@@ -135,15 +141,29 @@ mod tests {
             kind: Some("zlib".into()),
             variable: "ZLIB_C_INFLATE_PROVIDER".into(),
             providers: vec![
-                Provider { name: "pure-rust".into(), compiled: true, ..Default::default() },
-                Provider { name: "system".into(), feature: Some("system".into()), compiled: true, ..Default::default() },
+                Provider {
+                    name: "pure-rust".into(),
+                    compiled: true,
+                    ..Default::default()
+                },
+                Provider {
+                    name: "system".into(),
+                    feature: Some("system".into()),
+                    compiled: true,
+                    ..Default::default()
+                },
             ],
             selected: "pure-rust".into(),
             origin: "default".into(),
             origin_kind: "default".into(),
             ..Default::default()
         };
-        let mut host = tls_crate("tls-a", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable");
+        let mut host = tls_crate(
+            "tls-a",
+            "openssl",
+            "graph-wide RUST_BACKEND_TLS",
+            "graph-variable",
+        );
         host.build = Copy::Host;
         host.options.libraries = vec![Library {
             library: "openssl".into(),
@@ -153,7 +173,12 @@ mod tests {
         }];
         let mut r = report(
             vec![
-                tls_crate("tls-a", "openssl", "graph-wide RUST_BACKEND_TLS", "graph-variable"),
+                tls_crate(
+                    "tls-a",
+                    "openssl",
+                    "graph-wide RUST_BACKEND_TLS",
+                    "graph-variable",
+                ),
                 host,
                 zlib,
             ],
