@@ -296,7 +296,8 @@ st=0; fs root-openssl-tls-policy "$root" -- --locked --offline --features openss
 has root-openssl-tls-policy "policy packaging/policy.toml: holds"
 # policy-openssl.toml asks for the system zlib, which this build does not select.
 st=0; fs root-openssl-tls-policy2 "$root" -- --locked --offline --features openssl-tls check --policy packaging/policy-openssl.toml || st=$?; status_is root-openssl-tls-policy2 1 $st
-has root-openssl-tls-policy2 'error[policy]: flagsplit v0.1.0: facility `zlib` (kind zlib) selects zlib-rs, where the policy requires a provider answering to system' "  = origin: default (default)"
+has root-openssl-tls-policy2 'error[policy]: flagsplit v0.1.0: facility `zlib` (kind zlib) selects zlib-rs, where the policy requires a provider answering to system' "  = origin: default (default)" \
+	"  = fix: no such provider is compiled: turn on flagsplit's feature \`zlib-system\` (system) (an application's provider feature makes its provider the default)"
 
 note "flagsplit's workspace: the OpenSSL build (openssl-tls, the OpenSSL hashes, zlib-system)"
 ossl=(--no-default-features --features openssl-tls,openssl-sha1,openssl-sha256,openssl-md5,zlib-system)

@@ -714,11 +714,18 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                     .collect();
                 if features.is_empty() {
                     format!("{} has no such provider for `{}`", c.name, f.name)
-                } else {
+                } else if c.options.role == "application" {
                     format!(
-                        "no such provider is compiled: turn on {}'s feature {}, then select it",
+                        "no such provider is compiled: turn on {}'s feature {} (an application's provider feature makes its provider the default)",
                         c.name,
                         features.join(" or ")
+                    )
+                } else {
+                    format!(
+                        "no such provider is compiled: turn on {}'s feature {} where the application depends on it, then select it with {}",
+                        c.name,
+                        features.join(" or "),
+                        f.variable
                     )
                 }
             } else {

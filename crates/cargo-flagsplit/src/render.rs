@@ -119,7 +119,7 @@ pub fn text(report: &Report) -> String {
                 _ => format!("{}={}", s.name, s.value),
             })
             .collect();
-        let _ = writeln!(out, "graph-wide settings: {}", list.join(" "));
+        let _ = writeln!(out, "graph-wide settings: {}", list.join(", "));
     }
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
