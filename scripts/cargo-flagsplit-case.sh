@@ -308,6 +308,19 @@ for p in policy policy-openssl; do
 	has "root-openssl-$p" "policy packaging/$p.toml: holds"
 done
 
+note "PACKAGING.md's cargo flagsplit commands, as written there"
+i=0
+while IFS= read -r cmd; do
+	i=$((i + 1))
+	if (cd "$root" && eval "$cmd") >"$log/packaging-$i" 2>&1; then
+		pass "PACKAGING.md: $cmd"
+	else
+		cat "$log/packaging-$i"
+		fail "PACKAGING.md: $cmd"
+	fi
+done < <(awk '$0 == "<!-- cargo flagsplit commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
+[ "$i" -gt 0 ] || fail "PACKAGING.md has no cargo flagsplit commands"
+
 note "the working tree"
 status_after=$(git status --porcelain --untracked-files=all)
 [ "$status_after" = "$status_before" ] && pass "git status: as before the run" || fail "git status changed: $(diff <(echo "$status_before") <(echo "$status_after"))"

@@ -264,6 +264,18 @@ report_lintian_source() {
 	sed 's/^/    /' "$out/lintian-source.txt"
 }
 
+# `cargo flagsplit` (crates/cargo-flagsplit), which checks each choice's Debian build against the
+# policy committed in packaging/, from the JSON messages debian/rules keeps.
+note "cargo flagsplit, for the policy checks"
+if cargo build -q --locked --offline -p cargo-flagsplit >"$out/cargo-flagsplit-build.log" 2>&1; then
+	cargo_flagsplit=$checkout/target/debug/cargo-flagsplit
+	pass "built $cargo_flagsplit"
+else
+	cat "$out/cargo-flagsplit-build.log"
+	fail "cargo build -p cargo-flagsplit failed"
+	cargo_flagsplit=
+fi
+
 # --- per provider choice ----------------------------------------------------------------------
 for choice in "${choices[@]}"; do
 	note "provider choice $choice: Debian"
@@ -291,6 +303,19 @@ for choice in "${choices[@]}"; do
 		fail "lintian on the $choice .deb packages:"
 	fi
 	sed 's/^/    /' "$dest/lintian.txt"
+	# Only flagsplit-imap-send may link libssl; with the openssl choice, zlib is the system's.
+	policy=packaging/policy.toml
+	[ "$choice" = openssl ] && policy=packaging/policy-openssl.toml
+	messages=$dist/src/flagsplit-$debver/debian/cargo-messages.json
+	if [ -n "$cargo_flagsplit" ]; then
+		if "$cargo_flagsplit" flagsplit check --policy "$policy" --messages "$messages" >"$dest/policy.txt" 2>&1; then
+			pass "cargo flagsplit check --policy $policy: the $choice build holds: $(tail -1 "$dest/policy.txt")"
+		else
+			fail "cargo flagsplit check --policy $policy on the $choice build:"
+			sed 's/^/    /' "$dest/policy.txt"
+		fi
+		"$cargo_flagsplit" flagsplit --messages "$messages" >"$dest/cargo-flagsplit.txt" 2>&1 || true
+	fi
 	mv "$dist/src"/*.deb "$dist/src"/*.changes "$dist/src"/*.buildinfo "$dest/"
 	report_lintian_source
 

@@ -9,7 +9,9 @@
 #                            flagsplit-config's public API and its Rust 1.63 build, the example
 #                            libraries and application (examples/), flagsplit-config's guide copied
 #                            verbatim (scripts/guide-case.sh), the graph-wide settings on a workspace
-#                            of three libraries (scripts/graph-case.sh), PACKAGING.md's recipes, the
+#                            of three libraries (scripts/graph-case.sh) and `cargo flagsplit`'s
+#                            reports and policies (scripts/cargo-flagsplit-case.sh), PACKAGING.md's
+#                            recipes, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -219,6 +221,9 @@ scripts/guide-case.sh
 
 step "one choice for a whole graph: three libraries and an application, graph-wide settings, targets, link policy (tests/graph-workspace)"
 scripts/graph-case.sh
+
+step "cargo flagsplit: the backends of a whole graph reported and checked against a policy (crates/cargo-flagsplit)"
+scripts/cargo-flagsplit-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh

@@ -18,6 +18,8 @@ pub struct BuildArgs {
     pub locked: bool,
     pub offline: bool,
     pub frozen: bool,
+    /// Read Cargo's JSON messages of a build already made from this file instead of building.
+    pub messages: Option<PathBuf>,
 }
 
 /// What to do after the build.
@@ -111,6 +113,16 @@ fn build_flags() -> Vec<Arg> {
         flag("locked", "Passed to cargo build"),
         flag("offline", "Passed to cargo build"),
         flag("frozen", "Passed to cargo build"),
+        Arg::new("messages")
+            .long("messages")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help(
+                "Build nothing: read the JSON messages of a build already made \
+                 (`cargo build --message-format=json ... > FILE`, as a package recipe can save \
+                 them); the build flags are then ignored",
+            )
+            .global(true),
     ]
 }
 
@@ -195,6 +207,7 @@ fn from_matches(m: &ArgMatches) -> Args {
         locked: m.get_flag("locked"),
         offline: m.get_flag("offline"),
         frozen: m.get_flag("frozen"),
+        messages: m.get_one::<PathBuf>("messages").cloned(),
     };
     Args { mode, build }
 }

@@ -104,6 +104,25 @@ pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Messages)> {
     Ok((status, messages))
 }
 
+/// The messages of a build already made, saved by `cargo build --message-format=json...`: every
+/// line that is a message is taken, the others (rendered diagnostics) are skipped.
+pub fn read_messages(file: &Path) -> Result<Messages> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read the messages file {}", file.display()))?;
+    let mut messages = Messages::default();
+    let mut any = false;
+    for line in text.lines() {
+        any |= messages.take(line);
+    }
+    anyhow::ensure!(
+        any,
+        "{} holds no Cargo JSON message: save them with `cargo build --message-format=json-render-diagnostics ... > {}`",
+        file.display(),
+        file.display()
+    );
+    Ok(messages)
+}
+
 /// The name and version in a package id: `path+file:///ws/tls-a#0.1.0`,
 /// `registry+https://...#serde@1.0.0`, `path+file:///ws/x#name@0.1.0`, or the old
 /// `name 0.1.0 (source)`.
@@ -199,6 +218,26 @@ mod tests {
             ),
             Copy::Host
         );
+    }
+
+    #[test]
+    fn messages_saved_by_a_build() {
+        let dir =
+            std::env::temp_dir().join(format!("cargo-flagsplit-messages-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("m.json");
+        std::fs::write(
+            &file,
+            "warning: something rendered\n{\"reason\":\"build-script-executed\",\"package_id\":\"path+file:///ws/tls-a#0.1.0\",\"out_dir\":\"/t/debug/build/tls-a-1/out\"}\n",
+        )
+        .unwrap();
+        let m = read_messages(&file).unwrap();
+        assert_eq!(m.scripts.len(), 1);
+        std::fs::write(&file, "not json\n").unwrap();
+        let e = read_messages(&file).unwrap_err().to_string();
+        assert!(e.contains("holds no Cargo JSON message"), "{e}");
+        assert!(read_messages(&dir.join("missing")).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -50,11 +50,17 @@ fn run(args: &Args) -> Result<ExitCode> {
         },
         Mode::Report { .. } => None,
     };
-    let (status, messages) = cargo::build(&args.build)?;
-    if !status.success() {
-        let code = status.code().unwrap_or(101);
-        return Ok(ExitCode::from(u8::try_from(code).unwrap_or(101)));
-    }
+    let messages = match &args.build.messages {
+        Some(file) => cargo::read_messages(file)?,
+        None => {
+            let (status, messages) = cargo::build(&args.build)?;
+            if !status.success() {
+                let code = status.code().unwrap_or(101);
+                return Ok(ExitCode::from(u8::try_from(code).unwrap_or(101)));
+            }
+            messages
+        }
+    };
     let report = collect(args, &messages);
     match (&args.mode, policy) {
         (Mode::Report { json: true }, _) => {
