@@ -444,17 +444,17 @@ impl Build {
                 .cargo_var("CARGO_ENCODED_RUSTFLAGS")
                 .unwrap_or_default(),
         );
+        let selection = remap.selection(&resolved.selection);
+        let config_file = remap.path(&resolved.config_file);
+        let libraries: Vec<_> = probed.libraries.iter().map(|l| remap.library(l)).collect();
+        let target = self.env.target_triple();
         let literal = codegen::build_info_literal(
-            &remap.selection(&resolved.selection),
+            &selection,
             &resolved.features.in_order(self.spec),
             &resolved.source_features,
-            &remap.path(&resolved.config_file),
-            &probed
-                .libraries
-                .iter()
-                .map(|l| remap.library(l))
-                .collect::<Vec<_>>(),
-            &self.env.target_triple(),
+            &config_file,
+            &libraries,
+            &target,
         );
         let path = self.out_dir.join("build_info.rs");
         if let Err(e) = write_if_changed(&path, &literal) {
@@ -464,16 +464,12 @@ impl Build {
         // The same, as JSON, for tools that read a whole build's choices from each build script's
         // OUT_DIR (Cargo's `build-script-executed` messages name it).
         let json = codegen::build_options_json(
-            &remap.selection(&resolved.selection),
+            &selection,
             &resolved.features,
             &resolved.source_features,
-            &remap.path(&resolved.config_file),
-            &probed
-                .libraries
-                .iter()
-                .map(|l| remap.library(l))
-                .collect::<Vec<_>>(),
-            &self.env.target_triple(),
+            &config_file,
+            &libraries,
+            &target,
         );
         let path = self.out_dir.join(codegen::JSON_FILE);
         if let Err(e) = write_if_changed(&path, &json) {

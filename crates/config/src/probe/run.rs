@@ -227,6 +227,25 @@ pub(crate) fn setup(
     })
 }
 
+/// The `-sys` crate that located a library (`libz-sys` of `libz-sys (built by it: ...)`).
+fn sys_crate(found: &Found) -> &str {
+    found
+        .located_by
+        .split(' ')
+        .next()
+        .unwrap_or("its -sys crate")
+}
+
+/// A library's install lines, one per distribution: `Debian/Ubuntu: apt-get install ...; ...`.
+fn install_lines(library: &Library) -> String {
+    library
+        .install
+        .iter()
+        .map(|(distro, line)| format!("{distro}: {line}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The graph-wide policies a library's setup applies: the link policy (`static` or `dynamic`, and
 /// who set it) and, when bundled copies are denied, who denied them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -243,17 +262,7 @@ pub(crate) fn bundled_message(
     switch: &str,
     denied_by: &str,
 ) -> String {
-    let by = found
-        .located_by
-        .split(' ')
-        .next()
-        .unwrap_or("its -sys crate");
-    let install = library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{distro}: {line}"))
-        .collect::<Vec<_>>()
-        .join("; ");
+    let (by, install) = (sys_crate(found), install_lines(library));
     let mut lines = vec![format!(
         "{by} built its own copy of {} ({evidence} is set), but {denied_by} allows only the system's libraries",
         library.name
@@ -278,23 +287,14 @@ pub(crate) fn bundled_message(
 
 /// The warning for a copy of `library` that its `-sys` crate built although nobody asked.
 pub(crate) fn own_copy_warning(library: &Library, found: &Found) -> String {
-    let install = library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{distro}: {line}"))
-        .collect::<Vec<_>>()
-        .join("; ");
+    let install = install_lines(library);
     let asked = library
         .own_copy_asked_by
         .iter()
         .map(|v| format!("{v}=1"))
         .collect::<Vec<_>>()
         .join(" or ");
-    let by = found
-        .located_by
-        .split(' ')
-        .next()
-        .unwrap_or("its -sys crate");
+    let by = sys_crate(found);
     let mut fix = format!(
         "install {}'s development files ({install}) and rebuild",
         library.name
