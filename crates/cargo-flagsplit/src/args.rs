@@ -120,7 +120,8 @@ fn build_flags() -> Vec<Arg> {
             .help(
                 "Build nothing: read the JSON messages of a build already made \
                  (`cargo build --message-format=json ... > FILE`, as a package recipe can save \
-                 them); the build flags are then ignored",
+                 them); the build flags are then ignored but --target, which names the \
+                 target's copies",
             )
             .global(true),
     ]

@@ -5,19 +5,19 @@ use crate::model::{GraphSetting, SettingSource};
 use flagsplit_config::graph::{self, KINDS, Setting};
 use std::collections::BTreeSet;
 
-/// Which settings the crates of a build read: the kinds of their facilities, and whether any
-/// crate uses flagsplit-config at all (every such crate reads link, bundled and the file).
+/// Which settings the crates of a build read, by their file keys (`tls`, `link`, `bundled`, and
+/// `config` for the file), as each crate's build options list them (`graph_reads`).
 pub struct Readers<'a> {
-    pub kinds: &'a BTreeSet<String>,
-    pub any_crate: bool,
+    pub keys: &'a BTreeSet<String>,
 }
 
 impl Readers<'_> {
     fn reads(&self, setting: Setting) -> bool {
-        match setting {
-            Setting::Kind(k) => self.kinds.contains(k),
-            _ => self.any_crate,
-        }
+        self.keys.contains(setting.key())
+    }
+
+    fn reads_config(&self) -> bool {
+        self.keys.contains("config")
     }
 }
 
@@ -42,7 +42,7 @@ pub fn settings(
                 source: SettingSource::Environment,
                 at: None,
                 key: Some("config".into()),
-                read: readers.any_crate,
+                read: readers.reads_config(),
             });
             continue;
         }
@@ -193,11 +193,10 @@ mod tests {
 
     #[test]
     fn a_kind_no_crate_has_is_unread() {
-        let kinds: BTreeSet<String> = ["tls".to_string()].into();
-        let readers = Readers {
-            kinds: &kinds,
-            any_crate: true,
-        };
+        let keys: BTreeSet<String> = ["tls", "link", "bundled", "config"]
+            .map(String::from)
+            .into();
+        let readers = Readers { keys: &keys };
         let (s, w) = settings(
             &env(&[
                 ("RUST_BACKEND_TLS", "openssl"),
@@ -228,11 +227,10 @@ mod tests {
 
     #[test]
     fn misspelt_names_and_file_entries() {
-        let kinds: BTreeSet<String> = ["zlib".to_string()].into();
-        let readers = Readers {
-            kinds: &kinds,
-            any_crate: true,
-        };
+        let keys: BTreeSet<String> = ["zlib", "link", "bundled", "config"]
+            .map(String::from)
+            .into();
+        let readers = Readers { keys: &keys };
         let text =
             "zlib = \"system\"\n[target.x86_64-unknown-linux-gnu]\ntls = \"openssl\"\n".to_string();
         let (s, w) = settings(

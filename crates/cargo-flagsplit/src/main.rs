@@ -61,7 +61,7 @@ fn run(args: &Args) -> Result<ExitCode> {
             messages
         }
     };
-    let report = collect(args, &messages);
+    let (report, problems) = collect(args, &messages);
     match (&args.mode, policy) {
         (Mode::Report { json: true }, _) => {
             if report.crates.is_empty() {
@@ -70,9 +70,20 @@ fn run(args: &Args) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         (Mode::Check { policy: path }, Some(policy)) => {
+            // What could not be read would pass every rule unseen: the check stops instead.
+            if !problems.is_empty() {
+                for p in &problems {
+                    eprintln!("error: {p}");
+                }
+                eprintln!(
+                    "error: the policy was not checked: {} file(s) of the build could not be read (rebuild, or check the target directory)",
+                    problems.len()
+                );
+                return Ok(ExitCode::from(2));
+            }
             if report.crates.is_empty() {
+                // The [[libraries]] rules still apply to the executables.
                 println!("{}", render::NO_CRATE);
-                return Ok(ExitCode::SUCCESS);
             }
             let outcome = policy::evaluate(&policy, &report);
             for v in &outcome.violations {
@@ -103,28 +114,51 @@ fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The report from the build's messages, the files they name and the environment.
-fn collect(args: &Args, messages: &cargo::Messages) -> Report {
+/// The report from the build's messages, the files they name and the environment, and what
+/// could not be read (warnings of the report; errors of a policy check).
+fn collect(args: &Args, messages: &cargo::Messages) -> (Report, Vec<String>) {
     let mut warnings = Vec::new();
-    let mut crates = Vec::new();
+    let mut problems = Vec::new();
+    let mut read = Vec::new();
     for script in &messages.scripts {
         let path = script.out_dir.join(OPTIONS_FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             // Not a flagsplit-config crate (or one older than 0.4.0).
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && script.out_dir.is_dir() => {
+                continue;
+            }
             Err(e) => {
-                warnings.push(format!("cannot read {}: {e}", path.display()));
+                problems.push(format!("cannot read {}: {e}", path.display()));
                 continue;
             }
         };
         let options: Options = match serde_json::from_str(&text) {
             Ok(o) => o,
             Err(e) => {
-                warnings.push(format!("cannot read {}: {e}", path.display()));
+                problems.push(format!("cannot read {}: {e}", path.display()));
                 continue;
             }
         };
+        read.push((script, options));
+    }
+    // Which copy is the target's: `--target`, or else the triple a crate was built for when its
+    // OUT_DIR lies under `<target-dir>/<triple>/` (a target set in Cargo's configuration, or the
+    // saved messages of such a build).
+    let target = args.build.target.clone().or_else(|| {
+        read.iter()
+            .map(|(_, o)| o.target.as_str())
+            .find(|t| {
+                !t.is_empty()
+                    && read
+                        .iter()
+                        .any(|(s, _)| s.out_dir.components().any(|c| c.as_os_str() == *t))
+            })
+            .map(String::from)
+    });
+    let mut crates = Vec::new();
+    for (script, options) in read {
+        let path = script.out_dir.join(OPTIONS_FILE);
         if options.schema != OPTIONS_SCHEMA {
             warnings.push(format!(
                 "{} has schema {}, this cargo-flagsplit reads schema {OPTIONS_SCHEMA}: update it",
@@ -137,7 +171,7 @@ fn collect(args: &Args, messages: &cargo::Messages) -> Report {
             name,
             version,
             package_id: script.package_id.clone(),
-            build: cargo::copy_of(&script.out_dir, args.build.target.as_deref()),
+            build: cargo::copy_of(&script.out_dir, target.as_deref()),
             out_dir: script.out_dir.display().to_string(),
             options,
         });
@@ -148,7 +182,7 @@ fn collect(args: &Args, messages: &cargo::Messages) -> Report {
         let needed = match elf::needed(&a.path) {
             Ok(n) => n,
             Err(e) => {
-                warnings.push(format!("{:#}", e));
+                problems.push(format!("{:#}", e));
                 Vec::new()
             }
         };
@@ -161,9 +195,9 @@ fn collect(args: &Args, messages: &cargo::Messages) -> Report {
     }
     executables.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
 
-    let kinds: BTreeSet<String> = crates
+    let keys: BTreeSet<String> = crates
         .iter()
-        .flat_map(|c| c.options.facilities.iter().filter_map(|f| f.kind.clone()))
+        .flat_map(|c| c.options.graph_reads.iter().cloned())
         .collect();
     let mut triples: Vec<&str> = crates.iter().map(|c| c.options.target.as_str()).collect();
     if let Some(t) = &args.build.target {
@@ -181,18 +215,18 @@ fn collect(args: &Args, messages: &cargo::Messages) -> Report {
     let config = config_path
         .as_deref()
         .map(|p| (p, std::fs::read_to_string(p).map_err(|e| e.to_string())));
-    let readers = graph::Readers {
-        kinds: &kinds,
-        any_crate: !crates.is_empty(),
-    };
+    let readers = graph::Readers { keys: &keys };
     let (graph_settings, graph_warnings) = graph::settings(&env, &triples, config, &readers);
     warnings.extend(graph_warnings);
-    Report {
+    // In a report, what could not be read is a warning.
+    warnings.extend(problems.iter().cloned());
+    let report = Report {
         schema: SCHEMA,
         target: args.build.target.clone(),
         crates,
         executables,
         graph_settings,
         warnings,
-    }
+    };
+    (report, problems)
 }

@@ -104,6 +104,10 @@ pub struct Options {
     pub config_file: String,
     #[serde(default)]
     pub facilities: Vec<Facility>,
+    /// The graph-wide settings the build script reads (file keys: `tls`, `link`, `bundled`,
+    /// `config` for `RUST_BACKEND_CONFIG`).
+    #[serde(default)]
+    pub graph_reads: Vec<String>,
     #[serde(default)]
     pub graph: GraphPolicies,
     #[serde(default)]

@@ -25,11 +25,9 @@ impl TargetCfg {
         let mut map = BTreeMap::new();
         for (name, value) in vars {
             if let Some(key) = name.strip_prefix("CARGO_CFG_") {
-                let values: Vec<String> = value
-                    .split(',')
-                    .filter(|v| !v.is_empty())
-                    .map(String::from)
-                    .collect();
+                // An empty value is a value (`target_abi = ""` holds on x86_64-unknown-linux-gnu);
+                // a name-only cfg (`unix`) is set with it too, and asked for without a value.
+                let values: Vec<String> = value.split(',').map(String::from).collect();
                 map.insert(key.to_ascii_lowercase(), values);
             }
         }
@@ -101,9 +99,22 @@ impl CfgExpr {
         Ok(expr)
     }
 
+    /// Every name it asks about (`target_os` of `target_os = "linux"`).
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            CfgExpr::Is(key, _) => vec![key.as_str()],
+            CfgExpr::All(list) | CfgExpr::Any(list) => {
+                list.iter().flat_map(CfgExpr::names).collect()
+            }
+            CfgExpr::Not(e) => e.names(),
+        }
+    }
+
     /// Whether it holds for `target`.
     pub fn eval(&self, target: &TargetCfg) -> bool {
         match self {
+            CfgExpr::Is(key, None) if key == "true" => true,
+            CfgExpr::Is(key, None) if key == "false" => false,
             CfgExpr::Is(key, value) => target.holds(key, value.as_deref()),
             CfgExpr::All(list) => list.iter().all(|e| e.eval(target)),
             CfgExpr::Any(list) => list.iter().any(|e| e.eval(target)),
@@ -129,7 +140,22 @@ impl Scope {
     /// The scope of a `[target.<key>]` table: `cfg(...)` or a triple (a name with a `-`).
     pub fn parse(key: &str) -> Result<Scope, CfgParseError> {
         if key.trim_start().starts_with("cfg(") {
-            return CfgExpr::parse(key).map(|e| Scope::Cfg(e, key.to_string()));
+            let expr = CfgExpr::parse(key)?;
+            // What is not the target's: a crate's own features, the profile, test builds.
+            // Cargo's [target.'cfg(...)'] tables do not take them either.
+            if let Some(name) = expr
+                .names()
+                .into_iter()
+                .find(|n| matches!(*n, "feature" | "debug_assertions" | "test" | "proc_macro"))
+            {
+                return Err(CfgParseError {
+                    text: key.to_string(),
+                    reason: format!(
+                        "`{name}` does not describe the target (it differs from crate to crate or with the profile)"
+                    ),
+                });
+            }
+            return Ok(Scope::Cfg(expr, key.to_string()));
         }
         let triple_like = key.contains('-')
             && key
@@ -186,7 +212,7 @@ impl Parser<'_> {
         {
             self.at += 1;
         }
-        if start == self.at {
+        if start == self.at || self.bytes[start].is_ascii_digit() {
             return Err("expected a name".to_string());
         }
         Ok(String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned())
@@ -216,12 +242,15 @@ impl Parser<'_> {
                     return Err(format!("expected `(` after {name}"));
                 }
                 let mut list = Vec::new();
+                let mut trailing_comma = false;
                 loop {
                     if self.eat(b')') {
                         break;
                     }
                     list.push(self.predicate()?);
+                    trailing_comma = false;
                     if self.eat(b',') {
+                        trailing_comma = true;
                         continue;
                     }
                     if self.eat(b')') {
@@ -233,7 +262,7 @@ impl Parser<'_> {
                     "all" => Ok(CfgExpr::All(list)),
                     "any" => Ok(CfgExpr::Any(list)),
                     _ => {
-                        if list.len() != 1 {
+                        if list.len() != 1 || trailing_comma {
                             return Err("not(...) takes exactly one predicate".to_string());
                         }
                         Ok(CfgExpr::Not(Box::new(list.remove(0))))
@@ -283,6 +312,13 @@ mod tests {
         assert!(holds("cfg(all())"));
         assert!(!holds("cfg(any())"));
         assert!(holds(" cfg( all( unix , not( windows ) , ) ) "));
+        assert!(holds("cfg(true)") && !holds("cfg(false)"));
+        let gnu = TargetCfg::from_cargo_vars([
+            ("CARGO_CFG_TARGET_ABI", ""),
+            ("CARGO_CFG_TARGET_ENV", "gnu"),
+        ]);
+        assert!(CfgExpr::parse("cfg(target_abi = \"\")").unwrap().eval(&gnu));
+        assert!(!CfgExpr::parse("cfg(target_env = \"\")").unwrap().eval(&gnu));
     }
 
     #[test]
@@ -297,6 +333,14 @@ mod tests {
         assert_eq!(Scope::All.rank(triple, &t), Some(0));
         assert!(Scope::parse("linux").is_err());
         assert!(Scope::parse("cfg(unix").is_err());
+        for not_target in [
+            "cfg(feature = \"x\")",
+            "cfg(all(unix, debug_assertions))",
+            "cfg(test)",
+        ] {
+            let e = Scope::parse(not_target).unwrap_err().to_string();
+            assert!(e.contains("does not describe the target"), "{e}");
+        }
     }
 
     #[test]
@@ -311,6 +355,8 @@ mod tests {
             "cfg(all(unix windows))",
             "cfg(unix) x",
             "cfg(unix windows)",
+            "cfg(1abc)",
+            "cfg(not(unix,))",
         ] {
             let e = CfgExpr::parse(bad).expect_err(bad);
             assert!(e.to_string().starts_with(&format!("`{bad}`")), "{e}");

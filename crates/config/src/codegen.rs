@@ -58,7 +58,8 @@ pub(crate) fn origin_kind(origin: &Origin) -> &'static str {
 /// The build options as JSON, for tools that read a whole build (schema 1): the crate, its role,
 /// target, features, config file, each facility (kind, every provider with its feature, whether
 /// this build compiles it, the shared name it answers to and what it links; the selection and its
-/// origin), the graph-wide policies and the probed libraries.
+/// origin), the graph-wide settings it reads (their file keys, and `config` for
+/// `RUST_BACKEND_CONFIG`), the graph-wide policies and the probed libraries.
 pub(crate) fn build_options_json(
     selection: &Selection,
     features: &FeatureSet,
@@ -66,6 +67,7 @@ pub(crate) fn build_options_json(
     config_file: &str,
     libraries: &[LibraryFound],
     target: &str,
+    graph_reads: &[&str],
 ) -> String {
     let spec = selection.spec;
     let mut s = String::from("{\n  \"schema\": 1,\n");
@@ -123,6 +125,11 @@ pub(crate) fn build_options_json(
         ),
         None => "null".to_string(),
     };
+    let _ = writeln!(
+        s,
+        "  \"graph_reads\": {},",
+        json_list(graph_reads.iter().copied())
+    );
     let _ = writeln!(
         s,
         "  \"graph\": {{\"link\": {}, \"bundled\": {}}},",
@@ -206,6 +213,7 @@ mod tests {
             "a \"quoted\"\\path\n",
             &[],
             "x86_64-unknown-linux-gnu",
+            &["zlib", "config"],
         );
         assert_eq!(
             json,
@@ -221,6 +229,7 @@ mod tests {
   "facilities": [
     {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"]}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
   ],
+  "graph_reads": ["zlib", "config"],
   "graph": {"link": null, "bundled": null},
   "libraries": [
   ]

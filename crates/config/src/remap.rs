@@ -87,8 +87,18 @@ impl PathRemap {
                     ..choice
                 })
                 .collect(),
+            link: selection.link.clone().map(|p| self.policy(p)),
+            bundled: selection.bundled.clone().map(|p| self.policy(p)),
             ..selection.clone()
         }
+    }
+
+    /// A graph-wide policy with the path of a file origin remapped.
+    fn policy(&self, mut policy: crate::PolicyChoice) -> crate::PolicyChoice {
+        if let Origin::GraphFile { path, .. } = &mut policy.origin {
+            *path = self.path(path);
+        }
+        policy
     }
 
     /// A probed library's description with its directories remapped: the library directories

@@ -99,6 +99,10 @@ pub struct Inputs {
     pub graph_env: BTreeMap<String, Option<String>>,
     /// The graph-wide config file (`RUST_BACKEND_CONFIG`), if one is named.
     pub graph_file: Option<ConfigFileInput>,
+    /// The graph-wide settings this crate reads (a build script records exactly these with
+    /// `rerun-if-env-changed`): only they select, set a policy or have their values checked.
+    /// `None`: every setting (tests, tools).
+    pub graph_reads: Option<Vec<Setting>>,
 }
 
 impl ConfigFileInput {
@@ -135,6 +139,7 @@ impl Inputs {
             cfg: TargetCfg::default(),
             graph_env: BTreeMap::new(),
             graph_file: None,
+            graph_reads: None,
         }
     }
 }
@@ -185,6 +190,16 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         let scoped = spec.facilities.iter().position(|f| {
             !inputs.target.is_empty() && target_prefixed(&inputs.target, &spec.env_var(f)) == *name
         });
+        // A target-scoped name (`<TRIPLE>_...`) that is not one of this crate's own belongs to
+        // another crate or to the graph-wide settings, even when this crate's prefix is the start
+        // of a triple (`ARM` and `ARM_UNKNOWN_LINUX_GNUEABIHF_...`).
+        let other_scoped = [&inputs.target, &inputs.host]
+            .iter()
+            .filter(|t| !t.is_empty())
+            .any(|t| name.starts_with(&target_prefixed(t, "")));
+        if facility.is_none() && scoped.is_none() && other_scoped {
+            continue;
+        }
         if facility.is_none() && scoped.is_none() && *name != config_var {
             match spec.variables.iter().find(|v| v.name == name) {
                 Some(v) if v.when != When::Build => continue, // read by the binaries or tests
@@ -357,34 +372,42 @@ fn most_specific<'a, T>(
     what: &str,
     errors: &mut Vec<ConfigError>,
 ) -> Option<&'a T> {
-    let mut best: Option<(u8, &T)> = None;
-    for entry in entries {
-        let (scope, at, value) = key(entry);
-        let rank = match scope.rank(&inputs.target, &inputs.cfg) {
-            Some(rank) => rank,
-            None => continue,
-        };
+    let ranked: Vec<(u8, &T)> = entries
+        .iter()
+        .filter_map(|e| key(e).0.rank(&inputs.target, &inputs.cfg).map(|r| (r, e)))
+        .collect();
+    let top = ranked.iter().map(|(r, _)| *r).max()?;
+    let mut best: Option<&T> = None;
+    for (_, entry) in ranked.into_iter().filter(|(r, _)| *r == top) {
         match best {
-            Some((r, b)) if r == rank => {
+            // Only `cfg(...)` tables can apply twice (the same table twice is a TOML error); when
+            // the target's own table applies, they do not matter.
+            Some(b) if top == 1 && key(b).2 != key(entry).2 => {
                 let (_, b_at, b_value) = key(b);
-                if rank == 1 && b_value != value {
-                    errors.push(ConfigError::ScopeConflict {
-                        what: what.to_string(),
-                        first: (b_value.to_string(), b_at.clone()),
-                        second: (value.to_string(), at.clone()),
-                        target: inputs.target.clone(),
-                    });
-                }
-                // The same table twice is a TOML error; the later entry of equal rank is ignored.
+                let (_, at, value) = key(entry);
+                errors.push(ConfigError::ScopeConflict {
+                    what: what.to_string(),
+                    first: (b_value.to_string(), b_at.clone()),
+                    second: (value.to_string(), at.clone()),
+                    target: inputs.target.clone(),
+                });
             }
-            Some((r, _)) if r > rank => {}
-            _ => best = Some((rank, entry)),
+            Some(_) => {}
+            None => best = Some(entry),
         }
     }
-    best.map(|(_, e)| e)
+    best
 }
 
 type GraphValue = (&'static str, Requester, Origin);
+
+/// Whether the crate reads `setting` ([`Inputs::graph_reads`]).
+fn reads(inputs: &Inputs, setting: Setting) -> bool {
+    inputs
+        .graph_reads
+        .as_ref()
+        .map_or(true, |r| r.contains(&setting))
+}
 
 /// Every graph-wide setting that applies to this build, with who set it; each variable and the
 /// file checked (a misspelt name or value is an error in every crate that reads them).
@@ -412,6 +435,11 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
                 continue;
             }
         };
+        if !reads(inputs, setting) {
+            // Another crate's setting: its name was checked above, its value is that crate's to
+            // check (this build script does not record it, so it would not rerun on a fix).
+            continue;
+        }
         let value = match value {
             Some(v) => v,
             None => {
@@ -457,7 +485,7 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
             Ok(text) => {
                 let (entries, file_errors) = parse_graph_file(input, text);
                 errors.extend(file_errors);
-                for setting in Setting::all() {
+                for setting in Setting::all().into_iter().filter(|s| reads(inputs, *s)) {
                     let mine: Vec<GraphEntry> = entries
                         .iter()
                         .filter(|e| e.setting == setting)
@@ -1230,6 +1258,104 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("/etc/backends.toml:6:8: zlib = \"system\" and /etc/backends.toml:8:8: zlib = \"pure-rust\" both apply to x86_64-unknown-linux-gnu"), "{text}");
+    }
+
+    #[test]
+    #[cfg(feature = "config-file")]
+    fn the_triple_table_wins_over_disagreeing_cfg_tables_wherever_it_stands() {
+        let tables = [
+            "[target.'cfg(unix)'.tls]\nprovider = \"rustls\"\n",
+            "[target.'cfg(target_arch = \"x86_64\")'.tls]\nprovider = \"openssl\"\n",
+            "[target.x86_64-unknown-linux-gnu.tls]\nprovider = \"none\"\n",
+        ];
+        for order in [[0, 1, 2], [2, 0, 1], [0, 2, 1]] {
+            let text: String = order.iter().map(|i| tables[*i]).collect();
+            let mut inputs = Inputs {
+                spec: &DEMO,
+                features: features(&["openssl-tls", "rustls"]),
+                file: file(&text),
+                target: X86.into(),
+                host: X86.into(),
+                ..Inputs::new(&DEMO)
+            };
+            inputs.cfg = TargetCfg::from_cargo_vars([
+                ("CARGO_CFG_UNIX", ""),
+                ("CARGO_CFG_TARGET_ARCH", "x86_64"),
+            ]);
+            let sel = resolve(&inputs).unwrap_or_else(|e| panic!("{order:?}: {e}"));
+            assert_eq!(sel.provider("tls"), "none", "{order:?}");
+            // Without the triple's table the two cfg tables disagree, in any order.
+            inputs.file = file(&format!(
+                "{}{}",
+                tables[order[0].min(1)],
+                tables[1 - order[0].min(1)]
+            ));
+            assert!(resolve(&inputs).is_err());
+        }
+    }
+
+    #[test]
+    fn only_the_settings_a_crate_reads_select_set_policies_or_are_checked() {
+        let mut inputs = Inputs::new(&DEMO);
+        inputs.target = X86.into();
+        inputs.graph_env = env(&[
+            ("RUST_BACKEND_LINK", "static"),
+            ("RUST_BACKEND_ZSTD", "libzstd"),
+            ("RUST_BACKEND_TLS", "none"),
+        ]);
+        inputs.graph_reads = Some(vec![Setting::Kind("tls")]);
+        let sel = resolve(&inputs).unwrap();
+        assert_eq!(sel.link, None, "RUST_BACKEND_LINK is not read: no policy");
+        assert_eq!(
+            sel.get("tls").origin.to_string(),
+            "graph-wide RUST_BACKEND_TLS"
+        );
+        // Read, the bad value is an error; a misspelt name is one in every crate.
+        inputs.graph_reads = None;
+        assert!(
+            resolve(&inputs)
+                .unwrap_err()
+                .to_string()
+                .contains("RUST_BACKEND_ZSTD=libzstd")
+        );
+        inputs.graph_reads = Some(vec![Setting::Kind("tls")]);
+        inputs
+            .graph_env
+            .insert("RUST_BACKEND_TSL".into(), Some("none".into()));
+        assert!(
+            resolve(&inputs)
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown graph-wide variable RUST_BACKEND_TSL")
+        );
+    }
+
+    #[test]
+    fn a_prefix_that_starts_a_triple_does_not_claim_scoped_names() {
+        use crate::{Facility, Provider};
+        static ARM: Spec = Spec::library("arm-lib", "ARM", "arm").facilities(&[Facility::new(
+            "x",
+            "X",
+            "x",
+            &[Provider::new("a", "A", "a"), Provider::new("b", "B", "b")],
+        )]);
+        let mut inputs = Inputs::new(&ARM);
+        inputs.target = "arm-unknown-linux-gnueabihf".into();
+        inputs.host = X86.into();
+        inputs.env = env(&[
+            ("ARM_UNKNOWN_LINUX_GNUEABIHF_RUST_BACKEND_TLS", "rustls"),
+            ("ARM_UNKNOWN_LINUX_GNUEABIHF_TLS_LIB_TLS_PROVIDER", "rustls"),
+            ("ARM_UNKNOWN_LINUX_GNUEABIHF_ARM_X_PROVIDER", "b"),
+        ]);
+        let sel = resolve(&inputs).unwrap();
+        assert_eq!(sel.provider("x"), "b");
+        inputs.env.insert("ARM_Y_PROVIDER".into(), Some("b".into()));
+        assert!(
+            resolve(&inputs)
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown variable ARM_Y_PROVIDER")
+        );
     }
 
     #[test]

@@ -317,6 +317,7 @@ impl Build {
             cfg,
             graph_env,
             graph_file,
+            graph_reads: Some(self.graph_settings()),
         };
         let selection = resolve::resolve(&inputs).map_err(|e| {
             let mut text = e.to_string();
@@ -463,6 +464,11 @@ impl Build {
         }
         // The same, as JSON, for tools that read a whole build's choices from each build script's
         // OUT_DIR (Cargo's `build-script-executed` messages name it).
+        let settings = self.graph_settings();
+        let mut reads: Vec<&str> = settings.iter().map(|s| s.key()).collect();
+        if !reads.is_empty() {
+            reads.push("config");
+        }
         let json = codegen::build_options_json(
             &selection,
             &resolved.features,
@@ -470,6 +476,7 @@ impl Build {
             &config_file,
             &libraries,
             &target,
+            &reads,
         );
         let path = self.out_dir.join(codegen::JSON_FILE);
         if let Err(e) = write_if_changed(&path, &json) {

@@ -165,6 +165,14 @@ impl Finder for PkgConfig {
                 found.include_dirs = answer.include_dirs;
                 found.lib_dirs = answer.lib_dirs;
                 found.version = Some(answer.version);
+                // Found by pkg-config, linked by its -sys crate: that crate decides how.
+                link_policy_check(
+                    &found,
+                    cx,
+                    library,
+                    "its -sys crate",
+                    "see that crate's documentation for static linking",
+                )?;
                 Ok(found)
             }
             Err(reason) => {

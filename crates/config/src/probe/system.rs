@@ -69,7 +69,6 @@ impl System {
 /// The suffixes of the variables a [`System`] library reads.
 const SUFFIXES: [&str; 5] = ["NO_PKG_CONFIG", "LIB_DIR", "INCLUDE_DIR", "LIBS", "STATIC"];
 
-/// A variable that says yes: set, and neither empty nor `0`.
 /// The directories in order, without repeats.
 fn dedup(dirs: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -81,6 +80,7 @@ fn dedup(dirs: Vec<String>) -> Vec<String> {
     out
 }
 
+/// A variable that says yes: set, and neither empty nor `0`.
 fn yes(value: Option<&str>) -> bool {
     value.map_or(false, |v| !v.is_empty() && v != "0")
 }
