@@ -308,6 +308,16 @@ for p in policy policy-openssl; do
 	has "root-openssl-$p" "policy packaging/$p.toml: holds"
 done
 
+note "--messages: a build already made, without any flagsplit-config crate, and files that are gone"
+cp /bin/ls "$work/tool"
+printf '{"reason":"compiler-artifact","package_id":"path+file:///x#tool@0.1.0","target":{"kind":["bin"],"name":"tool"},"executable":"%s"}\n' "$work/tool" >"$work/messages.json"
+printf '[[libraries]]\nlibrary = "libc"\nonly = []\n' >"$work/libc.toml"
+st=0; fs messages-libc "$root" -- check --policy "$work/libc.toml" --messages "$work/messages.json" || st=$?; status_is messages-libc 1 $st
+has messages-libc "no crate in this build uses flagsplit-config" 'error[policy]: executable `tool` links libc.so.6'
+rm "$work/tool"
+st=0; fs messages-gone "$root" -- check --policy "$work/libc.toml" --messages "$work/messages.json" || st=$?; status_is messages-gone 2 $st
+grep -qF "error: the policy was not checked: 1 file(s) of the build could not be read" "$log/messages-gone.err" && pass "messages-gone: says the policy was not checked" || { cat "$log/messages-gone.err"; fail "messages-gone: no message"; }
+
 note "PACKAGING.md's cargo flagsplit commands, as written there"
 i=0
 while IFS= read -r cmd; do
