@@ -240,6 +240,41 @@ fn lost_found_matches_git() {
             let _ = fs::remove_dir_all(&ours);
         }
     }
+    // core.sharedRepository: the directories git makes get its modes (adjust_shared_perm); a
+    // filemode the owner cannot write is git's fatal error.
+    for shared in ["group", "everybody", "0640", "0600", "0440", "true"] {
+        let theirs = root.join(format!("git-shared-{shared}"));
+        let ours = root.join(format!("flagsplit-shared-{shared}"));
+        copy(&repo, &theirs);
+        copy(&repo, &ours);
+        for dir in [&theirs, &ours] {
+            git(
+                &root,
+                dir,
+                &["config", "core.sharedRepository", shared],
+                None,
+            );
+        }
+        let g = fsck(&root, "git", &theirs, &["--lost-found"]);
+        let f = fsck(&root, &flagsplit, &ours, &["--lost-found"]);
+        let (want, got) = (result(&g, &theirs), result(&f, &ours));
+        if want != got {
+            failures.push(format!(
+                "core.sharedRepository={shared}: git {want:?}\n  flagsplit {got:?}"
+            ));
+        }
+        let (want, got) = (
+            tree(&theirs.join(".git/lost-found")),
+            tree(&ours.join(".git/lost-found")),
+        );
+        if want != got {
+            failures.push(format!(
+                "core.sharedRepository={shared}: lost-found differs\n git:\n{}flagsplit:\n{}",
+                describe(&want),
+                describe(&got)
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The repository has dangling objects of every type: the runs must have written some.
     assert!(written > 0, "no run wrote a file");

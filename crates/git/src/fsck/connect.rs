@@ -228,7 +228,7 @@ pub(super) fn check_connectivity<P: Providers>(
     }
     let max = f.table.len();
     let mut lost_found = f.opts.lost_found.then(|| {
-        let lf = LostFound::new(&f.repo.common_dir);
+        let lf = LostFound::new(&f.repo.common_dir, f.settings.shared_repository.clone());
         lf.remove_leftovers();
         lf
     });

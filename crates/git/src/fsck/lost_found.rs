@@ -6,9 +6,11 @@
 //! git opens the final name and writes into it; here a file named by an object id is never
 //! partial: the content goes to `lost-found/.tmp-PID-N` first and is renamed over the final name,
 //! and a run with `--lost-found` first removes the `.tmp-*` files left by a run that was killed
-//! (those of a process that is no longer running). The lines are git's: `error: could not create
-//! lost-found` when a directory cannot be made (and the object is skipped), and git's deaths
-//! (`fatal: could not open 'PATH' for writing: ...`, `could not write`, `could not finish`).
+//! (those of a process that is no longer running). The directories it makes get the modes of
+//! `core.sharedRepository`, as git's `adjust_shared_perm` sets them. The lines are git's: `error:
+//! could not create lost-found` when a directory cannot be made (and the object is skipped), and
+//! git's deaths (`fatal: could not open 'PATH' for writing: ...`, `could not write`, `could not
+//! finish`, and a bad `core.sharedRepository` when the first directory is made).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -26,6 +28,82 @@ pub struct LostFound {
     dir: PathBuf,
     /// The temporary files made so far (each gets a new number).
     made: u64,
+    /// `core.sharedRepository` as git holds it ([`shared_repository`]), or git's fatal message
+    /// for a bad value, which git gives when it first makes a directory.
+    shared: Result<i32, String>,
+}
+
+/// git's `PERM_GROUP` and `PERM_EVERYBODY`.
+const PERM_GROUP: i32 = 0o660;
+const PERM_EVERYBODY: i32 = 0o664;
+
+/// `core.sharedRepository` as git's `git_config_perm` reads it: 0 (the umask: `umask`, `false`,
+/// unset), 0660 (`group`, `true`, `1`, no value), 0664 (`all`, `world`, `everybody`, `2`), or an
+/// octal mode given as the negative of its `0666` bits. `Err` is git's fatal message.
+pub fn shared_repository(value: Option<Option<&[u8]>>) -> Result<i32, String> {
+    let v = match value {
+        None => return Ok(0),
+        Some(None) => return Ok(PERM_GROUP),
+        Some(Some(v)) => String::from_utf8_lossy(v).into_owned(),
+    };
+    match v.as_str() {
+        "umask" => return Ok(0),
+        "group" => return Ok(PERM_GROUP),
+        "all" | "world" | "everybody" => return Ok(PERM_EVERYBODY),
+        _ => {}
+    }
+    // strtol(value, 8): an optional sign, octal digits; anything after them makes it a boolean.
+    let digits = v.trim_start_matches(['+', '-']);
+    let octal = !digits.is_empty() && digits.bytes().all(|b| (b'0'..=b'7').contains(&b));
+    if !octal {
+        return match crate::gitconfig::parse_maybe_bool(Some(v.as_bytes())) {
+            Some(true) => Ok(PERM_GROUP),
+            Some(false) => Ok(0),
+            None => Err(format!(
+                "bad boolean config value '{v}' for 'core.sharedrepository'"
+            )),
+        };
+    }
+    let mut i = i64::from_str_radix(digits, 8).unwrap_or(i64::MAX);
+    if v.starts_with('-') {
+        i = -i;
+    }
+    match i {
+        0 => Ok(0),
+        1 => Ok(PERM_GROUP),
+        2 => Ok(PERM_EVERYBODY),
+        _ if i & 0o600 != 0o600 => Err(format!(
+            "problem with core.sharedRepository filemode value (0{:03o}).\nThe owner of files must always have read and write permissions.",
+            i & 0o7777
+        )),
+        _ => Ok(-((i & 0o666) as i32)),
+    }
+}
+
+/// The mode git's `adjust_shared_perm` gives a directory of mode `mode` under `shared`
+/// (`calc_shared_perm`, then the read bits copied to the execute bits and set-group-id where the
+/// group gains access); `mode` itself when `shared` is 0.
+pub fn shared_dir_mode(mode: u32, shared: i32) -> u32 {
+    if shared == 0 {
+        return mode;
+    }
+    let mut tweak = shared.unsigned_abs();
+    if mode & 0o200 == 0 {
+        tweak &= !0o222;
+    }
+    if mode & 0o100 != 0 {
+        tweak |= (tweak & 0o444) >> 2;
+    }
+    let mut new = if shared < 0 {
+        (mode & !0o777) | tweak
+    } else {
+        mode | tweak
+    };
+    new |= (new & 0o444) >> 2;
+    if new & 0o060 != 0 {
+        new |= 0o2000;
+    }
+    new
 }
 
 /// What an object's file holds.
@@ -45,11 +123,13 @@ pub enum Failed {
 }
 
 impl LostFound {
-    /// The directory under `common_dir` (the repository's common directory, as git names it).
-    pub fn new(common_dir: &Path) -> LostFound {
+    /// The directory under `common_dir` (the repository's common directory, as git names it);
+    /// `shared`: `core.sharedRepository` ([`shared_repository`]), for the directories it makes.
+    pub fn new(common_dir: &Path, shared: Result<i32, String>) -> LostFound {
         LostFound {
             dir: common_dir.join("lost-found"),
             made: 0,
+            shared,
         }
     }
 
@@ -90,11 +170,11 @@ impl LostFound {
     }
 
     /// Makes the directories of `path` as git's `safe_create_leading_directories` does: each
-    /// missing one with mode 0777 (less the umask); one that is not a directory, or cannot be
-    /// made, fails.
-    fn make_directories(&self, path: &Path) -> bool {
+    /// missing one with mode 0777 (less the umask), then `core.sharedRepository`'s mode
+    /// (`adjust_shared_perm`); one that is not a directory, or cannot be made, fails.
+    fn make_directories(&self, path: &Path) -> Result<(), Failed> {
         let Some(parent) = path.parent() else {
-            return true;
+            return Ok(());
         };
         let mut dirs: Vec<&Path> = parent
             .ancestors()
@@ -104,17 +184,30 @@ impl LostFound {
         for d in dirs {
             match fs::metadata(d) {
                 Ok(m) if m.is_dir() => continue,
-                Ok(_) => return false,
+                Ok(_) => return Err(Failed::Directory),
                 Err(_) => {}
             }
             if let Err(e) = fs::create_dir(d)
                 && !(e.kind() == io::ErrorKind::AlreadyExists
                     && fs::metadata(d).is_ok_and(|m| m.is_dir()))
             {
-                return false;
+                return Err(Failed::Directory);
+            }
+            // git reads core.sharedRepository here first, and dies on a bad value.
+            let shared = self.shared.clone().map_err(Failed::Fatal)?;
+            if shared != 0 {
+                use std::os::unix::fs::PermissionsExt;
+                let Ok(m) = fs::metadata(d) else {
+                    return Err(Failed::Directory);
+                };
+                let old = m.permissions().mode() & 0o7777;
+                let new = shared_dir_mode(old, shared) & 0o7777;
+                if new != old && fs::set_permissions(d, fs::Permissions::from_mode(new)).is_err() {
+                    return Err(Failed::Directory);
+                }
             }
         }
-        true
+        Ok(())
     }
 
     /// Writes `path` (from [`LostFound::path`]) with the content `read` gives once the
@@ -125,9 +218,7 @@ impl LostFound {
         path: &Path,
         read: impl FnOnce() -> Option<Content>,
     ) -> Result<(), Failed> {
-        if !self.make_directories(path) {
-            return Err(Failed::Directory);
-        }
+        self.make_directories(path)?;
         let shown = path.display();
         let open_failed = |e: &io::Error| {
             Failed::Fatal(format!(
@@ -156,5 +247,42 @@ impl LostFound {
             let _ = fs::remove_file(&tmp);
         }
         renamed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_repository_as_git_reads_it() {
+        let v = |s: &str| shared_repository(Some(Some(s.as_bytes())));
+        assert_eq!(shared_repository(None), Ok(0));
+        assert_eq!(shared_repository(Some(None)), Ok(0o660));
+        assert_eq!(v("group"), Ok(0o660));
+        assert_eq!(v("true"), Ok(0o660));
+        assert_eq!(v("1"), Ok(0o660));
+        assert_eq!(v("everybody"), Ok(0o664));
+        assert_eq!(v("2"), Ok(0o664));
+        assert_eq!(v("umask"), Ok(0));
+        assert_eq!(v("false"), Ok(0));
+        assert_eq!(v("0640"), Ok(-0o640));
+        assert_eq!(v("0777"), Ok(-0o666));
+        assert!(
+            v("0440")
+                .unwrap_err()
+                .starts_with("problem with core.sharedRepository filemode value (0440)")
+        );
+        assert!(v("sometimes").is_err());
+    }
+
+    #[test]
+    fn directory_modes_as_adjust_shared_perm_makes_them() {
+        // A directory made under umask 022.
+        assert_eq!(shared_dir_mode(0o755, 0), 0o755);
+        assert_eq!(shared_dir_mode(0o755, 0o660), 0o2775);
+        assert_eq!(shared_dir_mode(0o755, 0o664), 0o2775);
+        assert_eq!(shared_dir_mode(0o755, -0o640), 0o2750);
+        assert_eq!(shared_dir_mode(0o700, -0o600), 0o700);
     }
 }

@@ -287,6 +287,10 @@ pub struct Settings {
     pub big_file_threshold: u64,
     /// The empty tree's id, which git reads whether or not it is stored (a cached object).
     pub empty_tree: Oid,
+    /// `core.sharedRepository`, for the directories `--lost-found` makes
+    /// ([`lost_found::shared_repository`]: git's fatal message for a bad value, given when the
+    /// first directory is made; 0 without `--lost-found`).
+    pub shared_repository: Result<i32, String>,
 }
 
 /// The object store as the scan opened it: the packs, the loose objects, and what reading them
@@ -676,6 +680,14 @@ pub fn run_with<P: Providers>(
     };
     let big_file_threshold = walk::big_file_threshold(&config);
     let empty_tree = empty_tree_id::<P>(repo.format);
+    // Only `--lost-found`'s directories depend on core.sharedRepository; git reads it when it
+    // first makes one, and dies there on a bad value.
+    let shared_repository = if opts.lost_found {
+        let value = config.get("core.sharedrepository").map(|e| e.value_str());
+        lost_found::shared_repository(value)
+    } else {
+        Ok(0)
+    };
     let mut f = Fsck::<P> {
         providers: std::marker::PhantomData,
         opts,
@@ -689,6 +701,7 @@ pub fn run_with<P: Providers>(
             checks,
             big_file_threshold,
             empty_tree,
+            shared_repository,
         },
         stored: Stored::default(),
         heads: Heads::default(),
