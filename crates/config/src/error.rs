@@ -446,9 +446,10 @@ impl fmt::Display for ConfigError {
                 )?;
                 writeln!(
                     f,
-                    "  valid names: {} (all but {} also as <TARGET>_RUST_BACKEND_...)",
+                    "  valid names: {} (all but {} also as <TARGET>_{}_...)",
                     valid.join(", "),
-                    crate::graph::CONFIG
+                    crate::graph::CONFIG,
+                    crate::graph::PREFIX
                 )?;
                 writeln!(f, "  kinds: {}", crate::graph::KINDS.join(", "))?;
                 if let Some(near) = suggestion {

@@ -1026,6 +1026,32 @@ pub struct PolicyChoice {
     pub origin: Origin,
 }
 
+impl PolicyChoice {
+    /// Who set it, as a message names it, for the setting of file key `key`: the variable and its
+    /// value (`RUST_BACKEND_BUNDLED=deny`), or the file entry
+    /// (`/path/backends.toml:3:11: bundled = "deny"`).
+    pub fn source(&self, key: &str) -> String {
+        match &self.origin {
+            Origin::Graph(var) => format!("{var}={}", self.value),
+            Origin::GraphFile { path, line, column } => {
+                format!("{path}:{line}:{column}: {key} = \"{}\"", self.value)
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// How to set it to `other` instead: `unset VAR (or set it to OTHER)`, or change the file.
+    pub fn undo(&self, key: &str, other: &str) -> String {
+        match &self.origin {
+            Origin::Graph(var) => format!("unset {var} (or set it to {other})"),
+            Origin::GraphFile { path, line, column } => {
+                format!("change {path}:{line}:{column} to {key} = \"{other}\", or remove it")
+            }
+            other_origin => format!("change {other_origin}"),
+        }
+    }
+}
+
 impl PartialEq for Spec {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq(self, other)

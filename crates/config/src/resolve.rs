@@ -193,12 +193,14 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         // A target-scoped name (`<TRIPLE>_...`) that is not one of this crate's own belongs to
         // another crate or to the graph-wide settings, even when this crate's prefix is the start
         // of a triple (`ARM` and `ARM_UNKNOWN_LINUX_GNUEABIHF_...`).
-        let other_scoped = [&inputs.target, &inputs.host]
-            .iter()
-            .filter(|t| !t.is_empty())
-            .any(|t| name.starts_with(&target_prefixed(t, "")));
-        if facility.is_none() && scoped.is_none() && other_scoped {
-            continue;
+        if facility.is_none() && scoped.is_none() {
+            let other_scoped = [&inputs.target, &inputs.host]
+                .iter()
+                .filter(|t| !t.is_empty())
+                .any(|t| name.starts_with(&target_prefixed(t, "")));
+            if other_scoped {
+                continue;
+            }
         }
         if facility.is_none() && scoped.is_none() && *name != config_var {
             match spec.variables.iter().find(|v| v.name == name) {

@@ -237,21 +237,22 @@ impl Build {
     /// checked but not recorded) and the graph-wide file, for a crate that reads any.
     fn graph_inputs(
         &self,
+        settings: &[Setting],
+        all: &[(String, Option<String>)],
         target: &str,
         host: &str,
     ) -> (BTreeMap<String, Option<String>>, Option<ConfigFileInput>) {
-        let settings = self.graph_settings();
         let mut vars = BTreeMap::new();
         if settings.is_empty() {
             return (vars, None);
         }
-        for setting in &settings {
+        for setting in settings {
             self.env.var(&setting.target_variable(target));
             self.env.var(&setting.variable());
         }
-        for (name, value) in self.env.all_vars() {
-            if graph::classify(&name, &[target, host]) != Ok(None) {
-                vars.insert(name, value);
+        for (name, value) in all {
+            if graph::classify(name, &[target, host]) != Ok(None) {
+                vars.insert(name.clone(), value.clone());
             }
         }
         let file = self.env.var(graph::CONFIG).map(|named| {
@@ -301,8 +302,9 @@ impl Build {
             }
         }
         let (file, config_file) = self.config_file(&vars);
-        let (graph_env, graph_file) = self.graph_inputs(&target, &host);
         let all = self.env.all_vars();
+        let graph_reads = self.graph_settings();
+        let (graph_env, graph_file) = self.graph_inputs(&graph_reads, &all, &target, &host);
         let cfg = TargetCfg::from_cargo_vars(
             all.iter()
                 .filter_map(|(k, v)| Some((k.as_str(), v.as_deref()?))),
@@ -317,7 +319,7 @@ impl Build {
             cfg,
             graph_env,
             graph_file,
-            graph_reads: Some(self.graph_settings()),
+            graph_reads: Some(graph_reads),
         };
         let selection = resolve::resolve(&inputs).map_err(|e| {
             let mut text = e.to_string();
@@ -610,19 +612,14 @@ impl Build {
         }
         self.env.watch_path(compat_dir);
         let selection = &resolved.selection;
-        let link_by = selection.link.as_ref().map(|p| policy_source(p, "link"));
-        let bundled_by = selection
-            .bundled
-            .as_ref()
-            .filter(|p| p.value == "deny")
-            .map(|p| policy_source(p, "bundled"));
+        let link_by = selection.link.as_ref().map(|p| p.source("link"));
         let policy = probe::run::Policy {
             link: selection
                 .link
                 .as_ref()
                 .zip(link_by.as_deref())
                 .map(|(p, by)| (p.value, by)),
-            deny_bundled: bundled_by.as_deref(),
+            deny_bundled: selection.bundled.as_ref().filter(|p| p.value == "deny"),
         };
         let mut probed = Probed::default();
         for library in self.libraries() {
@@ -661,18 +658,6 @@ pub(crate) fn table_error(spec: &Spec, problems: &str) -> String {
         spec.name
     ));
     lines.join("\n")
-}
-
-/// Who set a graph-wide policy, as a message names it: the variable and its value
-/// (`RUST_BACKEND_BUNDLED=deny`), or the file entry (`/path/backends.toml:3:11: bundled = "deny"`).
-fn policy_source(policy: &crate::PolicyChoice, key: &str) -> String {
-    match &policy.origin {
-        crate::Origin::Graph(var) => format!("{var}={}", policy.value),
-        crate::Origin::GraphFile { path, line, column } => {
-            format!("{path}:{line}:{column}: {key} = \"{}\"", policy.value)
-        }
-        other => other.to_string(),
-    }
 }
 
 /// The build error for a library from a registry or git whose features compile a provider nothing

@@ -56,13 +56,7 @@ impl Finder for SysCrate {
                 format!(
                     "make {} use the system's copy (its own switch: {})",
                     self.sys_crate,
-                    match self.sys_crate {
-                        "libz-sys" =>
-                            "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature",
-                        "zstd-sys" => "ZSTD_SYS_USE_PKG_CONFIG=1",
-                        "openssl-sys" => "OPENSSL_NO_VENDOR=1",
-                        _ => "see its documentation",
-                    }
+                    switches(self.sys_crate).system
                 ),
             ));
             // A copy the -sys crate built lies in its OUT_DIR, which would make the binary
@@ -85,17 +79,38 @@ impl Finder for SysCrate {
         if only_archives {
             found.link_mode = LinkMode::Static;
         }
-        let switch = match self.sys_crate {
-            "libz-sys" => {
-                "LIBZ_SYS_STATIC=1 (it then builds and links its bundled zlib), or LIBZ_SYS_STATIC=0 and the system's shared library"
-            }
-            "zstd-sys" => {
-                "its `pkg-config` feature off (its bundled, static build), or on with ZSTD_SYS_USE_PKG_CONFIG=1"
-            }
-            _ => "see its documentation",
-        };
-        link_policy_check(&found, cx, library, self.sys_crate, switch)?;
+        let link = switches(self.sys_crate).link;
+        link_policy_check(&found, cx, library, self.sys_crate, link)?;
         Ok(found)
+    }
+}
+
+/// The switches of a known `-sys` crate, as its documentation names them.
+struct Switches {
+    /// What makes it use the system's library rather than build its own copy.
+    system: &'static str,
+    /// What makes it link statically or dynamically.
+    link: &'static str,
+}
+
+fn switches(sys_crate: &str) -> Switches {
+    match sys_crate {
+        "libz-sys" => Switches {
+            system: "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature",
+            link: "LIBZ_SYS_STATIC=1 (it then builds and links its bundled zlib), or LIBZ_SYS_STATIC=0 and the system's shared library",
+        },
+        "zstd-sys" => Switches {
+            system: "ZSTD_SYS_USE_PKG_CONFIG=1",
+            link: "its `pkg-config` feature off (its bundled, static build), or on with ZSTD_SYS_USE_PKG_CONFIG=1",
+        },
+        "openssl-sys" => Switches {
+            system: "OPENSSL_NO_VENDOR=1",
+            link: "see its documentation",
+        },
+        _ => Switches {
+            system: "see its documentation",
+            link: "see its documentation",
+        },
     }
 }
 

@@ -251,7 +251,7 @@ fn install_lines(library: &Library) -> String {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Policy<'a> {
     pub(crate) link: Option<(&'a str, &'a str)>,
-    pub(crate) deny_bundled: Option<&'a str>,
+    pub(crate) deny_bundled: Option<&'a crate::PolicyChoice>,
 }
 
 /// The build error for a copy of `library` built from source under `RUST_BACKEND_BUNDLED=deny`.
@@ -260,12 +260,13 @@ pub(crate) fn bundled_message(
     found: &Found,
     evidence: &str,
     switch: &str,
-    denied_by: &str,
+    denied: &crate::PolicyChoice,
 ) -> String {
     let (by, install) = (sys_crate(found), install_lines(library));
     let mut lines = vec![format!(
-        "{by} built its own copy of {} ({evidence} is set), but {denied_by} allows only the system's libraries",
-        library.name
+        "{by} built its own copy of {} ({evidence} is set), but {} allows only the system's libraries",
+        library.name,
+        denied.source("bundled")
     )];
     lines.push(format!("  fix: {switch}"));
     if !install.is_empty() {
@@ -274,14 +275,10 @@ pub(crate) fn bundled_message(
             library.name
         ));
     }
-    let undo = match denied_by.split_once('=') {
-        Some((var, _)) if !var.contains(' ') => format!("unset {var} (or set it to allow)"),
-        _ => format!(
-            "change {} to bundled = \"allow\", or remove it",
-            denied_by.split(": ").next().unwrap_or(denied_by)
-        ),
-    };
-    lines.push(format!("  fix: or allow bundled copies: {undo}"));
+    lines.push(format!(
+        "  fix: or allow bundled copies: {}",
+        denied.undo("bundled", "allow")
+    ));
     lines.join("\n")
 }
 

@@ -1112,13 +1112,12 @@ fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
     };
     let found = locate(&ZLIB, &[inflate_need()], "demo", &env).unwrap();
     let (evidence, switch) = found.bundled.clone().unwrap();
-    let m = super::run::bundled_message(
-        &ZLIB,
-        &found,
-        &evidence,
-        &switch,
-        "RUST_BACKEND_BUNDLED=deny",
-    );
+    let denied = |origin| crate::PolicyChoice {
+        value: "deny",
+        origin,
+    };
+    let by_variable = denied(crate::Origin::Graph("RUST_BACKEND_BUNDLED".into()));
+    let m = super::run::bundled_message(&ZLIB, &found, &evidence, &switch, &by_variable);
     assert_eq!(
         m,
         "libz-sys built its own copy of zlib (DEP_Z_ROOT is set), but RUST_BACKEND_BUNDLED=deny allows only the system's libraries
@@ -1126,12 +1125,11 @@ fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
   fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel)
   fix: or allow bundled copies: unset RUST_BACKEND_BUNDLED (or set it to allow)"
     );
-    let m = super::run::bundled_message(
-        &ZLIB,
-        &found,
-        &evidence,
-        &switch,
-        "/etc/b.toml:2:11: bundled = \"deny\"",
-    );
+    let by_file = denied(crate::Origin::GraphFile {
+        path: "/etc/b.toml".into(),
+        line: 2,
+        column: 11,
+    });
+    let m = super::run::bundled_message(&ZLIB, &found, &evidence, &switch, &by_file);
     assert!(m.ends_with("fix: or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"), "{m}");
 }
