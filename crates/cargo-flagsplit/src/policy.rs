@@ -1,8 +1,8 @@
 //! The policy file: `[[deny]]`, `[[require]]` and `[[libraries]]` rules, read with positions, and
 //! checked against a [`Report`].
 
-use crate::model::{CrateReport, Facility, Report};
-use flagsplit_config::graph::{KINDS, SHARED_PROVIDERS};
+use crate::model::{CrateReport, Facility, Provider, Report};
+use flagsplit_config::graph::{KINDS, SHARED_PROVIDERS, Setting};
 use std::fmt;
 use toml_span::Span;
 use toml_span::value::{Table, Value, ValueInner};
@@ -37,16 +37,20 @@ impl Choice {
         }
     }
 
+    /// Whether `provider` is this choice.
+    fn is(&self, provider: &Provider) -> bool {
+        match self {
+            Choice::Provider(n) => provider.name == *n,
+            Choice::Shared(s) => provider.answers_to.as_deref() == Some(s.as_str()),
+        }
+    }
+
     /// The compiled providers of `facility` that are this choice.
     fn compiled_in<'f>(&self, facility: &'f Facility) -> Vec<&'f str> {
         facility
             .providers
             .iter()
-            .filter(|p| p.compiled)
-            .filter(|p| match self {
-                Choice::Provider(n) => p.name == *n,
-                Choice::Shared(s) => p.answers_to.as_deref() == Some(s.as_str()),
-            })
+            .filter(|p| p.compiled && self.is(p))
             .map(|p| p.name.as_str())
             .collect()
     }
@@ -619,12 +623,45 @@ fn fix_for(f: &Facility, alternatives: &[&str]) -> String {
         ),
         _ => match &f.kind {
             Some(k) => format!(
-                "it is the default: set {own}, or RUST_BACKEND_{}=<shared name> for every facility of kind {k}",
-                k.to_uppercase().replace('-', "_")
+                "it is the default: set {own}, or {}=<shared name> for every facility of kind {k}",
+                kind_variable(k)
             ),
             None => format!("it is the default: set {own}"),
         },
     }
+}
+
+/// The graph-wide variable of kind `kind` (`RUST_BACKEND_SHA1_UNSAFE`), as flagsplit-config
+/// names it.
+fn kind_variable(kind: &str) -> String {
+    Setting::from_key(kind).map_or_else(
+        || {
+            format!(
+                "{}_{}",
+                flagsplit_config::graph::PREFIX,
+                kind.to_uppercase()
+            )
+        },
+        Setting::variable,
+    )
+}
+
+/// The notes every broken rule starts with: the choice's origin, the rule, its reason.
+fn rule_notes(
+    f: &Facility,
+    at: &str,
+    which: &str,
+    rule: &str,
+    reason: &Option<String>,
+) -> Vec<(String, String)> {
+    let mut notes = vec![
+        ("origin".to_string(), origin_note(f)),
+        ("rule".to_string(), format!("{at} [[{which}]] {rule}")),
+    ];
+    if let Some(r) = reason {
+        notes.push(("reason".into(), r.clone()));
+    }
+    notes
 }
 
 /// Checks `policy` against `report`.
@@ -638,25 +675,16 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
             let alternatives: Vec<&str> = f
                 .providers
                 .iter()
-                .filter(|p| p.compiled && p.name != f.selected)
-                .filter(|p| {
-                    !rule.choice.selected_by(&Facility {
-                        selected: p.name.clone(),
-                        ..f.clone()
-                    })
-                })
+                .filter(|p| p.compiled && p.name != f.selected && !rule.choice.is(p))
                 .map(|p| p.name.as_str())
                 .collect();
-            let mut notes = vec![
-                ("origin".to_string(), origin_note(f)),
-                (
-                    "rule".to_string(),
-                    format!("{} [[deny]] {}", rule.at, rule.describe()),
-                ),
-            ];
-            if let Some(r) = &rule.reason {
-                notes.push(("reason".into(), r.clone()));
-            }
+            let mut notes = rule_notes(
+                f,
+                &rule.at.to_string(),
+                "deny",
+                &rule.describe(),
+                &rule.reason,
+            );
             notes.push(("fix".into(), fix_for(f, &alternatives)));
             out.violations.push(Violation {
                 title: format!(
@@ -690,26 +718,18 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                 Choice::Provider(p) => p.clone(),
                 Choice::Shared(s) => format!("a provider answering to {s}"),
             };
-            let mut notes = vec![
-                ("origin".to_string(), origin_note(f)),
-                (
-                    "rule".to_string(),
-                    format!("{} [[require]] {}", rule.at, rule.describe()),
-                ),
-            ];
-            if let Some(r) = &rule.reason {
-                notes.push(("reason".into(), r.clone()));
-            }
+            let mut notes = rule_notes(
+                f,
+                &rule.at.to_string(),
+                "require",
+                &rule.describe(),
+                &rule.reason,
+            );
             let fix = if compiled.is_empty() {
                 let features: Vec<String> = f
                     .providers
                     .iter()
-                    .filter(|p| {
-                        rule.choice.selected_by(&Facility {
-                            selected: p.name.clone(),
-                            ..f.clone()
-                        })
-                    })
+                    .filter(|p| rule.choice.is(p))
                     .filter_map(|p| p.feature.as_ref().map(|x| format!("`{x}` ({})", p.name)))
                     .collect();
                 if features.is_empty() {
@@ -732,8 +752,8 @@ pub fn evaluate(policy: &Policy, report: &Report) -> Outcome {
                 let mut s = format!("select it: {}={}", f.variable, compiled[0]);
                 if let (Choice::Shared(sh), Some(k)) = (&rule.choice, &f.kind) {
                     s.push_str(&format!(
-                        ", or RUST_BACKEND_{}={sh} for every facility of kind {k}",
-                        k.to_uppercase().replace('-', "_")
+                        ", or {}={sh} for every facility of kind {k}",
+                        kind_variable(k)
                     ));
                 }
                 s
