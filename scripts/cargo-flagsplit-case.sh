@@ -23,19 +23,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 started=$(date +%s)
 export CARGO_TARGET_DIR=$root/target/cargo-flagsplit-case
-. scripts/lib/checks.sh
-ws=$root/tests/graph-workspace
-work=$CARGO_TARGET_DIR/scratch
-rm -rf "$work"
-mkdir -p "$work/log"
-log=$work/log
-# Nothing from the caller's environment selects: no graph-wide setting, no library variable.
-for v in $(compgen -e | grep -E '(^|_)BACKEND_[A-Z0-9_]+$|^(TLS_A_|TLS_B_|ZLIB_C_|OPENSSL_|FLAGSPLIT_)|^LIBZ_SYS_STATIC$' || true); do unset "$v"; done
-status_before=$(git status --porcelain --untracked-files=all)
-
-G=RUST_BACKEND
-host=$(rustc -vV | sed -n 's/^host: //p')
-HOST=$(tr 'a-z-' 'A-Z_' <<<"$host")
+. scripts/lib/graph-workspace.sh
 
 # fs NAME DIR [VAR=...]... -- ARGS... — `cargo flagsplit ARGS` in DIR with the variables: standard
 # output in $log/NAME, standard error in $log/NAME.err; its status

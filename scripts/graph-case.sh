@@ -32,20 +32,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 started=$(date +%s)
 export CARGO_TARGET_DIR=$root/target/graph-case
-. scripts/lib/checks.sh
-ws=$root/tests/graph-workspace
-work=$CARGO_TARGET_DIR/scratch
-rm -rf "$work"
-mkdir -p "$work/log"
-log=$work/log
-# Nothing from the caller's environment selects: no graph-wide setting, no library variable.
-for v in $(compgen -e | grep -E '(^|_)BACKEND_[A-Z0-9_]+$|^(TLS_A_|TLS_B_|ZLIB_C_|OPENSSL_)|^LIBZ_SYS_STATIC$' || true); do unset "$v"; done
-status_before=$(git status --porcelain --untracked-files=all)
-
-# The graph-wide variables' prefix (flagsplit_config::graph::PREFIX): ${G}_TLS, ${G}_CONFIG, ...
-G=RUST_BACKEND
-host=$(rustc -vV | sed -n 's/^host: //p')
-HOST=$(tr 'a-z-' 'A-Z_' <<<"$host")
+. scripts/lib/graph-workspace.sh
 # Another target's variables must change nothing.
 case $host in
 aarch64-unknown-linux-gnu) OTHER=X86_64_UNKNOWN_LINUX_GNU ;;
