@@ -158,9 +158,18 @@ pub(crate) fn config_file_name<'a>(
 
 /// The build-time variable closest to `name`, when it is close enough to be a likely typo.
 pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
-    spec.build_variable_names()
+    nearest_variable(
+        name,
+        spec.build_variable_names()
+            .into_iter()
+            .chain(spec.variables.iter().map(|v| v.name.to_string())),
+    )
+}
+
+/// The variable name among `names` within 3 edits of `name`, the nearest.
+fn nearest_variable(name: &str, names: impl IntoIterator<Item = String>) -> Option<String> {
+    names
         .into_iter()
-        .chain(spec.variables.iter().map(|v| v.name.to_string()))
         .map(|v| (crate::model::edit_distance(name, &v), v))
         .filter(|(d, _)| *d <= 3)
         .min_by_key(|(d, _)| *d)
@@ -201,18 +210,18 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
             if other_scoped {
                 continue;
             }
-        }
-        if facility.is_none() && scoped.is_none() && *name != config_var {
-            match spec.variables.iter().find(|v| v.name == name) {
-                Some(v) if v.when != When::Build => continue, // read by the binaries or tests
-                Some(_) => {}
-                None => {
-                    errors.push(ConfigError::UnknownVariable {
-                        name: name.clone(),
-                        valid: spec.build_variable_names(),
-                        suggestion: suggest(spec, name),
-                    });
-                    continue;
+            if *name != config_var {
+                match spec.variables.iter().find(|v| v.name == name) {
+                    Some(v) if v.when != When::Build => continue, // read by the binaries or tests
+                    Some(_) => {}
+                    None => {
+                        errors.push(ConfigError::UnknownVariable {
+                            name: name.clone(),
+                            valid: spec.build_variable_names(),
+                            suggestion: suggest(spec, name),
+                        });
+                        continue;
+                    }
                 }
             }
         }
@@ -423,12 +432,7 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
             Ok(None) => continue,
             Err(()) => {
                 let valid = crate::graph::variable_names();
-                let suggestion = valid
-                    .iter()
-                    .map(|v| (crate::model::edit_distance(name, v), v))
-                    .filter(|(d, _)| *d <= 3)
-                    .min_by_key(|(d, _)| *d)
-                    .map(|(_, v)| v.clone());
+                let suggestion = nearest_variable(name, valid.iter().cloned());
                 errors.push(ConfigError::UnknownGraphVariable {
                     name: name.clone(),
                     valid,
