@@ -71,33 +71,44 @@ pub(crate) fn parse(
     let lines = Lines { text, path };
     let mut choices = Vec::new();
     let mut errors = Vec::new();
-    let Some(root) = document(&lines, text, spec.format_hint(), &mut errors) else {
-        return (choices, errors);
+    each_entry(
+        &lines,
+        spec.format_hint(),
+        &mut errors,
+        |key, value, scope, errors| {
+            facility_table(spec, &lines, key, value, scope, &mut choices, errors);
+        },
+    );
+    (choices, errors)
+}
+
+/// Calls `entry` for each top-level entry of the document and each entry of its
+/// `[target.<triple or cfg(...)>]` tables, with its scope, in file order; a syntax error or a bad
+/// scope is an error in `errors`.
+fn each_entry(
+    lines: &Lines<'_>,
+    format: String,
+    errors: &mut Vec<ConfigError>,
+    mut entry: impl FnMut(&toml_span::value::Key<'_>, &Value<'_>, &Scope, &mut Vec<ConfigError>),
+) {
+    let Some(root) = document(lines, lines.text, format, errors) else {
+        return;
     };
     let Some(table) = root.as_table() else {
         // The parser always returns a table for a document.
-        return (choices, errors);
+        return;
     };
     for (key, value) in sorted_by_position(table) {
         if key.name == "target" {
-            for (scope, entries) in scopes(&lines, value, &mut errors) {
+            for (scope, entries) in scopes(lines, value, errors) {
                 for (k, v) in sorted_by_position(entries) {
-                    facility_table(spec, &lines, k, v, &scope, &mut choices, &mut errors);
+                    entry(k, v, &scope, errors);
                 }
             }
-            continue;
+        } else {
+            entry(key, value, &Scope::All, errors);
         }
-        facility_table(
-            spec,
-            &lines,
-            key,
-            value,
-            &Scope::All,
-            &mut choices,
-            &mut errors,
-        );
     }
-    (choices, errors)
 }
 
 /// The parsed document, or `None` after a syntax error.
@@ -253,23 +264,9 @@ pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<Confi
     let mut entries = Vec::new();
     let mut errors = Vec::new();
     let format = "top-level `tls = \"openssl\"`, `link = \"static\"`, `bundled = \"deny\"` entries and [target.<triple or cfg(...)>] tables of them".to_string();
-    let Some(root) = document(&lines, text, format, &mut errors) else {
-        return (entries, errors);
-    };
-    let Some(table) = root.as_table() else {
-        return (entries, errors);
-    };
-    for (key, value) in sorted_by_position(table) {
-        if key.name == "target" {
-            for (scope, table) in scopes(&lines, value, &mut errors) {
-                for (k, v) in sorted_by_position(table) {
-                    graph_entry(&lines, k, v, &scope, &mut entries, &mut errors);
-                }
-            }
-            continue;
-        }
-        graph_entry(&lines, key, value, &Scope::All, &mut entries, &mut errors);
-    }
+    each_entry(&lines, format, &mut errors, |key, value, scope, errors| {
+        graph_entry(&lines, key, value, scope, &mut entries, errors);
+    });
     (entries, errors)
 }
 
