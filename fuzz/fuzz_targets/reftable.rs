@@ -12,7 +12,7 @@ use std::sync::Arc;
 use flagsplit::hash::Selected;
 use flagsplit::repo::reftable::merged::MergedIter;
 use flagsplit::repo::reftable::record::{
-    BLOCK_LOG, BLOCK_REF, LogRecord, RefRecord, RefValue, Record,
+    BLOCK_LOG, BLOCK_REF, LogRecord, Record, RefRecord, RefValue,
 };
 use flagsplit::repo::reftable::table::{Table, footer_size, header_size};
 use libfuzzer_sys::fuzz_target;
@@ -104,7 +104,11 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc

@@ -19,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
         let walk = flagsplit::object::links::links_for(Kind::Tree, &id, data, format);
         let mut rest = every.iter();
         for t in &walk.targets {
-            assert!(rest.any(|e| *e == t.id), "a walked entry the promisor reader did not give");
+            assert!(
+                rest.any(|e| *e == t.id),
+                "a walked entry the promisor reader did not give"
+            );
         }
         let opts = Options::new(false);
         let mut special = SpecialBlobs::default();
