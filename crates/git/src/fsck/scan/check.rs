@@ -265,6 +265,10 @@ pub struct Local {
     /// The type conflicts met (git's `object X is a T, not a U`): which of the two git reports
     /// depends on the order in which it reads the objects.
     pub conflicts: usize,
+    /// An entry could not be unpacked (git's `cannot unpack`): git prints the lines of a damaged
+    /// entry again from each delta whose chain reaches it, as its delta base cache lets it, so
+    /// the pack is checked again in git's order ([`super::settle::settle`]).
+    pub damaged: bool,
     /// Links to objects made as another type when the missing ones were created
     /// ([`crate::fsck::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
@@ -404,6 +408,7 @@ impl Local {
             counts: None,
             spilled: Vec::new(),
             conflicts: 0,
+            damaged: false,
             unresolved: Vec::new(),
             promisor_blobs: Vec::new(),
             promisor_noted: Vec::new(),

@@ -64,6 +64,11 @@ fn mem_available() -> Option<usize> {
 /// `core.deltaBaseCacheLimit`).
 const LOW_MEMORY_CACHE: usize = 32 << 20;
 
+/// The bytes of bases the check in git's order keeps: git's default
+/// `core.deltaBaseCacheLimit`, so that a damaged entry's lines are printed as often as git
+/// prints them while its cache holds what git's does.
+const GIT_DELTA_BASE_CACHE: usize = 96 << 20;
+
 /// Entries given to a job at a time in `--low-memory`, in pack order.
 const LOW_MEMORY_CHUNK: usize = 512;
 
@@ -71,7 +76,7 @@ const LOW_MEMORY_CHUNK: usize = 512;
 /// (`named`), and the lines of the reads that stood in for them.
 fn report_detours(p: &PackCtx<'_>, flat: &Flat<'_>, l: &mut Local, detours: Detours) {
     for f in detours.failed {
-        let first = flat.named.lock().is_ok_and(|mut n| n.insert(f));
+        let first = flat.faithful || flat.named.lock().is_ok_and(|mut n| n.insert(f));
         if first {
             let fe = flat.ent(p, f);
             let id = p.index.id(fe.n);
@@ -138,8 +143,10 @@ fn make_base<P: Providers>(
                 let d = apply_child(p, quiet, z, &ent, &base, delta).ok()?;
                 Some((Some(k), Node::new(d, (Vec::new(), false))))
             });
-            if let Some(m) = &made {
-                cache.put(cur, m.0, &m.1);
+            match &made {
+                Some(m) => cache.put(cur, m.0, &m.1),
+                // git cannot name what is at that offset.
+                None => quiet.error("bad offset for revindex"),
             }
             break (cur, made.ok_or(()));
         }
@@ -195,6 +202,11 @@ struct Flat<'a> {
     pub(super) raw: usize,
     /// The bases already named as unreadable (each once, as the tree names them).
     pub(super) named: &'a std::sync::Mutex<std::collections::HashSet<usize>>,
+    /// git's counts: a base's lines, and the base it could not read, printed again from each
+    /// delta whose chain reaches it, and no entry kept as a base when it is checked itself (git's
+    /// `unpack_entry` caches a base only when it applies a delta to it). For the one-thread check
+    /// in git's order.
+    pub(super) faithful: bool,
 }
 
 impl Flat<'_> {
@@ -237,6 +249,14 @@ fn check_flat<P: Providers>(
         return;
     };
     let ent = flat.ent(p, e);
+    // git's check reads each entry's header before it unpacks the entry, and says so once more
+    // when the header cannot be read.
+    if flat.faithful
+        && let Err(bad @ pack::EntryError::BadHeader) =
+            pack::entry(&p.bytes[..p.sig_ofs], flat.offs[e], flat.raw)
+    {
+        l.pack_error(&bad.git_line(p.name), p.name, Some(ent.off()), None);
+    }
     let keep = flat.is_base(e);
     let mut kind = ent.kind();
     let mut base_node = None;
@@ -262,6 +282,9 @@ fn check_flat<P: Providers>(
         quiet.lines.clear();
         let mut detours = Detours::default();
         let made = make_base(core, p, flat, quiet, z, delta, cache, b, &mut detours);
+        if flat.faithful {
+            l.lines.append(&mut quiet.lines);
+        }
         report_detours(p, flat, l, detours);
         match made {
             Ok((k, node)) => {
@@ -319,7 +342,10 @@ fn check_flat<P: Providers>(
         base_node.as_deref(),
         keep,
     );
-    if keep && let Ok(data) = data {
+    if keep
+        && !flat.faithful
+        && let Ok(data) = data
+    {
         cache.put(e, kind, &Node::new(data, links));
     }
 }
@@ -419,6 +445,7 @@ pub(super) fn verify_low_memory<P: Providers>(
         index,
         raw,
         named: &named,
+        faithful: false,
     };
     let pack_id = bytes.as_ptr() as usize;
     let sum: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
@@ -473,8 +500,9 @@ pub(super) fn verify_low_memory<P: Providers>(
 /// A pack's entries (offsets, index positions and which are bases, in pack order: `flat`)
 /// checked again one after another, each folded into the run as soon as it is checked: git's
 /// order, which decides which side of a type conflict git reports. The types and flags are first
-/// put back as they were before the pack (`saved`). Only a pack whose check met a conflict
-/// ([`settle`]) is checked so, with a delta's base made through a cache as in `--low-memory`.
+/// put back as they were before the pack (`saved`). Only a pack whose check met a conflict or a
+/// damaged entry ([`settle`]) is checked so, with a delta's base made through a cache as in
+/// `--low-memory`, but with git's counts ([`Flat::faithful`]) and git's cache size.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn again_in_git_order<P: Providers>(
     f: &mut Fsck<'_, P>,
@@ -518,10 +546,12 @@ pub(super) fn again_in_git_order<P: Providers>(
         index,
         raw,
         named: &named,
+        faithful: true,
     };
     // Counted in the table as it goes (no counts of its own): each entry is folded in at once.
     let mut w = Worker::new();
-    w.cache.for_pack(bytes.as_ptr() as usize, LOW_MEMORY_CACHE);
+    w.cache
+        .for_pack(bytes.as_ptr() as usize, GIT_DELTA_BASE_CACHE);
     let (mut err, mut events) = (false, Vec::new());
     for e in 0..offs.len() {
         {

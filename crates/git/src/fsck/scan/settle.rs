@@ -116,15 +116,21 @@ pub(super) fn replay_special<P: Providers>(
 /// The special-blob events of a pack: (tree offset, blob id, `.gitmodules`?).
 pub(super) type SpecialEvents = Vec<(u64, Vec<u8>, bool)>;
 
-/// The workers' results folded into the run ([`fold`]), unless they met a type conflict: an
-/// object that a link names as another type than the object has, or two links that name it as
-/// two types (git's `object X is a T, not a U`). Which of the two git reports (the link, or the
-/// object as corrupt) depends on which it reads first, and the workers did not read the pack in
-/// git's order: then `None`, and nothing is folded in.
+/// The workers' results folded into the run ([`fold`]), unless they met a type conflict or a
+/// damaged entry: then `None`, nothing is folded in, and the pack is checked again in git's
+/// order. A type conflict is an object that a link names as another type than the object has,
+/// or two links that name it as two types (git's `object X is a T, not a U`): which of the two
+/// git reports (the link, or the object as corrupt) depends on which it reads first, and the
+/// workers did not read the pack in git's order. A damaged entry (one that could not be
+/// unpacked) has its lines printed by git again from each delta whose chain reaches it, as far
+/// as git's delta base cache, which holds what git's order put there, lets the chain go.
 pub(super) fn settle<P: Providers>(
     f: &mut Fsck<'_, P>,
     mut locals: Vec<Local>,
 ) -> Option<(bool, SpecialEvents)> {
+    if locals.iter().any(|l| l.damaged) {
+        return None;
+    }
     let mut conflicts: usize = locals.iter().map(|l| l.conflicts).sum();
     for l in &mut locals {
         conflicts += f.resolve(l);

@@ -669,6 +669,7 @@ pub(super) fn visit<P: Providers>(
             }
         }
         _ => {
+            l.damaged = true;
             l.pack_error(
                 &format!(
                     "cannot unpack {} from {name} at offset {}",
