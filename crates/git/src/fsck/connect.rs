@@ -6,7 +6,7 @@ use crate::Providers;
 
 use super::finding::{Finding, Stream, What};
 use super::lost_found::{Content, Failed, LostFound};
-use super::table::{self, HAS_OBJ, Oid, REACHABLE, USED, oid};
+use super::table::{self, HAS_OBJ, Oid, PARSED, REACHABLE, USED, oid};
 use super::{Fatal, Fsck, bits, hex, scan};
 
 /// git's `mark_object` with a parent (`None` for a head): marks `target` reachable and queues it
@@ -130,7 +130,7 @@ pub(super) fn check_connectivity<P: Providers>(
         if read_walk {
             traverse_read(f, i, pending)?;
         } else {
-            traverse_one(f, i, pending, &mut edges);
+            traverse_one(f, i, pending, &mut edges)?;
         }
         nr += 1;
         meter.display(nr);
@@ -197,7 +197,11 @@ pub(super) fn check_connectivity<P: Providers>(
             if known == Some(Kind::Blob) {
                 continue;
             }
-            let read = read_for_walk(f, &id)?;
+            let parsed = f
+                .table
+                .get(&id)
+                .is_some_and(|i| f.table.obj(i).flags & PARSED != 0);
+            let read = read_for_walk(f, &id, parsed)?;
             if read.is_none() {
                 // git's `parse_commit`, `parse_tree`, `parse_tag`.
                 f.out.error(&format!("Could not read {}", f.hex(&id)));
@@ -320,11 +324,18 @@ fn write_lost_found<P: Providers>(
 
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
 /// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
+///
+/// An object git holds parsed already (`parsed`) is not read by git's walk: it is read here
+/// without a word.
 fn read_for_walk<P: Providers>(
     f: &mut Fsck<'_, P>,
     id: &Oid,
+    parsed: bool,
 ) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
     let mut lines = Vec::new();
+    if parsed {
+        return Ok(f.store().quiet().read(id, &mut lines, None).object);
+    }
     let read = f.store().read_or_die(id, &mut lines);
     for l in &lines {
         f.out.error(l);
@@ -408,14 +419,24 @@ fn traverse_one<P: Providers>(
     i: u32,
     pending: &mut Vec<u32>,
     edges: &mut Vec<u32>,
-) {
+) -> Result<(), Fatal> {
     let from_tag = f.table.obj(i).kind == Some(Kind::Tag);
+    // git's walk reads again a tree its check forgot (`parse_tree`): where that read prints
+    // something (a pack it searches cannot be opened), it is made.
+    if f.stored.noisy_packs
+        && f.table.obj(i).kind == Some(Kind::Tree)
+        && f.table.obj(i).flags & PARSED == 0
+    {
+        let id = f.table.obj(i).id;
+        read_for_walk(f, &id, false)?;
+    }
     edges.clear();
     edges.extend_from_slice(f.table.edges_of(i));
     for &e in edges.iter() {
         let kind = (!from_tag).then(|| table::edge_kind(e));
         mark(f, table::edge_target(e), kind, Some(i), pending);
     }
+    Ok(())
 }
 
 /// git's `traverse_one_object`, reading the object (for `--connectivity-only` and
@@ -435,7 +456,7 @@ fn traverse_read<P: Providers>(
     // reads it, and so is a commit the heads' `parse_object` parsed already: its links are its
     // object's.)
     let raw = f.repo.format.raw_len();
-    let parsed = f.table.obj(i).flags & super::table::PARSED != 0;
+    let parsed = f.table.obj(i).flags & PARSED != 0;
     let from_graph = (kind == Some(Kind::Commit) && !parsed)
         .then(|| f.heads.graph_commits.as_ref()?.get(&id[..raw]))
         .flatten()
@@ -461,7 +482,13 @@ fn traverse_read<P: Providers>(
     // read`. The walk goes on, and no exit bit is set.
     let read = match kind {
         None => super::parse::parse_stored(f, &id)?.map(|(_, k, data)| (k, data)),
-        Some(_) => read_for_walk(f, &id)?,
+        Some(k) => {
+            // What git's walk holds parsed: what `parse_object` parsed, and a commit or tag
+            // the check of the packs parsed (it forgets a tree's content).
+            let checked = f.table.obj(i).flags & HAS_OBJ != 0 && !f.opts.connectivity_only;
+            let held = parsed || (checked && matches!(k, Kind::Commit | Kind::Tag));
+            read_for_walk(f, &id, held)?
+        }
     };
     let Some((k, data)) = read else {
         let d = f.describe(&id);

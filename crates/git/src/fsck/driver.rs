@@ -21,10 +21,11 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
     let run_started = std::time::Instant::now();
     let mut packs_wall = std::time::Duration::ZERO;
     let env_alternates = std::env::var_os("GIT_ALTERNATE_OBJECT_DIRECTORIES");
-    let (dirs, alternate_errors) = odb::object_dirs(&objects, env_alternates.as_deref());
+    let (dirs, alternate_errors, again) = odb::object_dirs(&objects, env_alternates.as_deref());
     for e in &alternate_errors {
         f.out.error(e);
     }
+    f.stored.reprepare_lines = again;
     let promisor_remote = has_promisor_remote(config);
     if let Ok(text) = std::fs::read(f.repo.common_dir.join("shallow")) {
         for line in text.split(|&b| b == b'\n') {
@@ -58,6 +59,10 @@ pub fn fsck<P: Providers>(f: &mut Fsck<'_, P>, config: &Config) -> Result<(), Fa
         .flatten()
         .unwrap_or(true);
     scan::open_packs(f, &dirs, midx, promisor_remote);
+    // git searches its packs most recently used first, starting from `get_all_packs`' order.
+    for (rank, pi) in git_pack_order(f, &dirs, midx).into_iter().enumerate() {
+        f.stored.packs[pi].rank = rank;
+    }
     super::heads::structures_loaded(f, config, &dirs)?;
     // git's promisor set: after a full check of the packs, from the links the checks kept;
     // otherwise read.

@@ -308,6 +308,12 @@ pub struct Stored {
     pub lost: std::collections::HashMap<Oid, usize>,
     /// Lines the store printed while it was shared (flushed to standard error).
     pub notes: std::sync::Mutex<Vec<String>>,
+    /// What git prints each time it reads the alternates again (`reprepare_packed_git`, after
+    /// an object was found neither in a pack nor loose): see [`odb::object_dirs`].
+    pub reprepare_lines: Vec<String>,
+    /// Whether a pack cannot be opened, so that git's searches for objects print its lines
+    /// ([`scan::PackState::lookup_lines`]).
+    pub noisy_packs: bool,
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,
@@ -416,6 +422,9 @@ impl<'o, P: Providers> Fsck<'o, P> {
             fresh: false,
             lost: &self.stored.lost,
             notes: &self.stored.notes,
+            reprepare: &self.stored.reprepare_lines,
+            noisy: self.stored.noisy_packs,
+            quiet: false,
         }
     }
 

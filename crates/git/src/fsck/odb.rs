@@ -34,25 +34,35 @@ pub struct LooseFiles {
 /// by its own alternates, depth-first as git's `prepare_alt_odb` adds them; and git's errors for
 /// the entries it skips. An alternate is named by its real path (git normalises it); each
 /// directory comes once, and `objects` is not its own alternate.
-pub fn object_dirs(objects: &Path, env: Option<&std::ffi::OsStr>) -> (Vec<ObjectDir>, Vec<String>) {
+///
+/// Also returns the errors git prints again each time it reads the alternates again
+/// (`reprepare_packed_git`, when an object is not found): those of the entries it could not add
+/// at the top level (the environment's and the repository's own alternates file). An entry it
+/// added is not read again, nor are the alternates it lists.
+pub fn object_dirs(
+    objects: &Path,
+    env: Option<&std::ffi::OsStr>,
+) -> (Vec<ObjectDir>, Vec<String>, Vec<String>) {
     let mut out = vec![ObjectDir {
         path: objects.to_path_buf(),
     }];
     let normalized = canonical(objects);
     let mut seen = vec![objects.to_path_buf()];
     let mut errors = Vec::new();
+    let mut again = Vec::new();
     let mut alt = Alternates {
         normalized: &normalized,
         out: &mut out,
         seen: &mut seen,
         errors: &mut errors,
+        again: &mut again,
     };
     if let Some(env) = env {
         use std::os::unix::ffi::OsStrExt;
         alt.link_entries(env.as_bytes(), b':', None, 0);
     }
     alt.read_info(objects, 0);
-    (out, errors)
+    (out, errors, again)
 }
 
 fn canonical(p: &Path) -> PathBuf {
@@ -79,6 +89,9 @@ struct Alternates<'a> {
     out: &'a mut Vec<ObjectDir>,
     seen: &'a mut Vec<PathBuf>,
     errors: &'a mut Vec<String>,
+    /// The errors of top-level entries, which git prints again when it reads the alternates
+    /// again.
+    again: &'a mut Vec<String>,
 }
 
 impl Alternates<'_> {
@@ -113,6 +126,15 @@ impl Alternates<'_> {
         }
     }
 
+    /// An entry that could not be added: at the top level, git says so again each time it reads
+    /// the alternates again.
+    fn entry_error(&mut self, line: String, depth: usize) {
+        if depth == 0 {
+            self.again.push(line.clone());
+        }
+        self.errors.push(line);
+    }
+
     /// git's `link_alt_odb_entry`.
     fn link_entry(&mut self, entry: &[u8], base: Option<&Path>, depth: usize) {
         use std::os::unix::ffi::OsStrExt;
@@ -125,10 +147,13 @@ impl Alternates<'_> {
             _ => entry.to_path_buf(),
         };
         let Some(mut path) = realpath(&joined) else {
-            self.errors.push(format!(
-                "unable to normalize alternate object path: {}",
-                joined.display()
-            ));
+            self.entry_error(
+                format!(
+                    "unable to normalize alternate object path: {}",
+                    joined.display()
+                ),
+                depth,
+            );
             return;
         };
         // (The real path has no trailing slash.)
@@ -138,10 +163,13 @@ impl Alternates<'_> {
             ));
         }
         if !path.is_dir() {
-            self.errors.push(format!(
-                "object directory {} does not exist; check .git/objects/info/alternates",
-                path.display()
-            ));
+            self.entry_error(
+                format!(
+                    "object directory {} does not exist; check .git/objects/info/alternates",
+                    path.display()
+                ),
+                depth,
+            );
             return;
         }
         if path == self.normalized || self.seen.contains(&path) {
@@ -267,5 +295,44 @@ impl Mapped {
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         self.map.as_deref().unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// git reads again only the top-level alternates (the repository's own file and the
+    /// environment's): their entries it could not add are said again, those of an alternate's
+    /// own file are not, nor is the nesting error.
+    #[test]
+    fn only_top_level_entries_are_said_again() {
+        let root = std::env::temp_dir().join(format!("flagsplit-odb-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let (objects, alt) = (root.join("a/objects"), root.join("b/objects"));
+        for d in [&objects, &alt] {
+            fs::create_dir_all(d.join("info")).unwrap();
+        }
+        let missing_top = root.join("nowhere/objects");
+        let missing_nested = root.join("elsewhere/objects");
+        fs::write(
+            objects.join("info/alternates"),
+            format!("{}\n{}\n", alt.display(), missing_top.display()),
+        )
+        .unwrap();
+        fs::write(
+            alt.join("info/alternates"),
+            format!("{}\n", missing_nested.display()),
+        )
+        .unwrap();
+        let env = root.join("gone/objects");
+        let (dirs, errors, again) = object_dirs(&objects, Some(env.as_os_str()));
+        let _ = fs::remove_dir_all(&root);
+        assert_eq!(dirs.len(), 2, "{dirs:?}");
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert_eq!(again.len(), 2, "{again:?}");
+        assert!(again.iter().any(|e| e.contains("gone/objects")), "{again:?}");
+        assert!(again.iter().any(|e| e.contains("nowhere/objects")), "{again:?}");
+        assert!(!again.iter().any(|e| e.contains("elsewhere")), "{again:?}");
     }
 }

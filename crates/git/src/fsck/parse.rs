@@ -113,7 +113,9 @@ pub fn parse_stored<P: Providers>(
     {
         f.table.or_flags(i, HAS_OBJ);
     }
-    if f.opts.connectivity_only {
+    // git keeps what `parse_object` parsed: a commit, a tag, and a tree until the walk has
+    // walked it (with --connectivity-only, every object).
+    if f.opts.connectivity_only || k == Kind::Tree {
         f.table.or_flags(i, PARSED);
     }
     Ok(Some((i, k, data)))

@@ -131,6 +131,20 @@ pub struct PackState {
     /// Its check found something wrong: a read of one of its objects may not be what the check
     /// of the object found.
     pub damaged: bool,
+    /// What git prints each time its search for an object tries this pack and cannot open it
+    /// (git's `find_pack_entry`, see [`super::store::Store`]): the index's error when the index
+    /// does not load (for any object: git cannot tell what the pack holds), else, for an
+    /// object its index lists, why the pack does not open (`packfile … does not match index`).
+    pub lookup_lines: Vec<String>,
+    /// The index does not load, so that every search that reaches the pack prints
+    /// [`PackState::lookup_lines`].
+    pub lookup_any: bool,
+    /// Its place in git's `get_all_packs` order, the order of git's list of packs most recently
+    /// used before any object was found.
+    pub rank: usize,
+    /// When git's search last found an object here (0: never), which puts it first in git's
+    /// list of packs most recently used.
+    pub(super) last_hit: std::sync::atomic::AtomicU64,
 }
 
 impl PackState {
@@ -148,6 +162,10 @@ impl PackState {
             bad: std::sync::Mutex::new(Vec::new()),
             open_lines: Vec::new(),
             damaged: false,
+            lookup_lines: Vec::new(),
+            lookup_any: false,
+            rank: 0,
+            last_hit: std::sync::atomic::AtomicU64::new(0),
             files,
         }
     }
@@ -222,7 +240,11 @@ pub fn open_packs<P: Providers>(
                     &st.files.idx.display().to_string(),
                 ) {
                     Ok(_) => st.idx_ok = true,
-                    Err(e) => f.out.error(&e.to_string()),
+                    Err(e) => {
+                        f.out.error(&e.to_string());
+                        st.lookup_lines = vec![e.to_string()];
+                        st.lookup_any = true;
+                    }
                 }
             }
             st.pack = Mapped::open(&st.files.pack).ok();
@@ -231,10 +253,9 @@ pub fn open_packs<P: Providers>(
             st.usable = match st.index(format) {
                 Some(index) => match pack_open_errors(&st, &index, format, &st.name) {
                     None => true,
+                    // Printed by each search for an object it holds, and by its check.
                     Some(lines) => {
-                        for l in lines {
-                            f.out.error(&l);
-                        }
+                        st.lookup_lines = lines;
                         false
                     }
                 },
@@ -297,6 +318,8 @@ pub fn open_packs<P: Providers>(
             unopened_packs(f, dir, first, promisor_remote);
         }
     }
+    f.stored.noisy_packs =
+        !f.stored.lost.is_empty() || f.stored.packs.iter().any(|p| !p.lookup_lines.is_empty());
 }
 
 /// The packs the multi-pack-index of `dir` lists whose index does not load (their `.pack` still
@@ -352,6 +375,10 @@ fn unopened_packs<P: Providers>(
             }
         };
         let p = &mut f.stored.packs[n];
+        // git finds this pack's objects through the multi-pack-index, and leaves the pack out
+        // of its search of the other packs.
+        p.lookup_lines.clear();
+        p.lookup_any = false;
         let idx_name = p.files.idx.display().to_string();
         let mut lines: Vec<String> = p
             .idx

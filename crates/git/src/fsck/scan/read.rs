@@ -76,10 +76,23 @@ pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
     }
 }
 
-/// The ids in every usable pack (for `--connectivity-only`).
+/// The ids in every usable pack (for `--connectivity-only`), as git's `for_each_packed_object`
+/// lists them: a pack whose index does not load says so (its error, into the notes).
 pub fn packed_ids<P: Providers>(f: &Fsck<'_, P>) -> Vec<Oid> {
     let format = f.repo.format;
     let mut out = Vec::new();
+    let unloaded = f.stored.packs.iter().filter(|p| p.lookup_any);
+    let mut lines: Vec<String> = unloaded.flat_map(|p| p.lookup_lines.clone()).collect();
+    // A multi-pack-index's pack whose index is there but does not load (not one that is gone):
+    // the index's error, without the pack's (see `packs::unopened_packs`).
+    for p in f.stored.packs.iter().filter(|p| p.open_lines.len() > 1) {
+        lines.extend(p.open_lines[..p.open_lines.len() - 1].iter().cloned());
+    }
+    if !lines.is_empty()
+        && let Ok(mut notes) = f.stored.notes.lock()
+    {
+        notes.extend(lines);
+    }
     for p in &f.stored.packs {
         if let Some(index) = p.index(format) {
             out.extend((0..index.len()).map(|n| oid(index.id(n))));

@@ -44,7 +44,28 @@ pub struct Store<'a, P: Providers> {
     pub lost: &'a HashMap<Oid, usize>,
     /// Where lines printed by a search go (`error: packfile … index unavailable`).
     pub notes: &'a std::sync::Mutex<Vec<String>>,
+    /// What git prints each time it reads the alternates again (`reprepare_packed_git`).
+    pub reprepare: &'a [String],
+    /// A pack cannot be opened: git's searches print its lines ([`Store::find_pack_entry`]).
+    pub noisy: bool,
+    /// Its searches print nothing ([`Store::quiet`]).
+    pub quiet: bool,
 }
+
+impl<P: Providers> Store<'_, P> {
+    /// The store read for an object git would not read (it holds the object parsed already):
+    /// its searches print nothing.
+    pub fn quiet(self) -> Self {
+        Store {
+            quiet: true,
+            ..self
+        }
+    }
+}
+
+/// The count of git's searches that found an object in a pack: each pack's latest
+/// ([`PackState::last_hit`]) orders git's list of packs most recently used.
+static SEARCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl<P: Providers> Clone for Store<'_, P> {
     fn clone(&self) -> Self {
@@ -72,13 +93,6 @@ impl<P: Providers> Store<'_, P> {
 
     /// The packs that hold `id` and have not marked it bad, in search order: (pack, offset).
     fn packed(&self, id: &Oid) -> impl Iterator<Item = (usize, u64)> + '_ {
-        // git looks an object up in the multi-pack-index first; a pack of it that cannot be
-        // opened says so, each time.
-        if let Some(p) = self.lost.get(id).and_then(|&n| self.packs.get(n))
-            && let Ok(mut notes) = self.notes.lock()
-        {
-            notes.extend(p.open_lines.iter().cloned());
-        }
         let flags = self.table.get(id).map_or(0, |i| self.table.obj(i).flags);
         let raw = self.format.raw_len();
         let id = *id;
@@ -96,14 +110,94 @@ impl<P: Providers> Store<'_, P> {
             })
     }
 
-    /// git's `has_object_pack`: a pack that opens holds it, and has not marked it bad.
-    pub fn has_object_pack(&self, id: &Oid) -> bool {
-        self.packed(id).next().is_some()
+    /// git's `find_pack_entry`: the pack (and offset) that gives `id`, packs in `tried` left
+    /// out. git searches its packs most recently used first; each pack it tries on the way that
+    /// cannot be opened prints its lines again ([`PackState::lookup_lines`]: for any object
+    /// when its index does not load, else for an object its index lists), into the notes.
+    fn find_pack_entry(&self, id: &Oid, tried: &[usize]) -> Option<(usize, u64)> {
+        use std::sync::atomic::Ordering::Relaxed;
+        // git looks an object up in the multi-pack-index first; a pack of it that cannot be
+        // opened says so, each time.
+        if !self.quiet
+            && let Some(p) = self.lost.get(id).and_then(|&n| self.packs.get(n))
+            && let Ok(mut notes) = self.notes.lock()
+        {
+            notes.extend(p.open_lines.iter().cloned());
+        }
+        if !self.noisy {
+            return self.packed(id).find(|(n, _)| !tried.contains(n));
+        }
+        // The pack git's list of most recently used packs gives first.
+        let first = self
+            .packed(id)
+            .filter(|(n, _)| !tried.contains(n))
+            .min_by_key(|&(n, _)| {
+                let p = &self.packs[n];
+                (std::cmp::Reverse(p.last_hit.load(Relaxed)), p.rank)
+            });
+        let raw = self.format.raw_len();
+        // A pack that cannot be opened never finds anything, so it stays behind every pack that
+        // did, and among those that never did, in git's order.
+        let ahead = |q: &PackState| match first {
+            None => true,
+            Some((h, _)) => {
+                let h = &self.packs[h];
+                h.last_hit.load(Relaxed) == 0 && q.rank < h.rank
+            }
+        };
+        let mut noise = Vec::new();
+        for q in self.packs.iter().filter(|q| !q.lookup_lines.is_empty()) {
+            let holds = q.lookup_any
+                || q.index(self.format)
+                    .is_some_and(|x| x.lookup(&id[..raw]).is_some());
+            if holds && ahead(q) {
+                noise.extend(q.lookup_lines.iter().cloned());
+            }
+        }
+        if !noise.is_empty()
+            && !self.quiet
+            && let Ok(mut notes) = self.notes.lock()
+        {
+            notes.append(&mut noise);
+        }
+        if let Some((h, _)) = first {
+            self.packs[h]
+                .last_hit
+                .store(SEARCHES.fetch_add(1, Relaxed), Relaxed);
+        }
+        first
     }
 
-    /// git's `has_object`: cached, in a pack ([`Store::has_object_pack`]) or loose.
+    /// git's `reprepare_packed_git` and its search again, after an object was found neither in
+    /// a pack nor loose: the alternates read again (their errors printed again), and the packs
+    /// searched again, which finds nothing new.
+    fn search_again(&self, id: &Oid, tried: &[usize]) {
+        if !self.reprepare.is_empty()
+            && !self.quiet
+            && let Ok(mut notes) = self.notes.lock()
+        {
+            notes.extend(self.reprepare.iter().cloned());
+        }
+        if self.noisy {
+            let _ = self.find_pack_entry(id, tried);
+        }
+    }
+
+    /// git's `has_object_pack`: a pack that opens holds it, and has not marked it bad (one
+    /// search, [`Store::find_pack_entry`]).
+    pub fn has_object_pack(&self, id: &Oid) -> bool {
+        self.find_pack_entry(id, &[]).is_some()
+    }
+
+    /// git's `has_object` (asked to look at the packs again): cached, in a pack
+    /// ([`Store::has_object_pack`]) or loose, else searched again ([`Store::search_again`]).
     pub fn has_object(&self, id: &Oid) -> bool {
-        self.cached(id).is_some() || self.has_object_pack(id) || self.loose.contains_key(id)
+        let found =
+            self.cached(id).is_some() || self.has_object_pack(id) || self.loose.contains_key(id);
+        if !found {
+            self.search_again(id, &[]);
+        }
+        found
     }
 
     /// Marks `id` bad in pack `pack` (git's `mark_bad_packed_object`).
@@ -153,7 +247,7 @@ impl<P: Providers> Store<'_, P> {
             return Ok(None);
         }
         let mut tried = Vec::new();
-        while let Some((n, off)) = self.packed(id).find(|(n, _)| !tried.contains(n)) {
+        while let Some((n, off)) = self.find_pack_entry(id, &tried) {
             tried.push(n);
             if let Some(k) = self.packed_to_type(n, off, lines, depth)? {
                 return Ok(Some(k));
@@ -161,6 +255,7 @@ impl<P: Providers> Store<'_, P> {
             self.mark_bad(n, id);
         }
         let Some(path) = self.loose.get(id) else {
+            self.search_again(id, &tried);
             return Ok(None);
         };
         let Ok(mut z) = P::Inflater::new() else {
@@ -173,6 +268,7 @@ impl<P: Providers> Store<'_, P> {
             },
             Err(bad) => {
                 lines.extend(bad);
+                self.search_again(id, &tried);
                 Ok(None)
             }
         }
@@ -291,7 +387,7 @@ impl<P: Providers> Store<'_, P> {
     /// `packed object X (stored in PACK) is corrupt`).
     pub fn read_or_die(&self, id: &Oid, lines: &mut Vec<String>) -> Read {
         // git retries without dying once it marked a packed copy bad (the flag is not passed on).
-        let marked = !self.has_object_pack(id);
+        let marked = self.packed(id).next().is_none();
         let mut read = self.read_with(id, lines, None, true);
         if read.object.is_none()
             && read.fatal.is_none()
@@ -341,7 +437,7 @@ impl<P: Providers> Store<'_, P> {
         };
         // Each pack that holds it, until one gives it (a failed one marks it bad).
         let mut tried = Vec::new();
-        while let Some((n, off)) = self.packed(id).find(|(n, _)| !tried.contains(n)) {
+        while let Some((n, off)) = self.find_pack_entry(id, &tried) {
             tried.push(n);
             let p = &self.packs[n];
             let (Some(index), Some(bytes)) = (p.index(self.format), p.bytes()) else {
@@ -375,6 +471,7 @@ impl<P: Providers> Store<'_, P> {
             die = false;
         }
         let Some(path) = self.loose.get(id) else {
+            self.search_again(id, &tried);
             return none(None);
         };
         let hex = self.hex(id);
@@ -389,6 +486,7 @@ impl<P: Providers> Store<'_, P> {
             },
             LooseRead::Bad(bad) => {
                 lines.extend(bad);
+                self.search_again(id, &tried);
                 none(die.then(|| {
                     format!(
                         "loose object {hex} (stored in {}) is corrupt",
@@ -399,6 +497,7 @@ impl<P: Providers> Store<'_, P> {
             // A file that could not be opened or is empty: not found, without dying.
             LooseRead::Unmapped(bad) => {
                 lines.extend(bad);
+                self.search_again(id, &tried);
                 none(None)
             }
             LooseRead::Streamed { .. } | LooseRead::Short { .. } | LooseRead::Header { .. } => {
