@@ -37,11 +37,15 @@ pub(crate) const CORRUPT_OPTIONS: &[(&str, &[&str])] = &[
     ("connectivity-only", &["--connectivity-only"]),
 ];
 
-/// What damaged packs run with.
+/// What damaged packs run with: git prints the lines of a pack that does not open from each
+/// search for an object that tries it, and each variant searches for other objects.
 pub(crate) const PACK_OPTIONS: &[(&str, &[&str])] = &[
     ("default", &[]),
     ("connectivity-only", &["--connectivity-only"]),
     ("no-full", &["--no-full"]),
+    ("unreachable", &["--unreachable"]),
+    ("no-dangling", &["--no-dangling"]),
+    ("name-objects", &["--name-objects"]),
 ];
 
 /// What missing objects and broken indexes run with.

@@ -676,7 +676,7 @@ fn storage_corruptions(b: &mut Builder) {
         b,
         "alternates-missing",
         "alternates",
-        CORRUPT_OPTIONS,
+        PACK_OPTIONS,
         |b, dir| {
             let p = b.path(&format!("{dir}/.git/objects/info/alternates"));
             fs::write(p, "../../../nowhere/objects\n").expect("write");
