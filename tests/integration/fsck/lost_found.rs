@@ -5,8 +5,9 @@
 //! copy and flagsplit on the other, with each option that changes what is written, and the exit
 //! status, the lines (each as many times as it comes) and the two `lost-found/` trees (names,
 //! modes and bytes) must be the same. Also: a copy mounted read-only (git's lines and status, with
-//! and without `lost-found/` there), and a run killed while it writes a 256 MiB blob (no file named
-//! by an id is left partial; the next run removes what it left).
+//! and without `lost-found/` there), a run killed while it writes a 256 MiB blob (no file named
+//! by an id is left partial; the next run removes what it left), and a blob that cannot be read
+//! (git's death, with its word for the error).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -481,4 +482,73 @@ fn lost_found_killed_while_writing() {
     );
     let by_id_arg = by_id.to_string_lossy().into_owned();
     assert_eq!(git(&root, &r, &["hash-object", &by_id_arg], None), id);
+}
+
+/// A dangling blob that cannot be streamed (`--connectivity-only` reads nothing before, and the
+/// end of its loose file is damaged): git's zlib line and its death `could not write 'PATH':
+/// STRERROR`, with git's status. git leaves an empty file named by the id; flagsplit leaves no
+/// file named by an id, and no temporary file.
+#[test]
+fn lost_found_unreadable_blob_dies_as_git() {
+    let Some(flagsplit) = programs("lost_found_unreadable_blob_dies_as_git") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonicalize");
+    let r = root.join("base");
+    fs::create_dir_all(&r).expect("mkdir");
+    git(&root, &r, &["init", "-q"], None);
+    git(
+        &root,
+        &r,
+        &["commit", "-q", "--allow-empty", "-m", "one"],
+        None,
+    );
+    // Bytes that do not deflate much: the damage lands in the deflated data, past the header.
+    let content: Vec<u8> = (0..6000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let id = git(&root, &r, &["hash-object", "-w", "--stdin"], Some(&content));
+    let file = r.join(format!(".git/objects/{}/{}", &id[..2], &id[2..]));
+    let mut bytes = fs::read(&file).expect("read the loose object");
+    let at = bytes.len() - 40;
+    for b in &mut bytes[at..at + 16] {
+        *b ^= 0x5a;
+    }
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).expect("chmod");
+    fs::write(&file, &bytes).expect("damage the loose object");
+    let (g, s) = (root.join("git"), root.join("flagsplit"));
+    copy(&r, &g);
+    copy(&r, &s);
+    let args = ["--connectivity-only", "--lost-found"];
+    let want = fsck(&root, "git", &g, &args);
+    let got = fsck(&root, &flagsplit, &s, &args);
+    let (want_r, got_r) = (result(&want, &g), result(&got, &s));
+    assert_eq!(got_r, want_r, "flagsplit's status and lines are not git's");
+    assert_eq!(want.status.code(), Some(128), "{want:?}");
+    assert!(
+        want_r
+            .2
+            .iter()
+            .any(|l| l.starts_with("fatal: could not write '")
+                && l.ends_with(": No such file or directory")),
+        "{want_r:?}"
+    );
+    let other = |d: &Path| d.join(".git/lost-found/other");
+    assert!(other(&g).join(&id).exists(), "git wrote no file by the id");
+    let left: Vec<String> = fs::read_dir(other(&s))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "flagsplit left {left:?}");
+    let tmps: Vec<String> = fs::read_dir(s.join(".git/lost-found"))
+        .expect("lost-found")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp-"))
+        .collect();
+    assert!(tmps.is_empty(), "flagsplit left {tmps:?}");
 }

@@ -300,8 +300,11 @@ fn write_lost_found<P: Providers>(
     let mut lines = Vec::new();
     let written = lf.write(&path, || {
         if kind == Some(Kind::Blob) {
-            // git streams the blob from the store (`stream_blob_to_fd`).
-            match f.store().read(&id, &mut lines, None).object {
+            // git streams the blob from the store (`stream_blob_to_fd`): a loose copy's stream
+            // says only what zlib says, not that the object is corrupt.
+            let read = f.store().read(&id, &mut lines, None).object;
+            lines.retain(|l| !l.ends_with(&format!(" loose object '{}'", f.hex(&id))));
+            match read {
                 Some((Kind::Blob, data)) => Some(Content::Blob(data)),
                 _ => None,
             }

@@ -4,8 +4,8 @@
 //! only write fsck makes, and only when asked for.
 //!
 //! git opens the final name and writes into it; here a file named by an object id is never
-//! partial: the content goes to `lost-found/.tmp-PID-N` first and is renamed over the final name,
-//! and a run with `--lost-found` first removes the `.tmp-*` files left by a run that was killed
+//! partial: the content goes to `lost-found/.tmp-PID-N` first, is synced to the disk, and is
+//! renamed over the final name, and a run with `--lost-found` first removes the `.tmp-*` files left by a run that was killed
 //! (those of a process that is no longer running). The directories it makes get the modes of
 //! `core.sharedRepository`, as git's `adjust_shared_perm` sets them. The lines are git's: `error:
 //! could not create lost-found` when a directory cannot be made (and the object is skipped), and
@@ -211,8 +211,12 @@ impl LostFound {
     }
 
     /// Writes `path` (from [`LostFound::path`]) with the content `read` gives once the
-    /// temporary file is open; `None` when a blob cannot be read (git's `could not write`, here
-    /// without the C library's word for it, which git takes from whatever call failed last).
+    /// temporary file is open; `None` when a blob cannot be read: git's `could not write`, with
+    /// the C library's word for the last call that failed before it. That is a blob git could
+    /// not stream, which (its copy having been checked by the scan otherwise) is one of
+    /// `--connectivity-only`, whose last failed call is its scan's `opendir` of a fan-out
+    /// directory that is not there (ENOENT), as in every object directory but one holding all
+    /// 256.
     pub fn write(
         &mut self,
         path: &Path,
@@ -238,8 +242,17 @@ impl LostFound {
             Some(Content::Line(id)) => writeln!(file, "{id}").map_err(|e| {
                 Failed::Fatal(format!("could not finish '{shown}': {}", strerror(&e)))
             }),
-            None => Err(Failed::Fatal(format!("could not write '{shown}'"))),
+            None => Err(Failed::Fatal(format!(
+                "could not write '{shown}': {}",
+                strerror(&io::Error::from_raw_os_error(libc::ENOENT))
+            ))),
         };
+        // On the disk before the rename, so that not even a crash of the machine leaves a file
+        // named by an id that is partial (git, which writes in place, does not sync either).
+        let written = written.and_then(|()| {
+            file.sync_data()
+                .map_err(|e| Failed::Fatal(format!("could not finish '{shown}': {}", strerror(&e))))
+        });
         // Closed before the rename: a process killed before it leaves only the temporary file.
         drop(file);
         let renamed = written.and_then(|()| fs::rename(&tmp, path).map_err(|e| open_failed(&e)));

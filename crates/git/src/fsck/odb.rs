@@ -331,8 +331,14 @@ mod tests {
         assert_eq!(dirs.len(), 2, "{dirs:?}");
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert_eq!(again.len(), 2, "{again:?}");
-        assert!(again.iter().any(|e| e.contains("gone/objects")), "{again:?}");
-        assert!(again.iter().any(|e| e.contains("nowhere/objects")), "{again:?}");
+        assert!(
+            again.iter().any(|e| e.contains("gone/objects")),
+            "{again:?}"
+        );
+        assert!(
+            again.iter().any(|e| e.contains("nowhere/objects")),
+            "{again:?}"
+        );
         assert!(!again.iter().any(|e| e.contains("elsewhere")), "{again:?}");
     }
 }
