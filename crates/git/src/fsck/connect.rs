@@ -325,6 +325,9 @@ fn write_lost_found<P: Providers>(
     }
 }
 
+/// The bytes of delta bases the walk's reads keep (git's default `core.deltaBaseCacheLimit`).
+const WALK_CACHE: usize = 96 << 20;
+
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
 /// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
 ///
@@ -336,10 +339,22 @@ fn read_for_walk<P: Providers>(
     parsed: bool,
 ) -> Result<Option<(Kind, Vec<u8>)>, Fatal> {
     let mut lines = Vec::new();
+    // git's delta base cache, kept from read to read as git keeps it.
+    let mut cache = f
+        .stored
+        .walk_cache
+        .take()
+        .unwrap_or_else(|| scan::BaseCache::new(WALK_CACHE));
+    let read = if parsed {
+        f.store().quiet().read(id, &mut lines, Some(&mut cache))
+    } else {
+        f.store()
+            .read_or_die_cached(id, &mut lines, Some(&mut cache))
+    };
+    f.stored.walk_cache = Some(cache);
     if parsed {
-        return Ok(f.store().quiet().read(id, &mut lines, None).object);
+        return Ok(read.object);
     }
-    let read = f.store().read_or_die(id, &mut lines);
     for l in &lines {
         f.out.error(l);
     }

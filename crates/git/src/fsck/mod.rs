@@ -314,6 +314,8 @@ pub struct Stored {
     /// Whether a pack cannot be opened, so that git's searches for objects print its lines
     /// ([`scan::PackState::lookup_lines`]).
     pub noisy_packs: bool,
+    /// The delta bases the walk's reads keep from read to read (git's delta base cache).
+    pub walk_cache: Option<scan::BaseCache>,
     /// A reason git would die that a read of the store found (`read_object_with` takes the
     /// state shared; its callers turn this into a `Fatal`).
     pub pending_fatal: std::cell::RefCell<Option<String>>,

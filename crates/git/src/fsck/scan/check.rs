@@ -265,10 +265,11 @@ pub struct Local {
     /// The type conflicts met (git's `object X is a T, not a U`): which of the two git reports
     /// depends on the order in which it reads the objects.
     pub conflicts: usize,
-    /// An entry could not be unpacked (git's `cannot unpack`): git prints the lines of a damaged
-    /// entry again from each delta whose chain reaches it, as its delta base cache lets it, so
-    /// the pack is checked again in git's order ([`super::settle::settle`]).
-    pub damaged: bool,
+    /// The entries (by their place in pack order) that could not be unpacked (git's `cannot
+    /// unpack`): git prints the lines of a damaged entry again from each delta whose chain
+    /// reaches it, as its delta base cache lets it, so those chains are checked again in git's
+    /// order ([`super::settle::settle`], `verify::verify_one`).
+    pub damaged: Vec<u32>,
     /// Links to objects made as another type when the missing ones were created
     /// ([`crate::fsck::Fsck::resolve`]): the link's place in `edges` and git's line.
     pub unresolved: Vec<(usize, String)>,
@@ -408,7 +409,7 @@ impl Local {
             counts: None,
             spilled: Vec::new(),
             conflicts: 0,
-            damaged: false,
+            damaged: Vec::new(),
             unresolved: Vec::new(),
             promisor_blobs: Vec::new(),
             promisor_noted: Vec::new(),

@@ -203,9 +203,10 @@ struct Flat<'a> {
     /// The bases already named as unreadable (each once, as the tree names them).
     pub(super) named: &'a std::sync::Mutex<std::collections::HashSet<usize>>,
     /// git's counts: a base's lines, and the base it could not read, printed again from each
-    /// delta whose chain reaches it, and no entry kept as a base when it is checked itself (git's
-    /// `unpack_entry` caches a base only when it applies a delta to it). For the one-thread check
-    /// in git's order.
+    /// delta whose chain reaches it, and an entry kept as a base when it is checked itself only
+    /// when that changes no count (git's `unpack_entry` caches a base only when it applies a
+    /// delta to it, and never one read from elsewhere). For the one-thread check in git's
+    /// order.
     pub(super) faithful: bool,
 }
 
@@ -260,7 +261,13 @@ fn check_flat<P: Providers>(
     let keep = flat.is_base(e);
     let mut kind = ent.kind();
     let mut base_node = None;
+    // Whether the entry was made without a base that its pack could not give: then keeping it
+    // as a base changes no count (git drills down to its base, which git's cache holds, and
+    // prints nothing on the way); one made from a base read elsewhere is not kept, since git
+    // does not cache such a base and prints its lines again from each delta.
+    let mut clean = true;
     let data = if let Some(&base_off) = p.rare.phantom.get(&e) {
+        clean = false;
         match phantom_base(core, p, l, z, base_off) {
             Some((k, data)) => {
                 kind = Some(k);
@@ -282,6 +289,7 @@ fn check_flat<P: Providers>(
         quiet.lines.clear();
         let mut detours = Detours::default();
         let made = make_base(core, p, flat, quiet, z, delta, cache, b, &mut detours);
+        clean = detours.failed.is_empty() && quiet.lines.is_empty();
         if flat.faithful {
             l.lines.append(&mut quiet.lines);
         }
@@ -343,7 +351,7 @@ fn check_flat<P: Providers>(
         keep,
     );
     if keep
-        && !flat.faithful
+        && (!flat.faithful || clean)
         && let Ok(data) = data
     {
         cache.put(e, kind, &Node::new(data, links));
@@ -489,7 +497,16 @@ pub(super) fn verify_low_memory<P: Providers>(
         Some(settled) => settled,
         None => {
             let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
-            again_in_git_order(f, (packs, pi), index, bytes, raw, flat, &rare, saved)
+            again_in_git_order(
+                f,
+                (packs, pi),
+                index,
+                bytes,
+                raw,
+                flat,
+                &rare,
+                Redo::Pack(saved),
+            )
         }
     };
     err |= failed;
@@ -497,12 +514,21 @@ pub(super) fn verify_low_memory<P: Providers>(
     Ok((err, events))
 }
 
+/// What [`again_in_git_order`] checks again.
+pub(super) enum Redo<'a> {
+    /// The whole pack, its types and flags first put back as they were before it.
+    Pack(&'a crate::fsck::table::Saved),
+    /// These entries (places in pack order, ascending), the rest of the pack having been
+    /// folded in: every chain through a damaged entry (see `verify::verify_one`).
+    Entries(&'a [usize]),
+}
+
 /// A pack's entries (offsets, index positions and which are bases, in pack order: `flat`)
 /// checked again one after another, each folded into the run as soon as it is checked: git's
-/// order, which decides which side of a type conflict git reports. The types and flags are first
-/// put back as they were before the pack (`saved`). Only a pack whose check met a conflict or a
-/// damaged entry ([`settle`]) is checked so, with a delta's base made through a cache as in
-/// `--low-memory`, but with git's counts ([`Flat::faithful`]) and git's cache size.
+/// order, which decides which side of a type conflict git reports. With [`Redo::Pack`], the
+/// types and flags are first put back as they were before the pack. Only a pack whose check met a
+/// conflict or a damaged entry ([`settle`]) is checked so, with a delta's base made through a
+/// cache as in `--low-memory`, but with git's counts ([`Flat::faithful`]) and git's cache size.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn again_in_git_order<P: Providers>(
     f: &mut Fsck<'_, P>,
@@ -512,10 +538,16 @@ pub(super) fn again_in_git_order<P: Providers>(
     raw: usize,
     (offs, ns, is_base): (&[u64], &[u32], &[u64]),
     rare: &Rare,
-    saved: &crate::fsck::table::Saved,
+    redo: Redo<'_>,
 ) -> (bool, SpecialEvents) {
     let p = &packs[pi];
-    f.table.restore(saved);
+    let entries: Vec<usize> = match redo {
+        Redo::Pack(saved) => {
+            f.table.restore(saved);
+            (0..offs.len()).collect()
+        }
+        Redo::Entries(only) => only.to_vec(),
+    };
     let counter = AtomicU64::new(0);
     let children = Children::none();
     // The first check showed the meter's updates for these entries.
@@ -553,13 +585,14 @@ pub(super) fn again_in_git_order<P: Providers>(
     w.cache
         .for_pack(bytes.as_ptr() as usize, GIT_DELTA_BASE_CACHE);
     let (mut err, mut events) = (false, Vec::new());
-    for e in 0..offs.len() {
+    for e in entries {
         {
             let mut core = f.core_with(packs);
             core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);
             check_flat(&core, &pctx, &flat, &mut w, e);
         }
         err |= std::mem::take(&mut w.l.err);
+        w.l.damaged.clear();
         events.append(&mut w.l.special_events);
         let times = std::mem::take(&mut w.l.times);
         f.stats.times.add(&times);

@@ -8,8 +8,8 @@
 //! (`tree::Split`). git reaches the same verdict one entry at a time through a delta-base
 //! cache. A broken chain is where the two differ in what they print: git prints a damaged entry's
 //! lines again, and names the base it could not read, from each delta whose chain reaches it, so
-//! a pack in which an entry could not be unpacked is checked again entry by entry in git's order
-//! (`low_memory::again_in_git_order`), with git's counts. Entries no root reaches (a cycle of
+//! the delta subtrees that reach an entry that could not be unpacked are checked again entry by
+//! entry in git's order (`low_memory::again_in_git_order`), with git's counts. Entries no root reaches (a cycle of
 //! REF_DELTA bases, which makes git loop until memory runs out) are reported instead of followed.
 //!
 //! - `loose_files`: loose objects (git's `fsck_loose`).

@@ -128,7 +128,7 @@ pub(super) fn settle<P: Providers>(
     f: &mut Fsck<'_, P>,
     mut locals: Vec<Local>,
 ) -> Option<(bool, SpecialEvents)> {
-    if locals.iter().any(|l| l.damaged) {
+    if locals.iter().any(|l| !l.damaged.is_empty()) {
         return None;
     }
     let mut conflicts: usize = locals.iter().map(|l| l.conflicts).sum();

@@ -386,9 +386,20 @@ impl<P: Providers> Store<'_, P> {
     /// no copy could be read and one is corrupt (`loose object X (stored in PATH) is corrupt`,
     /// `packed object X (stored in PACK) is corrupt`).
     pub fn read_or_die(&self, id: &Oid, lines: &mut Vec<String>) -> Read {
+        self.read_or_die_cached(id, lines, None)
+    }
+
+    /// [`Store::read_or_die`] through a cache of delta bases (git's delta base cache, which
+    /// lives as long as the process).
+    pub fn read_or_die_cached(
+        &self,
+        id: &Oid,
+        lines: &mut Vec<String>,
+        cache: Option<&mut BaseCache>,
+    ) -> Read {
         // git retries without dying once it marked a packed copy bad (the flag is not passed on).
         let marked = self.packed(id).next().is_none();
-        let mut read = self.read_with(id, lines, None, true);
+        let mut read = self.read_with(id, lines, cache, true);
         if read.object.is_none()
             && read.fatal.is_none()
             && marked

@@ -669,7 +669,7 @@ pub(super) fn visit<P: Providers>(
             }
         }
         _ => {
-            l.damaged = true;
+            l.damaged.push(e as u32);
             l.pack_error(
                 &format!(
                     "cannot unpack {} from {name} at offset {}",

@@ -16,7 +16,7 @@ use crate::progress::Shared;
 use super::check::Local;
 use super::digest;
 use super::entries::{Children, Ent, Rare, by_offset, describe, link_base};
-use super::low_memory::{again_in_git_order, low_memory, verify_low_memory};
+use super::low_memory::{Redo, again_in_git_order, low_memory, verify_low_memory};
 use super::packs::{PackState, READ_CHUNK, pack_open_errors};
 use super::settle::{SpecialEvents, replay_special, settle, trailer_lines};
 use super::tree::{
@@ -108,18 +108,77 @@ fn verify_one<P: Providers>(
         big: f.settings.big_file_threshold,
         timing: f.opts.timing,
     };
-    let locals = resolve_tree(f, (packs, pi), &pctx, &roots, (&sum, &trailer));
+    let mut locals = resolve_tree(f, (packs, pi), &pctx, &roots, (&sum, &trailer));
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
+    let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
+    let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
+    let mut is_base = vec![0u64; count.div_ceil(64)];
+    for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
+        is_base[e / 64] |= 1 << (e % 64);
+    }
+    let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
+    // An entry that could not be unpacked, and no type conflict: the subtrees of the roots whose
+    // chains reach a damaged entry are checked again in git's order (each chain of a delta stays
+    // in its root's subtree, so git's lines for them come from there), after the rest of the
+    // pack is resolved again without them.
+    let damaged: Vec<u32> = locals
+        .iter_mut()
+        .flat_map(|l| std::mem::take(&mut l.damaged))
+        .collect();
+    if !damaged.is_empty() && locals.iter().all(|l| l.conflicts == 0) {
+        drop(locals);
+        let affected = damaged_subtrees(&ents, &children, &damaged);
+        let rest: Vec<u32> = roots
+            .iter()
+            .copied()
+            .filter(|&r| !affected[r as usize])
+            .collect();
+        let quiet = Shared::new(crate::progress::Meter::off());
+        let (done2, counter2) = (
+            (0..count.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect::<Vec<_>>(),
+            AtomicU64::new(0),
+        );
+        let again = PackCtx {
+            done: &done2,
+            counter: &counter2,
+            meter: &quiet,
+            ..pctx
+        };
+        f.table.restore(&saved);
+        let locals = resolve_tree(f, (packs, pi), &again, &rest, (&sum, &trailer));
+        let (failed, events) = match settle(f, locals) {
+            Some((failed, mut events)) => {
+                let only: Vec<usize> = (0..count).filter(|&e| affected[e]).collect();
+                let redo = Redo::Entries(&only);
+                let (f2, mut e2) =
+                    again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, redo);
+                events.append(&mut e2);
+                (
+                    failed | f2 | report_cycles(f, &ents, &done, &index, &name),
+                    events,
+                )
+            }
+            None => {
+                let redo = Redo::Pack(&saved);
+                again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, redo)
+            }
+        };
+        meter.display_now(base_count + count as u64);
+        return Ok((err | failed, events));
+    }
     let Some((failed, events)) = settle(f, locals) else {
-        let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
-        let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
-        let mut is_base = vec![0u64; count.div_ceil(64)];
-        for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
-            is_base[e / 64] |= 1 << (e % 64);
-        }
-        let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
-        let (failed, events) =
-            again_in_git_order(f, (packs, pi), &index, bytes, raw, flat, &rare, &saved);
+        let (failed, events) = again_in_git_order(
+            f,
+            (packs, pi),
+            &index,
+            bytes,
+            raw,
+            flat,
+            &rare,
+            Redo::Pack(&saved),
+        );
         meter.display_now(base_count + count as u64);
         return Ok((err | failed, events));
     };
@@ -127,6 +186,38 @@ fn verify_one<P: Providers>(
     err |= report_cycles(f, &ents, &done, &index, &name);
     meter.display_now(base_count + count as u64);
     Ok((err, events))
+}
+
+/// The entries (a flag each, in pack order) of the delta subtrees whose roots' chains reach one
+/// of `damaged`: each damaged entry's root (its chain of bases followed to an object), and every
+/// entry below such a root.
+fn damaged_subtrees(ents: &[Ent], children: &Children, damaged: &[u32]) -> Vec<bool> {
+    let mut affected = vec![false; ents.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for &d in damaged {
+        let mut e = d as usize;
+        // A chain is shorter than the pack (a cycle has no root, and is not checked).
+        for _ in 0..ents.len() {
+            match ents[e].base() {
+                Some(b) if ents[e].is_delta() => e = b,
+                _ => break,
+            }
+        }
+        if !affected[e] {
+            affected[e] = true;
+            stack.push(e);
+        }
+    }
+    while let Some(e) = stack.pop() {
+        for &c in children.of(e) {
+            let c = c as usize;
+            if !affected[c] {
+                affected[c] = true;
+                stack.push(c);
+            }
+        }
+    }
+    affected
 }
 
 /// git's `verify_pack_index`: the pack's index parsed and its checksum checked, and the pack
@@ -279,7 +370,7 @@ fn read_entries<P: Providers>(
 }
 
 /// The delta tree of a pack resolved from its roots, on the pool (one of its jobs hashes the
-/// trailer into `sum`): what each worker found.
+/// trailer into `sum`, unless it is there already): what each worker found.
 fn resolve_tree<P: Providers>(
     f: &Fsck<'_, P>,
     (packs, pi): (&[PackState], usize),
@@ -298,9 +389,11 @@ fn resolve_tree<P: Providers>(
     };
     pool.install(|| {
         rayon::scope(|s| {
-            s.spawn(|_| {
-                let _ = sum.set(trailer());
-            });
+            if sum.get().is_none() {
+                s.spawn(|_| {
+                    let _ = sum.set(trailer());
+                });
+            }
             for group in roots.chunks(ROOTS_PER_JOB) {
                 let (core, split) = (&core, &split);
                 s.spawn(move |s| {
