@@ -110,13 +110,16 @@ fn verify_one<P: Providers>(
     };
     let mut locals = resolve_tree(f, (packs, pi), &pctx, &roots, (&sum, &trailer));
     err |= trailer_lines(f, &name, sum.get(), bytes, index.pack_checksum());
-    let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
-    let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
-    let mut is_base = vec![0u64; count.div_ceil(64)];
-    for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
-        is_base[e / 64] |= 1 << (e % 64);
-    }
-    let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
+    // The pack in the form the check in git's order takes, made only when it is needed.
+    let flat_of = || {
+        let offs: Vec<u64> = ents.iter().map(|e| e.off()).collect();
+        let ns: Vec<u32> = ents.iter().map(|e| e.n).collect();
+        let mut is_base = vec![0u64; count.div_ceil(64)];
+        for e in (0..count).filter(|&e| !children.of(e).is_empty()) {
+            is_base[e / 64] |= 1 << (e % 64);
+        }
+        (offs, ns, is_base)
+    };
     // An entry that could not be unpacked, and no type conflict: the subtrees of the roots whose
     // chains reach a damaged entry are checked again in git's order (each chain of a delta stays
     // in its root's subtree, so git's lines for them come from there), after the rest of the
@@ -148,6 +151,8 @@ fn verify_one<P: Providers>(
         };
         f.table.restore(&saved);
         let locals = resolve_tree(f, (packs, pi), &again, &rest, (&sum, &trailer));
+        let (offs, ns, is_base) = flat_of();
+        let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
         let (failed, events) = match settle(f, locals) {
             Some((failed, mut events)) => {
                 let only: Vec<usize> = (0..count).filter(|&e| affected[e]).collect();
@@ -169,6 +174,8 @@ fn verify_one<P: Providers>(
         return Ok((err | failed, events));
     }
     let Some((failed, events)) = settle(f, locals) else {
+        let (offs, ns, is_base) = flat_of();
+        let flat = (offs.as_slice(), ns.as_slice(), is_base.as_slice());
         let (failed, events) = again_in_git_order(
             f,
             (packs, pi),
