@@ -8,7 +8,7 @@
 //!
 //! For each case both programs run with the same options in the same directory, and their exit
 //! status and their stdout and stderr lines, in any order and each as many times as it is printed
-//! (but for the lines of [`KNOWN_COUNT_DIFFERENCES`], compared as present or absent), are compared
+//! (a line of [`KNOWN_COUNT_DIFFERENCES`] would be compared as present or absent; none is), are compared
 //! (flagsplit's own `notice: not checked: PATH (WHAT)` lines are left out and listed in the
 //! report). git's results
 //! are recorded in `tests/fsck-corpus/` (one file per case): `FLAGSPLIT_BLESS=1 cargo test --test
