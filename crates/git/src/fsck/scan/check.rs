@@ -268,7 +268,7 @@ pub struct Local {
     /// The entries (by their place in pack order) that could not be unpacked (git's `cannot
     /// unpack`): git prints the lines of a damaged entry again from each delta whose chain
     /// reaches it, as its delta base cache lets it, so those chains are checked again in git's
-    /// order ([`super::settle::settle`], `verify::verify_one`).
+    /// order (`settle::settle`, `verify::verify_one`).
     pub damaged: Vec<u32>,
     /// Links to objects made as another type when the missing ones were created
     /// ([`crate::fsck::Fsck::resolve`]): the link's place in `edges` and git's line.

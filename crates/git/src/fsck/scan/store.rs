@@ -46,7 +46,7 @@ pub struct Store<'a, P: Providers> {
     pub notes: &'a std::sync::Mutex<Vec<String>>,
     /// What git prints each time it reads the alternates again (`reprepare_packed_git`).
     pub reprepare: &'a [String],
-    /// A pack cannot be opened: git's searches print its lines ([`Store::find_pack_entry`]).
+    /// A pack cannot be opened: git's searches print its lines (`Store::find_pack_entry`).
     pub noisy: bool,
     /// Its searches print nothing ([`Store::quiet`]).
     pub quiet: bool,
@@ -184,13 +184,13 @@ impl<P: Providers> Store<'_, P> {
     }
 
     /// git's `has_object_pack`: a pack that opens holds it, and has not marked it bad (one
-    /// search, [`Store::find_pack_entry`]).
+    /// search, `Store::find_pack_entry`).
     pub fn has_object_pack(&self, id: &Oid) -> bool {
         self.find_pack_entry(id, &[]).is_some()
     }
 
     /// git's `has_object` (asked to look at the packs again): cached, in a pack
-    /// ([`Store::has_object_pack`]) or loose, else searched again ([`Store::search_again`]).
+    /// ([`Store::has_object_pack`]) or loose, else searched again (`Store::search_again`).
     pub fn has_object(&self, id: &Oid) -> bool {
         let found =
             self.cached(id).is_some() || self.has_object_pack(id) || self.loose.contains_key(id);
