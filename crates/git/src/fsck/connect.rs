@@ -303,7 +303,8 @@ fn write_lost_found<P: Providers>(
             // git streams the blob from the store (`stream_blob_to_fd`): a loose copy's stream
             // says only what zlib says, not that the object is corrupt.
             let read = f.store().read(&id, &mut lines, None).object;
-            lines.retain(|l| !l.ends_with(&format!(" loose object '{}'", f.hex(&id))));
+            let corrupt = format!(" loose object '{}'", f.hex(&id));
+            lines.retain(|l| !l.ends_with(&corrupt));
             match read {
                 Some((Kind::Blob, data)) => Some(Content::Blob(data)),
                 _ => None,
@@ -325,9 +326,6 @@ fn write_lost_found<P: Providers>(
     }
 }
 
-/// The bytes of delta bases the walk's reads keep (git's default `core.deltaBaseCacheLimit`).
-const WALK_CACHE: usize = 96 << 20;
-
 /// git's `parse_object` in the walk: the object, or `None` when it cannot be read (a packed
 /// copy is then marked bad); reading a packed copy already marked bad is fatal, as in git.
 ///
@@ -344,7 +342,7 @@ fn read_for_walk<P: Providers>(
         .stored
         .walk_cache
         .take()
-        .unwrap_or_else(|| scan::BaseCache::new(WALK_CACHE));
+        .unwrap_or_else(|| scan::BaseCache::new(scan::store::GIT_DELTA_BASE_CACHE));
     let read = if parsed {
         f.store().quiet().read(id, &mut lines, Some(&mut cache))
     } else {

@@ -64,11 +64,6 @@ fn mem_available() -> Option<usize> {
 /// `core.deltaBaseCacheLimit`).
 const LOW_MEMORY_CACHE: usize = 32 << 20;
 
-/// The bytes of bases the check in git's order keeps: git's default
-/// `core.deltaBaseCacheLimit`, so that a damaged entry's lines are printed as often as git
-/// prints them while its cache holds what git's does.
-const GIT_DELTA_BASE_CACHE: usize = 96 << 20;
-
 /// Entries given to a job at a time in `--low-memory`, in pack order.
 const LOW_MEMORY_CHUNK: usize = 512;
 
@@ -541,12 +536,14 @@ pub(super) fn again_in_git_order<P: Providers>(
     redo: Redo<'_>,
 ) -> (bool, SpecialEvents) {
     let p = &packs[pi];
-    let entries: Vec<usize> = match redo {
+    let all: Vec<usize>;
+    let entries = match redo {
         Redo::Pack(saved) => {
             f.table.restore(saved);
-            (0..offs.len()).collect()
+            all = (0..offs.len()).collect();
+            &all
         }
-        Redo::Entries(only) => only.to_vec(),
+        Redo::Entries(only) => only,
     };
     let counter = AtomicU64::new(0);
     let children = Children::none();
@@ -583,9 +580,9 @@ pub(super) fn again_in_git_order<P: Providers>(
     // Counted in the table as it goes (no counts of its own): each entry is folded in at once.
     let mut w = Worker::new();
     w.cache
-        .for_pack(bytes.as_ptr() as usize, GIT_DELTA_BASE_CACHE);
+        .for_pack(bytes.as_ptr() as usize, super::store::GIT_DELTA_BASE_CACHE);
     let (mut err, mut events) = (false, Vec::new());
-    for e in entries {
+    for &e in entries {
         {
             let mut core = f.core_with(packs);
             core.promisor = packs.get(pi).is_some_and(|p| p.files.promisor);

@@ -136,9 +136,6 @@ pub struct PackState {
     /// does not load (for any object: git cannot tell what the pack holds), else, for an
     /// object its index lists, why the pack does not open (`packfile … does not match index`).
     pub lookup_lines: Vec<String>,
-    /// The index does not load, so that every search that reaches the pack prints
-    /// [`PackState::lookup_lines`].
-    pub lookup_any: bool,
     /// Its place in git's `get_all_packs` order, the order of git's list of packs most recently
     /// used before any object was found.
     pub rank: usize,
@@ -163,7 +160,6 @@ impl PackState {
             open_lines: Vec::new(),
             damaged: false,
             lookup_lines: Vec::new(),
-            lookup_any: false,
             rank: 0,
             last_hit: std::sync::atomic::AtomicU64::new(0),
             files,
@@ -181,6 +177,12 @@ impl PackState {
     /// Its bytes, when usable.
     pub fn bytes(&self) -> Option<&[u8]> {
         self.pack.as_ref().map(Mapped::bytes)
+    }
+
+    /// Its index does not load, and it prints [`PackState::lookup_lines`] for every search
+    /// that reaches it (git cannot tell what it holds).
+    pub fn lookup_any(&self) -> bool {
+        !self.idx_ok && !self.lookup_lines.is_empty()
     }
 
     /// Whether its copy of `id` was marked bad.
@@ -241,9 +243,9 @@ pub fn open_packs<P: Providers>(
                 ) {
                     Ok(_) => st.idx_ok = true,
                     Err(e) => {
-                        f.out.error(&e.to_string());
-                        st.lookup_lines = vec![e.to_string()];
-                        st.lookup_any = true;
+                        let line = e.to_string();
+                        f.out.error(&line);
+                        st.lookup_lines = vec![line];
                     }
                 }
             }
@@ -378,7 +380,6 @@ fn unopened_packs<P: Providers>(
         // git finds this pack's objects through the multi-pack-index, and leaves the pack out
         // of its search of the other packs.
         p.lookup_lines.clear();
-        p.lookup_any = false;
         let idx_name = p.files.idx.display().to_string();
         let mut lines: Vec<String> = p
             .idx

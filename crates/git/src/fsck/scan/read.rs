@@ -81,7 +81,7 @@ pub fn stored_kind<P: Providers>(f: &Fsck<'_, P>, id: &Oid) -> Option<Kind> {
 pub fn packed_ids<P: Providers>(f: &Fsck<'_, P>) -> Vec<Oid> {
     let format = f.repo.format;
     let mut out = Vec::new();
-    let unloaded = f.stored.packs.iter().filter(|p| p.lookup_any);
+    let unloaded = f.stored.packs.iter().filter(|p| p.lookup_any());
     let mut lines: Vec<String> = unloaded.flat_map(|p| p.lookup_lines.clone()).collect();
     // A multi-pack-index's pack whose index is there but does not load (not one that is gone):
     // the index's error, without the pack's (see `packs::unopened_packs`).

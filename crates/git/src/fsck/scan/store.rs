@@ -54,10 +54,11 @@ pub struct Store<'a, P: Providers> {
 
 impl<P: Providers> Store<'_, P> {
     /// The store read for an object git would not read (it holds the object parsed already):
-    /// its searches print nothing.
+    /// its searches print nothing, and do not count as git's.
     pub fn quiet(self) -> Self {
         Store {
             quiet: true,
+            noisy: false,
             ..self
         }
     }
@@ -147,7 +148,7 @@ impl<P: Providers> Store<'_, P> {
         };
         let mut noise = Vec::new();
         for q in self.packs.iter().filter(|q| !q.lookup_lines.is_empty()) {
-            let holds = q.lookup_any
+            let holds = q.lookup_any()
                 || q.index(self.format)
                     .is_some_and(|x| x.lookup(&id[..raw]).is_some());
             if holds && ahead(q) {
@@ -155,7 +156,6 @@ impl<P: Providers> Store<'_, P> {
             }
         }
         if !noise.is_empty()
-            && !self.quiet
             && let Ok(mut notes) = self.notes.lock()
         {
             notes.append(&mut noise);
@@ -521,8 +521,12 @@ impl<P: Providers> Store<'_, P> {
 /// A base in a [`BaseCache`]: its type and content.
 type CachedBase = (Kind, std::sync::Arc<[u8]>);
 
+/// git's default `core.deltaBaseCacheLimit`: what its delta base cache holds, and so the budget
+/// of the caches that stand for it (the walk's reads, a pack checked again in git's order).
+pub const GIT_DELTA_BASE_CACHE: usize = 96 << 20;
+
 /// Delta bases decoded by reads of many objects one after another, by (pack, offset), kept up to
-/// a byte budget (git's `delta_base_cache_limit`, 96 MiB): read in pack order, a delta finds its
+/// a byte budget (git's `delta_base_cache_limit`, [`GIT_DELTA_BASE_CACHE`]): read in pack order, a delta finds its
 /// base here instead of decoding the base's whole chain again.
 pub type BaseCache = Budgeted<(usize, u64), CachedBase>;
 
