@@ -151,6 +151,15 @@ pub struct Found {
 }
 
 impl Found {
+    /// The libraries to link, as `-l` takes them: [`Found::libs`] when set, else `link` (the
+    /// probes' libraries).
+    pub fn link_names(&self, link: &[&str]) -> Vec<String> {
+        match &self.libs {
+            Some(libs) => libs.clone(),
+            None => link.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+
     /// Found as `located_by` says, dynamic, in the compiler's default directories.
     pub fn new(located_by: impl Into<String>) -> Found {
         Found {
@@ -190,6 +199,11 @@ pub struct LibraryFound {
     pub include_dirs: Vec<String>,
     /// The build script emitted its `rustc-link-lib` directives ([`Found::link_directives`]).
     pub linked_here: bool,
+    /// The libraries linked, as `-l` takes them (`crypto`, `z`): what `cargo flagsplit` matches
+    /// against the executables' `NEEDED` entries and archives.
+    pub links: Vec<String>,
+    /// Its `-sys` crate built its own copy ([`Found::own_copy`] or [`Found::bundled`]).
+    pub bundled: bool,
 }
 
 /// The target being built for, as Cargo describes it to build scripts (`TARGET`, `HOST` and

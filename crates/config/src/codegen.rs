@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{FeatureSet, Origin, Role, Selection};
+use crate::model::{FeatureSet, Origin, Role, Selection, When};
 use crate::probe::LibraryFound;
 
 /// The name of the machine-readable build-options file in `OUT_DIR` ([`build_options_json`]).
@@ -40,6 +40,16 @@ fn json_opt(s: Option<&str>) -> String {
 fn json_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     let items: Vec<String> = items.into_iter().map(json_str).collect();
     format!("[{}]", items.join(", "))
+}
+
+/// When a declared variable is read, as one word in the JSON build options.
+fn when_key(when: When) -> &'static str {
+    match when {
+        When::Build => "build",
+        When::Run => "run",
+        When::Test => "test",
+        When::Bench => "bench",
+    }
 }
 
 /// Who made a choice, as one word: `default`, `feature`, `variable`, `file`, `graph-variable`,
@@ -86,6 +96,23 @@ pub(crate) fn build_options_json(
         json_list(source_features.iter().copied())
     );
     let _ = writeln!(s, "  \"config_file\": {},", json_str(config_file));
+    // Every variable the crate knows: the build-time ones its build script reads, then the
+    // table's declared ones (read by the binaries, the tests or the benchmarks).
+    let mut variables: Vec<(String, &str)> = spec
+        .build_variable_names()
+        .into_iter()
+        .map(|n| (n, "build"))
+        .collect();
+    for v in spec.variables {
+        if !variables.iter().any(|(n, _)| n == v.name) {
+            variables.push((v.name.to_string(), when_key(v.when)));
+        }
+    }
+    let variables: Vec<String> = variables
+        .iter()
+        .map(|(n, w)| format!("{{\"name\": {}, \"when\": {}}}", json_str(n), json_str(w)))
+        .collect();
+    let _ = writeln!(s, "  \"variables\": [{}],", variables.join(", "));
     s.push_str("  \"facilities\": [");
     for (i, (facility, choice)) in selection.iter().enumerate() {
         let providers: Vec<String> = facility
@@ -140,12 +167,14 @@ pub(crate) fn build_options_json(
     for (i, l) in libraries.iter().enumerate() {
         let _ = write!(
             s,
-            "{}\n    {{\"library\": {}, \"version\": {}, \"located_by\": {}, \"static\": {}}}",
+            "{}\n    {{\"library\": {}, \"version\": {}, \"located_by\": {}, \"static\": {}, \"links\": {}, \"bundled\": {}}}",
             if i == 0 { "" } else { "," },
             json_str(l.library),
             json_opt(l.version.as_deref()),
             json_str(&l.located_by),
-            l.static_link
+            l.static_link,
+            json_list(l.links.iter().map(String::as_str)),
+            l.bundled
         );
     }
     s.push_str("\n  ]\n}\n");
@@ -226,6 +255,7 @@ mod tests {
   "features": ["zlib"],
   "source_features": [],
   "config_file": "a \"quoted\"\\path\n",
+  "variables": [{"name": "INFLATE_LIB_CONFIG", "when": "build"}, {"name": "INFLATE_LIB_INFLATE_PROVIDER", "when": "build"}],
   "facilities": [
     {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"]}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
   ],

@@ -469,11 +469,9 @@ fn vocabulary_problem(headline: &str, name: &str, vocabulary: &[&str]) -> String
 
 /// The name among `candidates` that `name` most likely misspells: the same letters in another
 /// case (`System` for `system`), else the nearest within 2 edits that does not replace the whole
-/// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`).
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`). The
+/// did-you-mean of provider values and names; `cargo flagsplit` uses it for a policy's names.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     if let Some(same) = candidates
         .iter()
@@ -488,6 +486,18 @@ pub(crate) fn closest<'a>(
         .filter(|(d, c)| *d > 0 && *d <= 2 && *d < c.len().min(lower.len()))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// The variable name among `names` within 3 edits of `name`, the nearest: the did-you-mean of a
+/// misspelt variable (`TLS_A_TLS_PROVIDR` for `TLS_A_TLS_PROVIDER`), for a build script and for
+/// `cargo flagsplit`.
+pub fn nearest_variable(name: &str, names: impl IntoIterator<Item = String>) -> Option<String> {
+    names
+        .into_iter()
+        .map(|v| (edit_distance(name, &v), v))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
 }
 
 /// Levenshtein distance over bytes (names are ASCII).

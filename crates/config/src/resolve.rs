@@ -14,6 +14,7 @@ use crate::error::{ConfigError, Errors, FilePos, Requester};
 use crate::graph::Setting;
 use crate::model::{
     Choice, FeatureSet, FileChoice, GraphEntry, Origin, PolicyChoice, Selection, Spec, When,
+    nearest_variable,
 };
 
 /// The file's valid choices and every error in it.
@@ -164,16 +165,6 @@ pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
             .into_iter()
             .chain(spec.variables.iter().map(|v| v.name.to_string())),
     )
-}
-
-/// The variable name among `names` within 3 edits of `name`, the nearest.
-fn nearest_variable(name: &str, names: impl IntoIterator<Item = String>) -> Option<String> {
-    names
-        .into_iter()
-        .map(|v| (crate::model::edit_distance(name, &v), v))
-        .filter(|(d, _)| *d <= 3)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
 }
 
 /// Resolves the selection, or returns every error found.

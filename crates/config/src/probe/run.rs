@@ -192,15 +192,15 @@ pub(crate) fn setup(
             }
         }
     }
-    if found.link_directives {
-        let mut link: Vec<&str> = Vec::new();
-        for need in needs {
-            for l in need.probe.link {
-                if !link.contains(l) {
-                    link.push(l);
-                }
+    let mut link: Vec<&str> = Vec::new();
+    for need in needs {
+        for l in need.probe.link {
+            if !link.contains(l) {
+                link.push(l);
             }
         }
+    }
+    if found.link_directives {
         for line in super::system::link_directives(&found, &link) {
             println!("{line}");
         }
@@ -224,6 +224,8 @@ pub(crate) fn setup(
         static_link: found.link_mode == crate::clib::LinkMode::Static,
         include_dirs: found.include_dirs.clone(),
         linked_here: found.link_directives,
+        links: found.link_names(&link),
+        bundled: found.own_copy || found.bundled.is_some(),
     })
 }
 

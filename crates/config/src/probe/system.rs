@@ -280,10 +280,7 @@ pub(crate) fn link_directives(found: &Found, link: &[&str]) -> Vec<String> {
         .iter()
         .map(|d| format!("cargo:rustc-link-search=native={d}"))
         .collect();
-    let names: Vec<String> = match &found.libs {
-        Some(libs) => libs.clone(),
-        None => link.iter().map(|l| l.to_string()).collect(),
-    };
+    let names = found.link_names(link);
     let kind = match found.link_mode {
         LinkMode::Static => "static=",
         LinkMode::Dynamic => "",
