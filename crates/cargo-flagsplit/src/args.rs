@@ -1,32 +1,38 @@
-//! The command line: `cargo flagsplit [BUILD FLAGS] [--json]` and
-//! `cargo flagsplit check --policy FILE [BUILD FLAGS]`.
+//! The command line: `cargo flagsplit [OPTIONS] [-- CARGO-ARGS]` and
+//! `cargo flagsplit check --policy FILE [OPTIONS] [-- CARGO-ARGS]`. Every option may stand before
+//! or after `check`. Cargo's manifest, package and feature flags are clap-cargo's, as Cargo
+//! spells them; the other build flags Cargo takes are declared once, here.
 
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgAction, ArgMatches, Args as _, Command, FromArgMatches};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The flags passed on to `cargo build`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildArgs {
-    pub features: Vec<String>,
-    pub no_default_features: bool,
-    pub all_features: bool,
+    pub manifest: clap_cargo::Manifest,
+    pub workspace: clap_cargo::Workspace,
+    pub features: clap_cargo::Features,
     pub target: Option<String>,
     pub release: bool,
-    pub manifest_path: Option<String>,
-    pub packages: Vec<String>,
+    pub profile: Option<String>,
+    pub bins: Vec<String>,
+    pub all_bins: bool,
+    pub target_dir: Option<String>,
+    pub jobs: Option<String>,
+    pub config: Vec<String>,
     pub locked: bool,
     pub offline: bool,
     pub frozen: bool,
-    /// Read Cargo's JSON messages of a build already made from this file instead of building.
-    pub messages: Option<PathBuf>,
+    /// Everything after `--`, appended to `cargo build`'s arguments.
+    pub passthrough: Vec<String>,
 }
 
 /// What to do after the build.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Print the report (`--json`: as one JSON document).
-    Report { json: bool },
+    /// Print the report.
+    Report,
     /// Check the policy file.
     Check { policy: PathBuf },
 }
@@ -36,36 +42,88 @@ pub enum Mode {
 pub struct Args {
     pub mode: Mode,
     pub build: BuildArgs,
+    /// Read Cargo's JSON messages of a build already made from this file instead of building.
+    pub messages: Option<PathBuf>,
+    /// The environment of that build (`env -0 > FILE`), to check its settings.
+    pub build_env: Option<PathBuf>,
+    /// One JSON document on standard output.
+    pub json: bool,
+    /// `-D warnings`: warnings are errors.
+    pub deny_warnings: bool,
 }
 
 impl BuildArgs {
     /// The arguments of `cargo build`, after `build`.
     pub fn cargo_args(&self) -> Vec<String> {
         let mut out = vec!["--message-format=json-render-diagnostics".to_string()];
-        for f in &self.features {
-            out.push("--features".into());
-            out.push(f.clone());
+        let mut value = |flag: &str, v: &str| {
+            out.push(flag.to_string());
+            out.push(v.to_string());
+        };
+        if let Some(m) = &self.manifest.manifest_path {
+            value("--manifest-path", &m.display().to_string());
+        }
+        for p in &self.workspace.package {
+            value("--package", p);
+        }
+        for p in &self.workspace.exclude {
+            value("--exclude", p);
+        }
+        for f in &self.features.features {
+            value("--features", f);
+        }
+        if let Some(t) = &self.target {
+            value("--target", t);
+        }
+        if let Some(p) = &self.profile {
+            value("--profile", p);
+        }
+        for b in &self.bins {
+            value("--bin", b);
+        }
+        if let Some(d) = &self.target_dir {
+            value("--target-dir", d);
+        }
+        if let Some(j) = &self.jobs {
+            value("--jobs", j);
+        }
+        for c in &self.config {
+            value("--config", c);
         }
         let flags = [
-            (self.no_default_features, "--no-default-features"),
-            (self.all_features, "--all-features"),
+            (
+                self.workspace.workspace || self.workspace.all,
+                "--workspace",
+            ),
+            (self.features.all_features, "--all-features"),
+            (self.features.no_default_features, "--no-default-features"),
+            (self.all_bins, "--bins"),
             (self.release, "--release"),
             (self.locked, "--locked"),
             (self.offline, "--offline"),
             (self.frozen, "--frozen"),
         ];
         out.extend(flags.iter().filter(|f| f.0).map(|f| f.1.to_string()));
-        if let Some(t) = &self.target {
-            out.push("--target".into());
-            out.push(t.clone());
+        out.extend(self.passthrough.iter().cloned());
+        out
+    }
+
+    /// The flags `cargo metadata` shares with the build: the manifest, the configuration and
+    /// how the lock file and the network may be used.
+    pub fn metadata_args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in &self.config {
+            out.push("--config".to_string());
+            out.push(c.clone());
         }
-        if let Some(m) = &self.manifest_path {
-            out.push("--manifest-path".into());
-            out.push(m.clone());
-        }
-        for p in &self.packages {
-            out.push("-p".into());
-            out.push(p.clone());
+        for (on, flag) in [
+            (self.locked, "--locked"),
+            (self.offline, "--offline"),
+            (self.frozen, "--frozen"),
+        ] {
+            if on {
+                out.push(flag.to_string());
+            }
         }
         out
     }
@@ -77,83 +135,109 @@ fn build_flags() -> Vec<Arg> {
             .long(name)
             .action(ArgAction::SetTrue)
             .help(help)
-            .global(true)
+    };
+    let value = |name: &'static str, value_name: &'static str, help: &'static str| {
+        Arg::new(name).long(name).value_name(value_name).help(help)
     };
     vec![
-        Arg::new("features")
-            .long("features")
-            .short('F')
-            .value_name("FEATURES")
-            .action(ArgAction::Append)
-            .help("Space or comma separated list of features to activate")
-            .global(true),
-        flag(
-            "no-default-features",
-            "Do not activate the `default` feature",
-        ),
-        flag("all-features", "Activate all available features"),
-        Arg::new("target")
-            .long("target")
-            .value_name("TRIPLE")
-            .help("Build for the target triple")
-            .global(true),
-        flag("release", "Build in release mode"),
-        Arg::new("manifest-path")
-            .long("manifest-path")
-            .value_name("PATH")
-            .help("Path to Cargo.toml")
-            .global(true),
-        Arg::new("package")
-            .long("package")
-            .short('p')
-            .value_name("SPEC")
-            .action(ArgAction::Append)
-            .help("Package to build (see `cargo help pkgid`)")
-            .global(true),
-        flag("locked", "Passed to cargo build"),
-        flag("offline", "Passed to cargo build"),
-        flag("frozen", "Passed to cargo build"),
+        value("target", "TRIPLE", "Build for the target triple"),
+        flag("release", "Build with the release profile"),
+        value("profile", "PROFILE-NAME", "Build with the given profile"),
+        value("bin", "NAME", "Build only the named binary").action(ArgAction::Append),
+        flag("bins", "Build all binaries"),
+        value("target-dir", "DIRECTORY", "Directory for all generated artifacts"),
+        value("jobs", "N", "Number of parallel jobs").short('j'),
+        value(
+            "config",
+            "KEY=VALUE|PATH",
+            "Override a Cargo configuration value (its [env] entries are checked too)",
+        )
+        .action(ArgAction::Append),
+        flag("locked", "Passed to Cargo: assert that Cargo.lock stays unchanged"),
+        flag("offline", "Passed to Cargo: run without accessing the network"),
+        flag("frozen", "Passed to Cargo: --locked and --offline"),
         Arg::new("messages")
             .long("messages")
             .value_name("FILE")
             .value_parser(clap::value_parser!(PathBuf))
             .help(
-                "Build nothing: read the JSON messages of a build already made \
-                 (`cargo build --message-format=json ... > FILE`, as a package recipe can save \
-                 them); the build flags are then ignored but --target, which names the \
-                 target's copies",
-            )
-            .global(true),
+                "Build nothing: check the JSON messages of a build already made (the whole standard \
+                 output of `cargo build --message-format=json-render-diagnostics`), which must be \
+                 of the workspace --manifest-path names and not older than its executables; the \
+                 build flags are then ignored but --target, --manifest-path and --config",
+            ),
+        Arg::new("build-env")
+            .long("build-env")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help(
+                "With --messages: the build's environment, saved beside it with `env -0 > FILE` \
+                 (or `env > FILE`), whose settings are then checked as a build's are",
+            ),
+        Arg::new("json")
+            .long("json")
+            .action(ArgAction::SetTrue)
+            .help("Print one JSON document on standard output (schema: the README of cargo-flagsplit)"),
+        Arg::new("deny")
+            .short('D')
+            .long("deny")
+            .value_name("warnings")
+            .value_parser(["warnings"])
+            .help("`-D warnings`: warnings are errors (exit 1)"),
+        Arg::new("cargo-args")
+            .num_args(0..)
+            .last(true)
+            .allow_hyphen_values(true)
+            .value_name("CARGO-ARGS")
+            .help("Arguments passed on to `cargo build`"),
     ]
 }
 
 /// The command's definition.
 pub fn command() -> Command {
-    Command::new("cargo-flagsplit")
+    let mut cmd = Command::new("cargo-flagsplit")
         .bin_name("cargo flagsplit")
         .about(
             "Builds, then reports what each flagsplit-config crate selected (provider and origin \
-             per facility) and what each executable links",
+             per facility), every C library each executable carries and who linked it, and the \
+             settings of the environment no crate reads",
         )
         .args(build_flags())
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .action(ArgAction::SetTrue)
-                .help("Print the report as one JSON document (schema: README.md)"),
-        )
-        .subcommand(
-            Command::new("check")
-                .about("Builds, then checks a policy file: exit 1 when it is broken")
-                .arg(
-                    Arg::new("policy")
-                        .long("policy")
-                        .value_name("FILE")
-                        .required(true)
-                        .value_parser(clap::value_parser!(PathBuf))
-                        .help("The policy (TOML: [[deny]], [[require]], [[libraries]])"),
-                ),
-        )
+        .after_long_help(codes_help());
+    cmd = clap_cargo::Manifest::augment_args(cmd);
+    cmd = clap_cargo::Workspace::augment_args(cmd);
+    cmd = clap_cargo::Features::augment_args(cmd);
+    // Every option may stand on either side of `check`.
+    cmd.mut_args(|a| a.global(true)).subcommand(
+        Command::new("check")
+            .about("Builds, then checks a policy file: exit 1 when it is broken, 2 when the input cannot be trusted")
+            .arg(
+                Arg::new("policy")
+                    .long("policy")
+                    .value_name("FILE")
+                    .required(true)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("The policy (TOML: [[deny]], [[require]], [[libraries]])"),
+            ),
+    )
+}
+
+/// The diagnostics' codes, for `--help`.
+fn codes_help() -> String {
+    let mut s = String::from(
+        "Exit status: 0 when the policy holds (or the report is made), 1 when it is broken, 2 when the \
+         input cannot be trusted or the command line is bad; Cargo's own status when the build fails.\n\n\
+         Diagnostic codes (exit 2 for the first group's errors, 1 for the others'):\n",
+    );
+    let mut refusals = true;
+    for c in crate::diag::Code::ALL {
+        if refusals && c.class() == crate::diag::Class::Finding {
+            s.push('\n');
+            refusals = false;
+        }
+        s.push_str(&format!("  {:<26}{}\n", c.as_str(), c.doc()));
+    }
+    s
 }
 
 /// The arguments as given by Cargo (`cargo-flagsplit flagsplit ...`) or directly
@@ -169,11 +253,11 @@ pub fn strip_subcommand_name(args: impl IntoIterator<Item = OsString>) -> Vec<Os
 /// Parses the command line (program name first).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Args, clap::Error> {
     let matches = command().try_get_matches_from(strip_subcommand_name(args))?;
-    Ok(from_matches(&matches))
+    from_matches(&matches)
 }
 
-fn from_matches(m: &ArgMatches) -> Args {
-    let (mode, sub) = match m.subcommand() {
+fn from_matches(m: &ArgMatches) -> Result<Args, clap::Error> {
+    let (mode, m) = match m.subcommand() {
         Some(("check", sub)) => (
             Mode::Check {
                 policy: sub
@@ -181,36 +265,41 @@ fn from_matches(m: &ArgMatches) -> Args {
                     .cloned()
                     .unwrap_or_default(),
             },
-            Some(sub),
+            sub,
         ),
-        _ => (
-            Mode::Report {
-                json: m.get_flag("json"),
-            },
-            None,
-        ),
+        _ => (Mode::Report, m),
     };
-    // Global arguments are propagated to the subcommand's matches.
-    let m = sub.unwrap_or(m);
     let strings = |name: &str| -> Vec<String> {
         m.get_many::<String>(name)
             .map(|v| v.cloned().collect())
             .unwrap_or_default()
     };
+    let one = |name: &str| m.get_one::<String>(name).cloned();
     let build = BuildArgs {
-        features: strings("features"),
-        no_default_features: m.get_flag("no-default-features"),
-        all_features: m.get_flag("all-features"),
-        target: m.get_one::<String>("target").cloned(),
+        manifest: clap_cargo::Manifest::from_arg_matches(m)?,
+        workspace: clap_cargo::Workspace::from_arg_matches(m)?,
+        features: clap_cargo::Features::from_arg_matches(m)?,
+        target: one("target"),
         release: m.get_flag("release"),
-        manifest_path: m.get_one::<String>("manifest-path").cloned(),
-        packages: strings("package"),
+        profile: one("profile"),
+        bins: strings("bin"),
+        all_bins: m.get_flag("bins"),
+        target_dir: one("target-dir"),
+        jobs: one("jobs"),
+        config: strings("config"),
         locked: m.get_flag("locked"),
         offline: m.get_flag("offline"),
         frozen: m.get_flag("frozen"),
-        messages: m.get_one::<PathBuf>("messages").cloned(),
+        passthrough: strings("cargo-args"),
     };
-    Args { mode, build }
+    Ok(Args {
+        mode,
+        build,
+        messages: m.get_one::<PathBuf>("messages").cloned(),
+        build_env: m.get_one::<PathBuf>("build-env").cloned(),
+        json: m.get_flag("json"),
+        deny_warnings: m.get_one::<String>("deny").is_some(),
+    })
 }
 
 #[cfg(test)]
@@ -222,10 +311,15 @@ mod tests {
     }
 
     #[test]
+    fn the_definition_is_consistent() {
+        command().debug_assert();
+    }
+
+    #[test]
     fn cargo_passes_the_subcommand_name_first() {
         let a = p(&["cargo-flagsplit", "flagsplit", "--json", "--release"]).unwrap();
-        assert_eq!(a.mode, Mode::Report { json: true });
-        assert!(a.build.release);
+        assert_eq!(a.mode, Mode::Report);
+        assert!(a.json && a.build.release);
         let direct = p(&["cargo-flagsplit", "--json", "--release"]).unwrap();
         assert_eq!(a, direct);
     }
@@ -248,40 +342,78 @@ mod tests {
             "app",
             "--locked",
             "--offline",
+            "--profile",
+            "rpm",
+            "--bin",
+            "app",
+            "--target-dir",
+            "/t",
+            "-j",
+            "1",
+            "--config",
+            "env.X=\"1\"",
+            "--workspace",
+            "--exclude",
+            "lib",
+            "--",
+            "--timings",
+            "-v",
         ])
         .unwrap();
         assert_eq!(
             a.build.cargo_args(),
             [
                 "--message-format=json-render-diagnostics",
+                "--manifest-path",
+                "ws/Cargo.toml",
+                "--package",
+                "app",
+                "--exclude",
+                "lib",
                 "--features",
                 "openssl-tls",
                 "--features",
                 "zlib-system",
+                "--target",
+                "x86_64-unknown-linux-gnu",
+                "--profile",
+                "rpm",
+                "--bin",
+                "app",
+                "--target-dir",
+                "/t",
+                "--jobs",
+                "1",
+                "--config",
+                "env.X=\"1\"",
+                "--workspace",
                 "--no-default-features",
                 "--locked",
                 "--offline",
-                "--target",
-                "x86_64-unknown-linux-gnu",
-                "--manifest-path",
-                "ws/Cargo.toml",
-                "-p",
-                "app",
+                "--timings",
+                "-v",
             ]
+        );
+        assert_eq!(
+            a.build.metadata_args(),
+            ["--config", "env.X=\"1\"", "--locked", "--offline"]
         );
     }
 
     #[test]
-    fn check_takes_the_policy_and_the_build_flags_on_either_side() {
+    fn options_on_either_side_of_check() {
         let a = p(&[
             "cargo-flagsplit",
             "flagsplit",
             "--release",
+            "--json",
             "check",
             "--policy",
             "p.toml",
             "--features",
             "x",
+            "-D",
+            "warnings",
         ])
         .unwrap();
         assert_eq!(
@@ -290,13 +422,28 @@ mod tests {
                 policy: PathBuf::from("p.toml")
             }
         );
-        assert!(a.build.release);
-        assert_eq!(a.build.features, ["x"]);
+        assert!(a.build.release && a.json && a.deny_warnings);
+        assert_eq!(a.build.features.features, ["x"]);
+        let b = p(&[
+            "cargo-flagsplit",
+            "check",
+            "-D",
+            "warnings",
+            "--json",
+            "--policy",
+            "p.toml",
+            "--release",
+            "-F",
+            "x",
+        ])
+        .unwrap();
+        assert_eq!(a, b);
     }
 
     #[test]
     fn check_needs_a_policy_and_unknown_flags_fail() {
         assert!(p(&["cargo-flagsplit", "flagsplit", "check"]).is_err());
         assert!(p(&["cargo-flagsplit", "flagsplit", "--bogus"]).is_err());
+        assert!(p(&["cargo-flagsplit", "-D", "everything"]).is_err());
     }
 }

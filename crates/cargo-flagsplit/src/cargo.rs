@@ -1,10 +1,13 @@
-//! Runs `cargo build --message-format=json-render-diagnostics` and collects what the report
-//! needs from its messages: the build scripts' `OUT_DIR`s and the executables.
+//! Cargo's JSON messages of a build (cargo_metadata's message types): run by `cargo build
+//! --message-format=json-render-diagnostics`, or read from a file a package recipe saved. Only a
+//! whole stream of a build that succeeded is taken: every line a Cargo message, the last one
+//! `build-finished` with `success: true`.
 
 use crate::args::BuildArgs;
-use crate::model::Copy;
+use crate::diag::{Code, Diagnostic};
 use anyhow::{Context, Result};
-use serde_json::Value;
+use cargo_metadata::{Message, TargetKind};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -14,6 +17,10 @@ use std::process::{Command, ExitStatus, Stdio};
 pub struct ScriptRun {
     pub package_id: String,
     pub out_dir: PathBuf,
+    /// Its `rustc-link-lib` directives, as Cargo reports them (`static=crypto`, `ssl`).
+    pub linked_libs: Vec<String>,
+    /// Its `rustc-link-search` directives (`native=/usr/lib`, `/opt/lib`).
+    pub linked_paths: Vec<String>,
 }
 
 /// An executable the build produced.
@@ -24,64 +31,112 @@ pub struct Artifact {
     pub path: PathBuf,
 }
 
-/// What the build's messages said.
+/// What a build's messages said.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Messages {
+pub struct Build {
     pub scripts: Vec<ScriptRun>,
     pub executables: Vec<Artifact>,
+    /// The features each compiled package had (every unit of it but its build script).
+    pub features: BTreeMap<String, BTreeSet<String>>,
+    /// `build-finished`'s `success`, once per build-finished message.
+    pub finished: Vec<bool>,
+    /// How many messages came after the last `build-finished`.
+    pub after_finish: usize,
 }
 
-impl Messages {
-    /// Takes one line of Cargo's standard output; returns false for a line that is no JSON
-    /// message (the caller passes it on).
-    pub fn take(&mut self, line: &str) -> bool {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            return false;
-        };
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
-        match message.get("reason").and_then(Value::as_str) {
-            Some("build-script-executed") => {
-                if let (Some(id), Some(out_dir)) =
-                    (text(&message, "package_id"), text(&message, "out_dir"))
-                {
-                    let out_dir = PathBuf::from(out_dir);
-                    if !self.scripts.iter().any(|s| s.out_dir == out_dir) {
-                        self.scripts.push(ScriptRun {
-                            package_id: id,
-                            out_dir,
-                        });
-                    }
+impl Build {
+    /// Takes one message.
+    pub fn take(&mut self, message: Message) {
+        if !self.finished.is_empty() {
+            self.after_finish += 1;
+        }
+        match message {
+            Message::BuildScriptExecuted(s) => {
+                let out_dir = PathBuf::from(s.out_dir.as_std_path());
+                if !self.scripts.iter().any(|x| x.out_dir == out_dir) {
+                    self.scripts.push(ScriptRun {
+                        package_id: s.package_id.repr,
+                        out_dir,
+                        linked_libs: s.linked_libs.iter().map(|l| l.to_string()).collect(),
+                        linked_paths: s.linked_paths.iter().map(|l| l.to_string()).collect(),
+                    });
                 }
             }
-            Some("compiler-artifact") => {
-                let exe = text(&message, "executable");
-                let target = message.get("target");
-                let is_bin = target
-                    .and_then(|t| t.get("kind"))
-                    .and_then(Value::as_array)
-                    .is_some_and(|k| k.iter().any(|k| k == "bin"));
-                let name = target.and_then(|t| text(t, "name"));
-                if let (Some(path), Some(name), Some(id), true) =
-                    (exe, name, text(&message, "package_id"), is_bin)
+            Message::CompilerArtifact(a) => {
+                if a.target.kind.contains(&TargetKind::CustomBuild) {
+                    return;
+                }
+                self.features
+                    .entry(a.package_id.repr.clone())
+                    .or_default()
+                    .extend(a.features.iter().cloned());
+                if let (Some(exe), true) = (&a.executable, a.target.kind.contains(&TargetKind::Bin))
                 {
-                    let path = PathBuf::from(path);
+                    let path = PathBuf::from(exe.as_std_path());
                     if !self.executables.iter().any(|e| e.path == path) {
                         self.executables.push(Artifact {
-                            name,
-                            package_id: id,
+                            name: a.target.name.clone(),
+                            package_id: a.package_id.repr.clone(),
                             path,
                         });
                     }
                 }
             }
+            Message::BuildFinished(f) => {
+                self.finished.push(f.success);
+                self.after_finish = 0;
+            }
             _ => {}
         }
-        true
+    }
+
+    /// The stream is whole and its build succeeded: exactly one `build-finished`, last, with
+    /// `success: true`. `what` names the stream in messages.
+    pub fn complete(&self, what: &str) -> Result<(), Diagnostic> {
+        match self.finished.as_slice() {
+            [] => Err(Diagnostic::error(
+                Code::IncompleteMessages,
+                format!("{what} does not end in Cargo's `build-finished` message: it was cut short, or the build was interrupted"),
+            )
+            .note("fix", "save the whole standard output of one `cargo build --message-format=json-render-diagnostics` that finished")),
+            [false] => Err(Diagnostic::error(
+                Code::FailedBuild,
+                format!("{what} is of a build that failed (`build-finished` with `success: false`)"),
+            )
+            .note("fix", "check the messages of a build that succeeded")),
+            [true] if self.after_finish == 0 => Ok(()),
+            [true] => Err(Diagnostic::error(
+                Code::IncompleteMessages,
+                format!("{what} goes on after its `build-finished` message ({} more)", self.after_finish),
+            )
+            .note("fix", "save one build's messages to the file, not several appended")),
+            many => Err(Diagnostic::error(
+                Code::IncompleteMessages,
+                format!("{what} holds the messages of {} builds", many.len()),
+            )
+            .note("fix", "save one build's messages to the file, not several appended")),
+        }
+    }
+}
+
+/// One line of Cargo's standard output: a message, a JSON object with a `reason` this reader
+/// does not know (taken as a message of a newer Cargo, and skipped), or no message.
+fn parse(line: &str) -> Option<Option<Message>> {
+    match serde_json::from_str::<Message>(line) {
+        Ok(m) => Some(Some(m)),
+        Err(_) => match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(serde_json::Value::Object(o))
+                if o.get("reason").is_some_and(serde_json::Value::is_string) =>
+            {
+                Some(None)
+            }
+            _ => None,
+        },
     }
 }
 
 /// Runs the build: Cargo's rendered diagnostics and progress go to standard error as they come.
-pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Messages)> {
+pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Build)> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(&cargo)
         .arg("build")
@@ -90,37 +145,56 @@ pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Messages)> {
         .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot run {}", Path::new(&cargo).display()))?;
-    let mut messages = Messages::default();
+    let mut build = Build::default();
     if let Some(stdout) = child.stdout.take() {
         let stderr = std::io::stderr();
         for line in BufReader::new(stdout).lines() {
             let line = line.context("cannot read cargo's output")?;
-            if !messages.take(&line) {
-                let _ = writeln!(stderr.lock(), "{line}");
+            match parse(&line) {
+                Some(Some(m)) => build.take(m),
+                Some(None) => {}
+                None => {
+                    let _ = writeln!(stderr.lock(), "{line}");
+                }
             }
         }
     }
     let status = child.wait().context("cannot wait for cargo")?;
-    Ok((status, messages))
+    Ok((status, build))
 }
 
-/// The messages of a build already made, saved by `cargo build --message-format=json...`: every
-/// line that is a message is taken, the others (rendered diagnostics) are skipped.
-pub fn read_messages(file: &Path) -> Result<Messages> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read the messages file {}", file.display()))?;
-    let mut messages = Messages::default();
-    let mut any = false;
-    for line in text.lines() {
-        any |= messages.take(line);
+/// The messages of a build already made, saved by `cargo build
+/// --message-format=json-render-diagnostics > FILE`: every line must be a Cargo message, and the
+/// stream whole ([`Build::complete`]).
+pub fn read_messages(file: &Path) -> Result<Build, Diagnostic> {
+    let what = format!("the messages file {}", file.display());
+    let text = std::fs::read(file).map_err(|e| {
+        Diagnostic::error(Code::MessagesUnreadable, format!("cannot read {what}: {e}")).note(
+            "fix",
+            "give the file a package recipe saved with `cargo build --message-format=json-render-diagnostics > FILE`",
+        )
+    })?;
+    let mut build = Build::default();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+        let parsed = std::str::from_utf8(line).ok().and_then(parse);
+        match parsed {
+            Some(Some(m)) => build.take(m),
+            Some(None) => {}
+            None => {
+                return Err(Diagnostic::error(
+                    Code::NotAMessage,
+                    format!("{}:{}: not a Cargo JSON message: {shown}", file.display(), i + 1),
+                )
+                .note("fix", "save only Cargo's standard output with --message-format=json-render-diagnostics (its diagnostics and progress go to standard error)"));
+            }
+        }
     }
-    anyhow::ensure!(
-        any,
-        "{} holds no Cargo JSON message: save them with `cargo build --message-format=json-render-diagnostics ... > {}`",
-        file.display(),
-        file.display()
-    );
-    Ok(messages)
+    build.complete(&what)?;
+    Ok(build)
 }
 
 /// The name and version in a package id: `path+file:///ws/tls-a#0.1.0`,
@@ -143,7 +217,8 @@ pub fn package_name_version(id: &str) -> (String, String) {
 
 /// Which copy a build script's `OUT_DIR` belongs to: under `--target T` the target's units sit in
 /// `<target-dir>/T/<profile>/build/<unit>/out`, the host's in `<target-dir>/<profile>/build/...`.
-pub fn copy_of(out_dir: &Path, target: Option<&str>) -> Copy {
+pub fn copy_of(out_dir: &Path, target: Option<&str>) -> crate::model::Copy {
+    use crate::model::Copy;
     let Some(target) = target else {
         return Copy::Target;
     };
@@ -169,6 +244,86 @@ pub fn copy_of(out_dir: &Path, target: Option<&str>) -> Copy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Copy;
+
+    const SCRIPT: &str = r#"{"reason":"build-script-executed","package_id":"path+file:///ws/tls-a#0.1.0","linked_libs":["static=crypto"],"linked_paths":["native=/usr/lib"],"cfgs":[],"env":[],"out_dir":"/t/debug/build/tls-a-1/out"}"#;
+    const BIN: &str = r#"{"reason":"compiler-artifact","package_id":"path+file:///ws/app#0.1.0","manifest_path":"/ws/app/Cargo.toml","target":{"kind":["bin"],"crate_types":["bin"],"name":"app","src_path":"/ws/app/src/main.rs","edition":"2021","doc":true,"doctest":false,"test":true},"profile":{"opt_level":"0","debuginfo":2,"debug_assertions":true,"overflow_checks":true,"test":false},"features":["default"],"filenames":["/t/debug/app"],"executable":"/t/debug/app","fresh":true}"#;
+    const DONE: &str = r#"{"reason":"build-finished","success":true}"#;
+
+    fn file(name: &str, text: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("cargo-flagsplit-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("m.json");
+        std::fs::write(&f, text).unwrap();
+        f
+    }
+
+    #[test]
+    fn a_whole_stream() {
+        let f = file(
+            "whole",
+            &format!("{SCRIPT}\n{BIN}\n{{\"reason\":\"future-thing\"}}\n{DONE}\n"),
+        );
+        let b = read_messages(&f).unwrap();
+        assert_eq!(b.scripts[0].linked_libs, ["static=crypto"]);
+        assert_eq!(b.scripts[0].linked_paths, ["native=/usr/lib"]);
+        assert_eq!(
+            b.executables,
+            [Artifact {
+                name: "app".into(),
+                package_id: "path+file:///ws/app#0.1.0".into(),
+                path: "/t/debug/app".into()
+            }]
+        );
+        assert_eq!(
+            b.features["path+file:///ws/app#0.1.0"],
+            BTreeSet::from(["default".to_string()])
+        );
+    }
+
+    #[test]
+    fn what_is_refused() {
+        let code = |name: &str, text: &str| read_messages(&file(name, text)).unwrap_err().code;
+        assert_eq!(code("array", "[1,2,3]\n"), Code::NotAMessage);
+        assert_eq!(
+            code("rendered", &format!("warning: unused\n{DONE}\n")),
+            Code::NotAMessage
+        );
+        assert_eq!(
+            code("half", &format!("{SCRIPT}\n{}", &BIN[..40])),
+            Code::NotAMessage
+        );
+        assert_eq!(
+            code("cut", &format!("{SCRIPT}\n{BIN}\n")),
+            Code::IncompleteMessages
+        );
+        assert_eq!(code("empty", ""), Code::IncompleteMessages);
+        assert_eq!(
+            code(
+                "failed",
+                "{\"reason\":\"build-finished\",\"success\":false}\n"
+            ),
+            Code::FailedBuild
+        );
+        assert_eq!(
+            code("two", &format!("{DONE}\n{BIN}\n{DONE}\n")),
+            Code::IncompleteMessages
+        );
+        assert_eq!(
+            code("after", &format!("{DONE}\n{BIN}\n")),
+            Code::IncompleteMessages
+        );
+        let e = read_messages(Path::new("/nonexistent/m.json")).unwrap_err();
+        assert_eq!(e.code, Code::MessagesUnreadable);
+        let e = read_messages(&file("line", &format!("{SCRIPT}\n[1,2,3]\n"))).unwrap_err();
+        assert!(
+            e.message
+                .ends_with("m.json:2: not a Cargo JSON message: [1,2,3]"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn package_ids() {
@@ -217,49 +372,6 @@ mod tests {
                 t
             ),
             Copy::Host
-        );
-    }
-
-    #[test]
-    fn messages_saved_by_a_build() {
-        let dir =
-            std::env::temp_dir().join(format!("cargo-flagsplit-messages-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("m.json");
-        std::fs::write(
-            &file,
-            "warning: something rendered\n{\"reason\":\"build-script-executed\",\"package_id\":\"path+file:///ws/tls-a#0.1.0\",\"out_dir\":\"/t/debug/build/tls-a-1/out\"}\n",
-        )
-        .unwrap();
-        let m = read_messages(&file).unwrap();
-        assert_eq!(m.scripts.len(), 1);
-        std::fs::write(&file, "not json\n").unwrap();
-        let e = read_messages(&file).unwrap_err().to_string();
-        assert!(e.contains("holds no Cargo JSON message"), "{e}");
-        assert!(read_messages(&dir.join("missing")).is_err());
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-
-    #[test]
-    fn messages() {
-        let mut m = Messages::default();
-        assert!(m.take(r#"{"reason":"build-script-executed","package_id":"path+file:///ws/tls-a#0.1.0","linked_libs":[],"linked_paths":[],"cfgs":[],"env":[],"out_dir":"/t/debug/build/tls-a-1/out"}"#));
-        assert!(m.take(r#"{"reason":"compiler-artifact","package_id":"path+file:///ws/app#0.1.0","target":{"kind":["bin"],"name":"app"},"executable":"/t/debug/app","fresh":true}"#));
-        assert!(m.take(r#"{"reason":"compiler-artifact","package_id":"path+file:///ws/app#0.1.0","target":{"kind":["custom-build"],"name":"build-script-build"},"executable":null}"#));
-        assert!(m.take(r#"{"reason":"build-finished","success":true}"#));
-        assert!(!m.take("not json"));
-        assert_eq!(m.scripts.len(), 1);
-        assert_eq!(
-            m.scripts[0].out_dir,
-            PathBuf::from("/t/debug/build/tls-a-1/out")
-        );
-        assert_eq!(
-            m.executables,
-            [Artifact {
-                name: "app".into(),
-                package_id: "path+file:///ws/app#0.1.0".into(),
-                path: "/t/debug/app".into()
-            }]
         );
     }
 }

@@ -1,43 +1,177 @@
-//! `DT_NEEDED` entries of an ELF executable.
+//! What the ELF files of a build hold: an executable's `DT_NEEDED` entries and the symbols it
+//! defines, and the symbols an archive (`lib*.a`) defines. Files are read through object's
+//! `ReadCache`, which reads only the ranges asked for: the section headers, `.dynamic` and
+//! `.dynstr` for `NEEDED`, `.symtab` and `.strtab` for symbols, an archive's index, never a
+//! whole file.
 
 use anyhow::{Context, Result, bail};
-use object::read::elf::{Dyn, FileHeader};
-use object::{FileKind, elf};
+use object::read::ReadCache;
+use object::read::archive::ArchiveFile;
+use object::read::elf::{Dyn, FileHeader, SectionHeader, Sym};
+use object::{FileKind, ReadRef, elf};
+use std::collections::HashSet;
+use std::fs::File;
 use std::path::Path;
 
-/// The `NEEDED` entries of the ELF file at `path`, in file order (empty for a static executable).
-pub fn needed(path: &Path) -> Result<Vec<String>> {
-    let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    needed_in(&data).with_context(|| format!("cannot read the ELF headers of {}", path.display()))
+/// The symbol names a file defines.
+pub type Symbols = HashSet<Box<[u8]>>;
+
+/// What an executable's headers say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers {
+    /// `DT_NEEDED` in file order; `None` without a dynamic section (a static executable).
+    pub needed: Option<Vec<String>>,
+    /// It has a `.symtab` (false: stripped).
+    pub has_symtab: bool,
 }
 
-/// The `NEEDED` entries of an ELF image.
-pub fn needed_in(data: &[u8]) -> Result<Vec<String>> {
+fn open(path: &Path) -> Result<ReadCache<File>> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(ReadCache::new(file))
+}
+
+/// The `NEEDED` entries of the ELF file at `path`, and whether it has a symbol table.
+pub fn headers(path: &Path) -> Result<Headers> {
+    let cache = open(path)?;
+    headers_in(&cache).with_context(|| format!("cannot read the ELF headers of {}", path.display()))
+}
+
+/// As [`headers`], of any readable data.
+pub fn headers_in<'d, R: ReadRef<'d>>(data: R) -> Result<Headers> {
     match FileKind::parse(data)? {
-        FileKind::Elf32 => needed_of::<elf::FileHeader32<object::Endianness>>(data),
-        FileKind::Elf64 => needed_of::<elf::FileHeader64<object::Endianness>>(data),
+        FileKind::Elf32 => headers_of::<elf::FileHeader32<object::Endianness>, R>(data),
+        FileKind::Elf64 => headers_of::<elf::FileHeader64<object::Endianness>, R>(data),
         other => bail!("not an ELF file ({other:?})"),
     }
 }
 
-fn needed_of<H: FileHeader<Endian = object::Endianness>>(data: &[u8]) -> Result<Vec<String>> {
+fn headers_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
+    data: R,
+) -> Result<Headers> {
     let header = H::parse(data)?;
     let endian = header.endian()?;
     let sections = header.sections(endian, data)?;
+    let has_symtab = sections
+        .iter()
+        .any(|s| s.sh_type(endian) == elf::SHT_SYMTAB);
     let Some((entries, strings_index)) = sections.dynamic(endian, data)? else {
-        return Ok(Vec::new());
+        return Ok(Headers {
+            needed: None,
+            has_symtab,
+        });
     };
     let strings = sections.strings(endian, data, strings_index)?;
-    let mut out = Vec::new();
+    let mut needed = Vec::new();
     for entry in entries {
         match entry.tag32(endian) {
             Some(elf::DT_NULL) => break,
             Some(elf::DT_NEEDED) => {
-                let name = entry.string(endian, strings)?;
-                out.push(String::from_utf8_lossy(name).into_owned());
+                let offset = u32::try_from(entry.d_val(endian).into())
+                    .map_err(|_| anyhow::anyhow!("a NEEDED entry's name offset is out of range"))?;
+                let name = strings
+                    .get(offset)
+                    .map_err(|()| anyhow::anyhow!("a NEEDED entry's name is outside .dynstr"))?;
+                needed.push(String::from_utf8_lossy(name).into_owned());
             }
             _ => {}
         }
+    }
+    Ok(Headers {
+        needed: Some(needed),
+        has_symtab,
+    })
+}
+
+/// The symbols the ELF file at `path` defines (its `.symtab`; empty when it has none).
+pub fn defined_symbols(path: &Path) -> Result<Symbols> {
+    let cache = open(path)?;
+    defined_in(&cache).with_context(|| format!("cannot read the symbols of {}", path.display()))
+}
+
+fn defined_in<'d, R: ReadRef<'d>>(data: R) -> Result<Symbols> {
+    match FileKind::parse(data)? {
+        FileKind::Elf32 => defined_of::<elf::FileHeader32<object::Endianness>, R>(data, false),
+        FileKind::Elf64 => defined_of::<elf::FileHeader64<object::Endianness>, R>(data, false),
+        other => bail!("not an ELF file ({other:?})"),
+    }
+}
+
+/// The defined symbols of `.symtab`; `global_only`: those other objects can link to. The
+/// symbol table and its string table are each read in one piece (a name at a time would be a
+/// read each through a `ReadCache`).
+fn defined_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
+    data: R,
+    global_only: bool,
+) -> Result<Symbols> {
+    let header = H::parse(data)?;
+    let endian = header.endian()?;
+    let sections = header.sections(endian, data)?;
+    let mut out = Symbols::new();
+    let Some(symtab) = sections
+        .iter()
+        .find(|s| s.sh_type(endian) == elf::SHT_SYMTAB)
+    else {
+        return Ok(out);
+    };
+    let strtab = sections.section(object::SectionIndex(symtab.sh_link(endian) as usize))?;
+    let symbols: &[H::Sym] = symtab
+        .data_as_array(endian, data)
+        .map_err(|e| anyhow::anyhow!("the symbol table: {e}"))?;
+    let strings: &[u8] = strtab
+        .data(endian, data)
+        .map_err(|e| anyhow::anyhow!("the symbol names: {e}"))?;
+    for sym in symbols {
+        if sym.st_shndx(endian) == elf::SHN_UNDEF
+            || (global_only && sym.st_bind() == elf::STB_LOCAL)
+        {
+            continue;
+        }
+        let start = sym.st_name(endian) as usize;
+        let Some(rest) = strings.get(start..) else {
+            bail!("a symbol's name is outside the string table");
+        };
+        let name = &rest[..rest.iter().position(|&b| b == 0).unwrap_or(rest.len())];
+        if !name.is_empty() {
+            out.insert(name.into());
+        }
+    }
+    Ok(out)
+}
+
+/// The symbols the archive at `path` defines: its index, or, for an archive without one, its
+/// ELF members' global symbols.
+pub fn archive_symbols(path: &Path) -> Result<Symbols> {
+    let cache = open(path)?;
+    archive_symbols_in(&cache)
+        .with_context(|| format!("cannot read the archive {}", path.display()))
+}
+
+fn archive_symbols_in<'d, R: ReadRef<'d>>(data: R) -> Result<Symbols> {
+    let archive = ArchiveFile::parse(data)?;
+    if let Some(index) = archive.symbols()? {
+        let mut out = Symbols::new();
+        for symbol in index {
+            out.insert(symbol?.name().into());
+        }
+        if !out.is_empty() {
+            return Ok(out);
+        }
+    }
+    let mut out = Symbols::new();
+    for member in archive.members() {
+        let member = member?;
+        let bytes = member.data(data)?;
+        let defined = match FileKind::parse(bytes) {
+            Ok(FileKind::Elf32) => {
+                defined_of::<elf::FileHeader32<object::Endianness>, &[u8]>(bytes, true)?
+            }
+            Ok(FileKind::Elf64) => {
+                defined_of::<elf::FileHeader64<object::Endianness>, &[u8]>(bytes, true)?
+            }
+            // Not an object file (a symbol index of another format, an import descriptor).
+            _ => continue,
+        };
+        out.extend(defined);
     }
     Ok(out)
 }
@@ -47,17 +181,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn this_test_binary_needs_libc() {
+    fn this_test_binary_needs_libc_and_has_symbols() {
         let exe = std::env::current_exe().expect("current_exe");
-        let needed = needed(&exe).expect("an ELF test binary");
+        let h = headers(&exe).expect("an ELF test binary");
+        let needed = h.needed.expect("a dynamic section");
         assert!(
             needed.iter().any(|n| n.starts_with("libc.so")),
             "{needed:?}"
         );
+        assert!(h.has_symtab);
+        let symbols = defined_symbols(&exe).unwrap();
+        assert!(symbols.contains(&b"main"[..]), "{} symbols", symbols.len());
     }
 
     #[test]
     fn not_elf() {
-        assert!(needed_in(b"#!/bin/sh\necho hi\n").is_err());
+        assert!(headers_in(&b"#!/bin/sh\necho hi\n"[..]).is_err());
+        assert!(headers(Path::new("/nonexistent/exe")).is_err());
+        assert!(archive_symbols_in(&b"!<arch>\n"[..]).unwrap().is_empty());
+    }
+
+    /// An archive made here with the system's `ar` from an object of the system C compiler,
+    /// once with its symbol index and once without (`ar qS`).
+    #[test]
+    fn archives_with_and_without_an_index() {
+        let dir = std::env::temp_dir().join(format!("cargo-flagsplit-ar-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.c"), "int flagsplit_probe_symbol(void) { return 1; }\nstatic int hidden(void) { return 2; }\nint (*keep)(void) = hidden;\n").unwrap();
+        let run = |cmd: &mut std::process::Command| {
+            cmd.current_dir(&dir).status().is_ok_and(|s| s.success())
+        };
+        if !run(std::process::Command::new("cc").args(["-c", "a.c", "-o", "a.o"])) {
+            eprintln!("SKIPPED: no C compiler");
+            return;
+        }
+        assert!(run(
+            std::process::Command::new("ar").args(["rcs", "libx.a", "a.o"])
+        ));
+        assert!(run(
+            std::process::Command::new("ar").args(["qS", "liby.a", "a.o"])
+        ));
+        for lib in ["libx.a", "liby.a"] {
+            let symbols = archive_symbols(&dir.join(lib)).unwrap();
+            assert!(
+                symbols.contains(&b"flagsplit_probe_symbol"[..]),
+                "{lib}: {symbols:?}"
+            );
+            assert!(!symbols.contains(&b"hidden"[..]), "{lib}: {symbols:?}");
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -1,23 +1,39 @@
-//! `cargo flagsplit`: builds with Cargo, then reports what every crate that uses flagsplit-config
-//! selected for each facility (and why), what each executable links, and the graph-wide settings
-//! nothing reads; `cargo flagsplit check --policy FILE` checks a policy against the same data.
+//! `cargo flagsplit`: builds with Cargo (or reads the messages of a build already made), then
+//! reports what every crate that uses flagsplit-config selected for each facility (and why),
+//! every C library each executable carries and the crate that linked it, and the settings of
+//! the environment that no crate reads; `cargo flagsplit check --policy FILE` checks a policy
+//! against the same data and fails closed.
+//!
+//! Layers, each module naming only modules of its own layer or lower ones:
+//! 1. formats: `source` (files and positions), `diag` (diagnostics), `model` (the report and
+//!    `flagsplit-config.json`);
+//! 2. readers: `args`, `cargo` (Cargo's messages), `metadata` (the package graph), `elf`,
+//!    `cargo_config` (Cargo's `[env]`), `policy::parse`;
+//! 3. analysis: `libraries`, `environment`, `collect`, `policy::eval`, `policy::render`;
+//! 4. output: `render` (the text report) and this file.
 
 mod args;
 mod cargo;
+mod cargo_config;
+mod collect;
+mod diag;
 mod elf;
-mod graph;
+mod environment;
+mod libraries;
+mod metadata;
 mod model;
 mod policy;
 mod render;
+mod source;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use args::{Args, Mode};
-use model::{CrateReport, Executable, OPTIONS_SCHEMA, Options, Report, SCHEMA};
-use std::collections::BTreeSet;
+use diag::{Class, Diagnostic, JsonDiagnostic, Severity};
+use model::{Report, SCHEMA};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
-
-/// The file each flagsplit-config build script writes to its `OUT_DIR`.
-const OPTIONS_FILE: &str = "flagsplit-config.json";
 
 fn main() -> ExitCode {
     let args = match args::parse(std::env::args_os()) {
@@ -36,197 +52,348 @@ fn main() -> ExitCode {
     }
 }
 
+/// The `--json` document.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema: u32,
+    /// `report` or `check`.
+    command: &'static str,
+    policy: Option<String>,
+    /// `reported`, `holds`, `broken`, or `refused` (the input could not be trusted).
+    outcome: &'static str,
+    errors: usize,
+    warnings: usize,
+    report: Option<&'a Report>,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// How the run ends: the diagnostics decide the status.
+struct Finish<'a> {
+    args: &'a Args,
+    diags: Vec<Diagnostic>,
+    rules: usize,
+}
+
+impl Finish<'_> {
+    fn done(mut self, report: Option<&Report>) -> Result<ExitCode> {
+        if self.args.deny_warnings {
+            for d in &mut self.diags {
+                if d.severity == Severity::Warning {
+                    d.severity = Severity::Error;
+                }
+            }
+        }
+        let refused = self.diags.iter().any(Diagnostic::refuses);
+        let errors = self
+            .diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = self
+            .diags
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count();
+        let check = match &self.args.mode {
+            Mode::Check { policy } => Some(policy.display().to_string()),
+            Mode::Report => None,
+        };
+        let outcome = match (&check, refused, errors) {
+            (_, true, _) => "refused",
+            (None, false, _) => "reported",
+            (Some(_), false, 0) => "holds",
+            (Some(_), false, _) => "broken",
+        };
+        if self.args.json {
+            let doc = Document {
+                schema: SCHEMA,
+                command: if check.is_some() { "check" } else { "report" },
+                policy: check.clone(),
+                outcome,
+                errors,
+                warnings,
+                report,
+                diagnostics: self.diags.iter().map(JsonDiagnostic::from).collect(),
+            };
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        } else {
+            if let (Some(r), None) = (report, &check) {
+                print!("{}", render::text(r));
+            }
+            let styled = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            for d in &self.diags {
+                eprintln!("{}\n", d.render(styled));
+            }
+            if let Some(policy) = &check {
+                let what = match report {
+                    Some(r) => format!(
+                        "{} rule(s), {} crate(s), {} executable(s)",
+                        self.rules,
+                        r.crates.len(),
+                        r.executables.len()
+                    ),
+                    None => format!("{} rule(s)", self.rules),
+                };
+                match outcome {
+                    "holds" => eprintln!("policy {policy}: holds ({what}; {warnings} warning(s))"),
+                    "broken" => eprintln!(
+                        "policy {policy}: broken: {errors} error(s), {warnings} warning(s) ({what})"
+                    ),
+                    _ => eprintln!(
+                        "policy {policy}: not checked: the input cannot be trusted ({errors} error(s))"
+                    ),
+                }
+            }
+        }
+        Ok(ExitCode::from(if refused {
+            2
+        } else if errors > 0 {
+            1
+        } else {
+            0
+        }))
+    }
+}
+
+/// The host's triple, as rustc says it.
+fn host_triple() -> Option<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = std::process::Command::new(rustc).arg("-vV").output().ok()?;
+    String::from_utf8(out.stdout)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+}
+
 fn run(args: &Args) -> Result<ExitCode> {
+    let mut finish = Finish {
+        args,
+        diags: Vec::new(),
+        rules: 0,
+    };
     // The policy is read before the build, so that a bad file fails at once.
     let policy = match &args.mode {
-        Mode::Check { policy } => match policy::read(policy) {
-            Ok(p) => Some(p),
+        Mode::Check { policy } => match policy::parse::read(policy) {
+            Ok(p) => {
+                finish.rules = p.len();
+                Some(p)
+            }
             Err(errors) => {
-                for e in errors {
-                    eprintln!("{e}");
-                }
-                return Ok(ExitCode::from(2));
+                finish.diags = errors;
+                return finish.done(None);
             }
         },
-        Mode::Report { .. } => None,
+        Mode::Report => None,
     };
-    let messages = match &args.build.messages {
-        Some(file) => cargo::read_messages(file)?,
+    let build = match &args.messages {
+        Some(file) => match cargo::read_messages(file) {
+            Ok(b) => b,
+            Err(d) => {
+                finish.diags.push(d);
+                return finish.done(None);
+            }
+        },
         None => {
-            let (status, messages) = cargo::build(&args.build)?;
+            let (status, build) = cargo::build(&args.build)?;
             if !status.success() {
                 let code = status.code().unwrap_or(101);
                 return Ok(ExitCode::from(u8::try_from(code).unwrap_or(101)));
             }
-            messages
+            if let Err(d) = build.complete("cargo's output") {
+                finish.diags.push(d);
+                return finish.done(None);
+            }
+            build
         }
     };
-    let (report, problems) = collect(args, &messages);
-    match (&args.mode, policy) {
-        (Mode::Report { json: true }, _) => {
-            if report.crates.is_empty() {
-                eprintln!("{}", render::NO_CRATE);
-            }
-            println!("{}", serde_json::to_string_pretty(&report)?);
+    let workspace = match metadata::workspace(&args.build) {
+        Ok(w) => w,
+        Err(d) => {
+            finish.diags.push(d);
+            return finish.done(None);
         }
-        (Mode::Check { policy: path }, Some(policy)) => {
-            // What could not be read would pass every rule unseen: the check stops instead.
-            if !problems.is_empty() {
-                for p in &problems {
-                    eprintln!("error: {p}");
-                }
-                eprintln!(
-                    "error: the policy was not checked: {} file(s) of the build could not be read (rebuild, or check the target directory)",
-                    problems.len()
-                );
-                return Ok(ExitCode::from(2));
-            }
-            if report.crates.is_empty() {
-                // The [[libraries]] rules still apply to the executables.
-                println!("{}", render::NO_CRATE);
-            }
-            let outcome = policy::evaluate(&policy, &report);
-            for v in &outcome.violations {
-                println!("{v}\n");
-            }
-            for w in report.warnings.iter().chain(&outcome.warnings) {
-                println!("warning: {w}");
-            }
-            let what = format!(
-                "{} rule(s), {} crate(s), {} executable(s)",
-                policy.len(),
-                report.crates.len(),
-                report.executables.len()
-            );
-            if outcome.violations.is_empty() {
-                println!("policy {}: holds ({what})", path.display());
-            } else {
-                println!(
-                    "policy {}: {} error(s) ({what})",
-                    path.display(),
-                    outcome.violations.len()
-                );
-                return Ok(ExitCode::from(1));
-            }
+    };
+    if let Some(file) = &args.messages
+        && let Some(d) = foreign(&build, &workspace, file)
+    {
+        finish.diags.push(d);
+        return finish.done(None);
+    }
+    // The environment the build had, and the directory its Cargo config files are read from.
+    let (env, cwd) = match (&args.messages, &args.build_env) {
+        (None, _) => (
+            Some(
+                std::env::vars_os()
+                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                    .collect::<Vec<_>>(),
+            ),
+            std::env::current_dir().context("cannot tell the current directory")?,
+        ),
+        (Some(_), Some(file)) => {
+            let bytes = std::fs::read(file).with_context(|| {
+                format!("cannot read the build's environment {}", file.display())
+            })?;
+            (
+                Some(environment::parse_env_file(&bytes)),
+                workspace.root.clone(),
+            )
         }
-        _ => print!("{}", render::text(&report)),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The report from the build's messages, the files they name and the environment, and what
-/// could not be read (warnings of the report; errors of a policy check).
-fn collect(args: &Args, messages: &cargo::Messages) -> (Report, Vec<String>) {
-    let mut warnings = Vec::new();
-    let mut problems = Vec::new();
-    let mut read = Vec::new();
-    for script in &messages.scripts {
-        let path = script.out_dir.join(OPTIONS_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            // Not a flagsplit-config crate (or one older than 0.4.0).
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && script.out_dir.is_dir() => {
-                continue;
-            }
-            Err(e) => {
-                problems.push(format!("cannot read {}: {e}", path.display()));
-                continue;
-            }
-        };
-        let options: Options = match serde_json::from_str(&text) {
-            Ok(o) => o,
-            Err(e) => {
-                problems.push(format!("cannot read {}: {e}", path.display()));
-                continue;
-            }
-        };
-        read.push((script, options));
-    }
-    // Which copy is the target's: `--target`, or else the triple a crate was built for when its
-    // OUT_DIR lies under `<target-dir>/<triple>/` (a target set in Cargo's configuration, or the
-    // saved messages of such a build).
-    let target = args.build.target.clone().or_else(|| {
-        read.iter()
-            .map(|(_, o)| o.target.as_str())
-            .find(|t| {
-                !t.is_empty()
-                    && read
-                        .iter()
-                        .any(|(s, _)| s.out_dir.components().any(|c| c.as_os_str() == *t))
-            })
-            .map(String::from)
+        (Some(_), None) => (None, workspace.root.clone()),
+    };
+    let config = env.as_ref().map(|env| {
+        cargo_config::read(
+            &cwd,
+            cargo_config::cargo_home(env).as_deref(),
+            &args.build.config,
+        )
     });
-    let mut crates = Vec::new();
-    for (script, options) in read {
-        let path = script.out_dir.join(OPTIONS_FILE);
-        if options.schema != OPTIONS_SCHEMA {
-            warnings.push(format!(
-                "{} has schema {}, this cargo-flagsplit reads schema {OPTIONS_SCHEMA}: update it",
-                path.display(),
-                options.schema
-            ));
+    let platform = args
+        .build
+        .target
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.build_target.clone()))
+        .or_else(host_triple);
+    let graph = match metadata::graph(
+        &args.build,
+        &workspace,
+        &build.features,
+        platform.as_deref(),
+    ) {
+        Ok(g) => g,
+        Err(d) => {
+            finish.diags.push(d);
+            return finish.done(None);
         }
-        let (name, version) = cargo::package_name_version(&script.package_id);
-        crates.push(CrateReport {
-            name,
-            version,
-            package_id: script.package_id.clone(),
-            build: cargo::copy_of(&script.out_dir, target.as_deref()),
-            out_dir: script.out_dir.display().to_string(),
-            options,
-        });
+    };
+    let (crates, d) = collect::crates(&build, args.build.target.as_deref());
+    finish.diags.extend(d);
+    if let Some(file) = &args.messages {
+        finish
+            .diags
+            .extend(collect::not_stale(&build, &crates, file));
     }
-    crates.sort_by(|a, b| (&a.name, a.build, &a.version).cmp(&(&b.name, b.build, &b.version)));
-    let mut executables = Vec::new();
-    for a in &messages.executables {
-        let needed = match elf::needed(&a.path) {
-            Ok(n) => n,
-            Err(e) => {
-                problems.push(format!("{:#}", e));
-                Vec::new()
-            }
-        };
-        executables.push(Executable {
-            name: a.name.clone(),
-            package: cargo::package_name_version(&a.package_id).0,
-            path: a.path.display().to_string(),
-            needed,
-        });
-    }
-    executables.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
-
-    let keys: BTreeSet<String> = crates
-        .iter()
-        .flat_map(|c| c.options.graph_reads.iter().cloned())
-        .collect();
-    let mut triples: Vec<&str> = crates.iter().map(|c| c.options.target.as_str()).collect();
-    if let Some(t) = &args.build.target {
-        triples.push(t);
-    }
-    triples.sort_unstable();
-    triples.dedup();
-    let env: Vec<(String, String)> = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect();
-    let config_path = env
-        .iter()
-        .find(|(k, _)| k == flagsplit_config::graph::CONFIG)
-        .map(|(_, v)| v.clone());
-    let config = config_path
-        .as_deref()
-        .map(|p| (p, std::fs::read_to_string(p).map_err(|e| e.to_string())));
-    let readers = graph::Readers { keys: &keys };
-    let (graph_settings, graph_warnings) = graph::settings(&env, &triples, config, &readers);
-    warnings.extend(graph_warnings);
-    // In a report, what could not be read is a warning.
-    warnings.extend(problems.iter().cloned());
-    let report = Report {
-        schema: SCHEMA,
+    let (executables, d) = collect::executables(&build, &crates, &graph);
+    finish.diags.extend(d);
+    let mut report = Report {
         target: args.build.target.clone(),
         crates,
         executables,
-        graph_settings,
-        warnings,
+        settings: Vec::new(),
     };
-    (report, problems)
+    match (&env, &config) {
+        (Some(env), Some(config)) => {
+            let mut triples: Vec<&str> = report.crates.iter().map(|c| c.options.target.as_str()).collect();
+            triples.extend(platform.as_deref());
+            triples.retain(|t| !t.is_empty());
+            triples.sort_unstable();
+            triples.dedup();
+            for p in &config.problems {
+                finish.diags.push(Diagnostic::warning(
+                    diag::Code::UnknownSetting,
+                    format!("Cargo's configuration: {p}"),
+                ));
+            }
+            let mut found: Vec<environment::Found<'_>> = env
+                .iter()
+                .map(|(name, value)| environment::Found {
+                    name,
+                    value,
+                    at: None,
+                })
+                .collect();
+            found.extend(config.env.iter().map(|e| environment::Found {
+                name: &e.name,
+                value: &e.value,
+                at: Some(&e.at),
+            }));
+            let graph_file = env
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .chain(config.env.iter().map(|e| (e.name.as_str(), e.value.as_str())))
+                .find(|(n, _)| *n == flagsplit_config::graph::CONFIG)
+                .map(|(_, v)| (v, std::fs::read_to_string(v).map_err(|e| e.to_string())));
+            let severity = match args.mode {
+                Mode::Check { .. } => Severity::Error,
+                Mode::Report => Severity::Warning,
+            };
+            let (settings, d) = environment::check(&found, graph_file, &report.crates, &triples, severity);
+            report.settings = settings;
+            finish.diags.extend(d);
+        }
+        _ => finish.diags.push(
+            Diagnostic::new(
+                diag::Code::EnvironmentNotChecked,
+                Severity::Note,
+                "the build's environment was not checked: --messages reads a build made elsewhere, whose variables this process does not have",
+            )
+            .note("fix", "save the build's environment beside its messages (`env -0 > FILE`) and pass --build-env FILE"),
+        ),
+    }
+    if let Some(policy) = &policy
+        && !finish.diags.iter().any(|d| d.refuses())
+    {
+        let vocab = policy::eval::Vocabulary {
+            built: build
+                .features
+                .keys()
+                .chain(build.scripts.iter().map(|s| &s.package_id))
+                .map(|id| cargo::package_name_version(id).0)
+                .collect(),
+            locked: workspace.package_names().map(str::to_string).collect(),
+            bins: workspace.bins.clone(),
+        };
+        for f in policy::eval::evaluate(policy, &report, &vocab) {
+            finish.diags.push(policy::render::diagnostic(&f));
+        }
+    }
+    // Refusals first, then errors, then the rest, each in the order found.
+    finish.diags.sort_by_key(|d| {
+        (
+            !d.refuses(),
+            std::cmp::Reverse(d.severity),
+            d.code.class() == Class::Refusal,
+        )
+    });
+    finish.done(Some(&report))
+}
+
+/// With `--messages`: the packages of the messages that are not the workspace's.
+fn foreign(
+    build: &cargo::Build,
+    workspace: &metadata::Workspace,
+    file: &Path,
+) -> Option<Diagnostic> {
+    let ids: std::collections::BTreeSet<&str> = build
+        .scripts
+        .iter()
+        .map(|s| s.package_id.as_str())
+        .chain(build.executables.iter().map(|e| e.package_id.as_str()))
+        .chain(build.features.keys().map(String::as_str))
+        .collect();
+    let alien: Vec<&str> = ids
+        .into_iter()
+        .filter(|id| {
+            let (name, version) = cargo::package_name_version(id);
+            !workspace.holds(id, &name, &version)
+        })
+        .collect();
+    if alien.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = alien.iter().take(3).copied().collect();
+    Some(
+        diag::Diagnostic::error(
+            diag::Code::ForeignMessages,
+            format!(
+                "{} holds {} package(s) that are not in the workspace of {}: {}{}",
+                file.display(),
+                alien.len(),
+                workspace.manifest.display(),
+                shown.join(", "),
+                if alien.len() > shown.len() { ", ..." } else { "" }
+            ),
+        )
+        .note("note", "a package belongs when Cargo.lock lists it and, for a path package, it lies under the workspace's root")
+        .note("fix", "give the manifest of the workspace that was built with --manifest-path (a package recipe: the unpacked source's), or the messages of its own build"),
+    )
 }

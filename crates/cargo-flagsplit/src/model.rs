@@ -1,10 +1,10 @@
 //! The data of one build: what each flagsplit-config crate wrote to `OUT_DIR/flagsplit-config.json`
-//! (schema 1), the executables with their `NEEDED` entries, and the graph-wide settings seen.
+//! (schema 1), the executables with the C libraries each carries, and the settings seen.
 
 use serde::{Deserialize, Serialize};
 
-/// The schema of the report this tool prints with `--json`.
-pub const SCHEMA: u32 = 1;
+/// The schema of the document this tool prints with `--json`.
+pub const SCHEMA: u32 = 2;
 
 /// The schema of `flagsplit-config.json` this tool reads.
 pub const OPTIONS_SCHEMA: u32 = 1;
@@ -82,6 +82,21 @@ pub struct Library {
     pub located_by: String,
     #[serde(default, rename = "static")]
     pub static_link: bool,
+    /// The libraries linked, as `-l` takes them (`crypto`); empty in a file written before
+    /// flagsplit-config listed them.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Its `-sys` crate built its own copy.
+    #[serde(default)]
+    pub bundled: bool,
+}
+
+/// A variable a crate knows, and when it is read (`build`: by its build script).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variable {
+    pub name: String,
+    #[serde(default)]
+    pub when: String,
 }
 
 /// `OUT_DIR/flagsplit-config.json`, schema 1.
@@ -102,6 +117,10 @@ pub struct Options {
     pub source_features: Vec<String>,
     #[serde(default)]
     pub config_file: String,
+    /// Every variable the crate knows; empty in a file written before flagsplit-config listed
+    /// them ([`Options::known_variables`] then derives the build-time ones).
+    #[serde(default)]
+    pub variables: Vec<Variable>,
     #[serde(default)]
     pub facilities: Vec<Facility>,
     /// The graph-wide settings the build script reads (file keys: `tls`, `link`, `bundled`,
@@ -112,6 +131,19 @@ pub struct Options {
     pub graph: GraphPolicies,
     #[serde(default)]
     pub libraries: Vec<Library>,
+}
+
+impl Options {
+    /// The names of the variables the crate knows: its list, or for an older file its config
+    /// variable and each facility's.
+    pub fn known_variables(&self) -> Vec<String> {
+        if !self.variables.is_empty() {
+            return self.variables.iter().map(|v| v.name.clone()).collect();
+        }
+        std::iter::once(format!("{}_CONFIG", self.prefix))
+            .chain(self.facilities.iter().map(|f| f.variable.clone()))
+            .collect()
+    }
 }
 
 /// Which copy of a crate a build produced.
@@ -136,6 +168,115 @@ pub struct CrateReport {
     pub options: Options,
 }
 
+/// How a C library is in an executable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkMode {
+    /// A shared library, in the executable's `NEEDED`.
+    Dynamic,
+    /// An archive, copied into the executable.
+    Static,
+}
+
+impl LinkMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkMode::Dynamic => "dynamic",
+            LinkMode::Static => "static",
+        }
+    }
+}
+
+/// Whether an executable holds a library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Held {
+    /// Seen: in `NEEDED`, or the archive's symbols in the symbol table.
+    Yes,
+    /// Cannot be seen (a stripped executable, an archive that is gone): counted as held.
+    Unknown,
+}
+
+/// The crate whose build script linked a library, and the directive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkedBy {
+    pub package: String,
+    pub version: String,
+    /// As the build script printed it after `rustc-link-lib=` (`static=crypto`).
+    pub directive: String,
+}
+
+/// A flagsplit-config crate that found a library: what its build options record of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundBy {
+    pub package: String,
+    pub version: String,
+    /// The library's name in its table (`OpenSSL`).
+    pub library: String,
+    pub library_version: Option<String>,
+    pub located_by: String,
+}
+
+/// A facility whose selected provider links a library, for an executable that uses it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelectedBy {
+    pub package: String,
+    pub version: String,
+    pub facility: String,
+    pub provider: String,
+    pub origin: String,
+    pub origin_kind: String,
+    /// The crate's variable that selects the facility's provider.
+    pub variable: String,
+}
+
+/// A C library an executable carries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedLibrary {
+    /// Its name as `-l` takes it (`crypto`).
+    pub name: String,
+    /// The file: the soname in `NEEDED` (`libcrypto.so.3`) or the archive (`libcrypto.a`).
+    pub file: String,
+    pub link: LinkMode,
+    /// A copy built by the build (an archive in a build script's `OUT_DIR`).
+    pub bundled: bool,
+    pub held: Held,
+    /// How it was seen: `NEEDED`, the symbols, or why it cannot be.
+    pub evidence: String,
+    /// The archive's path, for a static library found.
+    pub archive: Option<String>,
+    /// The build scripts that linked it; empty for a `NEEDED` entry no build script named (the
+    /// toolchain's libc, libgcc_s).
+    pub linked_by: Vec<LinkedBy>,
+    pub found_by: Vec<FoundBy>,
+    pub selected_by: Vec<SelectedBy>,
+}
+
+impl CarriedLibrary {
+    /// Whether a policy's `library = "libssl"` names it: the file starts with the name and goes
+    /// on with `.` or `-`, or ends there (`libz` is `libz.so.1` and `libz.a`, not `libzstd.so.1`).
+    pub fn is(&self, library: &str) -> bool {
+        soname_matches(&self.file, library)
+    }
+}
+
+/// Whether the file name `soname` (`libssl.so.3`, `libssl.a`) is library `library` (`libssl`,
+/// `libssl.so`): a prefix that ends where the name does or before a `.` or `-`.
+pub fn soname_matches(soname: &str, library: &str) -> bool {
+    match soname.strip_prefix(library) {
+        Some(rest) => rest.is_empty() || rest.starts_with('.') || rest.starts_with('-'),
+        None => false,
+    }
+}
+
+/// A library a crate of the executable linked that the executable does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotCarried {
+    pub name: String,
+    pub linked_by: Vec<LinkedBy>,
+    pub why: String,
+}
+
 /// One executable the build produced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Executable {
@@ -144,43 +285,55 @@ pub struct Executable {
     pub path: String,
     /// `DT_NEEDED` entries in file order; empty for a static executable.
     pub needed: Vec<String>,
+    /// It has a dynamic section (false: a static executable).
+    pub dynamic: bool,
+    /// It has a symbol table (false: stripped).
+    pub symbols: bool,
+    /// Every C library it carries: each `NEEDED` entry, and each static or bundled archive whose
+    /// symbols it holds, with the crate that linked it.
+    pub libraries: Vec<CarriedLibrary>,
+    /// What a crate it holds linked and it does not carry.
+    pub not_carried: Vec<NotCarried>,
 }
 
-/// Where a graph-wide setting was found.
+/// Where a setting was found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum SettingSource {
+    /// This process's environment (the build's).
     Environment,
+    /// An `[env]` table of a Cargo config file or of `--config`.
+    CargoEnv,
+    /// The `RUST_BACKEND_CONFIG` file.
     File,
 }
 
-/// One graph-wide setting present in the environment or in the `RUST_BACKEND_CONFIG` file.
+/// One setting present: a graph-wide one, a crate's variable, or a name that is neither.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GraphSetting {
-    /// The variable (`RUST_BACKEND_TLS`, `X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS`) or the file
-    /// key (`tls`, `target.<scope>.tls`).
+pub struct Setting {
+    /// The variable (`RUST_BACKEND_TLS`, `X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS`,
+    /// `TLS_B_TLS_PROVIDER`) or the file key (`tls`, `target.<scope>.tls`).
     pub name: String,
     pub value: String,
     pub source: SettingSource,
-    /// `FILE:LINE:COL` of a file entry.
+    /// `FILE:LINE:COL` of an `[env]` or file entry.
     pub at: Option<String>,
-    /// The setting's key (`tls`, `link`, `bundled`); `None` for a name that is no setting.
+    /// The graph-wide setting's key (`tls`, `link`, `bundled`, `config`); null for a crate's
+    /// variable or an unknown name.
     pub key: Option<String>,
-    /// Whether any crate of the build reads it (has a facility of its kind; link and bundled are
-    /// read by every crate).
-    pub read: bool,
+    /// The crates that read it (package names); for a graph-wide setting, those that read its
+    /// key.
+    pub read_by: Vec<String>,
 }
 
-/// The whole report (`--json`).
+/// The whole report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
-    pub schema: u32,
     /// The `--target` given, if any.
     pub target: Option<String>,
     pub crates: Vec<CrateReport>,
     pub executables: Vec<Executable>,
-    pub graph_settings: Vec<GraphSetting>,
-    pub warnings: Vec<String>,
+    pub settings: Vec<Setting>,
 }
 
 impl Report {

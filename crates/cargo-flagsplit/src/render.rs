@@ -1,6 +1,6 @@
 //! The text report, in `cargo tree`'s style.
 
-use crate::model::{Copy, CrateReport, Report, SettingSource};
+use crate::model::{CarriedLibrary, Copy, CrateReport, Held, LinkMode, Report, SettingSource};
 use std::fmt::Write;
 
 /// The line that replaces the report when no crate of the build uses flagsplit-config.
@@ -89,6 +89,44 @@ fn crate_items(c: &CrateReport) -> Vec<(String, Vec<String>)> {
     items
 }
 
+/// One carried library: `libcrypto.a: static, linked by flagsplit v0.1.0 (rustc-link-lib=static=crypto); ...`.
+fn library_line(l: &CarriedLibrary) -> String {
+    let mut s = format!("{}: {}", l.file, l.link.as_str());
+    if l.bundled {
+        s.push_str(", bundled");
+    }
+    let by: Vec<String> = l
+        .linked_by
+        .iter()
+        .map(|b| {
+            format!(
+                "{} v{} (rustc-link-lib={})",
+                b.package, b.version, b.directive
+            )
+        })
+        .collect();
+    if !by.is_empty() {
+        s.push_str(&format!(", linked by {}", by.join(", ")));
+    }
+    for f in &l.found_by {
+        s.push_str(&format!("; {}", f.library));
+        if let Some(v) = &f.library_version {
+            s.push_str(&format!(" {v}"));
+        }
+        s.push_str(&format!(
+            ", located by {} for {} v{}",
+            f.located_by, f.package, f.version
+        ));
+    }
+    if l.link == LinkMode::Static {
+        match l.held {
+            Held::Yes => s.push_str(&format!(": {}", l.evidence)),
+            Held::Unknown => s.push_str(&format!(": not seen, {}", l.evidence)),
+        }
+    }
+    s
+}
+
 /// The text report.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
@@ -103,26 +141,36 @@ pub fn text(report: &Report) -> String {
     }
     for e in &report.executables {
         let _ = writeln!(out, "{} (executable)", e.name);
-        let links = if e.needed.is_empty() {
-            "(nothing: no dynamic section)".to_string()
+        let needed = if !e.dynamic {
+            "(none: a static executable)".to_string()
+        } else if e.needed.is_empty() {
+            "(none)".to_string()
         } else {
             e.needed.join(" ")
         };
-        tree(&mut out, &[(format!("links: {links}"), vec![])]);
+        let mut items = vec![(format!("needed: {needed}"), vec![])];
+        // The libraries a build script linked (the toolchain's are in `needed:` alone).
+        items.extend(
+            e.libraries
+                .iter()
+                .filter(|l| !l.linked_by.is_empty() || !l.found_by.is_empty())
+                .map(|l| (library_line(l), vec![])),
+        );
+        tree(&mut out, &items);
     }
-    if !report.graph_settings.is_empty() {
+    if !report.settings.is_empty() {
         let list: Vec<String> = report
-            .graph_settings
+            .settings
             .iter()
             .map(|s| match (&s.source, &s.at) {
                 (SettingSource::File, Some(at)) => format!("{at}: {} = {:?}", s.name, s.value),
+                (SettingSource::CargoEnv, Some(at)) => {
+                    format!("{}={} ([env] at {at})", s.name, s.value)
+                }
                 _ => format!("{}={}", s.name, s.value),
             })
             .collect();
-        let _ = writeln!(out, "graph-wide settings: {}", list.join(", "));
-    }
-    for w in &report.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        let _ = writeln!(out, "settings: {}", list.join(", "));
     }
     out
 }
@@ -166,11 +214,46 @@ mod tests {
         );
         host.build = Copy::Host;
         host.options.libraries = vec![Library {
-            library: "openssl".into(),
+            library: "OpenSSL".into(),
             version: Some("3.0.13".into()),
             located_by: "pkg-config".into(),
-            static_link: false,
+            ..Default::default()
         }];
+        let ssl = CarriedLibrary {
+            name: "ssl".into(),
+            file: "libssl.so.3".into(),
+            link: LinkMode::Dynamic,
+            bundled: false,
+            held: Held::Yes,
+            evidence: "NEEDED libssl.so.3".into(),
+            archive: None,
+            linked_by: vec![LinkedBy {
+                package: "openssl-sys".into(),
+                version: "0.9.1".into(),
+                directive: "ssl".into(),
+            }],
+            found_by: vec![],
+            selected_by: vec![],
+        };
+        let ring = CarriedLibrary {
+            name: "ring_core".into(),
+            file: "libring_core.a".into(),
+            link: LinkMode::Static,
+            bundled: true,
+            evidence: "2 of the archive's 3 symbols are in its symbol table".into(),
+            linked_by: vec![LinkedBy {
+                package: "ring".into(),
+                version: "0.17.14".into(),
+                directive: "static=ring_core".into(),
+            }],
+            ..ssl.clone()
+        };
+        let libc = CarriedLibrary {
+            name: "c".into(),
+            file: "libc.so.6".into(),
+            linked_by: vec![],
+            ..ssl.clone()
+        };
         let mut r = report(
             vec![
                 tls_crate(
@@ -182,17 +265,16 @@ mod tests {
                 host,
                 zlib,
             ],
-            &["libssl.so.3", "libc.so.6"],
+            vec![ssl, ring, libc],
         );
-        r.graph_settings = vec![GraphSetting {
+        r.settings = vec![Setting {
             name: "RUST_BACKEND_TLS".into(),
             value: "openssl".into(),
             source: SettingSource::Environment,
             at: None,
             key: Some("tls".into()),
-            read: true,
+            read_by: vec!["tls-a".into()],
         }];
-        r.warnings = vec!["RUST_BACKEND_ZSTD=system: no crate".into()];
         assert_eq!(
             text(&r),
             "tls-a v0.1.0 (library, x86_64-unknown-linux-gnu)\n\
@@ -201,21 +283,25 @@ mod tests {
              tls-a v0.1.0 (library, x86_64-unknown-linux-gnu, host copy for build scripts)\n\
              ├── tls (kind tls): openssl, from graph-wide RUST_BACKEND_TLS\n\
              │   compiled: none, openssl\n\
-             └── libraries: openssl 3.0.13, dynamic, located by pkg-config\n\
+             └── libraries: OpenSSL 3.0.13, dynamic, located by pkg-config\n\
              zlib-c v0.1.0 (library, x86_64-unknown-linux-gnu)\n\
              └── inflate (kind zlib): pure-rust, from default\n    \
              compiled: pure-rust, system (unselected)\n\
              app (executable)\n\
-             └── links: libssl.so.3 libc.so.6\n\
-             graph-wide settings: RUST_BACKEND_TLS=openssl\n\
-             warning: RUST_BACKEND_ZSTD=system: no crate\n"
+             ├── needed: libssl.so.3 libc.so.6\n\
+             ├── libssl.so.3: dynamic, linked by openssl-sys v0.9.1 (rustc-link-lib=ssl)\n\
+             └── libring_core.a: static, bundled, linked by ring v0.17.14 (rustc-link-lib=static=ring_core): 2 of the archive's 3 symbols are in its symbol table\n\
+             settings: RUST_BACKEND_TLS=openssl\n"
         );
     }
 
     #[test]
     fn nothing_uses_it() {
-        let mut r = report(vec![], &[]);
-        r.executables.clear();
-        assert_eq!(text(&r), "no crate in this build uses flagsplit-config\n");
+        let mut r = report(vec![], vec![]);
+        r.executables[0].dynamic = false;
+        assert_eq!(
+            text(&r),
+            "no crate in this build uses flagsplit-config\napp (executable)\n└── needed: (none: a static executable)\n"
+        );
     }
 }

@@ -94,7 +94,14 @@ struct Switches {
 }
 
 fn switches(sys_crate: &str) -> Switches {
-    match sys_crate {
+    known_switches(sys_crate).unwrap_or(Switches {
+        system: "see its documentation",
+        link: "see its documentation",
+    })
+}
+
+fn known_switches(sys_crate: &str) -> Option<Switches> {
+    Some(match sys_crate {
         "libz-sys" => Switches {
             system: "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature",
             link: "LIBZ_SYS_STATIC=1 (it then builds and links its bundled zlib), or LIBZ_SYS_STATIC=0 and the system's shared library",
@@ -107,11 +114,15 @@ fn switches(sys_crate: &str) -> Switches {
             system: "OPENSSL_NO_VENDOR=1",
             link: "see its documentation",
         },
-        _ => Switches {
-            system: "see its documentation",
-            link: "see its documentation",
-        },
-    }
+        _ => return None,
+    })
+}
+
+/// What makes a known `-sys` crate (`libz-sys`, `zstd-sys`, `openssl-sys`) use the system's
+/// library rather than build its own copy, as its documentation names it; `None` for another
+/// crate. `cargo flagsplit` gives it as the fix for a bundled copy a policy refuses.
+pub fn system_switch(sys_crate: &str) -> Option<&'static str> {
+    known_switches(sys_crate).map(|s| s.system)
 }
 
 /// A library linked by its `-sys` crate (not by this crate's directives) obeys that crate's own

@@ -33,7 +33,7 @@ pub use crate::clib::{
     BuildEnv, FindContext, Finder, Found, Library, LibraryFound, LinkMode, Message, PkgConfigFound,
     Probe, ReadVersion, TargetInfo, VersionCheck,
 };
-pub use finders::{PkgConfig, SysCrate};
+pub use finders::{PkgConfig, SysCrate, system_switch};
 pub use system::System;
 
 #[cfg(test)]

@@ -1,0 +1,107 @@
+//! Text files that diagnostics point into (a policy, a Cargo config file, the graph-wide file):
+//! their line starts indexed once, so that a position is a binary search and a snippet is a
+//! slice of whole lines, whatever the file's size.
+
+use std::ops::Range;
+use std::rc::Rc;
+
+/// A file's name (as the user gave it) and text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    /// The byte offset of each line's first byte.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Rc<SourceFile> {
+        let text = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Rc::new(SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        })
+    }
+
+    /// The line (from 0) holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// The line and column (both from 1; the column counts characters) of byte `offset`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_of(offset);
+        let col = self.text[self.line_starts[line]..offset].chars().count() + 1;
+        (line + 1, col)
+    }
+
+    /// The whole lines `range` touches: the first one's number (from 1) and their bytes,
+    /// without the last line's newline.
+    pub fn lines_of(&self, range: &Range<usize>) -> (usize, Range<usize>) {
+        let start = range.start.min(self.text.len());
+        let end = range.end.clamp(start, self.text.len());
+        let first = self.line_of(start);
+        let last = self.line_of(end.saturating_sub(1).max(start));
+        let line_end = self
+            .line_starts
+            .get(last + 1)
+            .map_or(self.text.len(), |&s| s - 1);
+        (first + 1, self.line_starts[first]..line_end.max(start))
+    }
+}
+
+/// A range of a [`SourceFile`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub file: Rc<SourceFile>,
+    pub range: Range<usize>,
+}
+
+impl Span {
+    pub fn new(file: &Rc<SourceFile>, range: Range<usize>) -> Span {
+        Span {
+            file: Rc::clone(file),
+            range,
+        }
+    }
+
+    /// `FILE:LINE:COL` of its start.
+    pub fn at(&self) -> String {
+        let (line, col) = self.file.line_col(self.range.start);
+        format!("{}:{line}:{col}", self.file.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters() {
+        let f = SourceFile::new("p.toml", "[[deny]]\nreason = \"é\"; x = 1\n\nlast");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(9), (2, 1));
+        // After the two-byte é the column is one character further, not two.
+        let x = f.text.find("x =").unwrap();
+        assert_eq!(f.line_col(x), (2, 15));
+        assert_eq!(f.line_col(f.text.len()), (4, 5));
+        assert_eq!(Span::new(&f, x..x + 1).at(), "p.toml:2:15");
+    }
+
+    #[test]
+    fn whole_lines_of_a_range() {
+        let f = SourceFile::new("p", "a\nbb\ncc\nd\n");
+        assert_eq!(f.lines_of(&(3..4)), (2, 2..4));
+        assert_eq!(f.lines_of(&(2..7)), (2, 2..7));
+        assert_eq!(&f.text[f.lines_of(&(2..7)).1], "bb\ncc");
+        assert_eq!(f.lines_of(&(0..0)), (1, 0..1));
+    }
+}
