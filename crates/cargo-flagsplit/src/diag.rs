@@ -276,6 +276,25 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_lists_every_code_with_its_exit_status() {
+        let readme = include_str!("../README.md");
+        for c in Code::ALL {
+            let exit = match (
+                c.class(),
+                c.doc().contains("(a warning)"),
+                c.doc().contains("(a note)"),
+            ) {
+                (_, true, _) => "warning",
+                (_, _, true) => "note",
+                (Class::Refusal, _, _) => "2",
+                (Class::Finding, _, _) => "1",
+            };
+            let row = format!("| `{}` | {exit} |", c.as_str());
+            assert!(readme.contains(&row), "README.md lacks {row}");
+        }
+    }
+
+    #[test]
     fn a_rule_as_a_snippet_with_a_caret() {
         let f = SourceFile::new(
             "p.toml",

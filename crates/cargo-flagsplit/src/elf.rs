@@ -9,12 +9,13 @@ use object::read::ReadCache;
 use object::read::archive::ArchiveFile;
 use object::read::elf::{Dyn, FileHeader, SectionHeader, Sym};
 use object::{FileKind, ReadRef, elf};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
-/// The symbol names a file defines.
-pub type Symbols = HashSet<Box<[u8]>>;
+/// The symbol names a file defines, each with a flag (see [`defined_symbols`] and
+/// [`archive_symbols`]).
+pub type Symbols = HashMap<Box<[u8]>, bool>;
 
 /// What an executable's headers say.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,26 +83,37 @@ fn headers_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
     })
 }
 
-/// The symbols the ELF file at `path` defines (its `.symtab`; empty when it has none).
+/// The symbols the ELF file at `path` defines (its `.symtab`; empty when it has none), each
+/// with whether it is global (its binding is not `STB_LOCAL`).
 pub fn defined_symbols(path: &Path) -> Result<Symbols> {
     let cache = open(path)?;
-    defined_in(&cache).with_context(|| format!("cannot read the symbols of {}", path.display()))
+    defined_in(&cache, Which::Executable)
+        .with_context(|| format!("cannot read the symbols of {}", path.display()))
 }
 
-fn defined_in<'d, R: ReadRef<'d>>(data: R) -> Result<Symbols> {
+/// Which symbols a symbol table gives, and what the flag beside each says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    /// Every defined symbol; the flag: it is global.
+    Executable,
+    /// The global defined symbols of an object of an archive; the flag: its visibility is not
+    /// default (hidden, protected, internal), so that the link makes it local.
+    ArchiveMember,
+}
+
+fn defined_in<'d, R: ReadRef<'d>>(data: R, which: Which) -> Result<Symbols> {
     match FileKind::parse(data)? {
-        FileKind::Elf32 => defined_of::<elf::FileHeader32<object::Endianness>, R>(data, false),
-        FileKind::Elf64 => defined_of::<elf::FileHeader64<object::Endianness>, R>(data, false),
+        FileKind::Elf32 => defined_of::<elf::FileHeader32<object::Endianness>, R>(data, which),
+        FileKind::Elf64 => defined_of::<elf::FileHeader64<object::Endianness>, R>(data, which),
         other => bail!("not an ELF file ({other:?})"),
     }
 }
 
-/// The defined symbols of `.symtab`; `global_only`: those other objects can link to. The
-/// symbol table and its string table are each read in one piece (a name at a time would be a
-/// read each through a `ReadCache`).
+/// The defined symbols of `.symtab`. The symbol table and its string table are each read in one
+/// piece (a name at a time would be a read each through a `ReadCache`).
 fn defined_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
     data: R,
-    global_only: bool,
+    which: Which,
 ) -> Result<Symbols> {
     let header = H::parse(data)?;
     let endian = header.endian()?;
@@ -121,9 +133,8 @@ fn defined_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
         .data(endian, data)
         .map_err(|e| anyhow::anyhow!("the symbol names: {e}"))?;
     for sym in symbols {
-        if sym.st_shndx(endian) == elf::SHN_UNDEF
-            || (global_only && sym.st_bind() == elf::STB_LOCAL)
-        {
+        let local = sym.st_bind() == elf::STB_LOCAL;
+        if sym.st_shndx(endian) == elf::SHN_UNDEF || (which == Which::ArchiveMember && local) {
             continue;
         }
         let start = sym.st_name(endian) as usize;
@@ -131,49 +142,66 @@ fn defined_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
             bail!("a symbol's name is outside the string table");
         };
         let name = &rest[..rest.iter().position(|&b| b == 0).unwrap_or(rest.len())];
-        if !name.is_empty() {
-            out.insert(name.into());
+        if name.is_empty() {
+            continue;
         }
+        let flag = match which {
+            Which::Executable => !local,
+            Which::ArchiveMember => sym.st_visibility() != elf::STV_DEFAULT,
+        };
+        out.insert(name.into(), flag);
     }
     Ok(out)
 }
 
-/// The symbols the archive at `path` defines: its index, or, for an archive without one, its
-/// ELF members' global symbols.
+/// The global symbols the object files of the archive at `path` define, each with whether the
+/// link makes it local (a visibility other than default). Each member's symbol table is read
+/// where it lies; a member that is no ELF object (LLVM bitcode) is skipped, and an archive with
+/// no ELF member gives its index's names, each taken as possibly local.
 pub fn archive_symbols(path: &Path) -> Result<Symbols> {
     let cache = open(path)?;
     archive_symbols_in(&cache)
         .with_context(|| format!("cannot read the archive {}", path.display()))
 }
 
-fn archive_symbols_in<'d, R: ReadRef<'d>>(data: R) -> Result<Symbols> {
+fn archive_symbols_in(data: &ReadCache<File>) -> Result<Symbols> {
     let archive = ArchiveFile::parse(data)?;
-    if let Some(index) = archive.symbols()? {
-        let mut out = Symbols::new();
-        for symbol in index {
-            out.insert(symbol?.name().into());
-        }
-        if !out.is_empty() {
-            return Ok(out);
-        }
-    }
     let mut out = Symbols::new();
+    let mut objects = 0;
     for member in archive.members() {
         let member = member?;
-        let bytes = member.data(data)?;
-        let defined = match FileKind::parse(bytes) {
-            Ok(FileKind::Elf32) => {
-                defined_of::<elf::FileHeader32<object::Endianness>, &[u8]>(bytes, true)?
-            }
-            Ok(FileKind::Elf64) => {
-                defined_of::<elf::FileHeader64<object::Endianness>, &[u8]>(bytes, true)?
-            }
-            // Not an object file (a symbol index of another format, an import descriptor).
-            _ => continue,
-        };
-        out.extend(defined);
+        let (offset, size) = member.file_range();
+        let range = data.range(offset, size);
+        if !matches!(
+            FileKind::parse(range),
+            Ok(FileKind::Elf32 | FileKind::Elf64)
+        ) {
+            continue;
+        }
+        objects += 1;
+        for (name, hidden) in defined_in(range, Which::ArchiveMember)? {
+            // A name defined twice: the weaker claim (hidden) keeps it matchable.
+            *out.entry(name).or_insert(hidden) |= hidden;
+        }
+    }
+    if objects == 0
+        && let Some(index) = archive.symbols()?
+    {
+        for symbol in index {
+            out.insert(symbol?.name().into(), true);
+        }
     }
     Ok(out)
+}
+
+/// How many of an archive's symbols an executable holds: each defined in the executable, global
+/// there unless the archive's visibility made it local (a local symbol of the same name from
+/// elsewhere is no evidence).
+pub fn held(archive: &Symbols, exe: &Symbols) -> usize {
+    archive
+        .iter()
+        .filter(|(name, hidden)| exe.get(*name).is_some_and(|global| **hidden || *global))
+        .count()
 }
 
 #[cfg(test)]
@@ -191,14 +219,18 @@ mod tests {
         );
         assert!(h.has_symtab);
         let symbols = defined_symbols(&exe).unwrap();
-        assert!(symbols.contains(&b"main"[..]), "{} symbols", symbols.len());
+        assert_eq!(
+            symbols.get(&b"main"[..]),
+            Some(&true),
+            "{} symbols",
+            symbols.len()
+        );
     }
 
     #[test]
     fn not_elf() {
         assert!(headers_in(&b"#!/bin/sh\necho hi\n"[..]).is_err());
         assert!(headers(Path::new("/nonexistent/exe")).is_err());
-        assert!(archive_symbols_in(&b"!<arch>\n"[..]).unwrap().is_empty());
     }
 
     /// An archive made here with the system's `ar` from an object of the system C compiler,
@@ -207,7 +239,7 @@ mod tests {
     fn archives_with_and_without_an_index() {
         let dir = std::env::temp_dir().join(format!("cargo-flagsplit-ar-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("a.c"), "int flagsplit_probe_symbol(void) { return 1; }\nstatic int hidden(void) { return 2; }\nint (*keep)(void) = hidden;\n").unwrap();
+        std::fs::write(dir.join("a.c"), "int flagsplit_probe_symbol(void) { return 1; }\n__attribute__((visibility(\"hidden\"))) int flagsplit_hidden(void) { return 3; }\nstatic int local(void) { return 2; }\nint (*keep)(void) = local;\n").unwrap();
         let run = |cmd: &mut std::process::Command| {
             cmd.current_dir(&dir).status().is_ok_and(|s| s.success())
         };
@@ -223,12 +255,36 @@ mod tests {
         ));
         for lib in ["libx.a", "liby.a"] {
             let symbols = archive_symbols(&dir.join(lib)).unwrap();
-            assert!(
-                symbols.contains(&b"flagsplit_probe_symbol"[..]),
+            let get = |n: &str| symbols.get(n.as_bytes()).copied();
+            assert_eq!(
+                get("flagsplit_probe_symbol"),
+                Some(false),
                 "{lib}: {symbols:?}"
             );
-            assert!(!symbols.contains(&b"hidden"[..]), "{lib}: {symbols:?}");
+            assert_eq!(get("flagsplit_hidden"), Some(true), "{lib}: {symbols:?}");
+            assert_eq!(get("local"), None, "{lib}: {symbols:?}");
         }
+        // The executable's side: a global symbol matches; a local one of the same name matches
+        // only a symbol the archive's visibility makes local.
+        let archive = archive_symbols(&dir.join("libx.a")).unwrap();
+        let exe = |entries: &[(&str, bool)]| -> Symbols {
+            entries
+                .iter()
+                .map(|(n, g)| (n.as_bytes().into(), *g))
+                .collect()
+        };
+        let locals = exe(&[
+            ("flagsplit_probe_symbol", false),
+            ("flagsplit_hidden", false),
+        ]);
+        assert_eq!(held(&archive, &locals), 1);
+        let globals = exe(&[
+            ("flagsplit_probe_symbol", true),
+            ("flagsplit_hidden", false),
+        ]);
+        assert_eq!(held(&archive, &globals), 2);
+        std::fs::write(dir.join("empty.a"), "!<arch>\n").unwrap();
+        assert!(archive_symbols(&dir.join("empty.a")).unwrap().is_empty());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -164,7 +164,11 @@ pub fn carried(
     let mut carried = Vec::new();
     let mut not = Vec::new();
     let mut used_needed = vec![false; needed.len()];
-    for (name, c) in candidates {
+    for (name, mut c) in candidates {
+        // The build scripts ran in parallel: their order in the stream is not the report's.
+        c.linked_by.sort_by(|a, b| {
+            (&a.package, &a.version, &a.directive).cmp(&(&b.package, &b.version, &b.directive))
+        });
         let lib = format!("lib{name}");
         let in_needed = needed.iter().position(|n| soname_matches(n, &lib));
         let only_dylib = c.kinds.iter().all(|k| *k == Kind::Dylib);
@@ -242,7 +246,7 @@ pub fn carried(
                 let shown = path.display().to_string();
                 match look.executable_symbols()? {
                     Some(exe) => {
-                        let held = symbols.iter().filter(|s| exe.contains(*s)).count();
+                        let held = crate::elf::held(&symbols, &exe);
                         if held > 0 {
                             carried.push(entry(
                                 file,
@@ -441,8 +445,9 @@ mod tests {
         }
     }
 
+    /// Global symbols of an executable, or default-visibility ones of an archive.
     fn symbols(names: &[&str]) -> Rc<Symbols> {
-        Rc::new(names.iter().map(|n| n.as_bytes().into()).collect())
+        Rc::new(names.iter().map(|n| (n.as_bytes().into(), true)).collect())
     }
 
     fn script(id: &str, libs: &[&str], paths: &[&str], out_dir: &str) -> ScriptRun {
