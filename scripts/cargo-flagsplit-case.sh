@@ -483,6 +483,18 @@ has messages-stale.err "error[stale-messages]: $CARGO_TARGET_DIR/debug/flagsplit
 st=0; fs messages-stale-json "$root" -- check --policy packaging/policy.toml --messages "$msgs/default.json" --json || st=$?; status_is messages-stale-json 2 $st
 json messages-stale-json "refused, stale-messages, no report" 'd["outcome"] == "refused" and "stale-messages" in codes() and d["report"] is not None'
 
+note "PACKAGING.md's cargo flagsplit outputs, as the runs above printed them"
+# doc_lines MARKER NAME — every line of PACKAGING.md's block after MARKER is a line of $log/NAME
+doc_lines() {
+	local text
+	text=$(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
+	[ -n "$text" ] || { fail "PACKAGING.md has no block after $1"; return; }
+	mapfile -t want <<<"$text"
+	lines "$2" "${want[@]}"
+}
+doc_lines "<!-- cargo flagsplit report -->" root-default
+doc_lines "<!-- cargo flagsplit error -->" root-openssl-tls-policy2.err
+
 note "PACKAGING.md's cargo flagsplit commands, as written there"
 i=0
 while IFS= read -r cmd; do

@@ -264,8 +264,8 @@ report_lintian_source() {
 	sed 's/^/    /' "$out/lintian-source.txt"
 }
 
-# `cargo flagsplit` (crates/cargo-flagsplit), which checks each choice's Debian build against the
-# policy committed in packaging/, from the JSON messages debian/rules keeps.
+# `cargo flagsplit` (crates/cargo-flagsplit), which checks each choice's Debian, RPM and Arch builds
+# against the policy committed in packaging/, from the JSON messages each recipe keeps.
 note "cargo flagsplit, for the policy checks"
 if cargo build -q --locked --offline -p cargo-flagsplit >"$out/cargo-flagsplit-build.log" 2>&1; then
 	cargo_flagsplit=$checkout/target/debug/cargo-flagsplit
@@ -275,6 +275,23 @@ else
 	fail "cargo build -p cargo-flagsplit failed"
 	cargo_flagsplit=
 fi
+
+# policy_check CHOICE TOOL MESSAGES — `cargo flagsplit check` of one recipe's build from the messages it
+# saved, in its source directory (whose .cargo/config.toml names the vendored crates, as in the build)
+# with the policy the source ships: packaging/policy-openssl.toml for the openssl choice,
+# packaging/policy.toml for rustls
+policy_check() {
+	local choice=$1 tool=$2 messages=$3 policy=packaging/policy.toml
+	[ "$choice" = openssl ] && policy=packaging/policy-openssl.toml
+	[ -n "$cargo_flagsplit" ] || return 0
+	if (cd "$build_dir" && "$cargo_flagsplit" flagsplit check --policy "$policy" --messages "$messages" \
+		--manifest-path "$build_dir/Cargo.toml" --offline) >"$dest/policy-$tool.txt" 2>&1; then
+		pass "cargo flagsplit check --policy $policy: the $choice $tool build holds: $(tail -1 "$dest/policy-$tool.txt")"
+	else
+		fail "cargo flagsplit check --policy $policy on the $choice $tool build:"
+		sed 's/^/    /' "$dest/policy-$tool.txt"
+	fi
+}
 
 # --- per provider choice ----------------------------------------------------------------------
 for choice in "${choices[@]}"; do
@@ -303,19 +320,9 @@ for choice in "${choices[@]}"; do
 		fail "lintian on the $choice .deb packages:"
 	fi
 	sed 's/^/    /' "$dest/lintian.txt"
-	# Only flagsplit-imap-send may link libssl; with the openssl choice, zlib is the system's.
-	policy=packaging/policy.toml
-	[ "$choice" = openssl ] && policy=packaging/policy-openssl.toml
-	messages=$dist/src/flagsplit-$debver/debian/cargo-messages.json
-	if [ -n "$cargo_flagsplit" ]; then
-		if "$cargo_flagsplit" flagsplit check --policy "$policy" --messages "$messages" >"$dest/policy.txt" 2>&1; then
-			pass "cargo flagsplit check --policy $policy: the $choice build holds: $(tail -1 "$dest/policy.txt")"
-		else
-			fail "cargo flagsplit check --policy $policy on the $choice build:"
-			sed 's/^/    /' "$dest/policy.txt"
-		fi
-		"$cargo_flagsplit" flagsplit --messages "$messages" >"$dest/cargo-flagsplit.txt" 2>&1 || true
-	fi
+	# Only flagsplit-imap-send may carry libssl; each C library is the system's shared one.
+	policy_check "$choice" deb "$build_dir/debian/cargo-messages.json"
+	[ -z "$cargo_flagsplit" ] || (cd "$build_dir" && "$cargo_flagsplit" flagsplit --messages debian/cargo-messages.json --offline) >"$dest/cargo-flagsplit.txt" 2>&1 || true
 	mv "$dist/src"/*.deb "$dist/src"/*.changes "$dist/src"/*.buildinfo "$dest/"
 	report_lintian_source
 
@@ -325,6 +332,7 @@ for choice in "${choices[@]}"; do
 	if as_builder "$dist" bash -euc "$(block "rpm-$choice")" >"$log" 2>&1; then
 		pass "rpmbuild ($choice) built $(cd "$dist/x86_64" && echo *.rpm)"
 		mv "$dist/x86_64"/*.rpm "$dest/"
+		policy_check "$choice" rpm "$build_dir/cargo-messages.json"
 	else
 		tail -40 "$log"
 		fail "rpmbuild ($choice) failed: $log"
@@ -339,6 +347,7 @@ for choice in "${choices[@]}"; do
 	if as_builder "$dist" bash -euc "$(block "arch-$choice")" >"$log" 2>&1; then
 		pass "makepkg ($choice) built $(cd "$dist" && echo *.pkg.tar.*)"
 		mv "$dist"/*.pkg.tar.* "$dest/"
+		policy_check "$choice" arch "$build_dir/cargo-messages.json"
 	else
 		tail -40 "$log"
 		fail "makepkg ($choice) failed: $log"
