@@ -472,6 +472,11 @@ for case in array:not-a-message half:not-a-message cut:incomplete-messages faile
 	has "messages-$f.err" "error[$code]:" "policy packaging/policy.toml: not checked: the input cannot be trusted"
 done
 has messages-other.err "package(s) that are not in the workspace of $root/Cargo.toml"
+# The graph workspace's messages hold against it, flagsplit-config (a path dependency outside its
+# root) included.
+(cd "$root" && cargo build --manifest-path "$ws/Cargo.toml" --locked --offline --message-format=json-render-diagnostics >"$msgs/graph.json" 2>/dev/null) || fail "messages: graph workspace build"
+st=0; fs messages-graph "$root" -- check --policy "$work/deny.toml" --messages "$msgs/graph.json" --manifest-path "$ws/Cargo.toml" || st=$?; status_is messages-graph 0 $st
+has messages-graph.err "policy $work/deny.toml: holds (1 rule(s), 3 crate(s), 1 executable(s)"
 # The sys-workspace's messages hold against their own workspace (--manifest-path).
 st=0; fs messages-sys "$root" -- check --policy "$work/libssl.toml" --messages "$msgs/other.json" --manifest-path "$sys/Cargo.toml" || st=$?; status_is messages-sys 1 $st
 has messages-sys.err 'error[library-not-allowed]: executable `tls` carries libssl'

@@ -213,12 +213,6 @@ fn run(args: &Args) -> Result<ExitCode> {
             return finish.done(None);
         }
     };
-    if let Some(file) = &args.messages
-        && let Some(d) = foreign(&build, &workspace, file)
-    {
-        finish.diags.push(d);
-        return finish.done(None);
-    }
     // The environment the build had, and the directory its Cargo config files are read from.
     let (env, cwd) = match (&args.messages, &args.build_env) {
         (None, _) => (
@@ -265,6 +259,12 @@ fn run(args: &Args) -> Result<ExitCode> {
             return finish.done(None);
         }
     };
+    if let Some(file) = &args.messages
+        && let Some(d) = foreign(&build, &workspace, &graph, file)
+    {
+        finish.diags.push(d);
+        return finish.done(None);
+    }
     let (crates, d) = collect::crates(&build, args.build.target.as_deref());
     finish.diags.extend(d);
     if let Some(file) = &args.messages {
@@ -361,6 +361,7 @@ fn run(args: &Args) -> Result<ExitCode> {
 fn foreign(
     build: &cargo::Build,
     workspace: &metadata::Workspace,
+    graph: &metadata::Graph,
     file: &Path,
 ) -> Option<Diagnostic> {
     let ids: std::collections::BTreeSet<&str> = build
@@ -374,7 +375,7 @@ fn foreign(
         .into_iter()
         .filter(|id| {
             let (name, version) = cargo::package_name_version(id);
-            !workspace.holds(id, &name, &version)
+            !workspace.holds(graph, id, &name, &version)
         })
         .collect();
     if alien.is_empty() {
@@ -393,7 +394,7 @@ fn foreign(
                 if alien.len() > shown.len() { ", ..." } else { "" }
             ),
         )
-        .note("note", "a package belongs when Cargo.lock lists it and, for a path package, it lies under the workspace's root")
+        .note("note", "a package belongs when Cargo.lock lists it and, for a path package, the workspace's package graph has it at that path")
         .note("fix", "give the manifest of the workspace that was built with --manifest-path (a package recipe: the unpacked source's), or the messages of its own build"),
     )
 }

@@ -36,18 +36,12 @@ impl Workspace {
     }
 
     /// Whether a package of a build belongs here: listed in `Cargo.lock` with its version and,
-    /// for a path package, under the workspace's root.
-    pub fn holds(&self, package_id: &str, name: &str, version: &str) -> bool {
-        if !self
-            .locked
+    /// for a path package (whose id holds its directory), in the workspace's package graph
+    /// (a copy of the workspace elsewhere has other ids).
+    pub fn holds(&self, graph: &Graph, package_id: &str, name: &str, version: &str) -> bool {
+        self.locked
             .contains(&(name.to_string(), version.to_string()))
-        {
-            return false;
-        }
-        match local_path(package_id) {
-            Some(path) => path.starts_with(&self.root),
-            None => true,
-        }
+            && (local_path(package_id).is_none() || graph.packages.contains_key(package_id))
     }
 }
 
@@ -241,15 +235,21 @@ mod tests {
             locked: set,
             ..Workspace::default()
         };
-        assert!(w.holds("path+file:///ws/app#0.1.0", "app", "0.1.0"));
-        assert!(!w.holds("path+file:///elsewhere/app#0.1.0", "app", "0.1.0"));
-        assert!(!w.holds("path+file:///ws/app#0.2.0", "app", "0.2.0"));
-        assert!(w.holds(
-            "registry+https://github.com/rust-lang/crates.io-index#libc@0.2.1",
-            "libc",
-            "0.2.1"
-        ));
-        assert!(!w.holds("registry+https://x#serde@1.0.0", "serde", "1.0.0"));
+        let app = Package {
+            name: "app".into(),
+            version: "0.1.0".into(),
+            bins: vec![],
+        };
+        let graph = Graph {
+            packages: HashMap::from([("path+file:///ws/app#0.1.0".to_string(), app)]),
+            deps: HashMap::new(),
+        };
+        let libc = "registry+https://github.com/rust-lang/crates.io-index#libc@0.2.1";
+        assert!(w.holds(&graph, "path+file:///ws/app#0.1.0", "app", "0.1.0"));
+        assert!(!w.holds(&graph, "path+file:///elsewhere/app#0.1.0", "app", "0.1.0"));
+        assert!(!w.holds(&graph, "path+file:///ws/app#0.2.0", "app", "0.2.0"));
+        assert!(w.holds(&graph, libc, "libc", "0.2.1"));
+        assert!(!w.holds(&graph, "registry+https://x#serde@1.0.0", "serde", "1.0.0"));
     }
 
     #[test]
