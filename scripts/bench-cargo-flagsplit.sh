@@ -4,7 +4,7 @@
 # - the warm overhead over a plain `cargo build` of the same workspace (nothing to compile: the
 #   cost is Cargo's own no-op, then cargo metadata, the messages and the ELF files), on
 #   tests/graph-workspace and on flagsplit's own workspace, ROUNDS interleaved rounds;
-# - `check` with the largest policy read (4 MiB: 75,000 valid rules) and with a policy of one
+# - `check` with the largest policy read (4 MiB: 59,074 valid rules) and with a policy of one
 #   million rules (about 50 MB), which is refused before it is read: time and peak memory.
 #
 # Usage: scripts/bench-cargo-flagsplit.sh [ROUNDS]   (default 10). Prints the CPU, the load, and

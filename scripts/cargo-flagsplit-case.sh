@@ -389,6 +389,19 @@ st=0; fs root-default-policy "$root" -- --locked --offline check --policy packag
 has root-default-policy.err "policy packaging/policy.toml: holds (4 rule(s), 1 crate(s), 4 executable(s); 4 warning(s))" \
 	'warning[absent-name]: `library = "libcrypto"` matches nothing in this build: no executable of this build carries libcrypto'
 
+note "flagsplit's workspace: names that match nothing (exit 2, with the name meant)"
+printf '[[deny]]\nshared = "openssl"\ncrate = "flagspilt"\n' >"$work/flagspilt.toml"
+st=0; fs flagspilt "$root" -- --locked --offline check --policy "$work/flagspilt.toml" || st=$?; status_is flagspilt 2 $st
+has flagspilt.err "error[unknown-name]: \`crate = \"flagspilt\"\`: no crate of this build, nor of Cargo.lock, has that name" "= help: did you mean \`flagsplit\`?" \
+	"policy $work/flagspilt.toml: not checked: the input cannot be trusted (1 error(s))"
+printf '[[deny]]\nprovider = "opensll"\nkind = "sha1"\n' >"$work/opensll.toml"
+st=0; fs opensll "$root" -- --locked --offline check --policy "$work/opensll.toml" || st=$?; status_is opensll 2 $st
+has opensll.err "error[unknown-name]: \`provider = \"opensll\"\`: no facility of this build has a provider of that name, nor is it a shared name" \
+	" --> $work/opensll.toml:2:12" "= help: did you mean \`openssl\`?"
+printf '[[libraries]]\nlibrary = "libcrypto"\nonly = ["flagsplit-imap-sned"]\n' >"$work/sned.toml"
+st=0; fs sned "$root" -- --locked --offline check --policy "$work/sned.toml" || st=$?; status_is sned 2 $st
+has sned.err "error[unknown-name]: \`only = \"flagsplit-imap-sned\"\`: the workspace has no executable of that name" "= help: did you mean \`flagsplit-imap-send\`?"
+
 note "flagsplit's workspace: --features openssl-tls"
 root_case root-openssl-tls -- --features openssl-tls
 json root-openssl-tls-json "flagsplit-imap-send carries libssl from openssl-sys, flagsplit does not" '[l["linked_by"][0]["package"] for l in lib("flagsplit-imap-send", "ssl")] == ["openssl-sys"] and not lib("flagsplit", "ssl")'
@@ -414,7 +427,8 @@ note "a static libcrypto (${G}_LINK=static, --features openssl-sha1) breaks pack
 st=0; fs static-crypto "$root" ${G}_LINK=static -- --locked --offline --features openssl-sha1 check --policy packaging/policy.toml || st=$?; status_is static-crypto 1 $st
 crypto_archive=$(sed -n 's/^ *= archive: //p' "$log/static-crypto.err" | head -1)
 [ -f "$crypto_archive" ] && pass "static-crypto: the archive, $crypto_archive" || fail "static-crypto: no archive named"
-for exe in flagsplit flagsplit-fsck; do
+# flagsplit-report too: the root library's rlib carries libcrypto's objects, and the report links it.
+for exe in flagsplit flagsplit-fsck flagsplit-report; do
 	n=$(symbols_of "$crypto_archive" "$CARGO_TARGET_DIR/debug/$exe" 2>/dev/null || echo '?')
 	has static-crypto.err "error[library-not-allowed]: executable \`$exe\` carries libcrypto (static, libcrypto.a), which only flagsplit-imap-send may carry" \
 		"error[library-link-mode]: executable \`$exe\` carries libcrypto (static, libcrypto.a), where the policy allows it only as a shared library" \
