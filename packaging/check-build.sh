@@ -1,16 +1,22 @@
 #!/bin/sh
-# packaging/check-build.sh DIR PROVIDERS — the check every package recipe runs on the binaries it built
-# (debian/rules' dh_auto_test, the spec's %check, the PKGBUILD's check()), before packaging them.
+# packaging/check-build.sh DIR PROVIDERS [MESSAGES] — the check every package recipe runs on the binaries
+# it built (debian/rules' dh_auto_test, the spec's %check, the PKGBUILD's check()), before packaging
+# them, in the source tree.
 #
 # DIR is the directory holding the four executables (cargo's target/release). PROVIDERS is the
 # recipe's provider choice: `openssl` (TLS through the system's libssl, zlib through the system's
 # libz) or `rustls` (the crate's defaults: rustls and zlib-rs, no C library but the C runtime).
 # Checks that the executables say they were built with that choice, and that they run: a SHA-1 of a
-# known input, `--help` of the three partner executables. Exits non-zero, naming what differs,
-# otherwise.
+# known input, `--help` of the three partner executables. MESSAGES is the build's saved JSON
+# messages: when CARGO_FLAGSPLIT names cargo-flagsplit, the build is checked against the choice's
+# policy (packaging/policy-openssl.toml or packaging/policy.toml) from them, with this environment
+# as the build's (the recipe's check step runs in it); without it, that check is said to be
+# skipped. Exits non-zero, naming what differs, otherwise.
 set -eu
-dir=${1:?usage: check-build.sh DIR openssl|rustls}
-providers=${2:?usage: check-build.sh DIR openssl|rustls}
+usage="usage: check-build.sh DIR openssl|rustls [MESSAGES]"
+dir=${1:?$usage}
+providers=${2:?$usage}
+messages=${3:-}
 case $providers in
 openssl) tls=openssl zlib=system ;;
 rustls) tls=rustls zlib=zlib-rs ;;
@@ -48,5 +54,19 @@ for bin in flagsplit-fsck flagsplit-report flagsplit-imap-send; do
 		failed=1
 	fi
 done
+if [ -n "$messages" ]; then
+	policy=packaging/policy.toml
+	[ "$providers" = openssl ] && policy=packaging/policy-openssl.toml
+	if [ -n "${CARGO_FLAGSPLIT:-}" ]; then
+		# /proc/self/environ: cargo-flagsplit's own environment, which is the build's.
+		if ! "$CARGO_FLAGSPLIT" flagsplit check --policy "$policy" --messages "$messages" --manifest-path Cargo.toml \
+			--offline --build-env /proc/self/environ; then
+			echo "check-build.sh: the build breaks $policy (above)" >&2
+			failed=1
+		fi
+	else
+		echo "check-build.sh: CARGO_FLAGSPLIT is not set: the build is not checked against $policy"
+	fi
+fi
 [ "$failed" = 0 ] && echo "check-build.sh: $dir: built with $providers (tls $tls, zlib $zlib), runs"
 exit "$failed"
