@@ -167,33 +167,41 @@ pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Build)> {
 /// --message-format=json-render-diagnostics > FILE`: every line must be a Cargo message, and the
 /// stream whole ([`Build::complete`]).
 pub fn read_messages(file: &Path) -> Result<Build, Diagnostic> {
-    let what = format!("the messages file {}", file.display());
     let text = std::fs::read(file).map_err(|e| {
-        Diagnostic::error(Code::MessagesUnreadable, format!("cannot read {what}: {e}")).note(
+        Diagnostic::error(
+            Code::MessagesUnreadable,
+            format!("cannot read the messages file {}: {e}", file.display()),
+        )
+        .note(
             "fix",
             "give the file a package recipe saved with `cargo build --message-format=json-render-diagnostics > FILE`",
         )
     })?;
+    parse_messages(&text, &file.display().to_string())
+}
+
+/// As [`read_messages`], of the file `name`'s bytes.
+pub fn parse_messages(text: &[u8], name: &str) -> Result<Build, Diagnostic> {
     let mut build = Build::default();
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         if line.is_empty() {
             continue;
         }
-        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
         let parsed = std::str::from_utf8(line).ok().and_then(parse);
         match parsed {
             Some(Some(m)) => build.take(m),
             Some(None) => {}
             None => {
+                let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
                 return Err(Diagnostic::error(
                     Code::NotAMessage,
-                    format!("{}:{}: not a Cargo JSON message: {shown}", file.display(), i + 1),
+                    format!("{name}:{}: not a Cargo JSON message: {shown}", i + 1),
                 )
                 .note("fix", "save only Cargo's standard output with --message-format=json-render-diagnostics (its diagnostics and progress go to standard error)"));
             }
         }
     }
-    build.complete(&what)?;
+    build.complete(&format!("the messages file {name}"))?;
     Ok(build)
 }
 

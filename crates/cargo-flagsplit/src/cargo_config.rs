@@ -98,6 +98,13 @@ pub fn read(cwd: &Path, cargo_home: Option<&Path>, cli: &[String]) -> CargoConfi
     config
 }
 
+/// One config file's (or `--config` value's) `[env]` and `[build] target`, as [`read`] takes it.
+pub fn parse(name: &str, text: &str) -> CargoConfig {
+    let mut config = CargoConfig::default();
+    config.take(&SourceFile::new(name, text));
+    config
+}
+
 impl CargoConfig {
     /// Takes one file's (or one `--config` value's) `[env]` and `[build] target`.
     fn take(&mut self, file: &Rc<SourceFile>) {

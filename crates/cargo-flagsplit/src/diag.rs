@@ -80,6 +80,8 @@ codes! {
     UnreadableExecutable = "unreadable-executable", Refusal, "An executable of the build cannot be read as ELF.";
     UnreadableBuildOptions = "unreadable-build-options", Refusal, "A crate's flagsplit-config.json cannot be read.";
     NoPackageGraph = "no-package-graph", Refusal, "cargo metadata failed: which crate an executable holds cannot be told.";
+    UnreadableCargoConfig = "unreadable-cargo-config", Refusal, "A Cargo config file (or --config value) that cannot be read as TOML: its [env] entries cannot be checked (a warning in the report).";
+    UnreadableBuildEnv = "unreadable-build-env", Refusal, "The --build-env file cannot be read.";
     DeniedProvider = "denied-provider", Finding, "A facility selects a provider a [[deny]] rule names.";
     RequiredProvider = "required-provider", Finding, "A facility does not select the provider a [[require]] rule names.";
     LibraryNotAllowed = "library-not-allowed", Finding, "An executable carries a C library that a [[libraries]] rule's `only` does not allow it.";

@@ -91,6 +91,11 @@ pub fn defined_symbols(path: &Path) -> Result<Symbols> {
         .with_context(|| format!("cannot read the symbols of {}", path.display()))
 }
 
+/// As [`defined_symbols`], of any readable data.
+pub fn defined_symbols_in<'d, R: ReadRef<'d>>(data: R) -> Result<Symbols> {
+    defined_in(data, Which::Executable)
+}
+
 /// Which symbols a symbol table gives, and what the flag beside each says.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Which {

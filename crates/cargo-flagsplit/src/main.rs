@@ -2,32 +2,14 @@
 //! reports what every crate that uses flagsplit-config selected for each facility (and why),
 //! every C library each executable carries and the crate that linked it, and the settings of
 //! the environment that no crate reads; `cargo flagsplit check --policy FILE` checks a policy
-//! against the same data and fails closed.
-//!
-//! Layers, each module naming only modules of its own layer or lower ones:
-//! 1. formats: `source` (files and positions), `diag` (diagnostics), `model` (the report and
-//!    `flagsplit-config.json`);
-//! 2. readers: `args`, `cargo` (Cargo's messages), `metadata` (the package graph), `elf`,
-//!    `cargo_config` (Cargo's `[env]`), `policy::parse`;
-//! 3. analysis: `libraries`, `environment`, `collect`, `policy::eval`, `policy::render`;
-//! 4. output: `render` (the text report) and this file.
-
-mod args;
-mod cargo;
-mod cargo_config;
-mod collect;
-mod diag;
-mod elf;
-mod environment;
-mod libraries;
-mod metadata;
-mod model;
-mod policy;
-mod render;
-mod source;
+//! against the same data and fails closed. The modules are the library's (`lib.rs` lists their
+//! layers); this file joins them and decides the exit status.
 
 use anyhow::{Context, Result};
 use args::{Args, Mode};
+use cargo_flagsplit::{
+    args, cargo, cargo_config, collect, diag, environment, metadata, model, policy, render,
+};
 use diag::{Class, Diagnostic, JsonDiagnostic, Severity};
 use model::{Report, SCHEMA};
 use serde::Serialize;
@@ -223,15 +205,25 @@ fn run(args: &Args) -> Result<ExitCode> {
             ),
             std::env::current_dir().context("cannot tell the current directory")?,
         ),
-        (Some(_), Some(file)) => {
-            let bytes = std::fs::read(file).with_context(|| {
-                format!("cannot read the build's environment {}", file.display())
-            })?;
-            (
+        (Some(_), Some(file)) => match std::fs::read(file) {
+            Ok(bytes) => (
                 Some(environment::parse_env_file(&bytes)),
                 workspace.root.clone(),
-            )
-        }
+            ),
+            Err(e) => {
+                finish.diags.push(
+                    Diagnostic::error(
+                        diag::Code::UnreadableBuildEnv,
+                        format!(
+                            "cannot read the build's environment {}: {e}",
+                            file.display()
+                        ),
+                    )
+                    .note("fix", "save it beside the build with `env -0 > FILE`"),
+                );
+                return finish.done(None);
+            }
+        },
         (Some(_), None) => (None, workspace.root.clone()),
     };
     let config = env.as_ref().map(|env| {
@@ -287,11 +279,19 @@ fn run(args: &Args) -> Result<ExitCode> {
             triples.retain(|t| !t.is_empty());
             triples.sort_unstable();
             triples.dedup();
+            let severity = match args.mode {
+                Mode::Check { .. } => Severity::Error,
+                Mode::Report => Severity::Warning,
+            };
             for p in &config.problems {
-                finish.diags.push(Diagnostic::warning(
-                    diag::Code::UnknownSetting,
-                    format!("Cargo's configuration: {p}"),
-                ));
+                finish.diags.push(
+                    Diagnostic::new(
+                        diag::Code::UnreadableCargoConfig,
+                        severity,
+                        format!("Cargo's configuration: {p}"),
+                    )
+                    .note("fix", "correct the file: Cargo refuses it too"),
+                );
             }
             let mut found: Vec<environment::Found<'_>> = env
                 .iter()
@@ -312,10 +312,6 @@ fn run(args: &Args) -> Result<ExitCode> {
                 .chain(config.env.iter().map(|e| (e.name.as_str(), e.value.as_str())))
                 .find(|(n, _)| *n == flagsplit_config::graph::CONFIG)
                 .map(|(_, v)| (v, std::fs::read_to_string(v).map_err(|e| e.to_string())));
-            let severity = match args.mode {
-                Mode::Check { .. } => Severity::Error,
-                Mode::Report => Severity::Warning,
-            };
             let (settings, d) = environment::check(&found, graph_file, &report.crates, &triples, severity);
             report.settings = settings;
             finish.diags.extend(d);
