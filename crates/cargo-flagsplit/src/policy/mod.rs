@@ -120,6 +120,11 @@ impl Policy {
     pub fn len(&self) -> usize {
         self.selections.len() + self.libraries.len()
     }
+
+    /// Whether it has no rule.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ pub fn parse(file: &Rc<SourceFile>) -> Result<Policy, Vec<Diagnostic>> {
             }
         }
     }
-    if errors.is_empty() && policy.len() == 0 {
+    if errors.is_empty() && policy.is_empty() {
         errors.push(
             Diagnostic::error(
                 Code::PolicyEmpty,
