@@ -58,7 +58,7 @@ impl SourceFile {
     }
 }
 
-/// A range of a [`SourceFile`].
+/// A range of a [`SourceFile`], within its text and on character boundaries.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
     pub file: Rc<SourceFile>,
@@ -66,10 +66,21 @@ pub struct Span {
 }
 
 impl Span {
+    /// `range` of `file`, widened to whole characters and cut to the text (a parser's error span
+    /// may be one byte of a character that is not ASCII, or lie past the end).
     pub fn new(file: &Rc<SourceFile>, range: Range<usize>) -> Span {
+        let text = &file.text;
+        let mut start = range.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = range.end.clamp(start, text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
         Span {
             file: Rc::clone(file),
-            range,
+            range: start..end,
         }
     }
 
@@ -94,6 +105,14 @@ mod tests {
         assert_eq!(f.line_col(x), (2, 15));
         assert_eq!(f.line_col(f.text.len()), (4, 5));
         assert_eq!(Span::new(&f, x..x + 1).at(), "p.toml:2:15");
+    }
+
+    #[test]
+    fn spans_hold_whole_characters() {
+        let f = SourceFile::new("p", "ab\u{fffd}cd");
+        assert_eq!(Span::new(&f, 3..4).range, 2..5);
+        assert_eq!(Span::new(&f, 4..40).range, 2..7);
+        assert_eq!(Span::new(&f, 50..60).range, 7..7);
     }
 
     #[test]
