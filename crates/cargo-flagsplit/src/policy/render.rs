@@ -3,7 +3,7 @@
 //! fix for that origin.
 
 use super::eval::{Finding, NameKind};
-use super::{Choice, LibraryRule};
+use super::{Choice, LibraryRule, SelectionRule};
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::model::{CarriedLibrary, Copy, CrateReport, Executable, Facility, Held, LinkMode};
 use flagsplit_config::graph::Setting;
@@ -270,6 +270,34 @@ fn library_finding(
     library_notes(d, rule, lib).note("fix", fix)
 }
 
+/// A `[[deny]]` or `[[require]]` finding: `<crate>: facility `f` (kind k) selects p<rest>`, the
+/// rule's choice labelled, the selection's origin, the rule's reason and the fix.
+fn selection_finding(
+    code: Code,
+    rest: String,
+    (rule, krate, f): (&SelectionRule, &CrateReport, &Facility),
+    label: &str,
+    fix: String,
+) -> Diagnostic {
+    let mut d = Diagnostic::error(
+        code,
+        format!(
+            "{}: facility `{}`{} selects {}{rest}",
+            crate_label(krate),
+            f.name,
+            with_kind(f),
+            f.selected
+        ),
+    )
+    .at(rule.choice.span.clone(), label)
+    .within(rule.table.clone())
+    .note("origin", origin_note(f));
+    if let Some(r) = &rule.reason {
+        d = d.note("reason", r.clone());
+    }
+    d.note("fix", fix)
+}
+
 /// The diagnostic of one finding.
 pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
     match finding {
@@ -288,23 +316,13 @@ pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
                 (Choice::Shared(_), Some(s)) if s != f.selected => format!(" (answers to {s})"),
                 _ => String::new(),
             };
-            let mut d = Diagnostic::error(
+            selection_finding(
                 Code::DeniedProvider,
-                format!(
-                    "{}: facility `{}`{} selects {}{answers}, which the policy denies",
-                    crate_label(krate),
-                    f.name,
-                    with_kind(f),
-                    f.selected
-                ),
+                format!("{answers}, which the policy denies"),
+                (rule, krate, f),
+                "denied here",
+                fix_for(f, &alternatives),
             )
-            .at(rule.choice.span.clone(), "denied here")
-            .within(rule.table.clone())
-            .note("origin", origin_note(f));
-            if let Some(r) = &rule.reason {
-                d = d.note("reason", r.clone());
-            }
-            d.note("fix", fix_for(f, &alternatives))
         }
         Finding::Required {
             rule,
@@ -354,23 +372,13 @@ pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
                 }
                 s
             };
-            let mut d = Diagnostic::error(
+            selection_finding(
                 Code::RequiredProvider,
-                format!(
-                    "{}: facility `{}`{} selects {}, where the policy requires {want}",
-                    crate_label(c),
-                    f.name,
-                    with_kind(f),
-                    f.selected
-                ),
+                format!(", where the policy requires {want}"),
+                (rule, c, f),
+                "required here",
+                fix,
             )
-            .at(rule.choice.span.clone(), "required here")
-            .within(rule.table.clone())
-            .note("origin", origin_note(f));
-            if let Some(r) = &rule.reason {
-                d = d.note("reason", r.clone());
-            }
-            d.note("fix", fix)
         }
         Finding::NotAllowed { rule, exe, lib } => {
             library_finding(Code::LibraryNotAllowed, rule, exe, lib)
