@@ -502,17 +502,21 @@ has messages-stale.err "error[stale-messages]: $CARGO_TARGET_DIR/debug/flagsplit
 st=0; fs messages-stale-json "$root" -- check --policy packaging/policy.toml --messages "$msgs/default.json" --json || st=$?; status_is messages-stale-json 2 $st
 json messages-stale-json "refused, stale-messages, no report" 'd["outcome"] == "refused" and "stale-messages" in codes() and d["report"] is not None'
 
-note "PACKAGING.md's cargo flagsplit outputs, as the runs above printed them"
-# doc_lines MARKER NAME — every line of PACKAGING.md's block after MARKER is a line of $log/NAME
+note "PACKAGING.md's and the crate README's cargo flagsplit outputs, as the runs above printed them"
+# doc_lines MARKER NAME [DOC] — every line of DOC's (PACKAGING.md's) block after MARKER is a line of $log/NAME
 doc_lines() {
 	local text
-	text=$(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
+	text=$(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' "${3:-PACKAGING.md}")
 	[ -n "$text" ] || { fail "PACKAGING.md has no block after $1"; return; }
 	mapfile -t want <<<"$text"
 	lines "$2" "${want[@]}"
 }
 doc_lines "<!-- cargo flagsplit report -->" root-default
 doc_lines "<!-- cargo flagsplit error -->" root-openssl-tls-policy2.err
+# The crate README's example is case (c), with this machine's OpenSSL version.
+ssl_version=$(pkg-config --modversion libssl)
+sed "s/openssl [0-9][0-9.]*[a-z]*, /openssl $ssl_version, /" crates/cargo-flagsplit/README.md >"$work/README.md"
+doc_lines "<!-- report example -->" c "$work/README.md"
 
 note "PACKAGING.md's cargo flagsplit commands, as written there"
 i=0
