@@ -229,7 +229,7 @@ else
 	fail "graph-wide: PACKAGING.md's recipe failed"
 fi
 # A crate's own variable wins over the graph-wide one; a graph-wide choice without its feature fails
-# naming the setting, the crate's variable and the feature; a misspelt kind lists the valid ones.
+# naming the setting, the crate's variable and the feature.
 if RUST_BACKEND_SHA1=openssl FLAGSPLIT_SHA1_PROVIDER=dc build graph-own-variable --features openssl-sha1; then
 	expect_options graph-own-variable "$F" "+sha1-provider: dc (from FLAGSPLIT_SHA1_PROVIDER)" "+sha1-unsafe-provider: openssl (from default with feature openssl-sha1)"
 fi
@@ -240,12 +240,14 @@ else
 		grep -qF "set FLAGSPLIT_MD5_PROVIDER=<one of: builtin> for flagsplit alone" "$log/graph-feature-off" &&
 		pass "graph-feature-off: names RUST_BACKEND_MD5, FLAGSPLIT_MD5_PROVIDER and openssl-md5" || { cat "$log/graph-feature-off"; fail "graph-feature-off: wrong message"; }
 fi
+# Kinds are open: RUST_BACKEND_SHA may be another crate's kind, so flagsplit builds (a build script
+# that runs warns of it, close to sha1: scripts/graph-case.sh; `cargo flagsplit check` refuses it:
+# scripts/cargo-flagsplit-case.sh).
 if RUST_BACKEND_SHA=openssl RUST_BACKEND_MD5=pure-rust cargo build --release --locked --target-dir "$T_LLD" --bins >"$log/graph-typo" 2>&1; then
-	fail "graph-typo: built"
+	pass "graph-typo: RUST_BACKEND_SHA, a kind no crate has, changes nothing"
 else
-	grep -qF "unknown graph-wide variable RUST_BACKEND_SHA in the build environment" "$log/graph-typo" &&
-		grep -qF "kinds: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd" "$log/graph-typo" &&
-		pass "graph-typo: RUST_BACKEND_SHA is refused, listing the kinds" || { cat "$log/graph-typo"; fail "graph-typo: wrong message"; }
+	cat "$log/graph-typo"
+	fail "graph-typo: the build failed"
 fi
 
 note "--no-default-features --features openssl-tls"

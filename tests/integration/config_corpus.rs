@@ -80,6 +80,9 @@ fn outcome(inputs: &Inputs) -> String {
             for (f, c) in sel.iter() {
                 let _ = writeln!(s, "{f} = {} ({})", c.provider, c.origin);
             }
+            for w in &sel.warnings {
+                let _ = writeln!(s, "warning: {w}");
+            }
             s
         }
     }

@@ -73,6 +73,27 @@ impl Readers {
     fn read_by(&self, key: &str) -> Vec<String> {
         self.keys.get(key).cloned().unwrap_or_default()
     }
+
+    /// The kind some crate reads that `key`, read by none, most likely misspells.
+    fn near_kind(&self, key: &str) -> Option<&str> {
+        let kinds = self
+            .keys
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !matches!(*k, "link" | "bundled" | "config"));
+        flagsplit_config::model::closest(key, kinds)
+    }
+
+    /// The graph-wide variables some crate reads.
+    fn read_variables(&self) -> Vec<String> {
+        self.keys
+            .keys()
+            .map(|k| match k.as_str() {
+                "config" => graph::CONFIG.to_string(),
+                k => graph::variable_of(k),
+            })
+            .collect()
+    }
 }
 
 /// The graph-wide variable names for `triples`: the plain ones and their scoped forms.
@@ -128,33 +149,64 @@ pub fn check(
         if f.name == graph::CONFIG {
             let read_by = readers.read_by("config");
             if read_by.is_empty() {
-                diags.push(place(unread(&shown, None)));
+                diags.push(place(unread(&shown, "config")));
             }
             settings.push(setting(Some("config"), read_by));
             continue;
         }
         match graph::classify(f.name, triples) {
-            Ok(Some((s, _))) => {
-                let read_by = readers.read_by(s.key());
-                if read_by.is_empty() {
-                    diags.push(place(unread(&shown, Some(s))));
+            Some(graph::Name::Setting { key, scoped }) => {
+                let read_by = readers.read_by(&key);
+                if !read_by.is_empty() {
+                    settings.push(setting(Some(&key), read_by));
+                    continue;
                 }
-                settings.push(setting(Some(s.key()), read_by));
+                // Kinds are open: a kind no crate here has is someone else's, unless it is close
+                // to one a crate reads.
+                match readers.near_kind(&key) {
+                    Some(near) => {
+                        let meant = match (scoped, triples.first()) {
+                            (true, Some(t)) => target_prefixed(t, &graph::variable_of(near)),
+                            _ => graph::variable_of(near),
+                        };
+                        diags.push(place(
+                            Diagnostic::new(
+                                Code::UnknownSetting,
+                                severity,
+                                format!("`{}` is no setting any crate of this build reads", f.name),
+                            )
+                            .note("help", format!("did you mean {meant}?"))
+                            .note(
+                                "note",
+                                format!(
+                                    "the graph-wide settings this build reads: {}",
+                                    readers.read_variables().join(", ")
+                                ),
+                            ),
+                        ));
+                    }
+                    None => diags.push(place(unread(&shown, &key))),
+                }
+                settings.push(setting(Some(&key), Vec::new()));
                 continue;
             }
-            Err(()) => {
+            Some(graph::Name::Malformed) => {
                 let mut d = Diagnostic::new(
                     Code::UnknownSetting,
                     severity,
                     format!("`{}` is no graph-wide setting", f.name),
                 );
-                if let Some(near) = nearest_variable(f.name, graph_vars.iter().cloned()) {
+                let names = readers
+                    .read_variables()
+                    .into_iter()
+                    .chain(graph_vars.iter().cloned());
+                if let Some(near) = nearest_variable(f.name, names) {
                     d = d.note("help", format!("did you mean {near}?"));
                 }
                 d = d.note(
                     "note",
                     format!(
-                        "the graph-wide variables are {}_<KIND> for the kinds {}, and {}_LINK, {}_BUNDLED, {}",
+                        "a graph-wide variable is {}_<KIND> (a kind's name in capitals, `-` as `_`: {}, ...), {}_LINK, {}_BUNDLED or {}",
                         graph::PREFIX,
                         KINDS.join(", "),
                         graph::PREFIX,
@@ -166,7 +218,7 @@ pub fn check(
                 settings.push(setting(None, Vec::new()));
                 continue;
             }
-            Ok(None) => {}
+            _ => {}
         }
         if let Some(by) = readers.variables.get(f.name) {
             settings.push(setting(None, by.clone()));
@@ -251,14 +303,22 @@ pub fn check(
     (settings, diags)
 }
 
-fn unread(what: &str, setting: Option<GraphSetting>) -> Diagnostic {
-    let why = match setting {
-        Some(GraphSetting::Kind(k)) => {
-            format!("no crate of this build has a facility of kind {k}, so nothing reads it")
+/// A valid setting nothing reads: `key` is a kind's, or `link`, `bundled`, `config`.
+fn unread(what: &str, key: &str) -> Diagnostic {
+    let why = match key {
+        "link" | "bundled" | "config" => {
+            "no crate of this build uses flagsplit-config, so nothing reads it".to_string()
         }
-        _ => "no crate of this build uses flagsplit-config, so nothing reads it".to_string(),
+        kind => {
+            format!("no crate of this build has a facility of kind {kind}, so nothing reads it")
+        }
     };
-    Diagnostic::warning(Code::UnreadSetting, format!("{what}: {why}"))
+    let d = Diagnostic::warning(Code::UnreadSetting, format!("{what}: {why}"));
+    // The nearest well-known kind, as help (`zlibb` for zlib; nothing for zlib itself).
+    match flagsplit_config::model::closest(key, KINDS.iter().copied()) {
+        Some(near) => d.note("help", format!("did you mean the well-known kind {near}?")),
+        None => d,
+    }
 }
 
 /// The entries of the graph-wide file: top-level keys and `[target.<scope>]` tables.
@@ -307,37 +367,58 @@ fn file_settings(
             .map(str::to_string)
             .unwrap_or_else(|| value.as_ref().type_str().to_string());
         let span = Span::new(file, key.span.start..key.span.end);
-        let setting = GraphSetting::from_key(&key.name);
-        let read_by = setting
-            .map(|s| readers.read_by(s.key()))
-            .unwrap_or_default();
-        match setting {
-            Some(s) if read_by.is_empty() => diags.push(
-                unread(&format!("{name} = {value_text:?}"), Some(s)).at(span.clone(), "set here"),
-            ),
-            Some(_) => {}
-            None => {
-                let keys: Vec<&str> = GraphSetting::all().iter().map(|s| s.key()).collect();
-                let mut d = Diagnostic::new(
-                    Code::UnknownSetting,
-                    severity,
-                    format!("`{name}` is no graph-wide setting"),
-                )
-                .at(span.clone(), "no such key");
-                if let Some(near) =
-                    flagsplit_config::model::closest(&key.name, keys.iter().copied())
-                {
-                    d = d.note("help", format!("did you mean {near}?"));
-                }
-                diags.push(d.note("note", format!("the keys are {}", keys.join(", "))));
+        let valid = graph::name_problem(&key.name).is_none()
+            && key.name != "target"
+            && key.name != "config";
+        let read_by = if valid {
+            readers.read_by(&key.name)
+        } else {
+            Vec::new()
+        };
+        if valid && read_by.is_empty() {
+            match readers.near_kind(&key.name) {
+                Some(near) => diags.push(
+                    Diagnostic::new(
+                        Code::UnknownSetting,
+                        severity,
+                        format!("`{name}` is no setting any crate of this build reads"),
+                    )
+                    .at(span.clone(), "no such kind here")
+                    .note("help", format!("did you mean {near}?")),
+                ),
+                None => diags.push(
+                    unread(&format!("{name} = {value_text:?}"), &key.name)
+                        .at(span.clone(), "set here"),
+                ),
             }
+        } else if !valid {
+            let mut d = Diagnostic::new(
+                Code::UnknownSetting,
+                severity,
+                format!("`{name}` is no graph-wide setting"),
+            )
+            .at(span.clone(), "no such key");
+            let keys: Vec<&str> = readers
+                .keys
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "config")
+                .collect();
+            if let Some(near) = flagsplit_config::model::closest(&key.name, keys.iter().copied()) {
+                d = d.note("help", format!("did you mean {near}?"));
+            }
+            diags.push(d.note(
+                "note",
+                "a key is a kind's name (lowercase, words joined by `-`), `link` or `bundled`",
+            ));
         }
+        let key_name = valid.then(|| key.name.to_string());
         out.push(Setting {
             name,
             value: value_text,
             source: SettingSource::File,
             at: Some(span.at()),
-            key: setting.map(|s| s.key().to_string()),
+            key: key_name,
             read_by,
         });
     }
@@ -401,6 +482,8 @@ mod tests {
                 ("RUST_BACKEND_ZLIBB", "system"),
                 ("RUST_BACKEND_ZLIB", "system"),
                 ("RUST_BACKEND_TLS", "openssl"),
+                ("RUST_BACKEND_TSL", "openssl"),
+                ("RUST_BACKEND_tls", "openssl"),
                 ("PATH", "/bin"),
                 ("OPENSSL_NO_VENDOR", "1"),
             ]),
@@ -410,7 +493,7 @@ mod tests {
             Severity::Error,
         );
         let got = codes(&d);
-        assert_eq!(got.len(), 4, "{got:#?}");
+        assert_eq!(got.len(), 6, "{got:#?}");
         assert!(got.contains(&(
             "unknown-variable",
             "`TLS_A_TLS_PROVIDR` has tls-a's prefix, but tls-a reads no such variable".into()
@@ -419,20 +502,30 @@ mod tests {
             "unknown-variable",
             "`TL_A_TLS_PROVIDER` is no variable any crate of this build reads".into()
         )));
+        // Kinds are open: RUST_BACKEND_ZLIBB is a kind no crate here has, as RUST_BACKEND_ZLIB
+        // is; RUST_BACKEND_TSL is close to tls, which tls-a reads.
+        assert!(got.contains(&("unread-setting", "RUST_BACKEND_ZLIBB=system: no crate of this build has a facility of kind zlibb, so nothing reads it".into())));
         assert!(got.contains(&(
             "unknown-setting",
-            "`RUST_BACKEND_ZLIBB` is no graph-wide setting".into()
+            "`RUST_BACKEND_TSL` is no setting any crate of this build reads".into()
+        )));
+        assert!(got.contains(&(
+            "unknown-setting",
+            "`RUST_BACKEND_tls` is no graph-wide setting".into()
         )));
         assert!(got.contains(&("unread-setting", "RUST_BACKEND_ZLIB=system: no crate of this build has a facility of kind zlib, so nothing reads it".into())));
-        for d in &d {
+        for d in d
+            .iter()
+            .filter(|d| !d.message.starts_with("RUST_BACKEND_ZLIB="))
+        {
+            assert!(
+                d.notes
+                    .iter()
+                    .any(|(n, t)| n == "help" && t.starts_with("did you mean ")),
+                "{d:?}"
+            );
             if d.code != Code::UnreadSetting {
                 assert_eq!(d.severity, Severity::Error);
-                assert!(
-                    d.notes
-                        .iter()
-                        .any(|(n, t)| n == "help" && t.starts_with("did you mean ")),
-                    "{d:?}"
-                );
             }
         }
         let help = |code: Code, name: &str| {
@@ -450,8 +543,16 @@ mod tests {
             Some("did you mean TLS_A_TLS_PROVIDER?")
         );
         assert_eq!(
-            help(Code::UnknownSetting, "ZLIBB").as_deref(),
-            Some("did you mean RUST_BACKEND_ZLIB?")
+            help(Code::UnreadSetting, "ZLIBB").as_deref(),
+            Some("did you mean the well-known kind zlib?")
+        );
+        assert_eq!(
+            help(Code::UnknownSetting, "TSL").as_deref(),
+            Some("did you mean RUST_BACKEND_TLS?")
+        );
+        assert_eq!(
+            help(Code::UnknownSetting, "RUST_BACKEND_tls").as_deref(),
+            Some("did you mean RUST_BACKEND_TLS?")
         );
         let listed: Vec<(&str, Vec<String>)> = settings
             .iter()
@@ -526,12 +627,14 @@ mod tests {
         assert_eq!(s[2].at.as_deref(), Some("/b.toml:3:1"));
         let got = codes(&d);
         assert_eq!(got[0], ("unread-setting", "target.x86_64-unknown-linux-gnu.tls = \"openssl\": no crate of this build has a facility of kind tls, so nothing reads it".into()));
+        // Kinds are open: `tsl` is a kind no crate here has, close to the well-known tls.
+        assert_eq!(got[1], ("unread-setting", "target.x86_64-unknown-linux-gnu.tsl = \"integer\": no crate of this build has a facility of kind tsl, so nothing reads it".into()));
         assert_eq!(
-            got[1],
-            (
-                "unknown-setting",
-                "`target.x86_64-unknown-linux-gnu.tsl` is no graph-wide setting".into()
-            )
+            d[1].notes,
+            [(
+                "help".to_string(),
+                "did you mean the well-known kind tls?".to_string()
+            )]
         );
     }
 

@@ -167,13 +167,14 @@ pub enum ConfigError {
         /// The crate's own variable for the facility, which wins over the graph-wide setting.
         variable: String,
     },
-    /// A variable with the graph-wide prefix that is no graph-wide setting (a misspelt kind).
+    /// A graph-wide name close to one a table reads, seen by [`crate::check_environment`] (a build
+    /// script only warns: the name may be another crate's kind).
     UnknownGraphVariable {
         /// The name as set.
         name: String,
-        /// The valid names.
+        /// The well-known names.
         valid: Vec<String>,
-        /// The closest valid one.
+        /// The name meant.
         suggestion: Option<String>,
     },
     /// A graph-wide setting with a value it does not take.
@@ -184,15 +185,9 @@ pub enum ConfigError {
         name: String,
         /// The value.
         value: String,
-        /// The values it takes.
-        valid: &'static [&'static str],
-    },
-    /// A key of the graph-wide file that is no setting.
-    UnknownGraphKey {
-        /// Where.
-        at: FilePos,
-        /// The key.
-        key: String,
+        /// The values it takes (for a kind, those this crate's providers answer to, and the
+        /// well-known shared names of a well-known kind).
+        valid: Vec<&'static str>,
     },
     /// A `[target.<...>]` table whose name is neither a triple nor a valid `cfg(...)`.
     BadScope {
@@ -442,16 +437,15 @@ impl fmt::Display for ConfigError {
             } => {
                 writeln!(
                     f,
-                    "unknown graph-wide variable {name} in the build environment (the shell or .cargo/config.toml [env])"
+                    "graph-wide variable {name} in the build environment (the shell or .cargo/config.toml [env]) is close to one a crate reads, but no setting of it"
                 )?;
                 writeln!(
                     f,
-                    "  valid names: {} (all but {} also as <TARGET>_{}_...)",
+                    "  well-known names: {} (all but {} also as <TARGET>_{}_...); a crate's own kind is RUST_BACKEND_<KIND> too",
                     valid.join(", "),
                     crate::graph::CONFIG,
                     crate::graph::PREFIX
                 )?;
-                writeln!(f, "  kinds: {}", crate::graph::KINDS.join(", "))?;
                 if let Some(near) = suggestion {
                     writeln!(f, "  did you mean {near}?")?;
                 }
@@ -475,22 +469,6 @@ impl fmt::Display for ConfigError {
                     write!(f, "\n  did you mean {near}?")?;
                 }
                 Ok(())
-            }
-            ConfigError::UnknownGraphKey { at, key } => {
-                writeln!(f, "{at}: unknown key `{key}` in the graph-wide config file")?;
-                let keys: Vec<&str> = crate::graph::Setting::all()
-                    .into_iter()
-                    .map(|s| s.key())
-                    .collect();
-                writeln!(
-                    f,
-                    "  valid keys: {}, and [target.<triple or cfg(...)>] tables of them",
-                    keys.join(", ")
-                )?;
-                if let Some(near) = crate::model::closest(key, keys.iter().copied()) {
-                    writeln!(f, "  did you mean {near}?")?;
-                }
-                write!(f, "  fix: rename or remove `{key}`")
             }
             ConfigError::BadScope { at, text, reason } => {
                 writeln!(f, "{at}: [target.'{text}'] names no target: {reason}")?;

@@ -20,7 +20,6 @@ use toml_span::{Span, Value};
 
 use crate::cfgexpr::Scope;
 use crate::error::{ConfigError, FilePos, Requester};
-use crate::graph::Setting;
 use crate::model::{FileChoice, GraphEntry, Spec};
 
 /// Turns byte offsets into 1-based line and character columns.
@@ -257,57 +256,29 @@ fn facility_table(
     }
 }
 
-/// Parses and validates the graph-wide file ([`crate::graph`]): `key = "value"` entries, and
-/// `[target.<triple or cfg(...)>]` tables of them. Returns the valid entries and every error.
+/// Parses the graph-wide file ([`crate::graph`]): `key = "value"` entries, and
+/// `[target.<triple or cfg(...)>]` tables of them. Returns every entry with its place (which of
+/// them a crate reads, and their values, are the resolver's to check) and the file's own errors
+/// (syntax, scope tables).
 pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
     let lines = Lines { text, path };
     let mut entries = Vec::new();
     let mut errors = Vec::new();
     let format = "top-level `tls = \"openssl\"`, `link = \"static\"`, `bundled = \"deny\"` entries and [target.<triple or cfg(...)>] tables of them".to_string();
-    each_entry(&lines, format, &mut errors, |key, value, scope, errors| {
-        graph_entry(&lines, key, value, scope, &mut entries, errors);
-    });
-    (entries, errors)
-}
-
-fn graph_entry(
-    lines: &Lines<'_>,
-    key: &toml_span::value::Key<'_>,
-    value: &Value<'_>,
-    scope: &Scope,
-    entries: &mut Vec<GraphEntry>,
-    errors: &mut Vec<ConfigError>,
-) {
-    let Some(setting) = Setting::from_key(&key.name) else {
-        errors.push(ConfigError::UnknownGraphKey {
-            at: lines.at(key.span),
+    each_entry(&lines, format, &mut errors, |key, value, scope, _| {
+        let (value_text, at) = match value.as_ref() {
+            ValueInner::String(text) => (Ok(text.to_string()), lines.at_string(value.span)),
+            other => (Err(other.type_str()), lines.at(value.span)),
+        };
+        entries.push(GraphEntry {
             key: key.name.to_string(),
-        });
-        return;
-    };
-    let (ValueInner::String(text), at) = (value.as_ref(), lines.at_string(value.span)) else {
-        errors.push(ConfigError::BadGraphValue {
-            by: Requester::GraphFile(lines.at(value.span)),
-            name: setting.key().to_string(),
-            value: format!("({})", value.as_ref().type_str()),
-            valid: setting.values(),
-        });
-        return;
-    };
-    match setting.values().iter().find(|v| **v == *text) {
-        Some(valid) => entries.push(GraphEntry {
-            setting,
-            value: valid,
+            key_at: lines.at(key.span),
+            value: value_text,
             at,
             scope: scope.clone(),
-        }),
-        None => errors.push(ConfigError::BadGraphValue {
-            by: Requester::GraphFile(at),
-            name: setting.key().to_string(),
-            value: text.to_string(),
-            valid: setting.values(),
-        }),
-    }
+        });
+    });
+    (entries, errors)
 }
 
 /// The entries of a table in the order they appear in the file (errors are reported in file order).

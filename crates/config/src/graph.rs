@@ -3,10 +3,20 @@
 //!
 //! | Variable | Config-file key | Values | Does |
 //! |---|---|---|---|
-//! | `RUST_BACKEND_<KIND>` (`RUST_BACKEND_TLS`) | `tls = "openssl"` | a shared provider name ([`SHARED_PROVIDERS`]) | selects, in every facility of that kind ([`KINDS`]), the provider that answers to it |
+//! | `RUST_BACKEND_<KIND>` (`RUST_BACKEND_TLS`, `RUST_BACKEND_XZ`) | `tls = "openssl"` | a shared provider name | selects, in every facility of that kind, the provider that answers to it |
 //! | `RUST_BACKEND_LINK` | `link = "static"` | `static`, `dynamic` | how the C libraries found through this crate's finders link (a library's own `<LIB>_STATIC` wins) |
 //! | `RUST_BACKEND_BUNDLED` | `bundled = "deny"` | `deny`, `allow` | `deny`: a `-sys` crate that built its own copy of a C library fails the build |
 //! | `RUST_BACKEND_CONFIG` | | an absolute path | the graph-wide config file |
+//!
+//! **Kinds are open.** A facility may declare any kind whose name follows [`name_problem`]'s rule
+//! (lowercase letters and digits in words joined by `-`, not `link`, `bundled`, `config` or
+//! `target`): the name maps one-to-one to its variable (`sha1-unsafe` is
+//! `RUST_BACKEND_SHA1_UNSAFE`) and its file key. [`KINDS`] are the well-known ones, whose
+//! providers answer to the well-known [`SHARED_PROVIDERS`]; a crate's own kind has shared names of
+//! its own choosing, under the same rule. A build script reads only the kinds its facilities
+//! declare: another `RUST_BACKEND_*` name, a kind of some other crate or of none, is never an
+//! error there (a name close to one it reads is a warning); `cargo flagsplit` and
+//! `check_environment` look at the whole graph.
 //!
 //! Each variable but `RUST_BACKEND_CONFIG` has a target-scoped form,
 //! `<TARGET>_RUST_BACKEND_<...>` (`X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS`), which wins over the
@@ -18,9 +28,9 @@
 
 use crate::clib::target_prefixed;
 
-/// The kinds a facility may declare ([`crate::Facility::kind`]): one graph-wide setting per kind
-/// (`RUST_BACKEND_<KIND>`). New kinds are added in minor versions; a kind outside
-/// this list fails [`crate::Spec::check`], so every build script that reads the table rejects it.
+/// The well-known kinds: their providers answer to the well-known [`SHARED_PROVIDERS`], and a
+/// name near one of them gets a did-you-mean. Any other kind that follows [`name_problem`]'s rule
+/// is a crate's own ([`crate::Facility::kind`]).
 pub const KINDS: &[&str] = &[
     "tls",
     "sha1",
@@ -31,10 +41,12 @@ pub const KINDS: &[&str] = &[
     "zstd",
 ];
 
-/// The shared provider names a provider may answer to ([`crate::Provider::answers_to`]), the values of
-/// the graph-wide settings: `openssl` (OpenSSL's libraries), `rustls`, `system` (the system's
-/// own C library of that kind: zlib, libzstd), `pure-rust` (a Rust implementation, no C library),
-/// `zlib-ng`, `none` (the facility is left out).
+/// The well-known shared provider names, those a provider of a well-known kind answers to
+/// ([`crate::Provider::answers_to`]), the values of their graph-wide settings: `openssl`
+/// (OpenSSL's libraries), `rustls`, `system` (the system's own C library of that kind: zlib,
+/// libzstd), `pure-rust` (a Rust implementation, no C library), `zlib-ng`, `none` (the facility is
+/// left out). A provider of a crate's own kind answers to any name that follows
+/// [`name_problem`]'s rule.
 pub const SHARED_PROVIDERS: &[&str] = &[
     "openssl",
     "rustls",
@@ -44,17 +56,67 @@ pub const SHARED_PROVIDERS: &[&str] = &[
     "none",
 ];
 
+/// The names no kind may take: the other settings' keys, and `target`, the file's scope table.
+pub const RESERVED: &[&str] = &["link", "bundled", "config", "target"];
+
 /// The prefix of every graph-wide variable, without the trailing underscore.
 pub const PREFIX: &str = "RUST_BACKEND";
 
 /// The variable naming the graph-wide config file.
 pub const CONFIG: &str = "RUST_BACKEND_CONFIG";
 
-/// One graph-wide setting.
+/// Why `name` cannot be a kind or a shared provider name, or `None` when it can: one or more words
+/// of lowercase ASCII letters and digits, joined by single `-`, starting with a letter, at most 32
+/// characters (`sha1-unsafe`, `xz`, `pure-rust`). So a name and its variable's part
+/// (`SHA1_UNSAFE`) map one to one: no `_`, no capital, no `-` at either end or twice.
+pub fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("it is empty");
+    }
+    if name.len() > 32 {
+        return Some("it is longer than 32 characters");
+    }
+    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Some("it must start with a lowercase letter");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Some("only lowercase ASCII letters, digits and `-` may be in it");
+    }
+    if name.ends_with('-') || name.contains("--") {
+        return Some("a `-` must stand between two words");
+    }
+    None
+}
+
+/// The key (`sha1-unsafe`) a variable's part after `RUST_BACKEND_` (`SHA1_UNSAFE`) stands for, when
+/// it follows the rule.
+pub fn key_of(part: &str) -> Option<String> {
+    let key: String = part
+        .chars()
+        .map(|c| match c {
+            '_' => '-',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect();
+    let upper_only = part
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    (upper_only && name_problem(&key).is_none()).then_some(key)
+}
+
+/// The variable of the setting with file key `key` (`RUST_BACKEND_SHA1_UNSAFE`).
+pub fn variable_of(key: &str) -> String {
+    format!("{PREFIX}_{}", key.to_uppercase().replace('-', "_"))
+}
+
+/// One graph-wide setting a crate reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Setting {
-    /// The shared provider of a kind (`RUST_BACKEND_TLS`).
+    /// The shared provider of a kind (`RUST_BACKEND_TLS`): a well-known kind or a crate's own.
     Kind(&'static str),
     /// How C libraries link (`RUST_BACKEND_LINK`).
     Link,
@@ -68,7 +130,7 @@ pub const LINK_VALUES: &[&str] = &["static", "dynamic"];
 pub const BUNDLED_VALUES: &[&str] = &["deny", "allow"];
 
 impl Setting {
-    /// Every setting: one per kind, then link and bundled.
+    /// The well-known settings: one per well-known kind, then link and bundled.
     pub fn all() -> Vec<Setting> {
         KINDS
             .iter()
@@ -87,14 +149,14 @@ impl Setting {
         }
     }
 
-    /// The setting of file key `key`.
+    /// The well-known setting of file key `key` (a crate's own kind is its table's).
     pub fn from_key(key: &str) -> Option<Setting> {
         Setting::all().into_iter().find(|s| s.key() == key)
     }
 
     /// Its variable (`RUST_BACKEND_SHA1_UNSAFE`).
     pub fn variable(self) -> String {
-        format!("{PREFIX}_{}", self.key().to_uppercase().replace('-', "_"))
+        variable_of(self.key())
     }
 
     /// Its target-scoped variable for `triple` (`X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_TLS`).
@@ -102,17 +164,19 @@ impl Setting {
         target_prefixed(triple, &self.variable())
     }
 
-    /// The values it takes.
+    /// The values it takes, when they are a fixed set: link's and bundled's; a well-known kind's
+    /// [`SHARED_PROVIDERS`]; a crate's own kind has none here (its providers say).
     pub fn values(self) -> &'static [&'static str] {
         match self {
-            Setting::Kind(_) => SHARED_PROVIDERS,
+            Setting::Kind(kind) if KINDS.contains(&kind) => SHARED_PROVIDERS,
+            Setting::Kind(_) => &[],
             Setting::Link => LINK_VALUES,
             Setting::Bundled => BUNDLED_VALUES,
         }
     }
 }
 
-/// Every graph-wide variable name: the plain ones and [`CONFIG`].
+/// The well-known graph-wide variable names: the plain ones and [`CONFIG`].
 pub fn variable_names() -> Vec<String> {
     Setting::all()
         .into_iter()
@@ -121,33 +185,52 @@ pub fn variable_names() -> Vec<String> {
         .collect()
 }
 
-/// What a variable name that looks graph-wide is: `Ok(Some((setting, scoped)))`, `Ok(None)` for
-/// [`CONFIG`] or a name that is not graph-wide, `Err(())` for a name with the prefix that means
-/// nothing (a misspelt kind). A scoped name is recognised for `triples` only (the build's target
-/// and host): any other text before `_RUST_BACKEND_` may be another program's variable.
-#[allow(clippy::result_unit_err)]
-pub fn classify(name: &str, triples: &[&str]) -> Result<Option<(Setting, bool)>, ()> {
+/// What a graph-wide variable name is ([`classify`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Name {
+    /// [`CONFIG`].
+    Config,
+    /// A setting's variable: its file key (`tls`, `xz`, `link`), and whether it is the
+    /// target-scoped form.
+    Setting {
+        /// The file key.
+        key: String,
+        /// `<TARGET>_RUST_BACKEND_...`.
+        scoped: bool,
+    },
+    /// The prefix followed by no setting's name (`RUST_BACKEND_`, `RUST_BACKEND_tls`, a scoped
+    /// `RUST_BACKEND_CONFIG`).
+    Malformed,
+}
+
+/// What a variable name is to the graph-wide settings; `None` for a name that is not graph-wide.
+/// A scoped name is recognised for `triples` only (the build's target and host): any other text
+/// before `_RUST_BACKEND_` may be another program's variable.
+pub fn classify(name: &str, triples: &[&str]) -> Option<Name> {
     let plain = format!("{PREFIX}_");
     let (rest, scoped) = if let Some(rest) = name.strip_prefix(&plain) {
         (rest, false)
     } else {
-        let scoped = triples.iter().find_map(|t| {
+        let rest = triples.iter().find_map(|t| {
             name.strip_prefix(&target_prefixed(t, &plain))
                 .filter(|_| !t.is_empty())
-        });
-        match scoped {
-            Some(rest) => (rest, true),
-            None => return Ok(None),
-        }
+        })?;
+        (rest, true)
     };
-    if !scoped && rest == "CONFIG" {
-        return Ok(None);
+    if rest == "CONFIG" {
+        return Some(if scoped {
+            Name::Malformed
+        } else {
+            Name::Config
+        });
     }
-    Setting::all()
-        .into_iter()
-        .find(|s| s.variable()[plain.len()..] == *rest)
-        .map(|s| Some((s, scoped)))
-        .ok_or(())
+    Some(match key_of(rest) {
+        Some(key) if !RESERVED.contains(&key.as_str()) || key == "link" || key == "bundled" => {
+            Name::Setting { key, scoped }
+        }
+        _ => Name::Malformed,
+    })
 }
 
 #[cfg(test)]
@@ -168,31 +251,72 @@ mod tests {
         assert_eq!(Setting::from_key("bundled"), Some(Setting::Bundled));
         assert_eq!(Setting::from_key("tsl"), None);
         assert!(variable_names().contains(&"RUST_BACKEND_CONFIG".to_string()));
+        assert_eq!(Setting::Kind("xz").values(), &[] as &[&str]);
+        assert_eq!(Setting::Kind("zlib").values(), SHARED_PROVIDERS);
+    }
+
+    #[test]
+    fn the_name_rule() {
+        for good in ["xz", "sha1-unsafe", "blake3", "pure-rust", "a1-b2-c3"] {
+            assert_eq!(name_problem(good), None, "{good}");
+            assert_eq!(
+                key_of(&good.to_uppercase().replace('-', "_")).as_deref(),
+                Some(good)
+            );
+        }
+        for bad in [
+            "",
+            "Xz",
+            "x_z",
+            "1x",
+            "x-",
+            "x--z",
+            "-x",
+            "x.z",
+            &"x".repeat(33),
+        ] {
+            assert!(name_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(key_of("SHA1__UNSAFE"), None);
+        assert_eq!(key_of("tls"), None);
+        assert_eq!(variable_of("sha1-unsafe"), "RUST_BACKEND_SHA1_UNSAFE");
     }
 
     #[test]
     fn classify_names() {
-        let t = ["aarch64-unknown-linux-gnu", "x86_64-unknown-linux-gnu"];
-        assert_eq!(
-            classify("RUST_BACKEND_TLS", &t),
-            Ok(Some((Setting::Kind("tls"), false)))
-        );
+        let t = ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"];
+        let setting = |key: &str, scoped| {
+            Some(Name::Setting {
+                key: key.into(),
+                scoped,
+            })
+        };
+        assert_eq!(classify("RUST_BACKEND_TLS", &t), setting("tls", false));
         assert_eq!(
             classify("X86_64_UNKNOWN_LINUX_GNU_RUST_BACKEND_SHA1_UNSAFE", &t),
-            Ok(Some((Setting::Kind("sha1-unsafe"), true)))
+            setting("sha1-unsafe", true)
         );
-        assert_eq!(classify("RUST_BACKEND_CONFIG", &t), Ok(None));
-        assert_eq!(classify("RUST_BACKEND_TSL", &t), Err(()));
+        // Open kinds: any well-formed name, a kind of some crate or of none.
+        assert_eq!(classify("RUST_BACKEND_XZ", &t), setting("xz", false));
+        assert_eq!(
+            classify("RUST_BACKEND_NOSUCHKIND", &t),
+            setting("nosuchkind", false)
+        );
+        assert_eq!(classify("RUST_BACKEND_LINK", &t), setting("link", false));
+        assert_eq!(classify("RUST_BACKEND_CONFIG", &t), Some(Name::Config));
         assert_eq!(
             classify("AARCH64_UNKNOWN_LINUX_GNU_RUST_BACKEND_CONFIG", &t),
-            Err(())
+            Some(Name::Malformed)
         );
-        // Another triple's scoped name, or another program's variable: not ours to judge.
+        assert_eq!(classify("RUST_BACKEND_TARGET", &t), Some(Name::Malformed));
+        assert_eq!(classify("RUST_BACKEND_tls", &t), Some(Name::Malformed));
+        assert_eq!(classify("RUST_BACKEND_", &t), Some(Name::Malformed));
+        assert_eq!(classify("RUST_BACKEND_A__B", &t), Some(Name::Malformed));
         assert_eq!(
             classify("MIPS_UNKNOWN_LINUX_GNU_RUST_BACKEND_TSL", &t),
-            Ok(None)
+            None
         );
-        assert_eq!(classify("MY_BACKEND_URL", &t), Ok(None));
-        assert_eq!(classify("RUST_LOG", &t), Ok(None));
+        assert_eq!(classify("MY_BACKEND_URL", &t), None);
+        assert_eq!(classify("RUST_LOG", &t), None);
     }
 }

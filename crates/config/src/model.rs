@@ -459,6 +459,42 @@ impl Facility {
 }
 
 /// A problem with a name outside a vocabulary: the valid names, and the nearest one.
+/// Who sets the cfg `name` when it is one that rustc, Cargo or docs.rs set: rustc's well-known
+/// names (`--check-cfg`'s list, and every `target_*`), Cargo's `feature`, and docs.rs's `docsrs`.
+fn reserved_cfg(name: &str) -> Option<&'static str> {
+    const RUSTC: &[&str] = &[
+        "clippy",
+        "contract_checks",
+        "debug_assertions",
+        "doc",
+        "doctest",
+        "emscripten_wasm_eh",
+        "fmt_debug",
+        "miri",
+        "overflow_checks",
+        "panic",
+        "proc_macro",
+        "relocation_model",
+        "rustfmt",
+        "sanitize",
+        "sanitizer_cfi_generalize_pointers",
+        "sanitizer_cfi_normalize_integers",
+        "test",
+        "ub_checks",
+        "unix",
+        "windows",
+    ];
+    if RUSTC.contains(&name) || name.starts_with("target_") {
+        Some("rustc")
+    } else if name == "feature" {
+        Some("Cargo")
+    } else if name == "docsrs" {
+        Some("docs.rs")
+    } else {
+        None
+    }
+}
+
 fn vocabulary_problem(headline: &str, name: &str, vocabulary: &[&str]) -> String {
     let mut text = format!("{headline} (valid: {})", vocabulary.join(", "));
     if let Some(near) = closest(name, vocabulary.iter().copied()) {
@@ -682,12 +718,18 @@ impl Spec {
                         .to_string(),
                 );
             }
+            let well_known = f.kind.map_or(false, |k| KINDS.contains(&k));
             if let Some(kind) = f.kind {
-                if !KINDS.contains(&kind) {
-                    problems.push(vocabulary_problem(
-                        &format!("{}: kind `{kind}` is not a known kind", f.name),
-                        kind,
-                        KINDS,
+                if let Some(why) = crate::graph::name_problem(kind) {
+                    problems.push(format!(
+                        "{}: kind `{kind}` is not a kind's name: {why} (lowercase letters and digits, words joined by `-`: `xz`, `sha1-unsafe`)",
+                        f.name
+                    ));
+                } else if crate::graph::RESERVED.contains(&kind) {
+                    problems.push(format!(
+                        "{}: kind `{kind}` is reserved ({} are the graph-wide file's other keys)",
+                        f.name,
+                        crate::graph::RESERVED.join(", ")
                     ));
                 }
             }
@@ -696,14 +738,23 @@ impl Spec {
                     Some(shared) => shared,
                     None => continue,
                 };
-                if !SHARED_PROVIDERS.contains(&shared) {
+                if well_known && !SHARED_PROVIDERS.contains(&shared) {
+                    // A well-known kind's providers answer to the well-known names, so that one
+                    // setting means the same for every crate of that kind.
                     problems.push(vocabulary_problem(
                         &format!(
-                            "{}: provider {} answers to `{shared}`, not a shared provider name",
-                            f.name, p.name
+                            "{}: provider {} answers to `{shared}`, not a shared provider name of the well-known kind {}",
+                            f.name,
+                            p.name,
+                            f.kind.unwrap_or_default()
                         ),
                         shared,
                         SHARED_PROVIDERS,
+                    ));
+                } else if let Some(why) = crate::graph::name_problem(shared) {
+                    problems.push(format!(
+                        "{}: provider {} answers to `{shared}`, not a shared provider name: {why}",
+                        f.name, p.name
                     ));
                 }
                 if f.kind.is_none() {
@@ -721,6 +772,23 @@ impl Spec {
                         f.name, q.name, p.name
                     ));
                 }
+            }
+        }
+        // The cfgs the build script sets: one per provider feature, one per facility.
+        let cfgs = self
+            .features()
+            .into_iter()
+            .map(|f| (format!("feature `{f}`"), f.replace('-', "_")))
+            .chain(
+                self.facilities
+                    .iter()
+                    .map(|f| (format!("facility {}", f.name), self.cfg_name(f))),
+            );
+        for (what, cfg) in cfgs {
+            if let Some(owner) = reserved_cfg(&cfg) {
+                problems.push(format!(
+                    "{what}: its cfg `{cfg}` is {owner}'s: a build that sets it changes code that tests it (`#[cfg({cfg})]`); rename it"
+                ));
             }
         }
         let graph = format!("{}_", crate::graph::PREFIX);
@@ -782,14 +850,16 @@ pub(crate) struct FileChoice {
     pub(crate) scope: crate::cfgexpr::Scope,
 }
 
-/// One valid `key = "value"` entry of the graph-wide config file.
+/// One `key = value` entry of the graph-wide config file, as written.
 #[cfg(feature = "resolve")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct GraphEntry {
-    /// The setting.
-    pub(crate) setting: crate::graph::Setting,
-    /// Its value (one of the setting's values).
-    pub(crate) value: &'static str,
+    /// The key (`tls`, `xz`, `link`, or a misspelling).
+    pub(crate) key: String,
+    /// Where the key is.
+    pub(crate) key_at: FilePos,
+    /// Its value, or the TOML type of a value that is no string.
+    pub(crate) value: Result<String, &'static str>,
     /// Where the value is.
     pub(crate) at: FilePos,
     /// The targets it applies to.
@@ -1024,6 +1094,9 @@ pub struct Selection {
     pub link: Option<PolicyChoice>,
     /// The graph-wide policy on bundled copies (`RUST_BACKEND_BUNDLED`): `deny` or `allow`.
     pub bundled: Option<PolicyChoice>,
+    /// What the resolver noticed that is no error: a graph-wide name close to one this crate reads
+    /// (`RUST_BACKEND_TSL` beside a tls facility). A build script prints each as a warning.
+    pub warnings: Vec<String>,
 }
 
 /// The value of a graph-wide policy setting, and who set it.
@@ -1077,6 +1150,7 @@ impl Selection {
             choices,
             link: None,
             bundled: None,
+            warnings: Vec::new(),
         }
     }
 

@@ -275,7 +275,8 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 
     // 3. The graph-wide variables and file, every one checked.
-    let graph = graph_settings(inputs, &mut errors);
+    let mut warnings = Vec::new();
+    let graph = graph_settings(inputs, &mut errors, &mut warnings);
 
     // 4. Precedence, then the feature check on what takes effect.
     let mut choices: Vec<Choice> = spec
@@ -309,7 +310,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
                 .and_then(|kind| graph.get(&Setting::Kind(kind)))
                 .cloned()
             {
-                match facility.answering(shared) {
+                match facility.answering(&shared) {
                     Some(provider) => Some((by, provider, origin)),
                     None => {
                         errors.push(ConfigError::GraphUnmet {
@@ -345,19 +346,19 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     }
 
     if errors.is_empty() {
-        let policy = |setting| {
-            graph
-                .get(&setting)
-                .map(
-                    |(value, _, origin): &(&'static str, Requester, Origin)| PolicyChoice {
-                        value,
-                        origin: origin.clone(),
-                    },
-                )
+        // Link's and bundled's values were checked against their fixed sets.
+        let policy = |setting: Setting| {
+            let (value, _, origin) = graph.get(&setting)?;
+            let value = setting.values().iter().find(|v| **v == value.as_str())?;
+            Some(PolicyChoice {
+                value,
+                origin: origin.clone(),
+            })
         };
         let mut selection = Selection::new(spec, choices);
         selection.link = policy(Setting::Link);
         selection.bundled = policy(Setting::Bundled);
+        selection.warnings = warnings.iter().map(NearMiss::warning).collect();
         Ok(selection)
     } else {
         Err(Errors(errors))
@@ -401,42 +402,133 @@ fn most_specific<'a, T>(
     best
 }
 
-type GraphValue = (&'static str, Requester, Origin);
+type GraphValue = (String, Requester, Origin);
 
-/// Whether the crate reads `setting` ([`Inputs::graph_reads`]).
-fn reads(inputs: &Inputs, setting: Setting) -> bool {
-    inputs
-        .graph_reads
-        .as_ref()
-        .map_or(true, |r| r.contains(&setting))
+/// The graph-wide settings the crate reads ([`Inputs::graph_reads`]; by default, its own kinds,
+/// the well-known kinds, link and bundled).
+fn read_settings(inputs: &Inputs) -> Vec<Setting> {
+    match &inputs.graph_reads {
+        Some(reads) => reads.clone(),
+        None => {
+            let mut all = Setting::all();
+            for kind in inputs.spec.facilities.iter().filter_map(|f| f.kind) {
+                if !all.contains(&Setting::Kind(kind)) {
+                    all.push(Setting::Kind(kind));
+                }
+            }
+            all
+        }
+    }
 }
 
-/// Every graph-wide setting that applies to this build, with who set it; each variable and the
-/// file checked (a misspelt name or value is an error in every crate that reads them).
-fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Setting, GraphValue> {
+/// The values a setting the crate reads takes here: link's and bundled's; for a kind, the shared
+/// names its providers answer to, and a well-known kind's well-known names.
+fn setting_values(spec: &Spec, setting: Setting) -> Vec<&'static str> {
+    let mut values: Vec<&'static str> = setting.values().to_vec();
+    if let Setting::Kind(kind) = setting {
+        for f in spec.facilities.iter().filter(|f| f.kind == Some(kind)) {
+            for shared in f.providers.iter().filter_map(|p| p.answers_to) {
+                if !values.contains(&shared) {
+                    values.push(shared);
+                }
+            }
+        }
+    }
+    values
+}
+
+/// A value of a setting the crate reads: one it knows, or, for a kind, any name a provider of
+/// another crate could answer to (none of this crate's facilities does: the resolver says so);
+/// a name near a value it knows is taken for a misspelling.
+fn checked_value(
+    spec: &Spec,
+    setting: Setting,
+    name: &str,
+    value: &str,
+    by: &Requester,
+    errors: &mut Vec<ConfigError>,
+) -> Option<String> {
+    let valid = setting_values(spec, setting);
+    // A crate's own kind takes any shared name (another crate of the kind may answer to it); a
+    // well-known kind, link and bundled take their fixed sets.
+    let open = matches!(setting, Setting::Kind(k) if !crate::graph::KINDS.contains(&k));
+    let near = crate::model::closest(value, valid.iter().copied());
+    let taken = valid.contains(&value)
+        || (open && near.is_none() && crate::graph::name_problem(value).is_none());
+    if taken {
+        return Some(value.to_string());
+    }
+    errors.push(ConfigError::BadGraphValue {
+        by: by.clone(),
+        name: name.to_string(),
+        value: value.to_string(),
+        valid,
+    });
+    None
+}
+
+/// A graph-wide name this crate does not read that is close to one it does: `name` (a variable,
+/// or `FILE:LINE:COL: key` of the graph-wide file), and the variable `meant`.
+struct NearMiss {
+    name: String,
+    meant: String,
+}
+
+impl NearMiss {
+    /// For a setting's key (`tsl`) the crate does not read: the nearest kind it reads.
+    fn of_key(name: &str, key: &str, reads: &[Setting]) -> Option<NearMiss> {
+        let kinds: Vec<&str> = reads.iter().map(|s| s.key()).collect();
+        let near = crate::model::closest(key, kinds.iter().copied())?;
+        Some(NearMiss {
+            name: name.to_string(),
+            meant: crate::graph::variable_of(near),
+        })
+    }
+
+    /// The build script's warning.
+    fn warning(&self) -> String {
+        format!(
+            "{} is no graph-wide setting this crate reads: did you mean {}? (a kind no crate of the build has is ignored; `cargo flagsplit` checks every name of the build)",
+            self.name, self.meant
+        )
+    }
+}
+
+/// Every graph-wide setting that applies to this build, with who set it. A setting the crate reads
+/// with a bad value is an error; a name it does not read is no error here (another crate's kind,
+/// or none's), only a warning in `warnings` when it is close to one it reads.
+fn graph_settings(
+    inputs: &Inputs,
+    errors: &mut Vec<ConfigError>,
+    warnings: &mut Vec<NearMiss>,
+) -> BTreeMap<Setting, GraphValue> {
+    let spec = inputs.spec;
     let triples = [inputs.target.as_str(), inputs.host.as_str()];
+    let reads = read_settings(inputs);
     let mut plain: BTreeMap<Setting, GraphValue> = BTreeMap::new();
     let mut scoped: BTreeMap<Setting, GraphValue> = BTreeMap::new();
     for (name, value) in &inputs.graph_env {
-        let (setting, is_scoped) = match crate::graph::classify(name, &triples) {
-            Ok(Some(found)) => found,
-            Ok(None) => continue,
-            Err(()) => {
-                let valid = crate::graph::variable_names();
-                let suggestion = nearest_variable(name, valid.iter().cloned());
-                errors.push(ConfigError::UnknownGraphVariable {
-                    name: name.clone(),
-                    valid,
-                    suggestion,
-                });
+        let (key, is_scoped) = match crate::graph::classify(name, &triples) {
+            Some(crate::graph::Name::Setting { key, scoped }) => (key, scoped),
+            Some(crate::graph::Name::Malformed) => {
+                let names: Vec<String> = reads.iter().map(|s| s.variable()).collect();
+                if let Some(meant) = nearest_variable(name, names) {
+                    warnings.push(NearMiss {
+                        name: name.clone(),
+                        meant,
+                    });
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let setting = match reads.iter().copied().find(|s| s.key() == key) {
+            Some(setting) => setting,
+            None => {
+                warnings.extend(NearMiss::of_key(name, &key, &reads));
                 continue;
             }
         };
-        if !reads(inputs, setting) {
-            // Another crate's setting: its name was checked above, its value is that crate's to
-            // check (this build script does not record it, so it would not rerun on a fix).
-            continue;
-        }
         let value = match value {
             Some(v) => v,
             None => {
@@ -444,31 +536,17 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
                 continue;
             }
         };
-        let valid = match setting.values().iter().find(|v| **v == value.as_str()) {
-            Some(valid) => *valid,
-            None => {
-                errors.push(ConfigError::BadGraphValue {
-                    by: Requester::Graph(name.clone()),
-                    name: name.clone(),
-                    value: value.clone(),
-                    valid: setting.values(),
-                });
-                continue;
-            }
+        let by = Requester::Graph(name.clone());
+        let valid = match checked_value(spec, setting, name, value, &by, errors) {
+            Some(valid) => valid,
+            None => continue,
         };
         // Only this target's scoped names select (the host's are checked, not applied).
         if is_scoped && *name != setting.target_variable(&inputs.target) {
             continue;
         }
         let slot = if is_scoped { &mut scoped } else { &mut plain };
-        slot.insert(
-            setting,
-            (
-                valid,
-                Requester::Graph(name.clone()),
-                Origin::Graph(name.clone()),
-            ),
-        );
+        slot.insert(setting, (valid, by, Origin::Graph(name.clone())));
     }
     let mut from_file: BTreeMap<Setting, GraphValue> = BTreeMap::new();
     if let Some(input) = &inputs.graph_file {
@@ -482,15 +560,39 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
             Ok(text) => {
                 let (entries, file_errors) = parse_graph_file(input, text);
                 errors.extend(file_errors);
-                for setting in Setting::all().into_iter().filter(|s| reads(inputs, *s)) {
-                    let mine: Vec<GraphEntry> = entries
-                        .iter()
-                        .filter(|e| e.setting == setting)
-                        .cloned()
-                        .collect();
-                    if let Some(e) = most_specific(
+                for e in &entries {
+                    if !reads.iter().any(|s| s.key() == e.key) {
+                        let at = format!("{}: `{}`", e.key_at, e.key);
+                        warnings.extend(NearMiss::of_key(&at, &e.key, &reads));
+                    }
+                }
+                for &setting in &reads {
+                    let mut mine: Vec<(String, &GraphEntry)> = Vec::new();
+                    for e in entries.iter().filter(|e| e.key == setting.key()) {
+                        let by = Requester::GraphFile(e.at.clone());
+                        let text = match &e.value {
+                            Ok(text) => text.clone(),
+                            Err(type_name) => format!("({type_name})"),
+                        };
+                        let value = match &e.value {
+                            Ok(_) => checked_value(spec, setting, &e.key, &text, &by, errors),
+                            Err(_) => {
+                                errors.push(ConfigError::BadGraphValue {
+                                    by,
+                                    name: e.key.clone(),
+                                    value: text,
+                                    valid: setting_values(spec, setting),
+                                });
+                                None
+                            }
+                        };
+                        if let Some(v) = value {
+                            mine.push((v, e));
+                        }
+                    }
+                    if let Some((value, e)) = most_specific(
                         &mine,
-                        |e| (&e.scope, &e.at, e.value),
+                        |(v, e)| (&e.scope, &e.at, v.as_str()),
                         inputs,
                         setting.key(),
                         errors,
@@ -502,7 +604,7 @@ fn graph_settings(inputs: &Inputs, errors: &mut Vec<ConfigError>) -> BTreeMap<Se
                         };
                         from_file.insert(
                             setting,
-                            (e.value, Requester::GraphFile(e.at.clone()), origin),
+                            (value.clone(), Requester::GraphFile(e.at.clone()), origin),
                         );
                     }
                 }
@@ -557,7 +659,7 @@ pub fn unknown_variables<'a>(
 /// // with flagsplit-config a dev-dependency (feature `resolve`, a default one).
 /// flagsplit_config::check_environment(&[&SPEC]).unwrap();
 /// ```
-pub fn check_environment(specs: &[&Spec]) -> Result<(), Errors> {
+pub fn check_environment(specs: &[&'static Spec]) -> Result<(), Errors> {
     let vars: Vec<(String, Option<String>)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok())))
         .collect();
@@ -565,14 +667,29 @@ pub fn check_environment(specs: &[&Spec]) -> Result<(), Errors> {
         .iter()
         .flat_map(|spec| unknown_variables(spec, vars.iter().map(|(n, _)| n.as_str())))
         .collect();
-    // The graph-wide names and values (the plain forms: a test knows no target triple).
-    static NO_TABLE: Spec = Spec::library("the environment", "", "");
-    let mut inputs = Inputs::new(&NO_TABLE);
-    inputs.graph_env = vars
+    // The graph-wide names and values (the plain forms: a test knows no target triple), as each
+    // table reads them; a name close to one a table reads is an error here, where the whole
+    // environment is seen.
+    let graph_env: BTreeMap<String, Option<String>> = vars
         .into_iter()
         .filter(|(name, _)| name.starts_with(&format!("{}_", crate::graph::PREFIX)))
         .collect();
-    graph_settings(&inputs, &mut errors);
+    let mut misses: Vec<NearMiss> = Vec::new();
+    for spec in specs {
+        let mut inputs = Inputs::new(spec);
+        inputs.graph_env = graph_env.clone();
+        graph_settings(&inputs, &mut errors, &mut misses);
+    }
+    misses.sort_by(|a, b| (&a.name, &a.meant).cmp(&(&b.name, &b.meant)));
+    misses.dedup_by(|a, b| a.name == b.name);
+    for m in misses {
+        let valid = crate::graph::variable_names();
+        errors.push(ConfigError::UnknownGraphVariable {
+            name: m.name,
+            valid,
+            suggestion: Some(m.meant),
+        });
+    }
     if errors.is_empty() {
         Ok(())
     } else {
@@ -1181,19 +1298,28 @@ mod tests {
     }
 
     #[test]
-    fn misspelt_graph_wide_names_and_values_list_the_valid_ones() {
-        let e = graph_run(&[], &[], &[("RUST_BACKEND_TSL", "openssl")], None, X86)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("unknown graph-wide variable RUST_BACKEND_TSL"),
-            "{e}"
+    fn misspelt_graph_wide_names_warn_and_values_list_the_valid_ones() {
+        // A name the crate does not read is no error (another crate's kind, or none's); close to
+        // one it reads, a warning.
+        let sel = graph_run(&[], &[], &[("RUST_BACKEND_TSL", "openssl")], None, X86).unwrap();
+        assert_eq!(
+            sel.warnings,
+            [
+                "RUST_BACKEND_TSL is no graph-wide setting this crate reads: did you mean RUST_BACKEND_TLS? (a kind no crate of the build has is ignored; `cargo flagsplit` checks every name of the build)"
+            ]
         );
-        assert!(
-            e.contains("kinds: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd"),
-            "{e}"
-        );
-        assert!(e.contains("did you mean RUST_BACKEND_TLS?"), "{e}");
+        let sel = graph_run(
+            &[],
+            &[],
+            &[
+                ("RUST_BACKEND_NOSUCHKIND", "system"),
+                ("RUST_BACKEND_BLAKE3", "portable"),
+            ],
+            None,
+            X86,
+        )
+        .unwrap();
+        assert!(sel.warnings.is_empty(), "{:?}", sel.warnings);
         let e = graph_run(&[], &[], &[("RUST_BACKEND_TLS", "opensll")], None, X86)
             .unwrap_err()
             .to_string();
@@ -1235,17 +1361,26 @@ mod tests {
             sel.link.unwrap().origin,
             Origin::Graph("RUST_BACKEND_LINK".into())
         );
+        // `tsl`, close to a kind the crate reads, is a warning; `xz`, a kind of none of its
+        // facilities, nothing.
+        let sel = graph_run(
+            &[],
+            &[],
+            &[],
+            Some("tsl = \"openssl\"\nxz = \"system\"\n"),
+            X86,
+        )
+        .unwrap();
+        assert_eq!(
+            sel.warnings,
+            [
+                "/etc/backends.toml:1:1: `tsl` is no graph-wide setting this crate reads: did you mean RUST_BACKEND_TLS? (a kind no crate of the build has is ignored; `cargo flagsplit` checks every name of the build)"
+            ]
+        );
         let bad = "tsl = \"openssl\"\ntls = 1\n[target.linux]\ntls = \"none\"\n[target.'cfg(unix)']\nzlib = \"system\"\n[target.'cfg(target_arch = \"x86_64\")']\nzlib = \"pure-rust\"\n";
         let e = graph_run(&[], &[], &[], Some(bad), X86).unwrap_err();
         let text = e.to_string();
-        assert_eq!(e.0.len(), 4, "{text}");
-        assert!(
-            text.contains(
-                "/etc/backends.toml:1:1: unknown key `tsl` in the graph-wide config file"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("did you mean tls?"), "{text}");
+        assert_eq!(e.0.len(), 3, "{text}");
         assert!(
             text.contains("/etc/backends.toml:2:7: tls = \"(integer)\""),
             "{text}"
@@ -1307,7 +1442,8 @@ mod tests {
             sel.get("tls").origin.to_string(),
             "graph-wide RUST_BACKEND_TLS"
         );
-        // Read, the bad value is an error; a misspelt name is one in every crate.
+        // Read, the bad value is an error; a misspelt name is a warning where it is close to a
+        // name the crate reads.
         inputs.graph_reads = None;
         assert!(
             resolve(&inputs)
@@ -1319,12 +1455,8 @@ mod tests {
         inputs
             .graph_env
             .insert("RUST_BACKEND_TSL".into(), Some("none".into()));
-        assert!(
-            resolve(&inputs)
-                .unwrap_err()
-                .to_string()
-                .starts_with("unknown graph-wide variable RUST_BACKEND_TSL")
-        );
+        let sel = resolve(&inputs).unwrap();
+        assert!(sel.warnings[0].starts_with("RUST_BACKEND_TSL is no graph-wide setting this crate reads: did you mean RUST_BACKEND_TLS?"));
     }
 
     #[test]

@@ -251,7 +251,7 @@ impl Build {
             self.env.var(&setting.variable());
         }
         for (name, value) in all {
-            if graph::classify(name, &[target, host]) != Ok(None) {
+            if graph::classify(name, &[target, host]).is_some() {
                 vars.insert(name.clone(), value.clone());
             }
         }
@@ -417,6 +417,9 @@ impl Build {
         };
         match result {
             Ok(resolved) => {
+                for line in &resolved.selection.warnings {
+                    warning(line);
+                }
                 match self.unselected(&resolved) {
                     Ok(warnings) => {
                         for line in warnings {
@@ -975,7 +978,7 @@ mod tests {
     }
 
     #[test]
-    fn kinds_and_shared_names_come_from_the_vocabulary() {
+    fn kinds_are_open_and_names_follow_the_rule() {
         use crate::{Facility, Provider};
         static BAD: Spec = Spec::library("bad", "RUST", "bad").facilities(&[
             Facility::new(
@@ -987,21 +990,35 @@ mod tests {
                     Provider::new("b", "B", "b").answers_to("opensll"),
                 ],
             )
-            .kind("tsl"),
+            .kind("tls"),
             Facility::new(
                 "target",
                 "T",
                 "t",
                 &[Provider::new("c", "C", "c").answers_to("none")],
             ),
+            Facility::new(
+                "xz",
+                "XZ",
+                "xz",
+                &[
+                    Provider::new("d", "D", "d").answers_to("Pure_Rust"),
+                    Provider::new("e", "E", "e").feature("test"),
+                ],
+            )
+            .kind("x_z"),
+            Facility::new("os", "OS", "os", &[Provider::new("f", "F", "f")]).kind("link"),
         ]);
         let problems = BAD.check().unwrap_err();
         for expected in [
-            "tls: kind `tsl` is not a known kind (valid: tls, sha1, sha1-unsafe, sha256, md5, zlib, zstd); did you mean tls?",
-            "tls: provider a answers to `opensll`, not a shared provider name (valid: openssl, rustls, system, pure-rust, zlib-ng, none); did you mean openssl?",
+            "tls: provider a answers to `opensll`, not a shared provider name of the well-known kind tls (valid: openssl, rustls, system, pure-rust, zlib-ng, none); did you mean openssl?",
             "tls: providers a and b both answer to `opensll`",
             "a facility may not be named `target`",
             "target: provider c answers to `none`, but the facility declares no kind (Facility::kind)",
+            "xz: kind `x_z` is not a kind's name: only lowercase ASCII letters, digits and `-` may be in it",
+            "xz: provider d answers to `Pure_Rust`, not a shared provider name: it must start with a lowercase letter",
+            "feature `test`: its cfg `test` is rustc's: a build that sets it changes code that tests it (`#[cfg(test)]`); rename it",
+            "os: kind `link` is reserved",
             "prefix RUST shares a prefix with the graph-wide settings' RUST_BACKEND_: choose another",
         ] {
             assert!(
@@ -1009,6 +1026,21 @@ mod tests {
                 "{expected}\nnot in:\n{problems}"
             );
         }
+        // A crate's own kind, with shared names of its own.
+        static XZ: Spec = Spec::library("xz-lib", "XZ_LIB", "xz_lib").facilities(&[Facility::new(
+            "decompress",
+            "XZ",
+            "xz",
+            &[
+                Provider::new("lzma-rs", "LZMA_RS", "pure Rust").answers_to("pure-rust"),
+                Provider::new("liblzma", "LIBLZMA", "the system's")
+                    .feature("system")
+                    .answers_to("system"),
+                Provider::new("xz2", "XZ2", "another").answers_to("xz2-crate"),
+            ],
+        )
+        .kind("xz")]);
+        assert_eq!(XZ.check(), Ok(()));
         assert_eq!(DEMO.check(), Ok(()));
     }
 
