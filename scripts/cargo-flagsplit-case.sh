@@ -161,7 +161,7 @@ lines a "tls-a v0.1.0 (library, $host)" "tls-b v0.1.0 (library, $host)" "zlib-c 
 	"└── inflate (kind zlib): pure-rust, from default" "    compiled: pure-rust, system (unselected)" "app (executable)"
 lacks a "settings:" "libssl"
 st=0; gw a-json -- --json || st=$?; status_is a-json 0 $st
-json a-json "schema 2, a report, three crates, the target copies" 'd["schema"] == 2 and d["command"] == "report" and d["outcome"] == "reported" and sorted(c["name"] for c in r["crates"]) == ["tls-a", "tls-b", "zlib-c"] and all(c["build"] == "target" for c in r["crates"])'
+json a-json "schema 2, a report, four crates, the target copies" 'd["schema"] == 2 and d["command"] == "report" and d["outcome"] == "reported" and sorted(c["name"] for c in r["crates"]) == ["tls-a", "tls-b", "xz-d", "zlib-c"] and all(c["build"] == "target" for c in r["crates"])'
 json a-json "tls none, inflate pure-rust, from default" 'all(f["selected"] == "none" and f["origin_kind"] == "default" for f in fac("tls-a") + fac("tls-b")) and fac("zlib-c")[0]["selected"] == "pure-rust"'
 json a-json "no settings, no diagnostics" 'r["settings"] == [] and d["diagnostics"] == []'
 needed_is a-json app "$CARGO_TARGET_DIR/debug/app"
@@ -177,6 +177,18 @@ json b-json "the setting, read by both" 'r["settings"] == [{"name": "RUST_BACKEN
 json b-json "libssl and libcrypto dynamic, linked by tls-a and tls-b, found by them with pkg-config" 'all(l["link"] == "dynamic" and not l["bundled"] and sorted(b["package"] for b in l["linked_by"]) == ["tls-a", "tls-b"] and len(l["found_by"]) == 2 for n in ("ssl", "crypto") for l in lib("app", n))'
 needed_is b-json app "$CARGO_TARGET_DIR/debug/app"
 
+note "a kind of a library's own (xz-d's xz), and settings of kinds no crate has"
+st=0; gw xz ${G}_XZ=system ${G}_BLAKE3=portable ${G}_NOSUCHKIND=system || st=$?; status_is xz 0 $st
+lines xz "xz-d v0.1.0 (library, $host)" "├── decompress (kind xz): liblzma, from graph-wide ${G}_XZ" "│   compiled: none, liblzma" \
+	"└── libraries: liblzma $(pkg-config --modversion liblzma), dynamic, located by pkg-config (liblzma)"
+has xz "liblzma.so.5: dynamic, linked by xz-d v0.1.0 (rustc-link-lib=lzma)"
+has xz.err "warning[unread-setting]: ${G}_BLAKE3=portable: no crate of this build has a facility of kind blake3, so nothing reads it" \
+	"warning[unread-setting]: ${G}_NOSUCHKIND=system: no crate of this build has a facility of kind nosuchkind, so nothing reads it"
+st=0; gw xz-json ${G}_XZ=system -- --json || st=$?; status_is xz-json 0 $st
+json xz-json "xz-d's facility of kind xz, from RUST_BACKEND_XZ; the setting read by xz-d" '[(f["kind"], f["selected"], f["origin_kind"]) for f in fac("xz-d")] == [("xz", "liblzma", "graph-variable")] and {"name": "RUST_BACKEND_XZ", "value": "system", "source": "environment", "at": None, "key": "xz", "read_by": ["xz-d"]} in r["settings"]'
+st=0; fs root-open-kinds "$root" ${G}_BLAKE3=portable ${G}_NOSUCHKIND=system -- --locked --offline || st=$?; status_is root-open-kinds 0 $st
+has root-open-kinds.err "warning[unread-setting]: ${G}_BLAKE3=portable" "warning[unread-setting]: ${G}_NOSUCHKIND=system"
+
 note "check: a [[deny]] broken by ${G}_TLS=openssl, holding without it; a [[libraries]] rule"
 printf '[[deny]]\nshared = "openssl"\nkind = "tls"\nreason = "TLS through rustls only"\n' >"$work/deny.toml"
 st=0; gw deny ${G}_TLS=openssl -- check --policy "$work/deny.toml" || st=$?; status_is deny 1 $st
@@ -184,7 +196,7 @@ lines deny.err 'error[denied-provider]: tls-a v0.1.0: facility `tls` (kind tls) 
 	'error[denied-provider]: tls-b v0.1.0: facility `tls` (kind tls) selects openssl, which the policy denies' \
 	"2* --> $work/deny.toml:2:10" '2*2 | shared = "openssl"' "2*  |          ^^^^^^^^^ denied here" \
 	"2*  = origin: graph-wide ${G}_TLS (graph-variable)" "2*  = reason: TLS through rustls only" \
-	"policy $work/deny.toml: broken: 2 error(s), 0 warning(s) (1 rule(s), 3 crate(s), 1 executable(s))"
+	"policy $work/deny.toml: broken: 2 error(s), 0 warning(s) (1 rule(s), 4 crate(s), 1 executable(s))"
 has deny.err "= fix: ${G}_TLS chose it for every facility of kind tls: change or unset it, or set TLS_A_TLS_PROVIDER=<one of: none> for this crate alone"
 [ -s "$log/deny" ] && fail "deny: something on standard output" || pass "deny: every diagnostic on standard error"
 st=0; gw deny-json ${G}_TLS=openssl -- --json check --policy "$work/deny.toml" || st=$?; status_is deny-json 1 $st
@@ -196,7 +208,7 @@ has libssl.err 'error[library-not-allowed]: executable `app` carries libssl (dyn
 	"= carried: NEEDED libssl.so.3" "= linked by: tls-a v0.1.0's build script (rustc-link-lib=ssl)" \
 	"= selected by: tls-a v0.1.0: \`tls\` = openssl (from graph-wide ${G}_TLS (graph-variable))"
 st=0; gw deny-unset -- check --policy "$work/deny.toml" || st=$?; status_is deny-unset 0 $st
-has deny-unset.err "policy $work/deny.toml: holds (1 rule(s), 3 crate(s), 1 executable(s); 0 warning(s))"
+has deny-unset.err "policy $work/deny.toml: holds (1 rule(s), 4 crate(s), 1 executable(s); 0 warning(s))"
 st=0; gw libssl-unset -- check --policy "$work/libssl.toml" || st=$?; status_is libssl-unset 0 $st
 has libssl-unset.err 'warning[absent-name]: `library = "libssl"` matches nothing in this build: no executable of this build carries libssl'
 st=0; gw libssl-unset-D -- check --policy "$work/libssl.toml" -D warnings || st=$?; status_is libssl-unset-D 1 $st
@@ -235,7 +247,7 @@ fresh=$(python3 -c 'import json,sys; m=[json.loads(l) for l in open(sys.argv[1])
 st=0; fs misspelt "$app" ${G}_ZLIBB=system -- --manifest-path "$ws/Cargo.toml" --locked --offline check --policy "$work/deny.toml" || st=$?; status_is misspelt 1 $st
 has misspelt.err "error[unknown-variable]: \`TLS_A_TLS_PROVIDR\` has tls-a's prefix, but tls-a reads no such variable" \
 	" --> $app/.cargo/config.toml:3:1" "= help: did you mean TLS_A_TLS_PROVIDER?" \
-	"error[unknown-setting]: \`${G}_ZLIBB\` is no graph-wide setting" "= help: did you mean ${G}_ZLIB?" \
+	"error[unknown-setting]: \`${G}_ZLIBB\` is no setting any crate of this build reads" "= help: did you mean ${G}_ZLIB?" \
 	"policy $work/deny.toml: broken: 2 error(s), 0 warning(s)"
 lacks misspelt.err "TLS_B_TLS_PROVIDER"
 # In a report the same names are warnings; a name close to a crate's with its prefix misspelt too.
@@ -258,7 +270,7 @@ st=0; (cd "$root" && CARGO=$work/cargo-stub cargo-flagsplit flagsplit --manifest
 	--json -- --quiet) >"$log/flags" 2>"$log/flags.err" || st=$?; status_is flags 0 $st
 has cargo-args "build --message-format=json-render-diagnostics --manifest-path $ws/Cargo.toml --exclude zlib-c --profile ci --bin app --target-dir $work/td --jobs 1 --config profile.ci.inherits=\"dev\" --workspace --locked --offline --quiet" \
 	"metadata --format-version 1 --no-deps --manifest-path $ws/Cargo.toml --config profile.ci.inherits=\"dev\" --locked --offline" \
-	"metadata --format-version 1 --features tls-a/openssl,tls-b/openssl,zlib-c/system --no-default-features --manifest-path $ws/Cargo.toml --config profile.ci.inherits=\"dev\" --locked --offline --filter-platform $host"
+	"metadata --format-version 1 --features tls-a/openssl,tls-b/openssl,xz-d/system,zlib-c/system --no-default-features --manifest-path $ws/Cargo.toml --config profile.ci.inherits=\"dev\" --locked --offline --filter-platform $host"
 json flags "app built with the ci profile into the --target-dir" "exe('app')['path'] == '$work/td/ci/app'"
 
 note "(d) --target $host: tls-a twice, both selected by ${HOST}_${G}_TLS"
@@ -474,7 +486,7 @@ st=0; fs messages-env "$root" -- check --policy packaging/policy.toml --messages
 lacks messages-env.err "environment-not-checked"
 printf '%s\0' ${G}_TLSS=rustls HOME=/root >"$msgs/env-typo"
 st=0; fs messages-env-typo "$root" -- check --policy packaging/policy.toml --messages "$msgs/default.json" --build-env "$msgs/env-typo" || st=$?; status_is messages-env-typo 1 $st
-has messages-env-typo.err "error[unknown-setting]: \`${G}_TLSS\` is no graph-wide setting" "did you mean ${G}_TLS?"
+has messages-env-typo.err "error[unknown-setting]: \`${G}_TLSS\` is no setting any crate of this build reads" "did you mean ${G}_TLS?"
 printf '[1,2,3]\n' >"$msgs/array.json"
 head -c "$(($(stat -c %s "$msgs/default.json") / 2))" "$msgs/default.json" >"$msgs/half.json"
 head -n "$(($(wc -l <"$msgs/default.json") - 1))" "$msgs/default.json" >"$msgs/cut.json"
@@ -490,7 +502,7 @@ has messages-other.err "package(s) that are not in the workspace of $root/Cargo.
 # root) included.
 (cd "$root" && cargo build --manifest-path "$ws/Cargo.toml" --locked --offline --message-format=json-render-diagnostics >"$msgs/graph.json" 2>/dev/null) || fail "messages: graph workspace build"
 st=0; fs messages-graph "$root" -- check --policy "$work/deny.toml" --messages "$msgs/graph.json" --manifest-path "$ws/Cargo.toml" || st=$?; status_is messages-graph 0 $st
-has messages-graph.err "policy $work/deny.toml: holds (1 rule(s), 3 crate(s), 1 executable(s)"
+has messages-graph.err "policy $work/deny.toml: holds (1 rule(s), 4 crate(s), 1 executable(s)"
 # The sys-workspace's messages hold against their own workspace (--manifest-path).
 st=0; fs messages-sys "$root" -- check --policy "$work/libssl.toml" --messages "$msgs/other.json" --manifest-path "$sys/Cargo.toml" || st=$?; status_is messages-sys 1 $st
 has messages-sys.err 'error[library-not-allowed]: executable `tls` carries libssl'

@@ -128,6 +128,16 @@ expect_zlib() {
 	expect "$1" zlib-c "inflate-provider: $2 (from $3)" "compiled: $2" "$use"
 }
 
+# expect_xz NAME PROVIDER ORIGIN — the xz-d section (a kind of its own)
+expect_xz() {
+	local use
+	case $2 in
+	none) use='~^use: no \.xz decoder in this build' ;;
+	liblzma) use='~^use: decompressed "hello, xz\\n" with liblzma 5\.' ;;
+	esac
+	expect "$1" xz-d "decompress-provider: $2 (from $3)" "compiled: $2" "$use"
+}
+
 # expect_needed NAME BIN [+LIB | -LIB]... — NEEDED has (+) or lacks (-) an entry starting with LIB
 expect_needed() {
 	local name=$1 bin=$2 libs want ok=1
@@ -177,8 +187,9 @@ if built a; then
 	output a "$B"
 	expect_tls a none default
 	expect_zlib a pure-rust default
-	expect_needed a "$B" -libssl -libcrypto -libz
-	for lib in tls-a tls-b zlib-c; do
+	expect_xz a none default
+	expect_needed a "$B" -libssl -libcrypto -libz -liblzma
+	for lib in tls-a tls-b zlib-c xz-d; do
 		grep -qE "^warning: $lib@0\.1\.0: .*nothing selects it" "$log/a" && pass "a: $lib warns: $(grep -m1 -oE "^warning: $lib@0\.1\.0: feature [^:]*" "$log/a")" || fail "a: no 'nothing selects it' warning from $lib"
 	done
 	lacks a "error:"
@@ -217,6 +228,31 @@ if built c ${G}_TLS=openssl TLS_B_TLS_PROVIDER=none; then
 	expect_tls c none TLS_B_TLS_PROVIDER tls-b
 	expect_zlib c pure-rust default
 	expect_needed c "$B" +libssl.so.3
+fi
+
+note "a kind of a library's own, xz (xz-d, liblzma): its ${G}_XZ, its target-scoped form, its file key"
+if built xz ${G}_XZ=system; then
+	output xz "$B"
+	expect_xz xz liblzma "graph-wide ${G}_XZ"
+	expect_needed xz "$B" +liblzma.so -libssl
+	# Only xz-d reads RUST_BACKEND_XZ.
+	expect_runs xz zlib-c 0
+fi
+if built xz-scoped ${G}_XZ=none "${HOST}_${G}_XZ=system" "${OTHER}_${G}_XZ=none"; then
+	output xz-scoped "$B"
+	expect_xz xz-scoped liblzma "graph-wide ${HOST}_${G}_XZ"
+fi
+printf '[target.%s]\nxz = "system"\n' "$host" >"$work/xz.toml"
+if built xz-file ${G}_CONFIG="$work/xz.toml"; then
+	output xz-file "$B"
+	expect_xz xz-file liblzma "graph-wide $work/xz.toml:2:6"
+fi
+if fails xz-unmet ${G}_XZ=pure-rust; then
+	has xz-unmet "error: xz-d@0.1.0: ${G}_XZ=pure-rust selects pure-rust for every xz facility in the build, but xz-d's decompress has no provider that answers to pure-rust"
+fi
+if built xz-unset; then
+	output xz-unset "$B"
+	expect_xz xz-unset none default
 fi
 
 note "target-scoped forms beat plain ones: <HOST>_${G}_TLS over ${G}_TLS, <HOST>_TLS_B_TLS_PROVIDER over TLS_B_TLS_PROVIDER"
@@ -340,7 +376,7 @@ if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --excl
 	mkdir -p "$copy/.cargo"
 	cp -r "$ws/app/src" "$ws/app/build.rs" "$copy/"
 	cp "$ws/Cargo.lock" "$copy/"
-	sed -E -e "s|^(tls-[ab]) = \\{ path = \"\\.\\./|\\1 = { path = \"$ws/|" \
+	sed -E -e "s|^(tls-[ab]) = \\{ path = \"\\.\\./|\\1 = { path = \"$ws/|" -e "s|^(xz-d) = \\{ path = \"\\.\\./|\\1 = { path = \"$ws/|" \
 		-e 's|^zlib-c = \{ path = "[^"]*", |zlib-c = { |' "$ws/app/Cargo.toml" >"$copy/Cargo.toml"
 	printf '\n[workspace]\n' >>"$copy/Cargo.toml"
 	printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >"$copy/.cargo/config.toml"

@@ -23,7 +23,7 @@
 #
 # It installs what the tests need when run as root (Debian/Ubuntu, apt-get): pkg-config,
 # libssl-dev, zlib1g-dev (the system zlib provider, examples/inflate), libzstd-dev and zstd
-# (examples/zstd), rustc and cargo (Debian's 1.63, for scripts/msrv.sh), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
+# (examples/zstd), liblzma-dev (tests/graph-workspace's xz-d), rustc and cargo (Debian's 1.63, for scripts/msrv.sh), cmake (zlib-ng's build), dovecot-imapd, git, binutils, valgrind, and
 # groff/man-db/zsh/fish for checking the generated man pages and completions, chromium (with
 # fonts-dejavu-core) for rendering `flagsplit report`'s page, and dpkg-dev/debhelper/lintian/rpm/
 # makepkg/pacman-package-manager/libarchive-tools/bash-completion for scripts/packages.sh.
@@ -67,7 +67,7 @@ if [ "$quick" = true ]; then
 fi
 
 # --- 1. what the tests need -------------------------------------------------------------------
-packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools bash-completion)
+packages=(pkg-config libssl-dev zlib1g-dev libzstd-dev liblzma-dev zstd rustc cargo openssl perl make cmake dovecot-imapd socat git binutils gcc coreutils valgrind groff-base man-db zsh fish python3 chromium fonts-dejavu-core dpkg-dev debhelper lintian rpm makepkg pacman-package-manager libarchive-tools bash-completion)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -93,6 +93,7 @@ done
 pkg-config --exists openssl 2>/dev/null || absent+=("openssl.pc (libssl-dev)")
 pkg-config --exists zlib 2>/dev/null || absent+=("zlib.pc (zlib1g-dev)")
 pkg-config --exists libzstd 2>/dev/null || absent+=("libzstd.pc (libzstd-dev)")
+pkg-config --exists liblzma 2>/dev/null || absent+=("liblzma.pc (liblzma-dev)")
 if [ ${#absent[@]} -gt 0 ]; then
 	if [ "$ci" = true ]; then
 		die "CI=true and these are missing: ${absent[*]}"
