@@ -2,26 +2,33 @@
 # The graph-wide case: tests/graph-workspace is a workspace of its own with two libraries whose
 # facility `tls` is of kind `tls` (tls-a, tls-b: `none` by default, or `openssl`, libssl found,
 # probed and linked by flagsplit-config with no -sys crate), one whose facility `inflate` is of
-# kind `zlib` (zlib-c: `pure-rust` by default, or `system`, zlib through libz-sys), and an
-# application (app) that turns every provider feature on and has tls-a as a build-dependency
-# too. The graph-wide settings (RUST_BACKEND_*, flagsplit-config 0.4) select for every library at
-# once; each check is shown by what the application prints (each library's build options in a
-# section, `[tls-a (build script's copy)]` for the host copy) and links (`readelf -d` NEEDED):
+# kind `zlib` (zlib-c: `pure-rust` by default, or `system`, zlib through libz-sys), one whose
+# facility `decompress` is of a kind of its own, `xz` (xz-d: `none` by default, or `liblzma`), and
+# an application (app) that turns every provider feature on and has tls-a as a build-dependency
+# too. The graph-wide settings (RUST_BACKEND_*) select for every library at once; each check is
+# shown by what the application prints (each library's build options in a section,
+# `[tls-a (build script's copy)]` for the host copy) and links (`readelf -d` NEEDED):
 #
-# - (a) nothing set: the defaults, no libssl and no libz in NEEDED;
+# - (a) nothing set: the defaults, no libssl, libz or liblzma in NEEDED;
 # - (b) RUST_BACKEND_TLS=openssl: both TLS libraries, libssl.so.3 in NEEDED; (c) a library's own
 #   variable beats it; target-scoped forms beat plain ones (graph-wide and the crate's own);
+# - a kind of a library's own: RUST_BACKEND_XZ, its target-scoped form and the file's `xz` select
+#   liblzma; without liblzma-dev (LZMA_NO_PKG_CONFIG=1, lzma.h hidden) the missing header is named;
 # - rebuilds exact: another RUST_BACKEND_TLS reruns tls-a's and tls-b's build scripts, not zlib-c's;
-# - misspelt kinds and shared provider names fail, listing the valid ones; so does a graph-wide
-#   selection that a library cannot meet (no provider answers to it, or its feature is off);
+# - open kinds: a kind no crate has changes nothing, one close to a kind read is a warning; a
+#   misspelt shared provider name fails, listing the valid ones; so does a graph-wide selection that
+#   a library cannot meet (no provider answers to it, or its feature is off);
 # - RUST_BACKEND_CONFIG (a graph-wide file, top level and [target.'cfg(...)'] / [target.<triple>]);
 # - (d) `--target <host>`: tls-a built twice (host copy for app's build script, target copy),
 #   both selected by <HOST>_RUST_BACKEND_TLS; another triple's variable changes nothing;
 # - (e) RUST_BACKEND_BUNDLED=deny refuses libz-sys's bundled zlib (LIBZ_SYS_STATIC=1);
-# - (f) RUST_BACKEND_LINK=static: no libssl/libcrypto in NEEDED, and the binary runs;
+# - (f) RUST_BACKEND_LINK=static: no libssl/libcrypto in NEEDED, and the binary runs; against
+#   libz-sys, which decides itself, static and dynamic each fail naming the switch for that way,
+#   and following it builds;
 # - no silent default: zlib-c packaged (`cargo package`) and built from a directory source, its
 #   `system` feature on and nothing selecting: an error in Cargo's default output; selecting
-#   `pure-rust` (the default) explicitly builds.
+#   `pure-rust` (the default) explicitly builds; without zlib1g-dev, libz-sys's own copy standing
+#   in for the system zlib is an error there too, until LIBZ_SYS_STATIC=1 asks for it.
 #
 # Usage: scripts/graph-case.sh
 # Target directory: target/graph-case; scratch files (logs, backends.toml, the directory source
@@ -74,6 +81,22 @@ built() {
 fails() {
 	build "$@" && { fail "$1: the build succeeded"; return 1; }
 	pass "$1: the build failed"
+}
+
+# hidden NAME LIB DIR [VAR=...]... -- CARGO ARGS... — `cargo ARGS` in DIR as on a machine without
+# LIB's development files (scripts/lib/hide-lib.sh: root and a private mount namespace), output in
+# $log/NAME; its status, 77 when that cannot be done here (a loud skip, a failure with CI=true)
+hidden() {
+	local name=$1 lib=$2 dir=$3 st=0
+	shift 3
+	local vars=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	"$root/scripts/lib/hide-lib.sh" "$lib" env -C "$dir" "${vars[@]}" cargo "$@" >"$log/$name" 2>&1 || st=$?
+	if [ "$st" = 77 ]; then
+		if [ "${CI:-false}" = true ]; then fail "$name: CI=true and $(tail -1 "$log/$name")"; else echo "SKIPPED: $name: $(tail -1 "$log/$name")"; fi
+	fi
+	return "$st"
 }
 
 # output NAME BIN — runs BIN (which must exit 0) into $log/NAME.out
@@ -250,6 +273,14 @@ fi
 if fails xz-unmet ${G}_XZ=pure-rust; then
 	has xz-unmet "error: xz-d@0.1.0: ${G}_XZ=pure-rust selects pure-rust for every xz facility in the build, but xz-d's decompress has no provider that answers to pure-rust"
 fi
+# Without liblzma-dev and with pkg-config set aside, the header that is missing is named.
+st=0; hidden xz-no-header lzma "$ws" ${G}_XZ=system LZMA_NO_PKG_CONFIG=1 -- build --locked --offline || st=$?
+case $st in
+0) fail "xz-no-header: built without lzma.h" ;;
+77) ;;
+*) has xz-no-header "error: xz-d@0.1.0: " "liblzma's header lzma.h was not found (searched the C compiler's default directories)" "apt-get install liblzma-dev"
+	lacks xz-no-header "version could not be read" ;;
+esac
 if built xz-unset; then
 	output xz-unset "$B"
 	expect_xz xz-unset none default
@@ -321,8 +352,22 @@ if built static ${G}_TLS=openssl ${G}_LINK=static; then
 fi
 # A library linked by its -sys crate obeys that crate's switches: the policy does not switch it
 # silently, it stops the build naming the switch.
+# Each way, the fix names the switch for the linking asked for, and following it builds.
 if fails static-sys ${G}_ZLIB=system ${G}_LINK=static; then
-	has static-sys "error: zlib-c@0.1.0: ${G}_LINK=static asks for static linking, but libz-sys links zlib dynamically, and it decides" "LIBZ_SYS_STATIC=1"
+	has static-sys "error: zlib-c@0.1.0: ${G}_LINK=static asks for static linking, but libz-sys links zlib dynamically, and it decides" \
+		"fix: set libz-sys's own switch for static linking: LIBZ_SYS_STATIC=1"
+	lacks static-sys "or or"
+fi
+if built static-sys-fixed ${G}_ZLIB=system ${G}_LINK=static LIBZ_SYS_STATIC=1; then
+	output static-sys-fixed "$B"
+	expect static-sys-fixed zlib-c "~^zlib-build: .*\(static\)$"
+fi
+if fails dynamic-sys ${G}_ZLIB=system ${G}_LINK=dynamic LIBZ_SYS_STATIC=1; then
+	has dynamic-sys "${G}_LINK=dynamic asks for dynamic linking, but libz-sys links zlib statically" \
+		"fix: set libz-sys's own switch for dynamic linking: unset LIBZ_SYS_STATIC or set it to 0"
+fi
+if built dynamic-sys-fixed ${G}_ZLIB=system ${G}_LINK=dynamic LIBZ_SYS_STATIC=0; then
+	expect_needed dynamic-sys-fixed "$B" +libz.so.1
 fi
 
 note "(e) ${G}_ZLIB=system, and ${G}_BUNDLED=deny against libz-sys's bundled zlib"
@@ -411,6 +456,28 @@ if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --excl
 			fail "$name: $how=pure-rust does not build"
 		fi
 	done
+	# Without zlib1g-dev, libz-sys builds its own copy for zlib-c's `system` provider: from a
+	# directory source, whose warnings Cargo shows to no one, that stops the build with both ways
+	# out; asking for the copy (LIBZ_SYS_STATIC=1) builds.
+	run_cargo clean-libz "$copy" -- clean --offline -p libz-sys || { cat "$log/clean-libz"; fail "cargo clean -p libz-sys in the copy"; }
+	st=0; hidden bundled-unasked zlib "$copy" ZLIB_C_INFLATE_PROVIDER=system -- build --offline || st=$?
+	case $st in
+	0) fail "bundled-unasked: built with libz-sys's own copy, unasked" ;;
+	77) ;;
+	*) has bundled-unasked "error: zlib-c@0.1.0: libz-sys built its own copy of zlib (it found no system zlib)" \
+		"zlib-c comes from a registry or git, whose build warnings Cargo shows to no one, so the substitution stops the build" \
+		"fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config" \
+		"or, if the copy is wanted, say so: LIBZ_SYS_STATIC=1"
+		st=0; hidden bundled-asked zlib "$copy" ZLIB_C_INFLATE_PROVIDER=system LIBZ_SYS_STATIC=1 -- build --offline || st=$?
+		if [ "$st" = 0 ]; then
+			pass "bundled-asked: LIBZ_SYS_STATIC=1, as the fix says, builds"
+			output bundled-asked "$B"
+			expect bundled-asked zlib-c "~^zlib-build: .*built by it.*\(static\)$"
+		else
+			cat "$log/bundled-asked"
+			fail "bundled-asked: LIBZ_SYS_STATIC=1 does not build"
+		fi ;;
+	esac
 else
 	cat "$log/package" "$log/package-config" "$log/vendor" 2>/dev/null || true
 	fail "cargo package or cargo vendor failed"

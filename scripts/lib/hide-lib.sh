@@ -3,7 +3,8 @@
 # development files are not installed, leaving its run-time files (libzstd.so.1, libcrypto.so.3)
 # in place, as they are on a machine that has the library but not its -dev package.
 #
-# LIBRARY is `zstd` (libzstd-dev) or `openssl` (libssl-dev). In a private mount namespace
+# LIBRARY is `zstd` (libzstd-dev), `openssl` (libssl-dev), `zlib` (zlib1g-dev) or `lzma`
+# (liblzma-dev). In a private mount namespace
 # (`unshare -m`: nothing outside it changes), /usr/include and /usr/lib/<multiarch> are each
 # covered by an overlay whose upper directory holds whiteouts for the headers (a whole directory
 # for OpenSSL's), the pkg-config files (.pc) and the link-time names (the `.so` symlinks and the
@@ -13,7 +14,7 @@
 # Needs root and overlayfs. Exits 77 (with the reason) when either is missing, so that callers can
 # skip loudly or fail with CI=true.
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: scripts/lib/hide-lib.sh zstd|openssl COMMAND [ARG...]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: scripts/lib/hide-lib.sh zstd|openssl|zlib|lzma COMMAND [ARG...]" >&2; exit 2; }
 library=$1
 shift
 [ "$(id -u)" = 0 ] || { echo "hide-lib.sh: needs root (a private mount namespace)" >&2; exit 77; }
@@ -29,7 +30,13 @@ openssl)
 	hide=(/usr/include/openssl "/usr/include/$multiarch/openssl"
 		"$libdir/libssl.so" "$libdir/libssl.a" "$libdir/libcrypto.so" "$libdir/libcrypto.a"
 		"$libdir/pkgconfig/openssl.pc" "$libdir/pkgconfig/libssl.pc" "$libdir/pkgconfig/libcrypto.pc") ;;
-*) echo "hide-lib.sh: unknown library '$library' (zstd, openssl)" >&2; exit 2 ;;
+zlib)
+	hide=(/usr/include/zlib.h /usr/include/zconf.h
+		"$libdir/libz.so" "$libdir/libz.a" "$libdir/pkgconfig/zlib.pc") ;;
+lzma)
+	hide=(/usr/include/lzma.h /usr/include/lzma
+		"$libdir/liblzma.so" "$libdir/liblzma.a" "$libdir/pkgconfig/liblzma.pc") ;;
+*) echo "hide-lib.sh: unknown library '$library' (zstd, openssl, zlib, lzma)" >&2; exit 2 ;;
 esac
 
 scratch=$(mktemp -d)

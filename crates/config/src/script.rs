@@ -623,6 +623,7 @@ impl Build {
                 .zip(link_by.as_deref())
                 .map(|(p, by)| (p.value, by)),
             deny_bundled: selection.bundled.as_ref().filter(|p| p.value == "deny"),
+            own_copy_is_error: self.is_non_local(),
         };
         let mut probed = Probed::default();
         for library in self.libraries() {

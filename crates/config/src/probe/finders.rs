@@ -79,8 +79,14 @@ impl Finder for SysCrate {
         if only_archives {
             found.link_mode = LinkMode::Static;
         }
-        let link = switches(self.sys_crate).link;
-        link_policy_check(&found, cx, library, self.sys_crate, link)?;
+        let sw = switches(self.sys_crate);
+        link_policy_check(
+            &found,
+            cx,
+            library,
+            self.sys_crate,
+            (sw.link_static, sw.link_dynamic),
+        )?;
         Ok(found)
     }
 }
@@ -89,14 +95,17 @@ impl Finder for SysCrate {
 struct Switches {
     /// What makes it use the system's library rather than build its own copy.
     system: &'static str,
-    /// What makes it link statically or dynamically.
-    link: &'static str,
+    /// What makes it link statically.
+    link_static: &'static str,
+    /// What makes it link dynamically.
+    link_dynamic: &'static str,
 }
 
 fn switches(sys_crate: &str) -> Switches {
     known_switches(sys_crate).unwrap_or(Switches {
         system: "see its documentation",
-        link: "see its documentation",
+        link_static: "see its documentation",
+        link_dynamic: "see its documentation",
     })
 }
 
@@ -104,15 +113,18 @@ fn known_switches(sys_crate: &str) -> Option<Switches> {
     Some(match sys_crate {
         "libz-sys" => Switches {
             system: "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature",
-            link: "LIBZ_SYS_STATIC=1 (it then builds and links its bundled zlib), or LIBZ_SYS_STATIC=0 and the system's shared library",
+            link_static: "LIBZ_SYS_STATIC=1 (it then builds its bundled zlib and links it statically)",
+            link_dynamic: "unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature (it then links the system's shared zlib)",
         },
         "zstd-sys" => Switches {
             system: "ZSTD_SYS_USE_PKG_CONFIG=1",
-            link: "its `pkg-config` feature off (its bundled, static build), or on with ZSTD_SYS_USE_PKG_CONFIG=1",
+            link_static: "turn off its `pkg-config` feature (its bundled, static build)",
+            link_dynamic: "turn on its `pkg-config` feature and set ZSTD_SYS_USE_PKG_CONFIG=1",
         },
         "openssl-sys" => Switches {
             system: "OPENSSL_NO_VENDOR=1",
-            link: "see its documentation",
+            link_static: "OPENSSL_STATIC=1",
+            link_dynamic: "unset OPENSSL_STATIC or set it to 0",
         },
         _ => return None,
     })
@@ -128,12 +140,14 @@ pub fn system_switch(sys_crate: &str) -> Option<&'static str> {
 /// A library linked by its `-sys` crate (not by this crate's directives) obeys that crate's own
 /// switches, not `RUST_BACKEND_LINK`: when the two disagree the build stops, naming the switch,
 /// rather than link otherwise than asked.
+/// `switches`: what makes that crate link statically, and dynamically; the fix names the one the
+/// policy asks for.
 pub(crate) fn link_policy_check(
     found: &Found,
     cx: &FindContext<'_>,
     library: &Library,
     sys_crate: &str,
-    switch: &str,
+    switches: (&str, &str),
 ) -> Result<(), Message> {
     let (value, by) = match cx.link_policy {
         Some(policy) => policy,
@@ -152,9 +166,12 @@ pub(crate) fn link_policy_check(
         "{by} asks for {value} linking, but {sys_crate} links {} {how}, and it decides: this crate's link policy applies only to libraries it links itself",
         library.name
     ))
-    .fix(format!("set {sys_crate}'s own switch: {switch}"))
     .fix(format!(
-        "or scope the policy: a library's own variables win, and a target-scoped {} applies to one target only",
+        "set {sys_crate}'s own switch for {value} linking: {}",
+        if value == "static" { switches.0 } else { switches.1 }
+    ))
+    .fix(format!(
+        "scope the policy: a library's own variables win, and a target-scoped {} applies to one target only",
         crate::graph::Setting::Link.variable()
     )))
 }
@@ -197,7 +214,10 @@ impl Finder for PkgConfig {
                     cx,
                     library,
                     "its -sys crate",
-                    "see that crate's documentation for static linking",
+                    (
+                        "see that crate's documentation",
+                        "see that crate's documentation",
+                    ),
                 )?;
                 Ok(found)
             }

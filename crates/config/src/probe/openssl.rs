@@ -77,7 +77,10 @@ impl Finder for OpensslSys {
                     cx,
                     library,
                     "openssl-sys",
-                    "OPENSSL_STATIC=1 (with OPENSSL_DIR or OPENSSL_LIB_DIR where its archives are), or unset OPENSSL_STATIC",
+                    (
+                        "OPENSSL_STATIC=1 (with OPENSSL_DIR or OPENSSL_LIB_DIR where its archives are)",
+                        "unset OPENSSL_STATIC or set it to 0",
+                    ),
                 )?;
                 Ok(found)
             }

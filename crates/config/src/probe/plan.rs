@@ -56,9 +56,28 @@ pub(crate) fn locate_with(
                 .preprocess(&version_program(header, macros), &found.include_dirs)
                 .and_then(|out| version_from_preprocessed(&out)),
         };
-        let verdict = match &version {
-            Some(v) => check.judge(library.name, v, who),
-            None => Err(format!(
+        let verdict = match (&version, check.read.0) {
+            (Some(v), _) => check.judge(library.name, v, who),
+            // The header itself may be what is missing: say that, not that a macro is.
+            (None, VersionSource::Macros { header, .. })
+                if env
+                    .preprocess(&format!("#include <{header}>\n"), &found.include_dirs)
+                    .is_none() =>
+            {
+                let searched = if found.include_dirs.is_empty() {
+                    "the C compiler's default directories".to_string()
+                } else {
+                    format!(
+                        "{}, and the C compiler's default directories",
+                        found.include_dirs.join(", ")
+                    )
+                };
+                Err(format!(
+                    "{}'s header {header} was not found (searched {searched}), so nothing of {} can be compiled",
+                    library.name, library.name
+                ))
+            }
+            (None, _) => Err(format!(
                 "{}'s version could not be read ({}), so the minimum {} cannot be checked",
                 library.name, check.read, check.minimum
             )),

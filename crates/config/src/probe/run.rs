@@ -159,6 +159,14 @@ pub(crate) fn setup(
     for w in &found.warnings {
         crate::directive::warning(w);
     }
+    let own_copy_unasked = found.own_copy
+        && !library
+            .own_copy_asked_by
+            .iter()
+            .any(|v| env.var(v).is_some());
+    if own_copy_unasked && policy.own_copy_is_error {
+        return Err(own_copy_message(library, &found, who, true));
+    }
     let mut probes: Vec<(&Need, Vec<String>)> = Vec::new();
     for need in needs {
         let args = probe_args(need.probe, &found, &list_dir)
@@ -205,13 +213,8 @@ pub(crate) fn setup(
             println!("{line}");
         }
     }
-    if found.own_copy
-        && !library
-            .own_copy_asked_by
-            .iter()
-            .any(|v| env.var(v).is_some())
-    {
-        crate::directive::warning(&own_copy_warning(library, &found));
+    if own_copy_unasked {
+        crate::directive::warning(&own_copy_message(library, &found, who, false));
     }
     Ok(LibraryFound {
         library: library.name,
@@ -254,6 +257,9 @@ fn install_lines(library: &Library) -> String {
 pub(crate) struct Policy<'a> {
     pub(crate) link: Option<(&'a str, &'a str)>,
     pub(crate) deny_bundled: Option<&'a crate::PolicyChoice>,
+    /// A copy the `-sys` crate built unasked is an error, not a warning: the crate is non-local
+    /// (`Build::is_non_local`), whose warnings Cargo shows to no one.
+    pub(crate) own_copy_is_error: bool,
 }
 
 /// The build error for a copy of `library` built from source under `RUST_BACKEND_BUNDLED=deny`.
@@ -270,22 +276,24 @@ pub(crate) fn bundled_message(
         library.name,
         denied.source("bundled")
     )];
-    lines.push(format!("  fix: {switch}"));
-    if !install.is_empty() {
+    if install.is_empty() {
+        lines.push(format!("  fix: {switch}"));
+    } else {
         lines.push(format!(
-            "  fix: install {}'s development files ({install})",
+            "  fix: {switch}, with {}'s development files installed ({install})",
             library.name
         ));
     }
     lines.push(format!(
-        "  fix: or allow bundled copies: {}",
+        "  or allow bundled copies: {}",
         denied.undo("bundled", "allow")
     ));
     lines.join("\n")
 }
 
-/// The warning for a copy of `library` that its `-sys` crate built although nobody asked.
-pub(crate) fn own_copy_warning(library: &Library, found: &Found) -> String {
+/// The warning for a copy of `library` that its `-sys` crate built although nobody asked; with
+/// `error`, the build error of a non-local crate `who` (Cargo would show the warning to no one).
+pub(crate) fn own_copy_message(library: &Library, found: &Found, who: &str, error: bool) -> String {
     let install = install_lines(library);
     let asked = library
         .own_copy_asked_by
@@ -294,17 +302,25 @@ pub(crate) fn own_copy_warning(library: &Library, found: &Found) -> String {
         .collect::<Vec<_>>()
         .join(" or ");
     let by = sys_crate(found);
-    let mut fix = format!(
-        "install {}'s development files ({install}) and rebuild",
-        library.name
-    );
-    if !asked.is_empty() {
-        fix.push_str(&format!(", or, if the copy is wanted, say so: {asked}"));
-    }
-    format!(
-        "{by} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's\n  fix: {fix}",
+    let mut lines = vec![format!(
+        "{by} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's",
         library.name, library.name
-    )
+    )];
+    if error {
+        lines[0].push_str(&format!(
+            "; {who} comes from a registry or git, whose build warnings Cargo shows to no one, so the substitution stops the build"
+        ));
+    }
+    lines.push(format!(
+        "  fix: install {}'s development files ({install}) and rebuild",
+        library.name
+    ));
+    if !asked.is_empty() {
+        lines.push(format!(
+            "  or, if the copy is wanted, say so: {asked} (in the application's .cargo/config.toml [env], or the shell)"
+        ));
+    }
+    lines.join("\n")
 }
 
 /// Why a probe did not pass.

@@ -22,6 +22,8 @@ pub(super) struct FakeEnv {
     pub target: TargetInfo,
     pub preprocessed: Option<String>,
     pub pkg_config: Option<PkgConfigFound>,
+    /// Headers the preprocessor cannot include.
+    pub missing_headers: Vec<&'static str>,
 }
 
 impl BuildEnv for FakeEnv {
@@ -43,7 +45,18 @@ impl BuildEnv for FakeEnv {
             .find(|(d, _)| d == dir)
             .map(|(_, f)| f.clone())
     }
-    fn preprocess(&self, _source: &str, _include_dirs: &[String]) -> Option<String> {
+    fn preprocess(&self, source: &str, _include_dirs: &[String]) -> Option<String> {
+        if self
+            .missing_headers
+            .iter()
+            .any(|h| source.contains(&format!("<{h}>")))
+        {
+            return None;
+        }
+        // A program that only includes a header preprocesses to nothing of interest.
+        if source.lines().count() == 1 {
+            return Some(String::new());
+        }
         self.preprocessed.clone()
     }
     fn compiler_file_name(&self, _name: &str) -> Option<String> {
@@ -622,6 +635,14 @@ fn a_library_found_by_pkg_config_with_its_version_checked() {
         e.contains("zstd's version could not be read (ZSTD_VERSION_MAJOR, ZSTD_VERSION_MINOR, ZSTD_VERSION_RELEASE in zstd.h)"),
         "{e}"
     );
+    // The header missing is said as such, with the places searched and the install lines.
+    env.missing_headers = vec!["zstd.h"];
+    let e = locate(&ZSTD_HEADERS, &zstd_need(&HEADERS_PROBE), "demo", &env).unwrap_err();
+    assert!(
+        e.contains("zstd's header zstd.h was not found (searched the C compiler's default directories), so nothing of zstd can be compiled"),
+        "{e}"
+    );
+    assert!(!e.contains("could not be read"), "{e}");
 }
 
 #[test]
@@ -1095,7 +1116,27 @@ fn the_graph_wide_link_policy_statics_a_system_library_and_stops_at_a_sys_crate(
         "{e}"
     );
     assert!(
-        e.contains("fix: set libz-sys's own switch: LIBZ_SYS_STATIC=1"),
+        e.contains("fix: set libz-sys's own switch for static linking: LIBZ_SYS_STATIC=1 (it then builds its bundled zlib and links it statically)\n  or scope the policy:"),
+        "{e}"
+    );
+    assert!(!e.contains("or or") && !e.contains("LIBZ_SYS_STATIC=0"), "{e}");
+    // The other way round: a dynamic policy against libz-sys's bundled static copy names the
+    // switch that makes it link the system's shared zlib.
+    let bundled = FakeEnv {
+        vars: vec![("DEP_Z_ROOT", "/out".into())],
+        dirs: dirs(&[("/out/lib", &["libz.a"])]),
+        ..FakeEnv::default()
+    };
+    let e = locate_with(
+        &ZLIB,
+        &[inflate_need()],
+        "demo",
+        &bundled,
+        Some(("dynamic", "RUST_BACKEND_LINK=dynamic")),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("fix: set libz-sys's own switch for dynamic linking: unset LIBZ_SYS_STATIC or set it to 0"),
         "{e}"
     );
     let agree = Some(("dynamic", "RUST_BACKEND_LINK=dynamic"));
@@ -1121,15 +1162,23 @@ fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
     assert_eq!(
         m,
         "libz-sys built its own copy of zlib (DEP_Z_ROOT is set), but RUST_BACKEND_BUNDLED=deny allows only the system's libraries
-  fix: make libz-sys use the system's copy (its own switch: unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature)
-  fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel)
-  fix: or allow bundled copies: unset RUST_BACKEND_BUNDLED (or set it to allow)"
+  fix: make libz-sys use the system's copy (its own switch: unset LIBZ_SYS_STATIC or set it to 0, and turn off its `static` feature), with zlib's development files installed (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel)
+  or allow bundled copies: unset RUST_BACKEND_BUNDLED (or set it to allow)"
     );
+    // Unasked, in a crate from a registry: an error, with both ways out.
+    let m = super::run::own_copy_message(&ZLIB, &found, "zlib-c", true);
+    assert_eq!(
+        m,
+        "libz-sys built its own copy of zlib (it found no system zlib): the binaries link that copy statically, not the system's; zlib-c comes from a registry or git, whose build warnings Cargo shows to no one, so the substitution stops the build
+  fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel) and rebuild
+  or, if the copy is wanted, say so: LIBZ_SYS_STATIC=1 (in the application's .cargo/config.toml [env], or the shell)"
+    );
+    assert!(!super::run::own_copy_message(&ZLIB, &found, "zlib-c", false).contains("stops the build"));
     let by_file = denied(crate::Origin::GraphFile {
         path: "/etc/b.toml".into(),
         line: 2,
         column: 11,
     });
     let m = super::run::bundled_message(&ZLIB, &found, &evidence, &switch, &by_file);
-    assert!(m.ends_with("fix: or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"), "{m}");
+    assert!(m.ends_with("or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"), "{m}");
 }
