@@ -195,7 +195,7 @@ st=0; gw deny ${G}_TLS=openssl -- check --policy "$work/deny.toml" || st=$?; sta
 lines deny.err 'error[denied-provider]: tls-a v0.1.0: facility `tls` (kind tls) selects openssl, which the policy denies' \
 	'error[denied-provider]: tls-b v0.1.0: facility `tls` (kind tls) selects openssl, which the policy denies' \
 	"2* --> $work/deny.toml:2:10" '2*2 | shared = "openssl"' "2*  |          ^^^^^^^^^ denied here" \
-	"2*  = origin: graph-wide ${G}_TLS (graph-variable)" "2*  = reason: TLS through rustls only" \
+	"2*  = origin: graph-wide ${G}_TLS" "2*  = reason: TLS through rustls only" \
 	"policy $work/deny.toml: broken: 2 error(s), 0 warning(s) (1 rule(s), 4 crate(s), 1 executable(s))"
 has deny.err "= fix: ${G}_TLS chose it for every facility of kind tls: change or unset it, or set TLS_A_TLS_PROVIDER=<one of: none> for this crate alone"
 [ -s "$log/deny" ] && fail "deny: something on standard output" || pass "deny: every diagnostic on standard error"
@@ -206,7 +206,7 @@ printf '[[libraries]]\nlibrary = "libssl"\nonly = []\n' >"$work/libssl.toml"
 st=0; gw libssl ${G}_TLS=openssl -- check --policy "$work/libssl.toml" || st=$?; status_is libssl 1 $st
 has libssl.err 'error[library-not-allowed]: executable `app` carries libssl (dynamic, libssl.so.3), which the policy lets no executable carry' \
 	"= carried: NEEDED libssl.so.3" "= linked by: tls-a v0.1.0's build script (rustc-link-lib=ssl)" \
-	"= selected by: tls-a v0.1.0: \`tls\` = openssl (from graph-wide ${G}_TLS (graph-variable))"
+	"= selected by: tls-a v0.1.0: \`tls\` = openssl (from graph-wide ${G}_TLS)"
 st=0; gw deny-unset -- check --policy "$work/deny.toml" || st=$?; status_is deny-unset 0 $st
 has deny-unset.err "policy $work/deny.toml: holds (1 rule(s), 4 crate(s), 1 executable(s); 0 warning(s))"
 st=0; gw libssl-unset -- check --policy "$work/libssl.toml" || st=$?; status_is libssl-unset 0 $st
@@ -421,7 +421,7 @@ st=0; fs root-openssl-tls-policy "$root" -- --locked --offline --features openss
 has root-openssl-tls-policy.err "policy packaging/policy.toml: holds"
 # policy-openssl.toml asks for the system zlib, which this build does not select.
 st=0; fs root-openssl-tls-policy2 "$root" -- --locked --offline --features openssl-tls check --policy packaging/policy-openssl.toml || st=$?; status_is root-openssl-tls-policy2 1 $st
-has root-openssl-tls-policy2.err 'error[required-provider]: flagsplit v0.1.0: facility `zlib` (kind zlib) selects zlib-rs, where the policy requires a provider answering to system' "= origin: default (default)" \
+has root-openssl-tls-policy2.err 'error[required-provider]: flagsplit v0.1.0: facility `zlib` (kind zlib) selects zlib-rs, where the policy requires a provider answering to system' "= origin: default" \
 	"= fix: no such provider is compiled: turn on flagsplit's feature \`zlib-system\` (system) (an application's provider feature makes its provider the default)"
 
 note "flagsplit's workspace: the OpenSSL build (openssl-tls, the OpenSSL hashes, zlib-system)"
@@ -447,7 +447,7 @@ for exe in flagsplit flagsplit-fsck flagsplit-report; do
 		"= carried: $n of the archive's"
 done
 has static-crypto.err "= linked by: flagsplit v0.1.0's build script (rustc-link-lib=static=crypto)" \
-	"= selected by: flagsplit v0.1.0: \`sha1\` = openssl (from default with feature openssl-sha1 (feature))" "= archive: "
+	"= selected by: flagsplit v0.1.0: \`sha1\` = openssl (from default with feature openssl-sha1)" "= archive: "
 lacks static-crypto.err 'executable `flagsplit-imap-send` carries libcrypto'
 st=0; fs static-crypto-report "$root" ${G}_LINK=static -- --locked --offline --features openssl-sha1 || st=$?; status_is static-crypto-report 0 $st
 has static-crypto-report "libcrypto.a: static, linked by flagsplit v0.1.0 (rustc-link-lib=static=crypto); OpenSSL"

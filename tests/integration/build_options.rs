@@ -51,6 +51,10 @@ fn check(binary: &str, exe: &str, version_args: &[&str]) {
         let entry = &json["providers"][facility];
         assert_eq!(entry["provider"], choice.provider, "{facility}");
         assert_eq!(entry["origin"], choice.origin, "{facility}");
+        // Each facility's kind, from the table.
+        let kind = SPEC.facility(facility).and_then(|f| f.kind);
+        assert_eq!(entry["kind"], serde_json::json!(kind), "{facility}");
+        assert!(kind.is_some(), "{facility}: every facility of flagsplit has a kind");
         // The text says the same thing.
         let key = format!("{facility}-provider");
         assert_eq!(

@@ -24,18 +24,20 @@ pub fn token(info: &BuildInfo, facility: &str) -> &'static str {
 }
 
 /// The selection as JSON object members, one per facility in the table's order:
-/// `"sha1": {"provider": "dc", "token": "SHA1_DC", "origin": "default"}`.
+/// `"sha1": {"provider": "dc", "token": "SHA1_DC", "origin": "default", "kind": "sha1"}` (`kind`
+/// null for a facility of no kind).
 pub fn provider_members(info: &BuildInfo) -> Vec<String> {
     use crate::json::string;
     info.choices
         .iter()
         .map(|c| {
             format!(
-                "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}}}",
+                "{}: {{\"provider\": {}, \"token\": {}, \"origin\": {}, \"kind\": {}}}",
                 string(c.facility),
                 string(c.provider),
                 string(token(info, c.facility)),
-                string(c.origin)
+                string(c.origin),
+                c.kind.map_or_else(|| "null".to_string(), string)
             )
         })
         .collect()

@@ -286,7 +286,7 @@ pub(crate) mod tests {
         assert_eq!(d[0].location().as_deref(), Some("p.toml:2:10"));
         assert_eq!(
             note(&d[0], "origin"),
-            ["graph-wide RUST_BACKEND_TLS (graph-variable)"]
+            ["graph-wide RUST_BACKEND_TLS"]
         );
         assert_eq!(note(&d[0], "reason"), ["rustls only"]);
         assert_eq!(

@@ -16,15 +16,6 @@ pub fn crate_label(c: &CrateReport) -> String {
     }
 }
 
-/// `graph-wide RUST_BACKEND_TLS (graph-variable)`.
-fn origin_note(f: &Facility) -> String {
-    if f.origin_kind.is_empty() {
-        f.origin.clone()
-    } else {
-        format!("{} ({})", f.origin, f.origin_kind)
-    }
-}
-
 /// The graph-wide variable of kind `kind` (`RUST_BACKEND_SHA1_UNSAFE`).
 fn kind_variable(kind: &str) -> String {
     Setting::from_key(kind).map_or_else(
@@ -137,8 +128,8 @@ fn library_notes(mut d: Diagnostic, rule: &LibraryRule, lib: &CarriedLibrary) ->
         d = d.note(
             "selected by",
             format!(
-                "{} v{}: `{}` = {} (from {} ({}))",
-                s.package, s.version, s.facility, s.provider, s.origin, s.origin_kind
+                "{} v{}: `{}` = {} (from {})",
+                s.package, s.version, s.facility, s.provider, s.origin
             ),
         );
     }
@@ -291,7 +282,7 @@ fn selection_finding(
     )
     .at(rule.choice.span.clone(), label)
     .within(rule.table.clone())
-    .note("origin", origin_note(f));
+    .note("origin", f.origin.clone());
     if let Some(r) = &rule.reason {
         d = d.note("reason", r.clone());
     }
