@@ -291,7 +291,7 @@ has invalid.err "error[policy-syntax]: invalid TOML: invalid character in string
 printf '[[deny]]\nprovider = "rustls"\nkinds = "tls"\n' >"$work/unknown-key.toml"
 st=0; gw unknown-key -- check --policy "$work/unknown-key.toml" || st=$?; status_is unknown-key 2 $st
 has unknown-key.err "error[policy-key]: unknown key \`kinds\` in [[deny]]" " --> $work/unknown-key.toml:3:1" "= help: did you mean \`kind\`?" \
-	"= note: the keys of [[deny]] are provider, shared, kind, crate, reason" "= fix: remove \`kinds\` or use one of the valid keys"
+	"= note: the keys of [[deny]] are provider, shared, property, kind, crate, reason" "= fix: remove \`kinds\` or use one of the valid keys"
 printf '[[allow]]\nprovider = "rustls"\n' >"$work/unknown-table.toml"
 st=0; gw unknown-table -- check --policy "$work/unknown-table.toml" || st=$?; status_is unknown-table 2 $st
 has unknown-table.err "error[policy-key]: unknown table \`allow\`" " --> $work/unknown-table.toml:1:3" "= note: the rule tables are deny, require, libraries"
@@ -413,6 +413,15 @@ has opensll.err "error[unknown-name]: \`provider = \"opensll\"\`: no facility of
 printf '[[libraries]]\nlibrary = "libcrypto"\nonly = ["flagsplit-imap-sned"]\n' >"$work/sned.toml"
 st=0; fs sned "$root" -- --locked --offline check --policy "$work/sned.toml" || st=$?; status_is sned 2 $st
 has sned.err "error[unknown-name]: \`only = \"flagsplit-imap-sned\"\`: the workspace has no executable of that name" "= help: did you mean \`flagsplit-imap-send\`?"
+
+note "flagsplit's workspace: a property required (sha1dc declares collision-detection, block does not)"
+printf '[[require]]\nkind = "sha1"\nproperty = "collision-detection"\nreason = "untrusted objects"\n' >"$work/dc.toml"
+st=0; fs property-dc "$root" -- --locked --offline check --policy "$work/dc.toml" || st=$?; status_is property-dc 0 $st
+has property-dc.err "policy $work/dc.toml: holds (1 rule(s), 1 crate(s)"
+json root-default-json "sha1dc declares collision-detection in the report" '[p["properties"] for f in fac("flagsplit") if f["name"] == "sha1" for p in f["providers"] if p["name"] == "dc"] == [["collision-detection"]]'
+st=0; fs property-block "$root" FLAGSPLIT_SHA1_PROVIDER=block -- --locked --offline check --policy "$work/dc.toml" || st=$?; status_is property-block 1 $st
+has property-block.err 'error[required-provider]: flagsplit v0.1.0: facility `sha1` (kind sha1) selects block, where the policy requires a provider with the property collision-detection' \
+	"= origin: FLAGSPLIT_SHA1_PROVIDER" "= reason: untrusted objects" "= fix: select it: FLAGSPLIT_SHA1_PROVIDER=dc"
 
 note "flagsplit's workspace: --features openssl-tls"
 root_case root-openssl-tls -- --features openssl-tls

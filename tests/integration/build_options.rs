@@ -54,7 +54,10 @@ fn check(binary: &str, exe: &str, version_args: &[&str]) {
         // Each facility's kind, from the table.
         let kind = SPEC.facility(facility).and_then(|f| f.kind);
         assert_eq!(entry["kind"], serde_json::json!(kind), "{facility}");
-        assert!(kind.is_some(), "{facility}: every facility of flagsplit has a kind");
+        assert!(
+            kind.is_some(),
+            "{facility}: every facility of flagsplit has a kind"
+        );
         // The text says the same thing.
         let key = format!("{facility}-provider");
         assert_eq!(

@@ -21,6 +21,10 @@ pub struct Provider {
     pub answers_to: Option<String>,
     #[serde(default)]
     pub links: Vec<String>,
+    /// What it guarantees (`collision-detection`); empty in a file written before
+    /// flagsplit-config listed them.
+    #[serde(default)]
+    pub properties: Vec<String>,
 }
 
 /// One facility and the provider selected for it.

@@ -120,12 +120,13 @@ pub(crate) fn build_options_json(
             .iter()
             .map(|p| {
                 format!(
-                    "{{\"name\": {}, \"feature\": {}, \"compiled\": {}, \"answers_to\": {}, \"links\": {}}}",
+                    "{{\"name\": {}, \"feature\": {}, \"compiled\": {}, \"answers_to\": {}, \"links\": {}, \"properties\": {}}}",
                     json_str(p.name),
                     json_opt(p.feature),
                     p.is_available(features),
                     json_opt(p.answers_to),
-                    json_list(p.links.iter().copied())
+                    json_list(p.links.iter().copied()),
+                    json_list(p.properties.iter().copied())
                 )
             })
             .collect();
@@ -257,7 +258,7 @@ mod tests {
   "config_file": "a \"quoted\"\\path\n",
   "variables": [{"name": "INFLATE_LIB_CONFIG", "when": "build"}, {"name": "INFLATE_LIB_INFLATE_PROVIDER", "when": "build"}],
   "facilities": [
-    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"]}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
+    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": [], "properties": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"], "properties": []}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": [], "properties": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
   ],
   "graph_reads": ["zlib", "config"],
   "graph": {"link": null, "bundled": null},

@@ -277,6 +277,11 @@ pub struct Provider {
     /// The shared provider name ([`SHARED_PROVIDERS`]) it answers to when a graph-wide setting
     /// selects for its facility's kind; `None`: graph-wide settings never select it.
     pub answers_to: Option<&'static str>,
+    /// What it guarantees that a policy may require rather than name one crate's provider
+    /// (`collision-detection` for a SHA-1 that detects collision attacks), each under the name
+    /// rule of kinds ([`crate::graph::name_problem`]); carried in the build options
+    /// (`flagsplit-config.json`).
+    pub properties: &'static [&'static str],
 }
 
 impl Provider {
@@ -298,6 +303,7 @@ impl Provider {
             links: &[],
             probe: None,
             answers_to: None,
+            properties: &[],
         }
     }
 
@@ -324,6 +330,12 @@ impl Provider {
             links: libraries,
             ..self
         }
+    }
+
+    /// The same, with the properties `properties` (`&["collision-detection"]`; see
+    /// [`Provider::properties`]).
+    pub const fn properties(self, properties: &'static [&'static str]) -> Provider {
+        Provider { properties, ..self }
     }
 
     /// The same, needing the build script's probe `probe`.
@@ -731,6 +743,16 @@ impl Spec {
                         f.name,
                         crate::graph::RESERVED.join(", ")
                     ));
+                }
+            }
+            for p in f.providers {
+                for property in p.properties {
+                    if let Some(why) = crate::graph::name_problem(property) {
+                        problems.push(format!(
+                            "{}: provider {} has property `{property}`, not a property's name: {why}",
+                            f.name, p.name
+                        ));
+                    }
                 }
             }
             for (j, p) in f.providers.iter().enumerate() {

@@ -1008,7 +1008,13 @@ mod tests {
                 ],
             )
             .kind("x_z"),
-            Facility::new("os", "OS", "os", &[Provider::new("f", "F", "f")]).kind("link"),
+            Facility::new(
+                "os",
+                "OS",
+                "os",
+                &[Provider::new("f", "F", "f").properties(&["Collision_Detection"])],
+            )
+            .kind("link"),
         ]);
         let problems = BAD.check().unwrap_err();
         for expected in [
@@ -1020,6 +1026,7 @@ mod tests {
             "xz: provider d answers to `Pure_Rust`, not a shared provider name: it must start with a lowercase letter",
             "feature `test`: its cfg `test` is rustc's: a build that sets it changes code that tests it (`#[cfg(test)]`); rename it",
             "os: kind `link` is reserved",
+            "os: provider f has property `Collision_Detection`, not a property's name: it must start with a lowercase letter",
             "prefix RUST shares a prefix with the graph-wide settings' RUST_BACKEND_: choose another",
         ] {
             assert!(

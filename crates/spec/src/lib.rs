@@ -401,7 +401,9 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
                     "SHA1_DC",
                     "collision-detecting SHA-1 (crate sha1dc), git's SHA1_DC",
                 )
-                .answers_to("pure-rust"),
+                .answers_to("pure-rust")
+                // A packager's policy requires this rather than the provider's name.
+                .properties(&["collision-detection"]),
                 Provider::new(
                     "block",
                     "SHA1_BLK (No collision detection)",

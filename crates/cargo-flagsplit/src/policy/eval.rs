@@ -25,6 +25,7 @@ pub struct Vocabulary {
 pub enum NameKind {
     Crate,
     Provider,
+    Property,
     Library,
     Executable,
 }
@@ -34,6 +35,7 @@ impl NameKind {
         match self {
             NameKind::Crate => "crate",
             NameKind::Provider => "provider",
+            NameKind::Property => "property",
             NameKind::Library => "library",
             NameKind::Executable => "only",
         }
@@ -172,6 +174,25 @@ pub fn evaluate<'a>(
                     table: &rule.table,
                     near: closest(&k.value, known.iter().map(String::as_str)).map(str::to_string),
                     known: tables.iter().map(|s| s.to_string()).collect(),
+                });
+            }
+        }
+        if let super::Choice::Property(p) = &rule.choice.value {
+            let known: BTreeSet<&str> = report
+                .facilities()
+                .flat_map(|(_, f)| f.providers.iter())
+                .flat_map(|p| p.properties.iter().map(String::as_str))
+                .collect();
+            if !known.contains(p.as_str()) {
+                out.push(Finding::Unknown {
+                    what: NameKind::Property,
+                    field: Field {
+                        value: p.clone(),
+                        span: rule.choice.span.clone(),
+                    },
+                    table: &rule.table,
+                    near: closest(p, known.iter().copied()).map(str::to_string),
+                    known: known.iter().map(|s| s.to_string()).collect(),
                 });
             }
         }

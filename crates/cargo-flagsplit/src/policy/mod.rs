@@ -18,11 +18,13 @@ pub struct Field<T> {
     pub span: Span,
 }
 
-/// What a `[[deny]]` or `[[require]]` rule names: a provider name or a shared name.
+/// What a `[[deny]]` or `[[require]]` rule names: a provider name, a shared name, or a property
+/// a provider declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Choice {
     Provider(String),
     Shared(String),
+    Property(String),
 }
 
 impl Choice {
@@ -30,7 +32,7 @@ impl Choice {
     pub fn selected_by(&self, facility: &Facility) -> bool {
         match self {
             Choice::Provider(p) => facility.selected == *p,
-            Choice::Shared(s) => facility.selected_shared() == Some(s.as_str()),
+            _ => facility.selected_provider().is_some_and(|p| self.is(p)),
         }
     }
 
@@ -39,6 +41,7 @@ impl Choice {
         match self {
             Choice::Provider(n) => provider.name == *n,
             Choice::Shared(s) => provider.answers_to.as_deref() == Some(s.as_str()),
+            Choice::Property(p) => provider.properties.iter().any(|x| x == p),
         }
     }
 }
@@ -48,6 +51,7 @@ impl fmt::Display for Choice {
         match self {
             Choice::Provider(p) => write!(f, "provider = {p:?}"),
             Choice::Shared(s) => write!(f, "shared = {s:?}"),
+            Choice::Property(p) => write!(f, "property = {p:?}"),
         }
     }
 }
@@ -173,6 +177,7 @@ pub(crate) mod tests {
                             compiled: true,
                             answers_to: Some("openssl".into()),
                             links: vec!["libssl".into(), "libcrypto".into()],
+                            properties: vec!["fips-capable".into()],
                         },
                     ],
                     selected: selected.into(),
@@ -284,10 +289,7 @@ pub(crate) mod tests {
             "tls-a v0.1.0: facility `tls` (kind tls) selects openssl, which the policy denies"
         );
         assert_eq!(d[0].location().as_deref(), Some("p.toml:2:10"));
-        assert_eq!(
-            note(&d[0], "origin"),
-            ["graph-wide RUST_BACKEND_TLS"]
-        );
+        assert_eq!(note(&d[0], "origin"), ["graph-wide RUST_BACKEND_TLS"]);
         assert_eq!(note(&d[0], "reason"), ["rustls only"]);
         assert_eq!(
             note(&d[0], "fix"),
@@ -349,6 +351,42 @@ pub(crate) mod tests {
                 "select it: TLS_A_TLS_PROVIDER=openssl, or RUST_BACKEND_TLS=openssl for every facility of kind tls"
             ]
         );
+    }
+
+    #[test]
+    fn a_property_required_or_denied() {
+        let policy = "[[require]]\nkind = \"tls\"\nproperty = \"fips-capable\"\n";
+        let r = report(
+            vec![tls_crate("tls-a", "openssl", "default", "default")],
+            vec![],
+        );
+        assert!(check(policy, &r).is_empty());
+        let r = report(
+            vec![tls_crate("tls-a", "none", "default", "default")],
+            vec![],
+        );
+        let d = check(policy, &r);
+        assert_eq!(codes(&d), [("required-provider", Severity::Error)]);
+        assert_eq!(
+            d[0].message,
+            "tls-a v0.1.0: facility `tls` (kind tls) selects none, where the policy requires a provider with the property fips-capable"
+        );
+        assert_eq!(
+            note(&d[0], "fix"),
+            ["select it: TLS_A_TLS_PROVIDER=openssl"]
+        );
+        let d = check(
+            "[[deny]]\nproperty = \"fips-capable\"\n",
+            &report(
+                vec![tls_crate("tls-a", "openssl", "default", "default")],
+                vec![],
+            ),
+        );
+        assert_eq!(codes(&d), [("denied-provider", Severity::Error)]);
+        // A property no provider declares: refused, with the one meant.
+        let d = check("[[require]]\nproperty = \"fips-capabel\"\n", &r);
+        assert_eq!(codes(&d), [("unknown-name", Severity::Error)]);
+        assert_eq!(note(&d[0], "help"), ["did you mean `fips-capable`?"]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use toml_span::value::{Table, Value, ValueInner};
 pub const MAX_SIZE: u64 = 4 << 20;
 
 const TOP_KEYS: &[&str] = &["deny", "require", "libraries"];
-const SELECTION_KEYS: &[&str] = &["provider", "shared", "kind", "crate", "reason"];
+const SELECTION_KEYS: &[&str] = &["provider", "shared", "property", "kind", "crate", "reason"];
 const LIBRARY_KEYS: &[&str] = &["library", "only", "link", "bundled", "reason"];
 const LINK_VALUES: &[&str] = &["dynamic", "static"];
 
@@ -335,28 +335,37 @@ impl Parser<'_> {
                 )
                 .note("fix", fix.to_string())
         };
-        let choice = match (provider, shared, keys.get("shared")) {
+        let property = self.string(&keys, name, "property");
+        let given = ["provider", "shared", "property"]
+            .iter()
+            .filter(|k| keys.get(k).is_some())
+            .count();
+        let choice = match (provider, shared, property) {
+            _ if given > 1 => {
+                self.errors.push(missing(
+                    format!("a [[{name}]] rule names more than one of `provider`, `shared` and `property`"),
+                    "keep one of them: a provider name, a shared name (answers_to), or a property",
+                ));
+                None
+            }
             (Some(p), None, None) => Some(Field {
                 value: Choice::Provider(p.value),
                 span: p.span,
             }),
-            (None, Some(s), _) => Some(Field {
+            (None, Some(s), None) => Some(Field {
                 value: Choice::Shared(s.value),
                 span: s.span,
             }),
-            (Some(_), _, Some(_)) | (Some(_), Some(_), None) => {
-                self.errors.push(missing(
-                    format!("a [[{name}]] rule has both `provider` and `shared`"),
-                    "keep one of them: a provider name, or a shared name (answers_to)",
-                ));
-                None
-            }
-            // A bad `shared` value is already an error.
-            (None, None, Some(_)) => None,
-            (None, None, None) => {
+            (None, None, Some(p)) => Some(Field {
+                value: Choice::Property(p.value),
+                span: p.span,
+            }),
+            // A bad value is already an error.
+            _ if given == 1 => None,
+            _ => {
                 self.errors.push(missing(
                     format!("a [[{name}]] rule names no provider"),
-                    "add `provider = \"<name>\"` or `shared = \"<shared name>\"`",
+                    "add `provider = \"<name>\"`, `shared = \"<shared name>\"` or `property = \"<property>\"`",
                 ));
                 None
             }
@@ -577,7 +586,7 @@ mod tests {
         assert!(
             errors("[[deny]]\nprovider = \"a\"\nshared = \"openssl\"\n")[0]
                 .message
-                .contains("both")
+                .contains("more than one")
         );
         let e = errors("[[libraries]]\nlibrary = \"libssl\"\n");
         assert!(

@@ -329,6 +329,7 @@ pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
             let want = match &rule.choice.value {
                 Choice::Provider(p) => p.clone(),
                 Choice::Shared(s) => format!("a provider answering to {s}"),
+                Choice::Property(p) => format!("a provider with the property {p}"),
             };
             let fix = if compiled.is_empty() {
                 let features: Vec<String> = f
@@ -391,6 +392,9 @@ pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
                 NameKind::Crate => "no crate of this build, nor of Cargo.lock, has that name",
                 NameKind::Provider => {
                     "no facility of this build has a provider of that name, nor is it a shared name"
+                }
+                NameKind::Property => {
+                    "no provider of this build's facilities declares that property"
                 }
                 NameKind::Library => {
                     "no executable of this build carries it, and no crate of it links or declares it"

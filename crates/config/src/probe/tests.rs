@@ -1119,7 +1119,10 @@ fn the_graph_wide_link_policy_statics_a_system_library_and_stops_at_a_sys_crate(
         e.contains("fix: set libz-sys's own switch for static linking: LIBZ_SYS_STATIC=1 (it then builds its bundled zlib and links it statically)\n  or scope the policy:"),
         "{e}"
     );
-    assert!(!e.contains("or or") && !e.contains("LIBZ_SYS_STATIC=0"), "{e}");
+    assert!(
+        !e.contains("or or") && !e.contains("LIBZ_SYS_STATIC=0"),
+        "{e}"
+    );
     // The other way round: a dynamic policy against libz-sys's bundled static copy names the
     // switch that makes it link the system's shared zlib.
     let bundled = FakeEnv {
@@ -1173,12 +1176,19 @@ fn a_bundled_copy_under_deny_names_the_sys_crate_s_switch() {
   fix: install zlib's development files (Debian/Ubuntu: apt-get install zlib1g-dev pkg-config; Fedora: dnf install zlib-devel) and rebuild
   or, if the copy is wanted, say so: LIBZ_SYS_STATIC=1 (in the application's .cargo/config.toml [env], or the shell)"
     );
-    assert!(!super::run::own_copy_message(&ZLIB, &found, "zlib-c", false).contains("stops the build"));
+    assert!(
+        !super::run::own_copy_message(&ZLIB, &found, "zlib-c", false).contains("stops the build")
+    );
     let by_file = denied(crate::Origin::GraphFile {
         path: "/etc/b.toml".into(),
         line: 2,
         column: 11,
     });
     let m = super::run::bundled_message(&ZLIB, &found, &evidence, &switch, &by_file);
-    assert!(m.ends_with("or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"), "{m}");
+    assert!(
+        m.ends_with(
+            "or allow bundled copies: change /etc/b.toml:2:11 to bundled = \"allow\", or remove it"
+        ),
+        "{m}"
+    );
 }
