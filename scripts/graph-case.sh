@@ -409,15 +409,15 @@ note "no silent default: zlib-c packaged, from a directory source, feature syste
 vendor=$work/vendor
 copy=$work/app-registry
 if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --exclude-lockfile -p zlib-c &&
-	run_cargo package-config "$root" -- package --locked --offline --no-verify --allow-dirty -p flagsplit-config &&
+	run_cargo package-config "$root" -- package --locked --offline --no-verify --allow-dirty -p flagsplit-info -p flagsplit-config &&
 	run_cargo vendor "$ws" -- vendor --locked --offline -q "$vendor"; then
 	config_version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/crates/config/Cargo.toml" | head -1)
-	for c in zlib-c-0.1.0 "flagsplit-config-$config_version"; do
+	for c in zlib-c-0.1.0 "flagsplit-info-$config_version" "flagsplit-config-$config_version"; do
 		crate=$CARGO_TARGET_DIR/package/$c.crate
 		tar -xzf "$crate" -C "$vendor"
 		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"
 	done
-	pass "directory source: zlib-c and flagsplit-config packaged, $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) crates"
+	pass "directory source: zlib-c, flagsplit-info and flagsplit-config packaged, $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) crates"
 	mkdir -p "$copy/.cargo"
 	cp -r "$ws/app/src" "$ws/app/build.rs" "$copy/"
 	cp "$ws/Cargo.lock" "$copy/"

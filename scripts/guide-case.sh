@@ -4,7 +4,7 @@
 # workspace, which makes two libraries (inflate-demo, zstd-demo) and an application (app).
 # flagsplit-config is served from its packaged .crate through a directory source (with the
 # third-party crates from `cargo vendor` of examples/inflate-app), as a registry serves it, so the
-# guide's `version = "0.3"` resolves unchanged; the application gets the library the same way,
+# guide's `version = "0.5"` resolves unchanged (flagsplit-info likewise); the application gets the library the same way,
 # packaged. Then:
 #
 # - each library's tests pass with each provider; the application builds, prints the build options
@@ -67,7 +67,7 @@ pass "extracted: $(cd "$work" && find inflate-demo zstd-demo app -type f | sort 
 vendor=$work/vendor
 (cd examples/inflate-app && cargo fetch --locked -q && cargo vendor --locked --offline -q "$vendor") >"$log/vendor" 2>&1 || { cat "$log/vendor"; fail "cargo vendor"; finish "guide case"; }
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/config/Cargo.toml | head -1)
-cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config --target-dir "$work/package" >"$log/package" 2>&1 || { cat "$log/package"; fail "cargo package -p flagsplit-config"; finish "guide case"; }
+cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-info -p flagsplit-config --target-dir "$work/package" >"$log/package" 2>&1 || { cat "$log/package"; fail "cargo package -p flagsplit-info -p flagsplit-config"; finish "guide case"; }
 # unpack CRATE — a .crate into the directory source, with the checksum file Cargo wants
 unpack() {
 	local crate=$1 name
@@ -76,10 +76,11 @@ unpack() {
 	tar -xzf "$crate" -C "$vendor"
 	printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$name/.cargo-checksum.json"
 }
+unpack "$work/package/package/flagsplit-info-$version.crate"
 unpack "$work/package/package/flagsplit-config-$version.crate"
 mkdir -p "$work/.cargo"
 printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >"$work/.cargo/config.toml"
-pass "flagsplit-config $version from its .crate, through a directory source"
+pass "flagsplit-config and flagsplit-info $version from their .crate files, through a directory source"
 # Cargo keys a registry package by name, version and source: what an earlier run compiled from an
 # older .crate would count as fresh.
 rm -rf "$CARGO_TARGET_DIR"
@@ -130,6 +131,23 @@ ok lib-zlib inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- test --features z
 breaks value-typo value-typo inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zib -- build --features zlib
 breaks feature-off feature-off inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- build
 
+note "flagsplit-config is compiled once, for the build script: the libraries' code depends on flagsplit-info only"
+for lib in inflate-demo zstd-demo; do
+	for features in "" "--features=$([ $lib = inflate-demo ] && echo zlib || echo zstd)"; do
+		if cargo_in "tree-$lib" "$lib" -- tree -e normal $features; then
+			if grep -q flagsplit-info "$log/tree-$lib" && ! grep -q flagsplit-config "$log/tree-$lib"; then
+				pass "$lib: cargo tree -e normal ${features:-(default features)}: flagsplit-info, no flagsplit-config"
+			else
+				cat "$log/tree-$lib"
+				fail "$lib: cargo tree -e normal ${features:-(default features)} names flagsplit-config, or not flagsplit-info"
+			fi
+		else
+			cat "$log/tree-$lib"
+			fail "$lib: cargo tree -e normal failed"
+		fi
+	done
+done
+
 note "zstd-demo: each provider, and libzstd missing"
 ok zstd-stored zstd-demo -- build --features zstd
 ok zstd-zstd zstd-demo ZSTD_DEMO_COMPRESS_PROVIDER=zstd -- build --features zstd
@@ -165,11 +183,14 @@ path_line=$(grep -m1 'path = ' "$log/expected-dependency-forms")
 path_value=$(sed -n 's/.*path = "\([^"]*\)".*/\1/p' <<<"$path_line")
 cp -r "$work/inflate-demo" "$work/path-form"
 ln -s "$root" "$work/path-form/${path_value%%/crates/config}"
-sed -i -e "s|flagsplit-config = { version = \"0.4\"|flagsplit-config = { path = \"$path_value\"|" \
-	-e "s|^flagsplit-config = \"0.4\"$|flagsplit-config = { path = \"$path_value\" }|" "$work/path-form/Cargo.toml"
+info_value=$(sed -n 's/^flagsplit-info = { path = "\([^"]*\)".*/\1/p' "$log/expected-dependency-forms")
+sed -i -e "s|flagsplit-config = { version = \"0.5\"|flagsplit-config = { path = \"$path_value\"|" \
+	-e "s|^flagsplit-config = \"0.5\"$|flagsplit-config = { path = \"$path_value\" }|" \
+	-e "s|^flagsplit-info = \"0.5\"$|flagsplit-info = { path = \"$info_value\" }|" "$work/path-form/Cargo.toml"
 if grep -q "path = \"$path_value\"" "$work/path-form/Cargo.toml" && [ -d "$work/path-form/$path_value" ]; then
 	ok path-form path-form -- test
 	grep -qE "^ +Compiling flagsplit-config v$version \(/" "$log/path-form" && pass "path-form: flagsplit-config compiled from the checkout" || fail "path-form: flagsplit-config not compiled from the checkout"
+	grep -qE "^ +Compiling flagsplit-info v$version \(/" "$log/path-form" && ! grep -qE "^ +Compiling flagsplit-info v$version$" "$log/path-form" && pass "path-form: flagsplit-info compiled from the checkout, not from the registry" || fail "path-form: flagsplit-info not (only) from the checkout"
 else
 	fail "path-form: the guide's path form ($path_line) could not be set up"
 fi

@@ -223,15 +223,16 @@ note "the libraries as packaged .crate files, through a directory source, --offl
 # Our three crates from `cargo package` (a packaged manifest has version-only dependencies), the
 # third-party ones from `cargo vendor`; a copy of the application with version-only dependencies.
 vendor=$work/vendor
-if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-config -p inflate-demo -p checksum-demo -p zstd-demo >"$log/package" 2>&1 &&
+if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-info -p flagsplit-config -p inflate-demo -p checksum-demo -p zstd-demo >"$log/package" 2>&1 &&
 	(cd "$app" && cargo vendor --locked --offline -q "$vendor") >"$log/vendor" 2>&1; then
 	pass "vendored: $(find "$vendor" -mindepth 1 -maxdepth 1 | wc -l) third-party crates"
-	for c in flagsplit-config-0.4.0 inflate-demo-0.1.0 checksum-demo-0.1.0 zstd-demo-0.1.0; do
+	config_version=$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/config/Cargo.toml | head -1)
+	for c in "flagsplit-info-$config_version" "flagsplit-config-$config_version" inflate-demo-0.1.0 checksum-demo-0.1.0 zstd-demo-0.1.0; do
 		crate=$CARGO_TARGET_DIR/package/$c.crate
 		tar -xzf "$crate" -C "$vendor"
 		printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$vendor/$c/.cargo-checksum.json"
 	done
-	pass "unpacked flagsplit-config, inflate-demo, checksum-demo, zstd-demo (.crate files) beside them"
+	pass "unpacked flagsplit-info, flagsplit-config, inflate-demo, checksum-demo, zstd-demo (.crate files) beside them"
 	copy=$work/app-registry
 	mkdir -p "$copy"
 	(cd "$app" && git ls-files -z -co --exclude-standard . | tar --null -T - -cf -) | tar -xf - -C "$copy"

@@ -43,12 +43,16 @@ rm -rf "$work"
 mkdir -p "$work"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/config/Cargo.toml | head -1)
 claimed=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' crates/config/Cargo.toml)
-cargo package -q --locked --offline --no-verify --allow-dirty -p flagsplit-config --target-dir "$work/package" 2>"$work/package.log" ||
-	{ cat "$work/package.log"; fail "cargo package -p flagsplit-config"; finish "msrv"; }
+cargo package -q --locked --offline --no-verify --allow-dirty -p flagsplit-info -p flagsplit-config --target-dir "$work/package" 2>"$work/package.log" ||
+	{ cat "$work/package.log"; fail "cargo package -p flagsplit-info -p flagsplit-config"; finish "msrv"; }
 tar -xzf "$work/package/package/flagsplit-config-$version.crate" -C "$work"
+tar -xzf "$work/package/package/flagsplit-info-$version.crate" -C "$work"
 src=$work/flagsplit-config-$version
-# A workspace of its own: target/ is inside this repository's workspace.
-printf '\n[workspace]\n' >>"$src/Cargo.toml"
+info=$src/flagsplit-info
+mv "$work/flagsplit-info-$version" "$info"
+# A workspace of its own (target/ is inside this repository's workspace), with flagsplit-info, the
+# one crate a library needs at run time, as a member: its packaged copy stands in for the registry.
+printf '\n[workspace]\nmembers = [".", "%s"]\n\n[patch.crates-io]\nflagsplit-info = { path = "%s" }\n' "$info" "$info" >>"$src/Cargo.toml"
 # The versions whose rust-version the crate's allows (Cargo 1.84's MSRV-aware resolver), then a
 # copy of each; old Cargo writes its own Cargo.lock (format 3) from that directory.
 # toml-span is only compiled with `config-file`, off here; but Cargo resolves every optional
@@ -84,14 +88,23 @@ else
 	cat "$work/test.log"
 	fail "cargo test ${features[*]} with $("$old_rustc" --version)"
 fi
+if (cd "$src" && "${old_env[@]}" "$old_cargo" test --offline -p flagsplit-info) >"$work/test-info.log" 2>&1; then
+	pass "cargo test -p flagsplit-info: $(grep -E '^test result: ok' "$work/test-info.log" | awk '{n += $4} END {print n}') tests passed"
+else
+	cat "$work/test-info.log"
+	fail "cargo test -p flagsplit-info with $("$old_rustc" --version)"
+fi
 grep -q 'Compiling toml-span' "$work/build.log" "$work/test.log" && fail "toml-span was compiled: feature config-file is on" || true
 
 note "rust-version"
 tested=$("$old_rustc" --version | awk '{print $2}')
 echo "rustc --version: $("$old_rustc" --version)"
-case "$tested" in
-"$claimed" | "$claimed".*) pass "crates/config/Cargo.toml: rust-version = \"$claimed\", tested with $tested" ;;
-*) fail "crates/config/Cargo.toml says rust-version = \"$claimed\", but the oldest compiler tested is $tested" ;;
-esac
+for manifest in crates/config/Cargo.toml crates/info/Cargo.toml; do
+	claimed=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' "$manifest")
+	case "$tested" in
+	"$claimed" | "$claimed".*) pass "$manifest: rust-version = \"$claimed\", tested with $tested" ;;
+	*) fail "$manifest says rust-version = \"$claimed\", but the oldest compiler tested is $tested" ;;
+	esac
+done
 
 finish "msrv"

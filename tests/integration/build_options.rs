@@ -167,7 +167,7 @@ fn needed_is_the_c_runtime_and_what_the_selection_links() {
             }
         };
         let text = String::from_utf8_lossy(&out.stdout);
-        let links = BUILD_INFO.links(&SPEC, binary);
+        let links = flagsplit::build_options::links(&BUILD_INFO, binary);
         let allowed = |soname: &str| {
             matches!(
                 soname,

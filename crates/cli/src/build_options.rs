@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use flagsplit_config::BuildInfo;
+use flagsplit_info::BuildInfo;
 use flagsplit_spec::{OPENSSL, SHA1, SPEC, TLS};
 
 use crate::cli::VERSION;
@@ -45,7 +45,7 @@ pub fn provider_members(info: &BuildInfo) -> Vec<String> {
 
 /// What `binary` links because of this build's selection (`libssl`, `libcrypto`).
 pub fn links(info: &BuildInfo, binary: &str) -> Vec<&'static str> {
-    info.links(&SPEC, binary)
+    SPEC.links(binary, |f| f.provider(info.provider(f.name)))
 }
 
 /// Facts only the calling binary knows.
@@ -149,8 +149,7 @@ fn dirs_text(dirs: &[&str]) -> String {
 fn uses_library(info: &BuildInfo, binary: &str, library: &str) -> bool {
     SPEC.facilities.iter().any(|f| {
         f.used_by.contains(&binary)
-            && info
-                .provider_of(&SPEC, f)
+            && f.provider(info.provider(f.name))
                 .and_then(|p| p.probe)
                 .is_some_and(|probe| probe.library.name == library)
     })

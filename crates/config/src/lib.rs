@@ -22,8 +22,9 @@
 //!    environment), `directive` (`cargo:` error and warning lines), `remap` (paths under
 //!    `--remap-path-prefix`).
 //! 4. **Glue**: `script` (feature `build-script`: one build script's job, from the environment to
-//!    the directives and the build-options file), `codegen` (that file's literal) and
-//!    [`BuildInfo`] (`info`: the build-options data a binary prints).
+//!    the directives and the build-options file) and `codegen` (that file's literal: a
+//!    `flagsplit_info::BuildInfo`, the build-options data a binary prints, from the crate
+//!    flagsplit-info, which is all a library needs at run time).
 //!
 //! [`guide`] is the guide for a library author (ten minutes): declaring a facility, the
 //! application's `[env]`, probing and linking a C library, migrating from a feature priority or a
@@ -33,8 +34,9 @@
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 //!
 //! Features: `resolve` and `config-file` (default): the resolver and the TOML reader of config
-//! files; `build-script`: the I/O half (the `cc` and `pkg-config` crates). A binary that only
-//! prints its build options depends on this crate with `default-features = false`.
+//! files; `build-script`: the I/O half (the `cc` and `pkg-config` crates). A library needs none
+//! of them at run time: it depends on this crate as a build-dependency only, and on flagsplit-info
+//! for the build options its build script generates.
 
 #![deny(missing_docs)]
 // Older toolchains (scripts/msrv.sh builds with Rust 1.63) do not know every lint newer clippy
@@ -55,7 +57,6 @@ pub mod error;
 mod file;
 pub mod graph;
 pub mod guide;
-pub mod info;
 pub mod knobs;
 pub mod model;
 pub mod probe;
@@ -71,7 +72,6 @@ mod test_tables;
 #[cfg(feature = "build-script")]
 pub use env::Env;
 pub use error::{ConfigError, Errors, FilePos, Requester};
-pub use info::{BuildInfo, ChoiceInfo, Described, LibraryBuildInfo};
 pub use model::{
     Choice, Facility, FeatureSet, KINDS, Origin, PolicyChoice, Provider, Role, SHARED_PROVIDERS,
     Selection, Spec, Variable, When,

@@ -293,7 +293,7 @@ impl Provider {
     /// and the knob table. [`Provider::feature`], [`Provider::links`] and [`Provider::probe`]
     /// add the rest.
     ///
-    /// [`BuildInfo::describe`]: crate::BuildInfo::describe
+    /// [`BuildInfo::describe`]: flagsplit_info::BuildInfo::describe
     pub const fn new(name: &'static str, label: &'static str, summary: &'static str) -> Provider {
         Provider {
             name,
@@ -361,7 +361,7 @@ impl fmt::Display for Provider {
 impl Facility {
     /// A facility: `name` (config file, messages, variable and `cfg` names), `label` (its key in
     /// the build options a binary prints: `INFLATE` in `INFLATE: ZLIB`, see
-    /// [`BuildInfo::describe`](crate::BuildInfo::describe)), `purpose` (one line for the
+    /// [`BuildInfo::describe`](flagsplit_info::BuildInfo::describe)), `purpose` (one line for the
     /// documentation and the knob table), and its providers in documentation order. The default order is the declared one until
     /// [`Facility::default_order`] says otherwise; it is used by every binary until
     /// [`Facility::used_by`] names some.

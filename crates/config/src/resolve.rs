@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use flagsplit_info::BuildInfo;
+
 use crate::cfgexpr::Scope;
 pub use crate::cfgexpr::TargetCfg;
 use crate::clib::target_prefixed;
@@ -423,7 +425,7 @@ fn read_settings(inputs: &Inputs) -> Vec<Setting> {
 
 /// The values a setting the crate reads takes here: link's and bundled's; for a kind, the shared
 /// names its providers answer to, and a well-known kind's well-known names.
-fn setting_values(spec: &Spec, setting: Setting) -> Vec<&'static str> {
+pub(crate) fn setting_values(spec: &Spec, setting: Setting) -> Vec<&'static str> {
     let mut values: Vec<&'static str> = setting.values().to_vec();
     if let Setting::Kind(kind) = setting {
         for f in spec.facilities.iter().filter(|f| f.kind == Some(kind)) {
@@ -449,13 +451,7 @@ fn checked_value(
     errors: &mut Vec<ConfigError>,
 ) -> Option<String> {
     let valid = setting_values(spec, setting);
-    // A crate's own kind takes any shared name (another crate of the kind may answer to it); a
-    // well-known kind, link and bundled take their fixed sets.
-    let open = matches!(setting, Setting::Kind(k) if !crate::graph::KINDS.contains(&k));
-    let near = crate::model::closest(value, valid.iter().copied());
-    let taken = valid.contains(&value)
-        || (open && near.is_none() && crate::graph::name_problem(value).is_none());
-    if taken {
+    if value_taken(&valid, setting_is_open(setting), value) {
         return Some(value.to_string());
     }
     errors.push(ConfigError::BadGraphValue {
@@ -467,6 +463,22 @@ fn checked_value(
     None
 }
 
+/// Whether a setting takes values beyond those its crate lists: a crate's own kind takes any
+/// shared name (another crate of the kind may answer to it); a well-known kind, link and bundled
+/// take their fixed sets.
+pub(crate) fn setting_is_open(setting: Setting) -> bool {
+    matches!(setting, Setting::Kind(k) if !crate::graph::KINDS.contains(&k))
+}
+
+/// Whether `value` is a value of a setting whose values are `valid` (`open`: or any well-formed
+/// name not within a few edits of one of them, which would be a misspelling).
+fn value_taken(valid: &[&str], open: bool, value: &str) -> bool {
+    valid.contains(&value)
+        || (open
+            && crate::model::closest(value, valid.iter().copied()).is_none()
+            && crate::graph::name_problem(value).is_none())
+}
+
 /// A graph-wide name this crate does not read that is close to one it does: `name` (a variable,
 /// or `FILE:LINE:COL: key` of the graph-wide file), and the variable `meant`.
 struct NearMiss {
@@ -475,10 +487,13 @@ struct NearMiss {
 }
 
 impl NearMiss {
-    /// For a setting's key (`tsl`) the crate does not read: the nearest kind it reads.
-    fn of_key(name: &str, key: &str, reads: &[Setting]) -> Option<NearMiss> {
-        let kinds: Vec<&str> = reads.iter().map(|s| s.key()).collect();
-        let near = crate::model::closest(key, kinds.iter().copied())?;
+    /// For a setting's key (`tsl`) the crate does not read: the nearest of the keys it reads.
+    fn of_key<'k>(
+        name: &str,
+        key: &str,
+        reads: impl IntoIterator<Item = &'k str>,
+    ) -> Option<NearMiss> {
+        let near = crate::model::closest(key, reads)?;
         Some(NearMiss {
             name: name.to_string(),
             meant: crate::graph::variable_of(near),
@@ -525,7 +540,7 @@ fn graph_settings(
         let setting = match reads.iter().copied().find(|s| s.key() == key) {
             Some(setting) => setting,
             None => {
-                warnings.extend(NearMiss::of_key(name, &key, &reads));
+                warnings.extend(NearMiss::of_key(name, &key, reads.iter().map(|s| s.key())));
                 continue;
             }
         };
@@ -563,7 +578,11 @@ fn graph_settings(
                 for e in &entries {
                     if !reads.iter().any(|s| s.key() == e.key) {
                         let at = format!("{}: `{}`", e.key_at, e.key);
-                        warnings.extend(NearMiss::of_key(&at, &e.key, &reads));
+                        warnings.extend(NearMiss::of_key(
+                            &at,
+                            &e.key,
+                            reads.iter().map(|s| s.key()),
+                        ));
                     }
                 }
                 for &setting in &reads {
@@ -644,49 +663,109 @@ pub fn unknown_variables<'a>(
         .collect()
 }
 
-/// Checks this process's environment against the tables of `specs` ([`unknown_variables`]) and
-/// the graph-wide settings (a misspelt `RUST_BACKEND_*` name or value), for
-/// an application's own test: `cargo test` runs it with the same shell variables and
-/// `.cargo/config.toml` `[env]` as the build scripts of `cargo build`. A build script cannot do
-/// this itself on every build: Cargo reruns it only when a variable it named with
-/// `rerun-if-env-changed` changes, so a misspelt name added later (a new variable) does not rerun
-/// it, and an incremental build goes on with the old selection.
+/// Checks this process's environment against what each library's build reads (the crate's
+/// variables: [`unknown_variables`]'s rule; the graph-wide settings: a `RUST_BACKEND_*` name close
+/// to one a crate reads, or a value none of them takes), for an application's own test: `cargo
+/// test` runs it with the same shell variables and `.cargo/config.toml` `[env]` as the build
+/// scripts of `cargo build`. A build script cannot do this itself on every build: Cargo reruns it
+/// only when a variable it named with `rerun-if-env-changed` changes, so a misspelt name added
+/// later (a new variable) does not rerun it, and an incremental build goes on with the old
+/// selection. Each library's `BUILD_INFO` (its generated `build_info.rs`) lists the names.
 ///
 /// ```
-/// # use flagsplit_config::{Facility, Provider, Spec};
-/// # static SPEC: Spec = Spec::library("inflate-demo", "INFLATE_DEMO", "inflate_demo");
+/// # mod inflate_demo {
+/// # use flagsplit_info::BuildInfo;
+/// # pub const BUILD_INFO: BuildInfo = BuildInfo::__generated("inflate-demo", "INFLATE_DEMO", &[], &[],
+/// #     &[], "(none)", &[], "x86_64-unknown-linux-gnu", &["INFLATE_DEMO_INFLATE_PROVIDER"], &[], &[]);
+/// # }
 /// // The body of a test of the application (tests/config.rs: `#[test] fn no_misspelt_variable()`),
 /// // with flagsplit-config a dev-dependency (feature `resolve`, a default one).
-/// flagsplit_config::check_environment(&[&SPEC]).unwrap();
+/// flagsplit_config::check_environment(&[&inflate_demo::BUILD_INFO]).unwrap();
 /// ```
-pub fn check_environment(specs: &[&'static Spec]) -> Result<(), Errors> {
+pub fn check_environment(crates: &[&BuildInfo]) -> Result<(), Errors> {
     let vars: Vec<(String, Option<String>)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok())))
         .collect();
-    let mut errors: Vec<ConfigError> = specs
-        .iter()
-        .flat_map(|spec| unknown_variables(spec, vars.iter().map(|(n, _)| n.as_str())))
-        .collect();
-    // The graph-wide names and values (the plain forms: a test knows no target triple), as each
-    // table reads them; a name close to one a table reads is an error here, where the whole
-    // environment is seen.
-    let graph_env: BTreeMap<String, Option<String>> = vars
-        .into_iter()
-        .filter(|(name, _)| name.starts_with(&format!("{}_", crate::graph::PREFIX)))
-        .collect();
+    let mut errors: Vec<ConfigError> = Vec::new();
+    for info in crates {
+        let prefix = format!("{}_", info.prefix);
+        let known =
+            |name: &str| info.variables.contains(&name) || info.other_variables.contains(&name);
+        let mut unknown: Vec<&str> = vars
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .filter(|name| name.starts_with(&prefix) && !known(name))
+            .collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        for name in unknown {
+            errors.push(ConfigError::UnknownVariable {
+                name: name.to_string(),
+                valid: info.variables.iter().map(|v| v.to_string()).collect(),
+                suggestion: nearest_variable(
+                    name,
+                    info.variables
+                        .iter()
+                        .chain(info.other_variables)
+                        .map(|v| v.to_string()),
+                ),
+            });
+        }
+    }
+    // The graph-wide names and values, in their plain forms (a test knows no target triple).
+    let reads: Vec<&flagsplit_info::GraphRead> =
+        crates.iter().flat_map(|info| info.graph.iter()).collect();
+    let read_keys = || reads.iter().map(|g| g.key);
     let mut misses: Vec<NearMiss> = Vec::new();
-    for spec in specs {
-        let mut inputs = Inputs::new(spec);
-        inputs.graph_env = graph_env.clone();
-        graph_settings(&inputs, &mut errors, &mut misses);
+    for (name, value) in &vars {
+        match crate::graph::classify(name, &[]) {
+            Some(crate::graph::Name::Setting { key, .. }) => {
+                let mine: Vec<&&flagsplit_info::GraphRead> =
+                    reads.iter().filter(|g| g.key == key).collect();
+                if mine.is_empty() {
+                    misses.extend(NearMiss::of_key(name, &key, read_keys()));
+                    continue;
+                }
+                let value = match value {
+                    Some(v) => v,
+                    None => {
+                        errors.push(ConfigError::NotUnicode { name: name.clone() });
+                        continue;
+                    }
+                };
+                let mut valid: Vec<&'static str> = Vec::new();
+                for v in mine.iter().flat_map(|g| g.values.iter()) {
+                    if !valid.contains(v) {
+                        valid.push(v);
+                    }
+                }
+                if !value_taken(&valid, mine.iter().any(|g| g.open), value) {
+                    errors.push(ConfigError::BadGraphValue {
+                        by: Requester::Graph(name.clone()),
+                        name: name.clone(),
+                        value: value.clone(),
+                        valid,
+                    });
+                }
+            }
+            Some(crate::graph::Name::Malformed) => {
+                let names = read_keys().map(crate::graph::variable_of);
+                if let Some(meant) = nearest_variable(name, names) {
+                    misses.push(NearMiss {
+                        name: name.clone(),
+                        meant,
+                    });
+                }
+            }
+            _ => {}
+        }
     }
     misses.sort_by(|a, b| (&a.name, &a.meant).cmp(&(&b.name, &b.meant)));
     misses.dedup_by(|a, b| a.name == b.name);
     for m in misses {
-        let valid = crate::graph::variable_names();
         errors.push(ConfigError::UnknownGraphVariable {
             name: m.name,
-            valid,
+            valid: crate::graph::variable_names(),
             suggestion: Some(m.meant),
         });
     }
@@ -1031,10 +1110,68 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("did you mean DEMO_HASH_PROVIDER?"), "{text}");
-        assert!(
-            check_environment(&[&DEMO]).is_ok()
-                || std::env::vars().any(|(k, _)| k.starts_with("DEMO_"))
+    }
+
+    /// The only test that sets variables of this process: names no other test reads.
+    #[test]
+    fn check_environment_reads_the_names_a_build_info_lists() {
+        use flagsplit_info::GraphRead;
+        const INFO: BuildInfo = BuildInfo::__generated(
+            "ce-test",
+            "CETEST",
+            &[],
+            &[],
+            &[],
+            "(none)",
+            &[],
+            "x86_64-unknown-linux-gnu",
+            &["CETEST_CONFIG", "CETEST_HASH_PROVIDER"],
+            &["CETEST_TRACE"],
+            &[
+                GraphRead::__generated("cetest-closed", &["system", "pure-rust"], false),
+                GraphRead::__generated("cetest-open", &["system"], true),
+            ],
         );
+        let set = [
+            ("CETEST_HASH_PROVDER", "dc"),
+            ("CETEST_TRACE", "1"),
+            ("CETEST_HASH_PROVIDER", "dc"),
+            ("RUST_BACKEND_CETEST_CLOSED", "systen"),
+            ("RUST_BACKEND_CETEST_OPEN", "vendored"),
+            ("RUST_BACKEND_CETEST_OPNE", "system"),
+        ];
+        for (k, v) in set {
+            std::env::set_var(k, v);
+        }
+        let result = check_environment(&[&INFO]);
+        for (k, _) in set {
+            std::env::remove_var(k);
+        }
+        let text = result.expect_err("three mistakes").to_string();
+        assert!(
+            text.contains("unknown variable CETEST_HASH_PROVDER"),
+            "{text}"
+        );
+        assert!(
+            text.contains("did you mean CETEST_HASH_PROVIDER?"),
+            "{text}"
+        );
+        assert!(!text.contains("CETEST_TRACE"), "{text}");
+        assert!(text.contains("RUST_BACKEND_CETEST_CLOSED=systen"), "{text}");
+        assert!(
+            text.contains("did you mean RUST_BACKEND_CETEST_OPEN?"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("vendored"),
+            "an open kind takes another name: {text}"
+        );
+        assert_eq!(
+            text.lines().filter(|l| !l.starts_with(' ')).count(),
+            3,
+            "{text}"
+        );
+        assert!(check_environment(&[&INFO]).is_ok());
     }
 
     #[test]

@@ -441,7 +441,7 @@ impl Build {
         }
     }
 
-    /// Writes `OUT_DIR/build_info.rs`, the [`crate::BuildInfo`] literal (data only), with the paths
+    /// Writes `OUT_DIR/build_info.rs`, the `flagsplit_info::BuildInfo` literal (data only), with the paths
     /// in it following `--remap-path-prefix`. `false` (after an [`error`]) when it cannot.
     pub fn write_build_info(&self, resolved: &Resolved, probed: &Probed) -> bool {
         let remap = PathRemap::from_encoded_rustflags(
@@ -454,6 +454,15 @@ impl Build {
         let config_file = remap.path(&resolved.config_file);
         let libraries: Vec<_> = probed.libraries.iter().map(|l| remap.library(l)).collect();
         let target = self.env.target_triple();
+        let settings = self.graph_settings();
+        let graph: Vec<codegen::GraphReadOut<'_>> = settings
+            .iter()
+            .map(|&setting| codegen::GraphReadOut {
+                key: setting.key(),
+                values: resolve::setting_values(self.spec, setting),
+                open: resolve::setting_is_open(setting),
+            })
+            .collect();
         let literal = codegen::build_info_literal(
             &selection,
             &resolved.features.in_order(self.spec),
@@ -461,6 +470,7 @@ impl Build {
             &config_file,
             &libraries,
             &target,
+            &graph,
         );
         let path = self.out_dir.join("build_info.rs");
         if let Err(e) = write_if_changed(&path, &literal) {
@@ -469,7 +479,6 @@ impl Build {
         }
         // The same, as JSON, for tools that read a whole build's choices from each build script's
         // OUT_DIR (Cargo's `build-script-executed` messages name it).
-        let settings = self.graph_settings();
         let mut reads: Vec<&str> = settings.iter().map(|s| s.key()).collect();
         if !reads.is_empty() {
             reads.push("config");

@@ -20,13 +20,13 @@ use flagsplit_cli::build_options::{self, RuntimeFacts};
 use flagsplit_cli::cli::imap_send::IMAP_SEND;
 use flagsplit_cli::cli::{self, Matches};
 use flagsplit_cli::json;
-use flagsplit_config::BuildInfo;
 use flagsplit_imap::config::Settings;
 use flagsplit_imap::mbox::{self, Format};
 use flagsplit_imap::response::printable;
 use flagsplit_imap::rfc2047;
 use flagsplit_imap::send::{self, CredentialSource, Job, Outcome, Report, Ui};
 use flagsplit_imap::session::{NoTrace, Trace};
+use flagsplit_info::BuildInfo;
 use flagsplit_spec::IMAP_SEND as SENDER;
 
 const PROGRAM: &str = "flagsplit";

@@ -22,8 +22,8 @@ const HELLO_XZ: &[u8] = &[
     0xea, 0x63, 0x12, 0x14, 0x90, 0x42, 0x99, 0x0d, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x59, 0x5a,
 ];
 
-/// One library's section. `info` is its `flagsplit_config::BuildInfo`, taken by its `Display`:
-/// a library from a registry may be built with another copy of flagsplit-config than the others.
+/// One library's section. `info` is its `flagsplit_info::BuildInfo`, taken by its `Display`:
+/// a library from a registry may be built with another copy of flagsplit-info than the others.
 fn section(
     heading: &str,
     info: &dyn Display,
