@@ -206,6 +206,24 @@ else
 	fail "bad-table: a table with its default behind a feature built"
 fi
 
+note "a mistake in the table declared in Cargo.toml stops the build at its line, with the fix"
+cp -r "$work/zstd-demo" "$work/bad-metadata"
+sed -i 's/^pkg-config = "libzstd"$/pkgconfig = "libzstd"/' "$work/bad-metadata/Cargo.toml"
+line=$(grep -n '^pkgconfig = ' "$work/bad-metadata/Cargo.toml" | cut -d: -f1)
+if [ -n "$line" ] && ! cargo_in bad-metadata bad-metadata -- build --features zstd; then
+	says bad-metadata "$log/bad-metadata" "zstd-demo's facility table, in Cargo.toml:" \
+		"Cargo.toml:$line:1: unknown key \`pkgconfig\` in provider \`zstd\` of [package.metadata.flagsplit.compress]" \
+		"fix: did you mean \`pkg-config\`?"
+else
+	cat "$log/bad-metadata" 2>/dev/null || true
+	fail "bad-metadata: a misspelt key in [package.metadata.flagsplit] built"
+fi
+# The probe in OUT_DIR, from the build with libzstd selected.
+probes=$(ls "$CARGO_TARGET_DIR"/debug/build/zstd-demo-*/out/flagsplit-probes/ 2>/dev/null | sort -u | tr '\n' ' ')
+[ "$probes" = "probe-compress-zstd.c " ] && grep -q '^#include <zstd.h>$' "$CARGO_TARGET_DIR"/debug/build/zstd-demo-*/out/flagsplit-probes/probe-compress-zstd.c &&
+	pass "zstd-zstd: the probe was generated from Cargo.toml (OUT_DIR/flagsplit-probes/probe-compress-zstd.c, including zstd.h)" ||
+	fail "zstd-zstd: the generated probes in OUT_DIR are '$probes'"
+
 note "README.md's [env] block is examples/inflate-app's"
 readme_env=$(awk '/^### An application that uses it/ { on = 1 } on && /^```toml$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' README.md)
 app_env=$(sed -n '/^\[env\]$/,$p' examples/inflate-app/.cargo/config.toml)

@@ -8,7 +8,8 @@
 #                            exact rebuilds), the documented configuration commands, `cargo package`,
 #                            flagsplit-config's public API and its Rust 1.63 build, the example
 #                            libraries and application (examples/), flagsplit-config's guide copied
-#                            verbatim (scripts/guide-case.sh), the graph-wide settings on a workspace
+#                            verbatim (scripts/guide-case.sh) and the lines its zstd library writes to
+#                            adopt it (scripts/adoption-lines.sh), the graph-wide settings on a workspace
 #                            of three libraries (scripts/graph-case.sh) and `cargo flagsplit`'s
 #                            reports and policies (scripts/cargo-flagsplit-case.sh), PACKAGING.md's
 #                            recipes, the
@@ -202,7 +203,7 @@ scripts/public-api.sh
 scripts/msrv.sh
 # flagsplit-config's layers (lib.rs says which module is in which): no module names one of a
 # higher layer, and no two modules name each other, even through others.
-config_layers="clib graph model cfgexpr knobs error guide | resolve file | env directive probe remap | script codegen info"
+config_layers="clib graph model cfgexpr knobs error guide | resolve file | env directive probe remap manifest | script codegen"
 python3 scripts/module-graph.py crates/config/src --layers "$config_layers" >target/config-module-graph.txt ||
 	die "flagsplit-config's module graph has a circle or an upward edge:"$'\n'"$(grep -E '^(circle|upward|not in)' target/config-module-graph.txt)"
 tail -1 target/config-module-graph.txt
@@ -219,6 +220,7 @@ scripts/library-case.sh
 
 step "flagsplit-config's guide, copied verbatim: two libraries and an application, each provider, each common mistake"
 scripts/guide-case.sh
+scripts/adoption-lines.sh
 
 step "one choice for a whole graph: three libraries and an application, graph-wide settings, targets, link policy (tests/graph-workspace)"
 scripts/graph-case.sh

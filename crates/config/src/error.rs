@@ -108,6 +108,16 @@ pub enum ConfigError {
         /// The valid tables.
         valid: String,
     },
+    /// A mistake in the table a package declares in its `Cargo.toml`
+    /// (`[package.metadata.flagsplit]`): an unknown key, a wrong type, a missing one.
+    Metadata {
+        /// Where it is.
+        at: FilePos,
+        /// What is wrong.
+        problem: String,
+        /// What to write instead.
+        fix: String,
+    },
     /// A facility name bound to something other than a table (`sha1 = "dc"`).
     NotATable {
         /// Where the value is.
@@ -336,6 +346,10 @@ impl fmt::Display for ConfigError {
             } => {
                 writeln!(f, "{at}: invalid TOML: {message}")?;
                 write!(f, "  fix: correct the syntax; {format}")
+            }
+            ConfigError::Metadata { at, problem, fix } => {
+                writeln!(f, "{at}: {problem}")?;
+                write!(f, "  fix: {fix}")
             }
             ConfigError::UnknownTable { at, name, valid } => {
                 writeln!(f, "{at}: unknown table [{name}]")?;

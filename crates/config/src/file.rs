@@ -23,12 +23,17 @@ use crate::error::{ConfigError, FilePos, Requester};
 use crate::model::{FileChoice, GraphEntry, Spec};
 
 /// Turns byte offsets into 1-based line and character columns.
-struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     text: &'a str,
     path: &'a str,
 }
 
-impl Lines<'_> {
+impl<'a> Lines<'a> {
+    /// The positions of `text`, a file named `path` in messages.
+    pub(crate) fn new(text: &'a str, path: &'a str) -> Lines<'a> {
+        Lines { text, path }
+    }
+
     fn pos(&self, offset: usize) -> FilePos {
         let offset = offset.min(self.text.len());
         // Spans from the parser always fall on character boundaries; be safe anyway.
@@ -43,13 +48,14 @@ impl Lines<'_> {
         }
     }
 
-    fn at(&self, span: Span) -> FilePos {
+    /// The position where `span` starts.
+    pub(crate) fn at(&self, span: Span) -> FilePos {
         self.pos(span.start)
     }
 
     /// The position of a string value: the parser's span starts inside the quotes, a message
     /// points at the opening quote (`"`, `'`, or a triple quote).
-    fn at_string(&self, span: Span) -> FilePos {
+    pub(crate) fn at_string(&self, span: Span) -> FilePos {
         let bytes = self.text.as_bytes();
         let mut start = span.start.min(bytes.len());
         let mut quotes = 0;
@@ -67,7 +73,7 @@ pub(crate) fn parse(
     path: &str,
     text: &str,
 ) -> (Vec<FileChoice>, Vec<ConfigError>) {
-    let lines = Lines { text, path };
+    let lines = Lines::new(text, path);
     let mut choices = Vec::new();
     let mut errors = Vec::new();
     each_entry(
@@ -261,7 +267,7 @@ fn facility_table(
 /// them a crate reads, and their values, are the resolver's to check) and the file's own errors
 /// (syntax, scope tables).
 pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
-    let lines = Lines { text, path };
+    let lines = Lines::new(text, path);
     let mut entries = Vec::new();
     let mut errors = Vec::new();
     let format = "top-level `tls = \"openssl\"`, `link = \"static\"`, `bundled = \"deny\"` entries and [target.<triple or cfg(...)>] tables of them".to_string();

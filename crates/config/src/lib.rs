@@ -58,6 +58,8 @@ mod file;
 pub mod graph;
 pub mod guide;
 pub mod knobs;
+#[cfg(all(feature = "config-file", feature = "build-script"))]
+mod manifest;
 pub mod model;
 pub mod probe;
 #[cfg(feature = "build-script")]

@@ -17,6 +17,9 @@
 //! }
 //! ```
 //!
+//! A table declared in `Cargo.toml` (`[package.metadata.flagsplit]`, feature `config-file` too)
+//! needs no Rust at all: the whole build script is [`main`].
+//!
 //! Cross builds: the target is read from `TARGET` and `CARGO_CFG_TARGET_*` (never `cfg!`, which
 //! describes the machine running the build script).
 
@@ -739,6 +742,71 @@ pub(crate) fn unselected_warnings(resolved: &Resolved) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The whole build script of a package whose table is declared in its `Cargo.toml`, under
+/// `[package.metadata.flagsplit]` (the keys: the guide, §3): reads the table (a mistake in it
+/// stops the build with `Cargo.toml:LINE:COL` and the fix), resolves and emits the `cfg`s, finds,
+/// probes and links the C libraries of the selected providers (each probe generated in `OUT_DIR`
+/// from the declared header and function), and writes the build options.
+///
+/// ```no_run
+/// // The body of build.rs's `fn main`:
+/// flagsplit_config::script::main();
+/// ```
+#[cfg(feature = "config-file")]
+pub fn main() {
+    let env = Env::process();
+    let dir = PathBuf::from(env.cargo_var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let out_dir = PathBuf::from(env.cargo_var("OUT_DIR").unwrap_or_default());
+    let package = env.cargo_var("CARGO_PKG_NAME").unwrap_or_default();
+    let manifest = dir.join("Cargo.toml");
+    println!("cargo:rerun-if-changed={}", manifest.display());
+    let text = match fs::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(e) => {
+            error(&format!("cannot read {}: {e}", manifest.display()));
+            return;
+        }
+    };
+    let declared = match crate::manifest::declared("Cargo.toml", &text, &package) {
+        Ok(Some(declared)) => declared,
+        Ok(None) => {
+            error(&format!(
+                "{package}'s build script calls flagsplit_config::script::main, but Cargo.toml declares no table\n  fix: add [package.metadata.flagsplit.<facility>] with `providers = [...]` (the guide, §3), or call Build::new with a Spec of your own"
+            ));
+            return;
+        }
+        Err(errors) => {
+            error(&format!(
+                "{package}'s facility table, in Cargo.toml:\n{errors}"
+            ));
+            return;
+        }
+    };
+    let build = Build::new(declared.spec);
+    let resolved = match build.resolve_and_emit() {
+        Some(resolved) => resolved,
+        None => return,
+    };
+    let probes = out_dir.join("flagsplit-probes");
+    for (file, source) in &declared.probes {
+        let written =
+            fs::create_dir_all(&probes).and_then(|_| write_if_changed(&probes.join(file), source));
+        if let Err(e) = written {
+            error(&format!(
+                "cannot write {}: {e}",
+                probes.join(file).display()
+            ));
+            return;
+        }
+    }
+    match build.probe(&resolved, &probes) {
+        Ok(probed) => {
+            build.write_build_info(&resolved, &probed);
+        }
+        Err(message) => error(&message),
+    }
 }
 
 /// One value cfg per facility (`flagsplit_sha1="dc"`), and a cfg per provider feature whose
