@@ -660,6 +660,29 @@ providers = [
         assert!(f.providers[1].links == ["libzstd"]);
     }
 
+    /// The README's example, as it stands.
+    #[test]
+    fn the_readme_table() {
+        let readme = include_str!("../README.md");
+        let section = readme
+            .split("## The table in `Cargo.toml`")
+            .nth(1)
+            .expect("the README's section");
+        let block = section
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("its toml block");
+        let d = declared("Cargo.toml", block, "zstd-demo")
+            .expect("no mistake")
+            .expect("a table");
+        assert_eq!(d.spec.check(), Ok(()));
+        assert_eq!(
+            d.spec.facilities[0].providers[1].probe.map(|p| p.symbol),
+            Some("ZSTD_compress")
+        );
+    }
+
     #[test]
     fn no_table_is_none() {
         assert!(
