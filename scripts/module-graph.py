@@ -4,7 +4,9 @@
 
 Each file is a module (`a/mod.rs` and `a.rs` are `a`); a path names the longest module it
 reaches (`crate::probe::library::Library` names `probe::library`, `crate::probe::Library` names
-`probe`, whose re-export it goes through). A module may name its own submodules to declare and
+`probe`, whose re-export it goes through), and a path through the crate root's re-exports names
+the module the item comes from (`crate::Spec`, with `pub use model::Spec;` in lib.rs, names
+`model`). A module may name its own submodules to declare and
 re-export them (`mod x; pub use x::Y;`): that edge counts too, so a submodule that names its
 parent makes a circle.
 
@@ -168,6 +170,25 @@ def main():
                 break
         return target
 
+    # The crate root's re-exports (`pub use model::{Spec, PolicyChoice};` in lib.rs): a path
+    # through the root (`crate::PolicyChoice`) names the module the item comes from.
+    root_items = {}
+    if "" in files:
+        root = strip(open(files[""], encoding="utf-8").read())
+        for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]*);", root, re.S):
+            for path in expand_use_groups("use " + m.group(1) + ";").split():
+                parts = [p for p in path.split("::") if p]
+                if parts and parts[0] == "crate":
+                    parts = parts[1:]
+                target = ""
+                for part in parts[:-1]:
+                    cand = (target + "::" if target else "") + part
+                    if cand not in modules:
+                        break
+                    target = cand
+                if target:
+                    root_items[parts[-1]] = target
+
     for mod in sorted(modules):
         code = expand_use_groups(strip(open(files[mod], encoding="utf-8").read()))
         # Local names of modules: submodules, and modules brought in by `use` (`use crate::probe::{self}`).
@@ -184,6 +205,8 @@ def main():
             full = "::".join(([] if head == "crate" else []) + names)
             if target and (m.group(2).endswith("::self") or target.endswith(names[-1] if names else "\0")):
                 aliases[m.group(3) or target.rsplit("::", 1)[-1]] = target
+            if target == "" and names and names[0] in root_items:
+                target = root_items[names[0]]
             if target != mod and target in modules and target != "":
                 edges[mod].add(target)
         for m in re.finditer(r"(?<![:\w])(\w+)((?:::\w+)+)", code):
