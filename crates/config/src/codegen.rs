@@ -7,41 +7,13 @@
 
 use std::fmt::Write as _;
 
+use flagsplit_info::json::{opt_string as json_opt, string as json_str, strings as json_list};
+
 use crate::model::{FeatureSet, Origin, Role, Selection, When};
 use crate::probe::LibraryFound;
 
 /// The name of the machine-readable build-options file in `OUT_DIR` ([`build_options_json`]).
 pub(crate) const JSON_FILE: &str = "flagsplit-config.json";
-
-/// A JSON string literal.
-fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn json_opt(s: Option<&str>) -> String {
-    s.map_or_else(|| "null".to_string(), json_str)
-}
-
-fn json_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
-    let items: Vec<String> = items.into_iter().map(json_str).collect();
-    format!("[{}]", items.join(", "))
-}
 
 /// When a declared variable is read, as one word in the JSON build options.
 fn when_key(when: When) -> &'static str {

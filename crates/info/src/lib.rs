@@ -24,6 +24,66 @@
 
 use std::fmt;
 
+pub mod json {
+    //! JSON literals, as the build options' JSON twin (flagsplit-config's `flagsplit-config.json`)
+    //! and flagsplit's `--json` reports write them: one escaper for every writer.
+
+    use std::fmt::Write as _;
+
+    /// A JSON string literal: `"`, `\` and control characters escaped.
+    ///
+    /// ```
+    /// assert_eq!(flagsplit_info::json::string("a\"b\n"), r#""a\"b\n""#);
+    /// ```
+    pub fn string(s: &str) -> String {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// A JSON string, or `null`.
+    pub fn opt_string(s: Option<&str>) -> String {
+        s.map_or_else(|| "null".to_string(), string)
+    }
+
+    /// A JSON array of strings, on one line (`["a", "b"]`).
+    pub fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+        let items: Vec<String> = items.into_iter().map(string).collect();
+        format!("[{}]", items.join(", "))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn escapes() {
+            assert_eq!(
+                string("a\"b\\c\n\r\t\u{1}\u{e9}"),
+                "\"a\\\"b\\\\c\\n\\r\\t\\u0001\u{e9}\""
+            );
+            assert_eq!(opt_string(None), "null");
+            assert_eq!(opt_string(Some("x")), "\"x\"");
+            assert_eq!(strings(["a", "b"]), "[\"a\", \"b\"]");
+            assert_eq!(strings([]), "[]");
+        }
+    }
+}
+
 /// What the build decided, embedded in the binaries.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
