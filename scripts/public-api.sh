@@ -63,6 +63,10 @@ if documented flagsplit-config --all-features; then
 	done
 	[ $dead = 0 ] && pass "every docs.rs link of GUIDE.md and README.md names a page of the documentation ($(wc -w <<<"$links") links)"
 	listed flagsplit_config crates/config/public-api.txt
+	# One public path per item: no item is also reachable through a re-export.
+	reexports=$(grep -c '^use ' "$dir/flagsplit_config.txt" || true)
+	[ "$reexports" = 0 ] && pass "flagsplit-config: each item has one public path (no public re-export)" ||
+		fail "flagsplit-config re-exports $reexports item(s) under a second public path: $(grep '^use ' "$dir/flagsplit_config.txt" | tr '\n' ' ')"
 fi
 # flagsplit-info: what a library depends on at run time, for what its build script generates.
 if documented flagsplit-info; then

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use flagsplit::spec::{IMAP_SEND, SPEC};
 use flagsplit_config::knobs::markdown_table;
-use flagsplit_config::resolve::suggest;
+use flagsplit_config::suggest;
 use flagsplit_config::{ConfigFileInput, Errors, FeatureSet, Inputs, Origin, Selection, resolve};
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, Option<String>> {

@@ -8,9 +8,9 @@
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::model::{CrateReport, Setting, SettingSource};
 use crate::source::{SourceFile, Span};
+use flagsplit_config::clib::target_prefixed;
 use flagsplit_config::graph::{self, KINDS, Setting as GraphSetting};
-use flagsplit_config::knobs::target_prefixed;
-use flagsplit_config::model::nearest_variable;
+use flagsplit_config::nearest_variable;
 use std::collections::BTreeMap;
 
 /// One name found, with its value and where.
@@ -81,7 +81,7 @@ impl Readers {
             .keys()
             .map(String::as_str)
             .filter(|k| !matches!(*k, "link" | "bundled" | "config"));
-        flagsplit_config::model::closest(key, kinds)
+        flagsplit_config::closest(key, kinds)
     }
 
     /// The graph-wide variables some crate reads.
@@ -315,7 +315,7 @@ fn unread(what: &str, key: &str) -> Diagnostic {
     };
     let d = Diagnostic::warning(Code::UnreadSetting, format!("{what}: {why}"));
     // The nearest well-known kind, as help (`zlibb` for zlib; nothing for zlib itself).
-    match flagsplit_config::model::closest(key, KINDS.iter().copied()) {
+    match flagsplit_config::closest(key, KINDS.iter().copied()) {
         Some(near) => d.note("help", format!("did you mean the well-known kind {near}?")),
         None => d,
     }
@@ -404,7 +404,7 @@ fn file_settings(
                 .map(String::as_str)
                 .filter(|k| *k != "config")
                 .collect();
-            if let Some(near) = flagsplit_config::model::closest(&key.name, keys.iter().copied()) {
+            if let Some(near) = flagsplit_config::closest(&key.name, keys.iter().copied()) {
                 d = d.note("help", format!("did you mean {near}?"));
             }
             diags.push(d.note(

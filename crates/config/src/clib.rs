@@ -1,9 +1,8 @@
 //! The C libraries a facility table declares, and the interface of the finders that locate
 //! them: what a provider's [`Probe`] checks, which [`Library`] it belongs to, which versions the
 //! declaring crate accepts ([`VersionCheck`]), and how a [`Finder`] answers ([`Found`], or a
-//! [`Message`]). The lowest layer with the table itself ([`crate::model`]): it names no other
-//! module of this crate. The finders, the decisions and the probes' I/O are in [`crate::probe`],
-//! which re-exports these types.
+//! [`Message`]). The lowest layer with the table itself (`model`): it names no other module of
+//! this crate. The finders, the decisions and the probes' I/O are in [`crate::probe`].
 
 use std::fmt;
 

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use flagsplit_info::json::{opt_string as json_opt, string as json_str, strings as json_list};
 
+use crate::clib::LibraryFound;
 use crate::model::{FeatureSet, Origin, Role, Selection, When};
-use crate::probe::LibraryFound;
 
 /// The name of the machine-readable build-options file in `OUT_DIR` ([`build_options_json`]).
 pub(crate) const JSON_FILE: &str = "flagsplit-config.json";

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-pub use crate::model::FilePos;
+use crate::model::FilePos;
 use crate::model::{Facility, FeatureSet, Provider, Role, Spec, names};
 
 /// Who asked for a provider.

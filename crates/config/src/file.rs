@@ -19,7 +19,8 @@ use toml_span::value::{Table, ValueInner};
 use toml_span::{Span, Value};
 
 use crate::cfgexpr::Scope;
-use crate::error::{ConfigError, FilePos, Requester};
+use crate::error::{ConfigError, Requester};
+use crate::model::FilePos;
 use crate::model::{FileChoice, GraphEntry, Spec};
 
 /// Turns byte offsets into 1-based line and character columns.

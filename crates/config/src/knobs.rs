@@ -7,8 +7,6 @@ use std::fmt::Write as _;
 
 use crate::model::{Facility, Provider, Role, Spec, When};
 
-pub use crate::clib::target_prefixed;
-
 /// What `binary` links when `facility` uses `provider` and every other facility keeps a provider
 /// that links nothing.
 fn effect(spec: &Spec, binary: &str, facility: &Facility, provider: &Provider) -> String {
@@ -223,7 +221,7 @@ mod tests {
     #[test]
     fn target_prefix_matches_openssl_sys() {
         assert_eq!(
-            target_prefixed("x86_64-unknown-linux-gnu", "OPENSSL_DIR"),
+            crate::clib::target_prefixed("x86_64-unknown-linux-gnu", "OPENSSL_DIR"),
             "X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR"
         );
     }

@@ -5,26 +5,30 @@
 //! Each module names only modules of its own layer or of a lower one, and no two modules name
 //! each other, even through others (`scripts/module-graph.py` checks both in the test command):
 //!
-//! 1. **The table**: [`model`] (the table types [`Spec`], [`Facility`], [`Provider`], [`Role`],
-//!    [`Variable`], and the vocabulary of a resolution: [`FeatureSet`], [`Origin`], [`Choice`],
-//!    [`Selection`]), the C libraries a table declares and the finders' interface (`clib`,
-//!    re-exported by [`probe`]: [`probe::Library`], [`probe::Probe`], [`probe::VersionCheck`],
-//!    [`probe::Finder`]), [`graph`] (the graph-wide settings' names and vocabulary: [`KINDS`],
-//!    [`SHARED_PROVIDERS`]), `cfgexpr` (`cfg(...)` expressions evaluated for the target),
-//!    [`knobs`] (the knob table generated from a [`Spec`]) and [`error`].
-//! 2. **Resolution** (feature `resolve`): [`resolve()`] (features + the crate's variables and
-//!    config file + the graph-wide variables and file, each in its target-scoped form first → one
-//!    provider per facility with its origin, or every error with its fix) and the config files'
-//!    reader (`file`, feature `config-file`).
+//! 1. **The table**: `model` (the table types, public at the crate's root: [`Spec`],
+//!    [`Facility`], [`Provider`], [`Role`], [`Variable`], and the vocabulary of a resolution:
+//!    [`FeatureSet`], [`Origin`], [`Choice`], [`Selection`]), [`clib`] (the C libraries a table
+//!    declares and the finders' interface: [`clib::Library`], [`clib::Probe`],
+//!    [`clib::VersionCheck`], [`clib::Finder`]), [`graph`] (the graph-wide settings' names and
+//!    vocabulary: [`graph::KINDS`], [`graph::SHARED_PROVIDERS`]), `cfgexpr` (`cfg(...)`
+//!    expressions evaluated for the target), [`knobs`] (the knob table generated from a [`Spec`])
+//!    and `error` ([`ConfigError`], [`Errors`]).
+//! 2. **Resolution** (feature `resolve`): `resolve` ([`resolve()`]: features + the crate's
+//!    variables and config file + the graph-wide variables and file, each in its target-scoped
+//!    form first → one provider per facility with its origin, or every error with its fix) and
+//!    the config files' reader (`file`, feature `config-file`).
 //! 3. **Finding and linking**: [`probe`] (the finders that come with the crate: `-sys` crates'
 //!    metadata, pkg-config, the `<LIB>_*` variables, `openssl-sys`; the decisions; and, with
-//!    feature `build-script`, the probes compiled and linked), `env` (the injectable build
-//!    environment), `directive` (`cargo:` error and warning lines), `remap` (paths under
-//!    `--remap-path-prefix`).
+//!    feature `build-script`, the probes compiled and linked), `env` ([`Env`], the injectable
+//!    build environment), `directive` (`cargo:` error and warning lines), `remap` (paths under
+//!    `--remap-path-prefix`), `manifest` (a table declared in `Cargo.toml`).
 //! 4. **Glue**: `script` (feature `build-script`: one build script's job, from the environment to
 //!    the directives and the build-options file) and `codegen` (that file's literal: a
 //!    `flagsplit_info::BuildInfo`, the build-options data a binary prints, from the crate
 //!    flagsplit-info, which is all a library needs at run time).
+//!
+//! Each item has one public path: the table types, the errors, the resolver and [`Env`] at the
+//! root; the rest in its public module.
 //!
 //! [`guide`] is the guide for a library author (ten minutes): declaring a facility, the
 //! application's `[env]`, probing and linking a C library, migrating from a feature priority or a
@@ -45,14 +49,14 @@
 
 #[cfg(feature = "resolve")]
 mod cfgexpr;
-mod clib;
+pub mod clib;
 #[cfg(feature = "build-script")]
 mod codegen;
 #[cfg(feature = "build-script")]
 mod directive;
 #[cfg(feature = "build-script")]
-pub mod env;
-pub mod error;
+mod env;
+mod error;
 #[cfg(feature = "config-file")]
 mod file;
 pub mod graph;
@@ -60,12 +64,12 @@ pub mod guide;
 pub mod knobs;
 #[cfg(all(feature = "config-file", feature = "build-script"))]
 mod manifest;
-pub mod model;
+mod model;
 pub mod probe;
 #[cfg(feature = "build-script")]
 mod remap;
 #[cfg(feature = "resolve")]
-pub mod resolve;
+mod resolve;
 #[cfg(feature = "build-script")]
 pub mod script;
 #[cfg(test)]
@@ -73,13 +77,13 @@ mod test_tables;
 
 #[cfg(feature = "build-script")]
 pub use env::Env;
-pub use error::{ConfigError, Errors, FilePos, Requester};
+pub use error::{ConfigError, Errors, Requester};
 pub use model::{
-    Choice, Facility, FeatureSet, KINDS, Origin, PolicyChoice, Provider, Role, SHARED_PROVIDERS,
-    Selection, Spec, Variable, When,
+    Choice, Facility, FeatureSet, FilePos, Origin, PolicyChoice, Provider, Role, Selection, Spec,
+    Variable, When, closest, nearest_variable,
 };
 #[cfg(feature = "resolve")]
 pub use resolve::{
-    ConfigFileInput, Inputs, TargetCfg, check_environment, check_every_request, resolve,
+    ConfigFileInput, Inputs, TargetCfg, check_environment, check_every_request, resolve, suggest,
     unknown_variables,
 };

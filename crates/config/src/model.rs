@@ -50,7 +50,7 @@
 use std::fmt;
 
 use crate::clib::Probe;
-pub use crate::graph::{KINDS, SHARED_PROVIDERS};
+use crate::graph::{KINDS, SHARED_PROVIDERS};
 
 /// A crate's facilities and the names derived from them. Built with [`Spec::library`] or
 /// [`Spec::application`] and the builder methods (all `const fn`, for a `static`).

@@ -12,8 +12,8 @@
 
 use std::path::Path;
 
+use crate::clib::LibraryFound;
 use crate::model::{Choice, Origin, Selection};
-use crate::probe::LibraryFound;
 
 /// The `--remap-path-prefix FROM=TO` mappings of one compiler command line, in command-line order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -12,8 +12,9 @@ use flagsplit_info::BuildInfo;
 use crate::cfgexpr::Scope;
 pub use crate::cfgexpr::TargetCfg;
 use crate::clib::target_prefixed;
-use crate::error::{ConfigError, Errors, FilePos, Requester};
+use crate::error::{ConfigError, Errors, Requester};
 use crate::graph::Setting;
+use crate::model::FilePos;
 use crate::model::{
     Choice, FeatureSet, FileChoice, GraphEntry, Origin, PolicyChoice, Selection, Spec, When,
     nearest_variable,

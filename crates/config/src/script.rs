@@ -28,13 +28,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::clib::{Asker, target_prefixed};
+use crate::clib::{Library, LibraryFound};
 use crate::codegen;
 pub use crate::directive::{error, warning};
-pub use crate::env::Env;
+use crate::env::Env;
 use crate::graph::{self, Setting};
 use crate::model::{FeatureSet, Role, Selection, Spec};
+use crate::probe;
 use crate::probe::need::Need;
-use crate::probe::{self, Library, LibraryFound};
 use crate::remap::PathRemap;
 use crate::resolve::{self, ConfigFileInput, Inputs, TargetCfg};
 
@@ -604,8 +605,8 @@ impl Build {
     }
 
     /// Probes every C library the selected providers need, one [`Library`] at a time, with the
-    /// programs in `compat_dir`: its [`probe::Finder`] says where it is, its
-    /// [`probe::VersionCheck`] whether its version is accepted, then each [`probe::Probe`] is
+    /// programs in `compat_dir`: its [`Finder`](crate::clib::Finder) says where it is, its
+    /// [`VersionCheck`](crate::clib::VersionCheck) whether its version is accepted, then each [`Probe`](crate::clib::Probe) is
     /// compiled and linked. Before that, a source feature that is on must go with a compiled
     /// provider of its library ([`Library::source_features`]). `Err` is the build error's text,
     /// for [`error`]. A documentation build (`DOCS_RS` set) probes nothing and fails nothing.

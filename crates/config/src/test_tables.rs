@@ -3,9 +3,9 @@
 // LIBRARY and APPLICATION are used only by the resolver's tests.
 #![cfg_attr(not(feature = "resolve"), allow(dead_code))]
 
+use crate::clib::{Library, Probe};
 use crate::model::{Facility, Provider, Role, Spec, Variable, When};
 use crate::probe::openssl::{Flavor, OpensslSys, Verdict};
-use crate::probe::{Library, Probe};
 
 /// A version policy of the kind a crate declares for OpenSSL: 1.1.1 to 3.x supported, 4 and later
 /// and LibreSSL 3.5 or newer with a warning, the rest refused.

@@ -11,11 +11,11 @@
 //! else libcrypto found, version-checked and linked by the root build script itself, so that a
 //! missing libcrypto stops the build with flagsplit's message rather than `openssl-sys`'s).
 
-use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
-use flagsplit_config::probe::{
-    BuildEnv, FindContext, Finder, Found, Library, LinkMode, Message, Probe, SysCrate, System,
-    TargetInfo,
+use flagsplit_config::clib::{
+    BuildEnv, FindContext, Finder, Found, Library, LinkMode, Message, Probe, TargetInfo,
 };
+use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
+use flagsplit_config::probe::{SysCrate, System};
 use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// The `flagsplit` executable.
@@ -703,7 +703,7 @@ mod tests {
         fn pkg_config(
             &self,
             module: &str,
-        ) -> Result<flagsplit_config::probe::PkgConfigFound, String> {
+        ) -> Result<flagsplit_config::clib::PkgConfigFound, String> {
             Err(format!("no {module}"))
         }
     }

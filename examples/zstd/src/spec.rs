@@ -3,7 +3,8 @@
 //! `ZSTD_*` variables), the versions accepted and the probe. build.rs resolves, probes and links
 //! it (`#[path]`-included there); the library's build options read it.
 
-use flagsplit_config::probe::{Library, Probe, ReadVersion, System, VersionCheck};
+use flagsplit_config::clib::{Library, Probe, ReadVersion, VersionCheck};
+use flagsplit_config::probe::System;
 use flagsplit_config::{Facility, Provider, Spec};
 
 /// libzstd as pkg-config describes it (`libzstd.pc`), or as `ZSTD_NO_PKG_CONFIG`,

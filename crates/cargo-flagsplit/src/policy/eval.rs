@@ -5,8 +5,8 @@
 use super::{Field, LibraryRule, Policy, SelectionRule, Which};
 use crate::model::{CarriedLibrary, CrateReport, Executable, Facility, Report, soname_matches};
 use crate::source::Span;
+use flagsplit_config::closest;
 use flagsplit_config::graph::SHARED_PROVIDERS;
-use flagsplit_config::model::closest;
 use std::collections::BTreeSet;
 
 /// The names a rule may give beyond what this build holds.

@@ -6,8 +6,8 @@ use super::{Choice, Field, LibraryRule, Policy, SelectionRule, Which};
 use crate::diag::{Code, Diagnostic};
 use crate::model::LinkMode;
 use crate::source::{SourceFile, Span};
+use flagsplit_config::closest;
 use flagsplit_config::graph::{KINDS, SHARED_PROVIDERS};
-use flagsplit_config::model::closest;
 use std::rc::Rc;
 use toml_span::value::{Table, Value, ValueInner};
 

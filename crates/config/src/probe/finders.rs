@@ -11,7 +11,8 @@ use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message};
 /// depend on the `-sys` crate directly: Cargo gives its metadata only to direct dependents.
 ///
 /// ```
-/// use flagsplit_config::probe::{Library, Probe, SysCrate};
+/// use flagsplit_config::clib::{Library, Probe};
+/// use flagsplit_config::probe::SysCrate;
 ///
 /// // libz-sys has `links = "z"`: Cargo names its metadata DEP_Z_*.
 /// static LIBZ_SYS: SysCrate = SysCrate::new("libz-sys", "Z");
@@ -178,11 +179,12 @@ pub(crate) fn link_policy_check(
 
 /// A library found by pkg-config (as a `-sys` crate with a `pkg-config` feature, such as
 /// zstd-sys, finds it): its `-I` and `-L` directories and its `Version:`, which
-/// [`super::ReadVersion::FOUND`] checks. pkg-config reads `PKG_CONFIG_PATH`,
+/// [`crate::clib::ReadVersion::FOUND`] checks. pkg-config reads `PKG_CONFIG_PATH`,
 /// `PKG_CONFIG_SYSROOT_DIR` and their target-prefixed forms, as the `pkg-config` crate does.
 ///
 /// ```
-/// use flagsplit_config::probe::{Library, PkgConfig, ReadVersion, VersionCheck};
+/// use flagsplit_config::clib::{Library, ReadVersion, VersionCheck};
+/// use flagsplit_config::probe::PkgConfig;
 ///
 /// static LIBZSTD: PkgConfig = PkgConfig::new("libzstd");
 /// static ZSTD: Library = Library::new("zstd", &LIBZSTD)

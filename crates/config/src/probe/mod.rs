@@ -1,8 +1,8 @@
 //! The C libraries providers link, and the compile-and-link probes that prove a build can use
 //! them, like autoconf's `AC_CHECK_LIB`.
 //!
-//! A [`Library`] says how the build finds it (its [`Finder`]), which versions the declaring crate
-//! accepts ([`VersionCheck`]) and the fixes a failure offers; a [`Probe`] names a C program that
+//! A [`Library`](crate::clib::Library) says how the build finds it (its [`Finder`](crate::clib::Finder)), which versions the declaring crate
+//! accepts ([`VersionCheck`](crate::clib::VersionCheck)) and the fixes a failure offers; a [`Probe`](crate::clib::Probe) names a C program that
 //! calls one symbol of it. Three finders come with this crate, and any crate can write its own:
 //!
 //! - [`SysCrate`]: what the library's `-sys` crate published to its direct dependents
@@ -12,7 +12,7 @@
 //! - [`openssl::OpensslSys`]: OpenSSL as `openssl-sys` found it, judged by the declaring crate's
 //!   own version policy.
 //!
-//! The decisions take the environment through [`BuildEnv`], so that they are tested with layouts
+//! The decisions take the environment through [`BuildEnv`](crate::clib::BuildEnv), so that they are tested with layouts
 //! and targets that exist nowhere; `run` (feature `build-script`) gives them the real one and runs
 //! the compiler.
 
@@ -29,10 +29,6 @@ pub(crate) mod plan;
 pub(crate) mod run;
 mod system;
 
-pub use crate::clib::{
-    BuildEnv, FindContext, Finder, Found, Library, LibraryFound, LinkMode, Message, PkgConfigFound,
-    Probe, ReadVersion, TargetInfo, VersionCheck,
-};
 pub use finders::{PkgConfig, SysCrate, system_switch};
 pub use system::System;
 

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use flagsplit_config::probe::openssl::{Flavor, OpensslSys, Verdict};
-//! use flagsplit_config::probe::Library;
+//! use flagsplit_config::clib::Library;
 //!
 //! fn judge(found: Option<Flavor>, who: &str) -> Verdict {
 //!     match found {

@@ -10,7 +10,7 @@ use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message, Target
 ///   `<LIB>_LIB_DIR` (its `-L` directory), `<LIB>_INCLUDE_DIR` (its `-I` directory); or with
 ///   `<LIB>_NO_PKG_CONFIG` set, in the C compiler's default directories;
 /// - otherwise through pkg-config's module (its `-I` and `-L` directories and `Version:`, which
-///   [`super::ReadVersion::FOUND`] checks; pkg-config reads `PKG_CONFIG_PATH`,
+///   [`crate::clib::ReadVersion::FOUND`] checks; pkg-config reads `PKG_CONFIG_PATH`,
 ///   `PKG_CONFIG_SYSROOT_DIR` and their target-prefixed forms).
 ///
 /// `<LIB>_LIBS` replaces the libraries linked (names as `-l` takes them, separated by `:`, `,`
@@ -26,7 +26,8 @@ use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message, Target
 /// that compiles C of its own with the `cc` crate.
 ///
 /// ```
-/// use flagsplit_config::probe::{Library, Probe, ReadVersion, System, VersionCheck};
+/// use flagsplit_config::clib::{Library, Probe, ReadVersion, VersionCheck};
+/// use flagsplit_config::probe::System;
 ///
 /// // pkg-config's module `libzstd`, or ZSTD_LIB_DIR, ZSTD_INCLUDE_DIR, ZSTD_NO_PKG_CONFIG,
 /// // ZSTD_LIBS and ZSTD_STATIC.

@@ -7,7 +7,7 @@ use super::openssl::{
 };
 use super::plan::*;
 use super::*;
-use crate::clib::Asker;
+use crate::clib::*;
 use crate::test_tables::{OPENSSL, demo_judge};
 
 fn judge(flavor: Option<Flavor>) -> Verdict {

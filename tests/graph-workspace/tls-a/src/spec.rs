@@ -1,7 +1,8 @@
 //! tls-a's facility table: `tls`, of kind `tls`, with `none` (the default) and `openssl`.
 //! build.rs `#[path]`-includes it.
 
-use flagsplit_config::probe::{Library, Probe, System};
+use flagsplit_config::clib::{Library, Probe};
+use flagsplit_config::probe::System;
 use flagsplit_config::{Facility, Provider, Spec};
 
 /// libssl as pkg-config describes it (`libssl.pc`), or as the `OPENSSL_*` variables say.

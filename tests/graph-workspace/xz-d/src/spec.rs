@@ -1,7 +1,8 @@
 //! xz-d's facility table: `decompress`, of kind `xz` (a kind of this crate's own: no other crate of
 //! the workspace has it), with `none` (the default) and `liblzma`. build.rs `#[path]`-includes it.
 
-use flagsplit_config::probe::{Library, Probe, ReadVersion, System, VersionCheck};
+use flagsplit_config::clib::{Library, Probe, ReadVersion, VersionCheck};
+use flagsplit_config::probe::System;
 use flagsplit_config::{Facility, Provider, Spec};
 
 /// liblzma as pkg-config describes it (`liblzma.pc`), or as the `LZMA_*` variables say.

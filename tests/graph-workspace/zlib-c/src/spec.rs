@@ -1,7 +1,8 @@
 //! zlib-c's facility table: `inflate`, of kind `zlib`, with `pure-rust` (the default) and
 //! `system`. build.rs `#[path]`-includes it.
 
-use flagsplit_config::probe::{Library, Probe, SysCrate};
+use flagsplit_config::clib::{Library, Probe};
+use flagsplit_config::probe::SysCrate;
 use flagsplit_config::{Facility, Provider, Spec, Variable, When};
 
 /// libz-sys (`links = "z"`: `DEP_Z_INCLUDE`, and `DEP_Z_ROOT` when it built its bundled copy).

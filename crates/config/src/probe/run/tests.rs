@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use super::*;
-use crate::probe::LinkMode;
+use crate::clib::LinkMode;
 use crate::probe::message::compiler_message;
 use crate::probe::openssl::{Location, OpensslInputs, Plan, StaticProblem, Stop};
 use crate::probe::tests::{fs, sha1_need, tls_need};
@@ -101,7 +101,7 @@ fn needs() -> Vec<Need> {
 struct Planned {
     plan: Plan,
     args: Vec<Vec<String>>,
-    found: crate::probe::Found,
+    found: crate::clib::Found,
 }
 
 impl std::ops::Deref for Planned {
