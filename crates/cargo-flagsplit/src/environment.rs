@@ -329,54 +329,58 @@ fn file_settings(
     out: &mut Vec<Setting>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let root = match toml_span::parse(&file.text) {
-        Ok(root) => root,
-        Err(e) => {
-            diags.push(
-                Diagnostic::new(
-                    Code::UnknownSetting,
-                    severity,
-                    format!(
-                        "{} file {} is not valid TOML: {e}",
-                        graph::CONFIG,
-                        file.name
-                    ),
-                )
-                .at(Span::new(file, e.span.start..e.span.end), "here"),
-            );
-            return;
+    // flagsplit-config's own reader, the one every build script uses: the same entries, the same
+    // errors (syntax, a bad `[target.<...>]` table).
+    let (entries, errors) = flagsplit_config::read_graph_file(&file.name, &file.text);
+    for e in errors {
+        let at = match &e {
+            flagsplit_config::ConfigError::Syntax { at, .. }
+            | flagsplit_config::ConfigError::BadScope { at, .. } => Some(at),
+            _ => None,
+        };
+        let text = e.to_string();
+        let (headline, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        let headline = match at {
+            Some(at) => headline
+                .strip_prefix(&format!("{at}: "))
+                .unwrap_or(headline),
+            None => headline,
+        };
+        let mut d = Diagnostic::new(
+            Code::UnknownSetting,
+            severity,
+            format!("{} file {}: {headline}", graph::CONFIG, file.name),
+        );
+        if let Some(at) = at {
+            let offset = file.offset(at.line as usize, at.column as usize);
+            d = d.at(Span::new(file, offset..offset + 1), "here");
         }
-    };
-    let Some(table) = root.as_table() else { return };
-    let mut entries = Vec::new();
-    for (key, value) in table {
-        if key.name == "target" {
-            for (scope, t) in value.as_table().into_iter().flatten() {
-                for (k, v) in t.as_table().into_iter().flatten() {
-                    entries.push((format!("target.{}.{}", scope.name, k.name), k, v));
-                }
+        for line in rest.lines() {
+            if let Some(fix) = line.trim_start().strip_prefix("fix: ") {
+                d = d.note("fix", fix.to_string());
             }
-        } else {
-            entries.push((key.name.to_string(), key, value));
         }
+        diags.push(d);
     }
-    entries.sort_by_key(|e| e.1.span.start);
-    for (name, key, value) in entries {
-        let value_text = value
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| value.as_ref().type_str().to_string());
-        let span = Span::new(file, key.span.start..key.span.end);
-        let valid = graph::name_problem(&key.name).is_none()
-            && key.name != "target"
-            && key.name != "config";
+    for entry in entries {
+        let key = entry.key.as_str();
+        let name = match &entry.target {
+            Some(scope) => format!("target.{scope}.{key}"),
+            None => key.to_string(),
+        };
+        let value_text = match &entry.value {
+            Ok(text) => text.clone(),
+            Err(type_name) => type_name.to_string(),
+        };
+        let span = Span::new(file, entry.key_span.clone());
+        let valid = graph::name_problem(key).is_none() && key != "target" && key != "config";
         let read_by = if valid {
-            readers.read_by(&key.name)
+            readers.read_by(key)
         } else {
             Vec::new()
         };
         if valid && read_by.is_empty() {
-            match readers.near_kind(&key.name) {
+            match readers.near_kind(key) {
                 Some(near) => diags.push(
                     Diagnostic::new(
                         Code::UnknownSetting,
@@ -387,8 +391,7 @@ fn file_settings(
                     .note("help", format!("did you mean {near}?")),
                 ),
                 None => diags.push(
-                    unread(&format!("{name} = {value_text:?}"), &key.name)
-                        .at(span.clone(), "set here"),
+                    unread(&format!("{name} = {value_text:?}"), key).at(span.clone(), "set here"),
                 ),
             }
         } else if !valid {
@@ -404,7 +407,7 @@ fn file_settings(
                 .map(String::as_str)
                 .filter(|k| *k != "config")
                 .collect();
-            if let Some(near) = flagsplit_config::closest(&key.name, keys.iter().copied()) {
+            if let Some(near) = flagsplit_config::closest(key, keys.iter().copied()) {
                 d = d.note("help", format!("did you mean {near}?"));
             }
             diags.push(d.note(
@@ -412,7 +415,7 @@ fn file_settings(
                 "a key is a kind's name (lowercase, words joined by `-`), `link` or `bundled`",
             ));
         }
-        let key_name = valid.then(|| key.name.to_string());
+        let key_name = valid.then(|| key.to_string());
         out.push(Setting {
             name,
             value: value_text,
@@ -595,6 +598,38 @@ mod tests {
         assert_eq!(d[0].location().as_deref(), Some(".cargo/config.toml:2:1"));
         assert_eq!(s[0].source, SettingSource::CargoEnv);
         assert_eq!(s[0].at.as_deref(), Some(".cargo/config.toml:2:1"));
+    }
+
+    /// The graph-wide file's own mistakes, as flagsplit-config's reader (the build scripts') finds
+    /// them: a table under `[target]` that is no triple or `cfg(...)`, and invalid TOML.
+    #[test]
+    fn the_graph_wide_file_read_as_the_builds_read_it() {
+        let mut z = tls_crate("zlib-c", "none", "default", "default");
+        z.options.graph_reads = vec!["tls".into(), "config".into()];
+        for (text, want, at) in [
+            (
+                "[target.'cfg(feature = \"x\")']\ntls = \"openssl\"\n",
+                "RUST_BACKEND_CONFIG file /b.toml: [target.'cfg(feature = \"x\")'] names no target",
+                "/b.toml:1:10",
+            ),
+            (
+                "tls = \n",
+                "RUST_BACKEND_CONFIG file /b.toml: invalid TOML",
+                "/b.toml:1:7",
+            ),
+        ] {
+            let (_, d) = check(
+                &env(&[("RUST_BACKEND_CONFIG", "/b.toml")]),
+                Some(("/b.toml", Ok(text.to_string()))),
+                &[z.clone()],
+                &[HOST],
+                Severity::Error,
+            );
+            assert_eq!(d.len(), 1, "{text}: {d:?}");
+            assert!(d[0].message.starts_with(want), "{text}: {}", d[0].message);
+            assert_eq!(d[0].location().as_deref(), Some(at), "{text}");
+            assert!(d[0].notes.iter().any(|(k, _)| k == "fix"), "{text}: {d:?}");
+        }
     }
 
     #[test]

@@ -5,42 +5,35 @@
 use std::ops::Range;
 use std::rc::Rc;
 
+use flagsplit_config::LineIndex;
+
 /// A file's name (as the user gave it) and text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct SourceFile {
     pub name: String,
     pub text: String,
-    /// The byte offset of each line's first byte.
-    line_starts: Vec<usize>,
+    /// Where each line starts (flagsplit-config's, which its config files' messages count with).
+    lines: LineIndex,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Rc<SourceFile> {
         let text = text.into();
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         Rc::new(SourceFile {
             name: name.into(),
+            lines: LineIndex::new(&text),
             text,
-            line_starts,
         })
-    }
-
-    /// The line (from 0) holding byte `offset`.
-    fn line_of(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= offset) - 1
     }
 
     /// The line and column (both from 1; the column counts characters) of byte `offset`.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.line_of(offset);
-        let col = self.text[self.line_starts[line]..offset].chars().count() + 1;
-        (line + 1, col)
+        self.lines.line_col(&self.text, offset)
+    }
+
+    /// The byte offset of line `line`, column `column` (both from 1, the column in characters).
+    pub fn offset(&self, line: usize, column: usize) -> usize {
+        self.lines.offset(&self.text, line, column)
     }
 
     /// The whole lines `range` touches: the first one's number (from 1) and their bytes,
@@ -48,13 +41,14 @@ impl SourceFile {
     pub fn lines_of(&self, range: &Range<usize>) -> (usize, Range<usize>) {
         let start = range.start.min(self.text.len());
         let end = range.end.clamp(start, self.text.len());
-        let first = self.line_of(start);
-        let last = self.line_of(end.saturating_sub(1).max(start));
+        let first = self.lines.line_of(start);
+        let last = self.lines.line_of(end.saturating_sub(1).max(start));
         let line_end = self
-            .line_starts
-            .get(last + 1)
-            .map_or(self.text.len(), |&s| s - 1);
-        (first + 1, self.line_starts[first]..line_end.max(start))
+            .lines
+            .line_start(last + 1)
+            .map_or(self.text.len(), |s| s - 1);
+        let first_start = self.lines.line_start(first).unwrap_or(0);
+        (first + 1, first_start..line_end.max(start))
     }
 }
 

@@ -137,6 +137,15 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The `[target.<...>]` key as written; `None` for every target.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Scope::All => None,
+            Scope::Triple(t) => Some(t),
+            Scope::Cfg(_, text) => Some(text),
+        }
+    }
+
     /// The scope of a `[target.<key>]` table: `cfg(...)` or a triple (a name with a `-`).
     pub fn parse(key: &str) -> Result<Scope, CfgParseError> {
         if key.trim_start().starts_with("cfg(") {

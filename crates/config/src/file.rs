@@ -20,33 +20,28 @@ use toml_span::{Span, Value};
 
 use crate::cfgexpr::Scope;
 use crate::error::{ConfigError, Requester};
-use crate::model::FilePos;
 use crate::model::{FileChoice, GraphEntry, Spec};
+use crate::model::{FilePos, LineIndex};
 
 /// Turns byte offsets into 1-based line and character columns.
 pub(crate) struct Lines<'a> {
     text: &'a str,
     path: &'a str,
+    index: LineIndex,
 }
 
 impl<'a> Lines<'a> {
     /// The positions of `text`, a file named `path` in messages.
     pub(crate) fn new(text: &'a str, path: &'a str) -> Lines<'a> {
-        Lines { text, path }
+        Lines {
+            text,
+            path,
+            index: LineIndex::new(text),
+        }
     }
 
     fn pos(&self, offset: usize) -> FilePos {
-        let offset = offset.min(self.text.len());
-        // Spans from the parser always fall on character boundaries; be safe anyway.
-        let before = self.text.get(..offset).unwrap_or(self.text);
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
-        FilePos {
-            path: self.path.to_string(),
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            column: u32::try_from(column).unwrap_or(u32::MAX),
-        }
+        self.index.pos(self.path, self.text, offset)
     }
 
     /// The position where `span` starts.
@@ -280,8 +275,10 @@ pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<Confi
         entries.push(GraphEntry {
             key: key.name.to_string(),
             key_at: lines.at(key.span),
+            key_span: key.span.start..key.span.end,
             value: value_text,
             at,
+            target: scope.text().map(str::to_string),
             scope: scope.clone(),
         });
     });
@@ -301,6 +298,28 @@ fn sorted_by_position<'a, 'de>(
 mod tests {
     use super::parse;
     use crate::test_tables::LIBRARY;
+
+    /// Positions and offsets, each the inverse of the other, on lines with characters of more
+    /// than one byte; an offset inside a character or past the end is moved to one that is not.
+    #[test]
+    fn line_index_round_trips() {
+        use crate::model::LineIndex;
+        let text = "a = 1\n\u{e9}t\u{e9} = \"\u{fc}\"\n\nlast";
+        let index = LineIndex::new(text);
+        for (offset, _) in text.char_indices() {
+            let (line, col) = index.line_col(text, offset);
+            assert_eq!(
+                index.offset(text, line, col),
+                offset,
+                "{offset}: {line}:{col}"
+            );
+        }
+        assert_eq!(index.line_col(text, 7), (2, 1), "inside \u{e9}");
+        assert_eq!(index.line_col(text, 999), (4, 5));
+        assert_eq!(index.pos("f.toml", text, 11).to_string(), "f.toml:2:4");
+        assert_eq!(index.offset(text, 9, 1), text.len());
+        assert_eq!(index.line_start(3), Some(text.len() - 4));
+    }
 
     /// The column of a syntax error counts characters, not bytes, after non-ASCII text.
     #[test]

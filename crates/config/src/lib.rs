@@ -78,10 +78,14 @@ mod test_tables;
 #[cfg(feature = "build-script")]
 pub use env::Env;
 pub use error::{ConfigError, Errors, Requester};
+#[cfg(feature = "resolve")]
+pub use model::GraphEntry;
 pub use model::{
-    Choice, Facility, FeatureSet, FilePos, Origin, PolicyChoice, Provider, Role, Selection, Spec,
-    Variable, When, closest, nearest_variable,
+    Choice, Facility, FeatureSet, FilePos, LineIndex, Origin, PolicyChoice, Provider, Role,
+    Selection, Spec, Variable, When, closest, nearest_variable,
 };
+#[cfg(feature = "config-file")]
+pub use resolve::read_graph_file;
 #[cfg(feature = "resolve")]
 pub use resolve::{
     ConfigFileInput, Inputs, TargetCfg, check_environment, check_every_request, resolve, suggest,

@@ -858,6 +858,75 @@ impl fmt::Display for FilePos {
     }
 }
 
+/// Where each line of a text starts, for positions in messages (`FILE:LINE:COL`, the column
+/// counted in characters) and back: one binary search per position, whatever the file's size.
+/// The config files' reader and `cargo flagsplit`'s diagnostics both count positions with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// The index of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        LineIndex {
+            starts: std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        }
+    }
+
+    /// The line (from 0) holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The byte offset where line `line` (from 0) starts, if the text has it.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
+    }
+
+    /// The line and column (both from 1; the column counts characters) of byte `offset` of
+    /// `text` (the text indexed), cut to the text and moved back to a character's start.
+    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_of(offset);
+        let start = self.starts[line].min(offset);
+        (line + 1, text[start..offset].chars().count() + 1)
+    }
+
+    /// The position of byte `offset` of `text`, in the file named `path`.
+    pub fn pos(&self, path: &str, text: &str, offset: usize) -> FilePos {
+        let (line, column) = self.line_col(text, offset);
+        FilePos::new(
+            path,
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+        )
+    }
+
+    /// The byte offset of line `line`, column `column` (both from 1, the column in characters)
+    /// of `text`: the inverse of [`LineIndex::line_col`], cut to the line's end.
+    pub fn offset(&self, text: &str, line: usize, column: usize) -> usize {
+        let start = match line.checked_sub(1).and_then(|l| self.line_start(l)) {
+            Some(start) => start,
+            None => return text.len(),
+        };
+        let rest = &text[start..];
+        let end = rest.find('\n').unwrap_or(rest.len());
+        start
+            + rest[..end]
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(end, |(i, _)| i)
+    }
+}
+
 /// One `provider = "..."` entry of a config file that names a valid provider.
 #[cfg(feature = "resolve")]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -872,18 +941,25 @@ pub(crate) struct FileChoice {
     pub(crate) scope: crate::cfgexpr::Scope,
 }
 
-/// One `key = value` entry of the graph-wide config file, as written.
+/// One `key = value` entry of the graph-wide config file (`RUST_BACKEND_CONFIG`), as written:
+/// what [`crate::read_graph_file`] gives, for the resolver and for tools that check a whole
+/// graph's settings.
 #[cfg(feature = "resolve")]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct GraphEntry {
+#[non_exhaustive]
+pub struct GraphEntry {
     /// The key (`tls`, `xz`, `link`, or a misspelling).
-    pub(crate) key: String,
+    pub key: String,
     /// Where the key is.
-    pub(crate) key_at: FilePos,
+    pub key_at: FilePos,
+    /// The key's bytes in the file.
+    pub key_span: std::ops::Range<usize>,
     /// Its value, or the TOML type of a value that is no string.
-    pub(crate) value: Result<String, &'static str>,
+    pub value: Result<String, &'static str>,
     /// Where the value is.
-    pub(crate) at: FilePos,
+    pub at: FilePos,
+    /// The `[target.<triple or cfg(...)>]` table it is in, as written; `None` at the top level.
+    pub target: Option<String>,
     /// The targets it applies to.
     pub(crate) scope: crate::cfgexpr::Scope,
 }

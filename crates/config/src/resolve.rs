@@ -664,6 +664,15 @@ pub fn unknown_variables<'a>(
         .collect()
 }
 
+/// Reads the graph-wide file (`RUST_BACKEND_CONFIG`; `path` names it in messages): every entry
+/// with its place, and the file's own errors (its syntax, a bad `[target.<...>]` table). Which
+/// entries a crate reads, and their values, are the resolver's to judge; a tool that checks a
+/// whole graph's settings (`cargo flagsplit`) reads the file with this too.
+#[cfg(feature = "config-file")]
+pub fn read_graph_file(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<ConfigError>) {
+    crate::file::parse_graph(path, text)
+}
+
 /// Checks this process's environment against what each library's build reads (the crate's
 /// variables: [`unknown_variables`]'s rule; the graph-wide settings: a `RUST_BACKEND_*` name close
 /// to one a crate reads, or a value none of them takes), for an application's own test: `cargo
