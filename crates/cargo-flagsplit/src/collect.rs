@@ -59,7 +59,9 @@ pub fn crates(build: &Build, target: Option<&str>) -> (Vec<CrateReport>, Vec<Dia
             .map(String::from)
     });
     let mut crates = Vec::new();
-    for (script, options) in read {
+    for (script, mut options) in read {
+        // A file of an older schema gets what the current one says on its own.
+        options.upgrade();
         if options.schema > OPTIONS_SCHEMA {
             diags.push(Diagnostic::warning(
                 Code::NewerBuildOptions,

@@ -37,7 +37,8 @@ impl Readers {
         let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut prefixes = Vec::new();
         for c in crates {
-            let mut names = c.options.known_variables();
+            let mut names: Vec<String> =
+                c.options.variables.iter().map(|v| v.name.clone()).collect();
             // A facility's variable has a form scoped to the triple the crate is built for.
             if !c.options.target.is_empty() {
                 names.extend(

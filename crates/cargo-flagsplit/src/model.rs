@@ -1,154 +1,19 @@
 //! The data of one build: what each flagsplit-config crate wrote to `OUT_DIR/flagsplit-config.json`
-//! (schema 1), the executables with the C libraries each carries, and the settings seen.
+//! (schema 1 or 2), the executables with the C libraries each carries, and the settings seen.
 
 use serde::{Deserialize, Serialize};
 
 /// The schema of the document this tool prints with `--json`.
 pub const SCHEMA: u32 = 2;
 
-/// The schema of `flagsplit-config.json` this tool reads.
-pub const OPTIONS_SCHEMA: u32 = 1;
-
-/// One provider of a facility, as the build script described it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Provider {
-    pub name: String,
-    #[serde(default)]
-    pub feature: Option<String>,
-    #[serde(default)]
-    pub compiled: bool,
-    #[serde(default)]
-    pub answers_to: Option<String>,
-    #[serde(default)]
-    pub links: Vec<String>,
-    /// What it guarantees (`collision-detection`); empty in a file written before
-    /// flagsplit-config listed them.
-    #[serde(default)]
-    pub properties: Vec<String>,
-}
-
-/// One facility and the provider selected for it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Facility {
-    pub name: String,
-    #[serde(default)]
-    pub kind: Option<String>,
-    #[serde(default)]
-    pub variable: String,
-    #[serde(default)]
-    pub used_by: Vec<String>,
-    #[serde(default)]
-    pub providers: Vec<Provider>,
-    pub selected: String,
-    #[serde(default)]
-    pub origin: String,
-    #[serde(default)]
-    pub origin_kind: String,
-}
-
-impl Facility {
-    /// The selected provider's entry, when the file lists it.
-    pub fn selected_provider(&self) -> Option<&Provider> {
-        self.providers.iter().find(|p| p.name == self.selected)
-    }
-
-    /// The shared name the selected provider answers to.
-    pub fn selected_shared(&self) -> Option<&str> {
-        self.selected_provider()
-            .and_then(|p| p.answers_to.as_deref())
-    }
-}
-
-/// A graph-wide link or bundled policy as one build script read it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Policy {
-    pub value: String,
-    #[serde(default)]
-    pub origin: String,
-}
-
-/// The graph-wide link and bundled policies a build script read.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GraphPolicies {
-    #[serde(default)]
-    pub link: Option<Policy>,
-    #[serde(default)]
-    pub bundled: Option<Policy>,
-}
-
-/// A C library a build script found for the selected providers.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Library {
-    pub library: String,
-    #[serde(default)]
-    pub version: Option<String>,
-    #[serde(default)]
-    pub located_by: String,
-    #[serde(default, rename = "static")]
-    pub static_link: bool,
-    /// The libraries linked, as `-l` takes them (`crypto`); empty in a file written before
-    /// flagsplit-config listed them.
-    #[serde(default)]
-    pub links: Vec<String>,
-    /// Its `-sys` crate built its own copy.
-    #[serde(default)]
-    pub bundled: bool,
-}
-
-/// A variable a crate knows, and when it is read (`build`: by its build script).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Variable {
-    pub name: String,
-    #[serde(default)]
-    pub when: String,
-}
-
-/// `OUT_DIR/flagsplit-config.json`, schema 1.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Options {
-    pub schema: u32,
-    #[serde(rename = "crate")]
-    pub crate_name: String,
-    #[serde(default)]
-    pub prefix: String,
-    #[serde(default)]
-    pub role: String,
-    #[serde(default)]
-    pub target: String,
-    #[serde(default)]
-    pub features: Vec<String>,
-    #[serde(default)]
-    pub source_features: Vec<String>,
-    #[serde(default)]
-    pub config_file: String,
-    /// Every variable the crate knows; empty in a file written before flagsplit-config listed
-    /// them ([`Options::known_variables`] then derives the build-time ones).
-    #[serde(default)]
-    pub variables: Vec<Variable>,
-    #[serde(default)]
-    pub facilities: Vec<Facility>,
-    /// The graph-wide settings the build script reads (file keys: `tls`, `link`, `bundled`,
-    /// `config` for `RUST_BACKEND_CONFIG`).
-    #[serde(default)]
-    pub graph_reads: Vec<String>,
-    #[serde(default)]
-    pub graph: GraphPolicies,
-    #[serde(default)]
-    pub libraries: Vec<Library>,
-}
-
-impl Options {
-    /// The names of the variables the crate knows: its list, or for an older file its config
-    /// variable and each facility's.
-    pub fn known_variables(&self) -> Vec<String> {
-        if !self.variables.is_empty() {
-            return self.variables.iter().map(|v| v.name.clone()).collect();
-        }
-        std::iter::once(format!("{}_CONFIG", self.prefix))
-            .chain(self.facilities.iter().map(|f| f.variable.clone()))
-            .collect()
-    }
-}
+/// `OUT_DIR/flagsplit-config.json` and its parts: flagsplit-info's record types, the one
+/// definition of the format, which flagsplit-config's build scripts write. A file of an older
+/// schema is read too ([`Options::upgrade`] after reading).
+pub use flagsplit_info::record::{
+    BuildRecord as Options, FacilityRecord as Facility, GraphPolicies, LibraryRecord as Library,
+    PolicyRecord as Policy, ProviderRecord as Provider, SCHEMA as OPTIONS_SCHEMA,
+    VariableRecord as Variable,
+};
 
 /// Which copy of a crate a build produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -346,5 +211,68 @@ impl Report {
         self.crates
             .iter()
             .flat_map(|c| c.options.facilities.iter().map(move |f| (c, f)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What flagsplit-config 0.4 wrote (schema 1), byte for byte.
+    const SCHEMA_1: &str = r#"{
+  "schema": 1,
+  "crate": "inflate-lib",
+  "prefix": "INFLATE_LIB",
+  "role": "library",
+  "target": "x86_64-unknown-linux-gnu",
+  "features": ["zlib"],
+  "source_features": [],
+  "config_file": "a \"quoted\"\\path\n",
+  "facilities": [
+    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"]}], "selected": "zlib", "origin": "graph-wide /cfg/backends.toml:3:8", "origin_kind": "graph-file"}
+  ],
+  "graph_reads": ["zlib", "config"],
+  "graph": {"link": null, "bundled": null},
+  "libraries": [
+  ]
+}
+"#;
+
+    #[test]
+    fn schema_1_is_read_and_upgraded() {
+        let mut o: Options = serde_json::from_str(SCHEMA_1).expect("schema 1 parses");
+        o.upgrade();
+        let f = &o.facilities[0];
+        assert_eq!(f.origin_at.as_deref(), Some("/cfg/backends.toml:3:8"));
+        assert_eq!(f.origin_name, None);
+        assert_eq!(f.selected_shared(), Some("system"));
+        let names: Vec<&str> = o.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["INFLATE_LIB_CONFIG", "INFLATE_LIB_INFLATE_PROVIDER"]
+        );
+    }
+
+    /// flagsplit-info's writer and this reader are one format: what the one writes, the other
+    /// reads back equal.
+    #[test]
+    fn the_writer_and_the_reader_agree() {
+        let mut o: Options = serde_json::from_str(SCHEMA_1).expect("schema 1 parses");
+        o.upgrade();
+        o.schema = OPTIONS_SCHEMA;
+        o.libraries.push(Library {
+            library: "zlib".into(),
+            version: Some("1.3.1".into()),
+            located_by: "pkg-config".into(),
+            static_link: true,
+            links: vec!["z".into()],
+            bundled: false,
+        });
+        o.graph.link = Some(Policy {
+            value: "static".into(),
+            origin: "graph-wide RUST_BACKEND_LINK".into(),
+        });
+        let back: Options = serde_json::from_str(&o.to_json()).expect("its own JSON parses");
+        assert_eq!(back, o);
     }
 }

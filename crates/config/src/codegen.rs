@@ -7,7 +7,10 @@
 
 use std::fmt::Write as _;
 
-use flagsplit_info::json::{opt_string as json_opt, string as json_str, strings as json_list};
+use flagsplit_info::record::{
+    BuildRecord, FacilityRecord, GraphPolicies, LibraryRecord, PolicyRecord, ProviderRecord,
+    SCHEMA, VariableRecord,
+};
 
 use crate::clib::LibraryFound;
 use crate::model::{FeatureSet, Origin, Role, Selection, When};
@@ -38,12 +41,13 @@ pub(crate) fn origin_kind(origin: &Origin) -> &'static str {
     }
 }
 
-/// The build options as JSON, for tools that read a whole build (schema 1): the crate, its role,
-/// target, features, config file, each facility (kind, every provider with its feature, whether
-/// this build compiles it, the shared name it answers to and what it links; the selection and its
-/// origin), the graph-wide settings it reads (their file keys, and `config` for
+/// The build options as a `flagsplit_info::record::BuildRecord`, for tools that read a whole
+/// build: the crate, its role, target, features, config file, every variable it knows, each
+/// facility (kind, every provider with its feature, whether this build compiles it, the shared
+/// name it answers to, what it links and guarantees; the selection and its origin, worded and in
+/// parts), the graph-wide settings it reads (their file keys, and `config` for
 /// `RUST_BACKEND_CONFIG`), the graph-wide policies and the probed libraries.
-pub(crate) fn build_options_json(
+pub(crate) fn build_record(
     selection: &Selection,
     features: &FeatureSet,
     source_features: &[&str],
@@ -51,108 +55,101 @@ pub(crate) fn build_options_json(
     libraries: &[LibraryFound],
     target: &str,
     graph_reads: &[&str],
-) -> String {
+) -> BuildRecord {
     let spec = selection.spec;
-    let mut s = String::from("{\n  \"schema\": 1,\n");
-    let role = match spec.role {
-        Role::Application => "application",
-        Role::Library => "library",
-    };
-    let _ = writeln!(s, "  \"crate\": {},", json_str(spec.name));
-    let _ = writeln!(s, "  \"prefix\": {},", json_str(spec.prefix));
-    let _ = writeln!(s, "  \"role\": {},", json_str(role));
-    let _ = writeln!(s, "  \"target\": {},", json_str(target));
-    let _ = writeln!(s, "  \"features\": {},", json_list(features.in_order(spec)));
-    let _ = writeln!(
-        s,
-        "  \"source_features\": {},",
-        json_list(source_features.iter().copied())
-    );
-    let _ = writeln!(s, "  \"config_file\": {},", json_str(config_file));
+    let owned = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     // Every variable the crate knows: the build-time ones its build script reads, then the
     // table's declared ones (read by the binaries, the tests or the benchmarks).
-    let mut variables: Vec<(String, &str)> = spec
+    let mut variables: Vec<VariableRecord> = spec
         .build_variable_names()
         .into_iter()
-        .map(|n| (n, "build"))
+        .map(|name| VariableRecord {
+            name,
+            when: "build".to_string(),
+        })
         .collect();
     for v in spec.variables {
-        if !variables.iter().any(|(n, _)| n == v.name) {
-            variables.push((v.name.to_string(), when_key(v.when)));
+        if !variables.iter().any(|r| r.name == v.name) {
+            variables.push(VariableRecord {
+                name: v.name.to_string(),
+                when: when_key(v.when).to_string(),
+            });
         }
     }
-    let variables: Vec<String> = variables
+    let facilities = selection
         .iter()
-        .map(|(n, w)| format!("{{\"name\": {}, \"when\": {}}}", json_str(n), json_str(w)))
+        .map(|(facility, choice)| {
+            let (origin_name, origin_at) = match &choice.origin {
+                Origin::Default => (None, None),
+                Origin::FeatureDefault(feature) => (Some(feature.to_string()), None),
+                Origin::Env(var) | Origin::Graph(var) => (Some(var.clone()), None),
+                Origin::File { path, line, column } | Origin::GraphFile { path, line, column } => {
+                    (None, Some(format!("{path}:{line}:{column}")))
+                }
+            };
+            FacilityRecord {
+                name: facility.name.to_string(),
+                kind: facility.kind.map(str::to_string),
+                variable: spec.env_var(facility),
+                used_by: owned(facility.used_by),
+                providers: facility
+                    .providers
+                    .iter()
+                    .map(|p| ProviderRecord {
+                        name: p.name.to_string(),
+                        feature: p.feature.map(str::to_string),
+                        compiled: p.is_available(features),
+                        answers_to: p.answers_to.map(str::to_string),
+                        links: owned(p.links),
+                        properties: owned(p.properties),
+                    })
+                    .collect(),
+                selected: choice.provider.name.to_string(),
+                origin: choice.origin.to_string(),
+                origin_kind: origin_kind(&choice.origin).to_string(),
+                origin_name,
+                origin_at,
+            }
+        })
         .collect();
-    let _ = writeln!(s, "  \"variables\": [{}],", variables.join(", "));
-    s.push_str("  \"facilities\": [");
-    for (i, (facility, choice)) in selection.iter().enumerate() {
-        let providers: Vec<String> = facility
-            .providers
-            .iter()
-            .map(|p| {
-                format!(
-                    "{{\"name\": {}, \"feature\": {}, \"compiled\": {}, \"answers_to\": {}, \"links\": {}, \"properties\": {}}}",
-                    json_str(p.name),
-                    json_opt(p.feature),
-                    p.is_available(features),
-                    json_opt(p.answers_to),
-                    json_list(p.links.iter().copied()),
-                    json_list(p.properties.iter().copied())
-                )
-            })
-            .collect();
-        let _ = write!(
-            s,
-            "{}\n    {{\"name\": {}, \"kind\": {}, \"variable\": {}, \"used_by\": {}, \"providers\": [{}], \"selected\": {}, \"origin\": {}, \"origin_kind\": {}}}",
-            if i == 0 { "" } else { "," },
-            json_str(facility.name),
-            json_opt(facility.kind),
-            json_str(&spec.env_var(facility)),
-            json_list(facility.used_by.iter().copied()),
-            providers.join(", "),
-            json_str(choice.provider.name),
-            json_str(&choice.origin.to_string()),
-            json_str(origin_kind(&choice.origin))
-        );
-    }
-    s.push_str("\n  ],\n");
-    let policy = |p: &Option<crate::PolicyChoice>| match p {
-        Some(p) => format!(
-            "{{\"value\": {}, \"origin\": {}}}",
-            json_str(p.value),
-            json_str(&p.origin.to_string())
-        ),
-        None => "null".to_string(),
+    let policy = |p: &Option<crate::PolicyChoice>| {
+        p.as_ref().map(|p| PolicyRecord {
+            value: p.value.to_string(),
+            origin: p.origin.to_string(),
+        })
     };
-    let _ = writeln!(
-        s,
-        "  \"graph_reads\": {},",
-        json_list(graph_reads.iter().copied())
-    );
-    let _ = writeln!(
-        s,
-        "  \"graph\": {{\"link\": {}, \"bundled\": {}}},",
-        policy(&selection.link),
-        policy(&selection.bundled)
-    );
-    s.push_str("  \"libraries\": [");
-    for (i, l) in libraries.iter().enumerate() {
-        let _ = write!(
-            s,
-            "{}\n    {{\"library\": {}, \"version\": {}, \"located_by\": {}, \"static\": {}, \"links\": {}, \"bundled\": {}}}",
-            if i == 0 { "" } else { "," },
-            json_str(l.library),
-            json_opt(l.version.as_deref()),
-            json_str(&l.located_by),
-            l.static_link,
-            json_list(l.links.iter().map(String::as_str)),
-            l.bundled
-        );
+    BuildRecord {
+        schema: SCHEMA,
+        crate_name: spec.name.to_string(),
+        prefix: spec.prefix.to_string(),
+        role: match spec.role {
+            Role::Application => "application",
+            Role::Library => "library",
+        }
+        .to_string(),
+        target: target.to_string(),
+        features: owned(&features.in_order(spec)),
+        source_features: owned(source_features),
+        config_file: config_file.to_string(),
+        variables,
+        facilities,
+        graph_reads: owned(graph_reads),
+        graph: GraphPolicies {
+            link: policy(&selection.link),
+            bundled: policy(&selection.bundled),
+        },
+        libraries: libraries
+            .iter()
+            .map(|l| LibraryRecord {
+                library: l.library.to_string(),
+                version: l.version.clone(),
+                located_by: l.located_by.clone(),
+                static_link: l.static_link,
+                links: l.links.clone(),
+                bundled: l.bundled,
+            })
+            .collect(),
     }
-    s.push_str("\n  ]\n}\n");
-    s
 }
 
 /// A graph-wide setting the build reads, for the build options: its key, the values it takes,
@@ -239,7 +236,7 @@ mod tests {
         };
         let selection = Selection::new(&LIBRARY, vec![choice]);
         let features = FeatureSet::from_names(&LIBRARY, ["zlib"]);
-        let json = build_options_json(
+        let json = build_record(
             &selection,
             &features,
             &[],
@@ -247,11 +244,12 @@ mod tests {
             &[],
             "x86_64-unknown-linux-gnu",
             &["zlib", "config"],
-        );
+        )
+        .to_json();
         assert_eq!(
             json,
             r#"{
-  "schema": 1,
+  "schema": 2,
   "crate": "inflate-lib",
   "prefix": "INFLATE_LIB",
   "role": "library",
@@ -261,7 +259,7 @@ mod tests {
   "config_file": "a \"quoted\"\\path\n",
   "variables": [{"name": "INFLATE_LIB_CONFIG", "when": "build"}, {"name": "INFLATE_LIB_INFLATE_PROVIDER", "when": "build"}],
   "facilities": [
-    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": [], "properties": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"], "properties": []}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": [], "properties": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable"}
+    {"name": "inflate", "kind": "zlib", "variable": "INFLATE_LIB_INFLATE_PROVIDER", "used_by": [], "providers": [{"name": "miniz", "feature": null, "compiled": true, "answers_to": "pure-rust", "links": [], "properties": []}, {"name": "zlib", "feature": "zlib", "compiled": true, "answers_to": "system", "links": ["libz"], "properties": []}, {"name": "zlib-ng", "feature": "zlib-ng", "compiled": false, "answers_to": "zlib-ng", "links": [], "properties": []}], "selected": "zlib", "origin": "graph-wide RUST_BACKEND_ZLIB", "origin_kind": "graph-variable", "origin_name": "RUST_BACKEND_ZLIB", "origin_at": null}
   ],
   "graph_reads": ["zlib", "config"],
   "graph": {"link": null, "bundled": null},

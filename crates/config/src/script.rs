@@ -487,7 +487,7 @@ impl Build {
         if !reads.is_empty() {
             reads.push("config");
         }
-        let json = codegen::build_options_json(
+        let json = codegen::build_record(
             &selection,
             &resolved.features,
             &resolved.source_features,
@@ -495,7 +495,8 @@ impl Build {
             &libraries,
             &target,
             &reads,
-        );
+        )
+        .to_json();
         let path = self.out_dir.join(codegen::JSON_FILE);
         if let Err(e) = write_if_changed(&path, &json) {
             error(&format!("cannot write {}: {e}", path.display()));

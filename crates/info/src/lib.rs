@@ -24,6 +24,8 @@
 
 use std::fmt;
 
+pub mod record;
+
 pub mod json {
     //! JSON literals, as the build options' JSON twin (flagsplit-config's `flagsplit-config.json`)
     //! and flagsplit's `--json` reports write them: one escaper for every writer.

@@ -147,7 +147,9 @@ pub(crate) mod tests {
         origin_kind: &str,
     ) -> CrateReport {
         let prefix = name.to_uppercase().replace('-', "_");
-        CrateReport {
+        // A schema-1 record, as a build before flagsplit-config 0.5 wrote it, read as the
+        // collector reads it (upgraded).
+        let mut report = CrateReport {
             name: name.into(),
             version: "0.1.0".into(),
             package_id: format!("path+file:///ws/{name}#0.1.0"),
@@ -187,7 +189,9 @@ pub(crate) mod tests {
                 }],
                 ..Default::default()
             },
-        }
+        };
+        report.options.upgrade();
+        report
     }
 
     fn lib(name: &str, file: &str, link: LinkMode, bundled: bool, by: &str) -> CarriedLibrary {

@@ -38,24 +38,21 @@ fn fix_for(f: &Facility, alternatives: &[&str]) -> String {
         format!("<one of: {}>", alternatives.join(", "))
     };
     let own = format!("{}={others}", f.variable);
+    // The origin's parts (schema 2; an older record is upgraded when read).
+    let name = f.origin_name.as_deref().unwrap_or(&f.origin);
+    let at = f.origin_at.as_deref().unwrap_or(&f.origin);
     match f.origin_kind.as_str() {
         "graph-variable" => format!(
-            "{} chose it for every facility of kind {}: change or unset it, or set {own} for this crate alone",
-            f.origin.strip_prefix("graph-wide ").unwrap_or(&f.origin),
+            "{name} chose it for every facility of kind {}: change or unset it, or set {own} for this crate alone",
             f.kind.as_deref().unwrap_or("?")
         ),
         "graph-file" => format!(
-            "the graph-wide file entry at {} chose it: change or remove it, or set {own} for this crate alone",
-            f.origin.strip_prefix("graph-wide ").unwrap_or(&f.origin)
+            "the graph-wide file entry at {at} chose it: change or remove it, or set {own} for this crate alone"
         ),
-        "variable" => format!("{} chose it: set {own} instead", f.origin),
-        "file" => format!(
-            "the config file entry at {} chose it: change it, or set {own}",
-            f.origin
-        ),
+        "variable" => format!("{name} chose it: set {own} instead"),
+        "file" => format!("the config file entry at {at} chose it: change it, or set {own}"),
         "feature" => format!(
-            "the application's feature chose it ({}): turn that feature off, or set {own}",
-            f.origin
+            "the application's feature {name} chose it: turn that feature off, or set {own}"
         ),
         _ => match &f.kind {
             Some(k) => format!(
