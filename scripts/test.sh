@@ -116,6 +116,11 @@ for set in "--no-default-features" "" "--all-features"; do
 	cargo clippy --locked --workspace --all-targets $set -- -D warnings
 done
 
+# The fuzz targets (fuzz/, a workspace of its own) compile against today's code: cargo-fuzz builds
+# them with `--cfg fuzzing`; a check is enough to keep them from rotting between fuzzing runs.
+step "the fuzz targets compile (cargo check --cfg fuzzing, fuzz/)"
+(cd fuzz && RUSTFLAGS="--cfg fuzzing" cargo check --locked --bins --target-dir ../target/fuzz-check)
+
 # --- 3. test suites ---------------------------------------------------------------------------
 # The whole workspace's suites with the default features (rustls, the built-in hashes, zlib-rs),
 # where the fsck corpus runs each case three times (all cores, --threads 1, --low-memory), and with

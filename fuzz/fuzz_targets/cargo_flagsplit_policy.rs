@@ -28,11 +28,14 @@ fn build() -> Report {
                 compiled: true,
                 answers_to: Some("openssl".into()),
                 links: vec!["libssl".into(), "libcrypto".into()],
+                properties: vec!["fips-capable".into()],
             },
         ],
         selected: "openssl".into(),
         origin: "graph-wide RUST_BACKEND_TLS".into(),
         origin_kind: "graph-variable".into(),
+        origin_name: Some("RUST_BACKEND_TLS".into()),
+        origin_at: None,
     };
     let krate = |name: &str| CrateReport {
         name: name.into(),
@@ -41,7 +44,7 @@ fn build() -> Report {
         build: Copy::Target,
         out_dir: format!("/t/debug/build/{name}-0/out"),
         options: Options {
-            schema: 1,
+            schema: OPTIONS_SCHEMA,
             crate_name: name.into(),
             prefix: name.to_uppercase().replace('-', "_"),
             role: "library".into(),
