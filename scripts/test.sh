@@ -193,7 +193,10 @@ for f in $listed; do
 		die "crates/config/$f names a variable of flagsplit's table"
 	fi
 done
-for set in "" "--all-features"; do
+# Every feature set a dependent may ask for: a link to an item another feature compiles would be
+# broken in the others.
+for set in "" "--all-features" "--no-default-features" "--no-default-features --features resolve" "--no-default-features --features build-script"; do
+	# shellcheck disable=SC2086
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
 		die "cargo doc -p flagsplit-config ${set} warns"
 done

@@ -177,7 +177,7 @@ pub enum ConfigError {
         /// The crate's own variable for the facility, which wins over the graph-wide setting.
         variable: String,
     },
-    /// A graph-wide name close to one a table reads, seen by [`crate::check_environment`] (a build
+    /// A graph-wide name close to one a table reads, seen by `check_environment` (a build
     /// script only warns: the name may be another crate's kind).
     UnknownGraphVariable {
         /// The name as set.

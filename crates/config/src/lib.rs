@@ -13,13 +13,13 @@
 //!    vocabulary: [`graph::KINDS`], [`graph::SHARED_PROVIDERS`]), `cfgexpr` (`cfg(...)`
 //!    expressions evaluated for the target), [`knobs`] (the knob table generated from a [`Spec`])
 //!    and `error` ([`ConfigError`], [`Errors`]).
-//! 2. **Resolution** (feature `resolve`): `resolve` ([`resolve()`]: features + the crate's
+//! 2. **Resolution** (feature `resolve`): `resolve` (`resolve()`: features + the crate's
 //!    variables and config file + the graph-wide variables and file, each in its target-scoped
 //!    form first → one provider per facility with its origin, or every error with its fix) and
 //!    the config files' reader (`file`, feature `config-file`).
 //! 3. **Finding and linking**: [`probe`] (the finders that come with the crate: `-sys` crates'
 //!    metadata, pkg-config, the `<LIB>_*` variables, `openssl-sys`; the decisions; and, with
-//!    feature `build-script`, the probes compiled and linked), `env` ([`Env`], the injectable
+//!    feature `build-script`, the probes compiled and linked), `env` (`Env`, the injectable
 //!    build environment), `directive` (`cargo:` error and warning lines), `remap` (paths under
 //!    `--remap-path-prefix`), `manifest` (a table declared in `Cargo.toml`).
 //! 4. **Glue**: `script` (feature `build-script`: one build script's job, from the environment to
@@ -27,7 +27,7 @@
 //!    `flagsplit_info::BuildInfo`, the build-options data a binary prints, from the crate
 //!    flagsplit-info, which is all a library needs at run time).
 //!
-//! Each item has one public path: the table types, the errors, the resolver and [`Env`] at the
+//! Each item has one public path: the table types, the errors, the resolver and `Env` at the
 //! root; the rest in its public module.
 //!
 //! [`guide`] is the guide for a library author (ten minutes): declaring a facility, the

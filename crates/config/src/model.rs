@@ -942,7 +942,7 @@ pub(crate) struct FileChoice {
 }
 
 /// One `key = value` entry of the graph-wide config file (`RUST_BACKEND_CONFIG`), as written:
-/// what [`crate::read_graph_file`] gives, for the resolver and for tools that check a whole
+/// what `read_graph_file` gives (feature `config-file`), for the resolver and for tools that check a whole
 /// graph's settings.
 #[cfg(feature = "resolve")]
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,7 +18,7 @@
 //! ```
 //!
 //! A table declared in `Cargo.toml` (`[package.metadata.flagsplit]`, feature `config-file` too)
-//! needs no Rust at all: the whole build script is [`main`].
+//! needs no Rust at all: the whole build script is `main`.
 //!
 //! Cross builds: the target is read from `TARGET` and `CARGO_CFG_TARGET_*` (never `cfg!`, which
 //! describes the machine running the build script).
