@@ -5,10 +5,11 @@
 # `zstd` provider links libzstd, in three variants made in a temporary directory outside this
 # workspace:
 #
-#   flagsplit-config  as the guide writes it: its table (probe::System: pkg-config or ZSTD_*
-#                     variables, probed and linked by build.rs), build.rs writing the build
-#                     options, the library embedding them (flagsplit-info, its one run-time
-#                     dependency); the provider selected with ADOPT_COMPRESS_PROVIDER=zstd;
+#   flagsplit-config  as the guide writes it: its table in [package.metadata.flagsplit]
+#                     (pkg-config or ZSTD_* variables, the generated probe compiled and linked
+#                     by build.rs, which is `script::main()` and writes the build options), the
+#                     library embedding them (flagsplit-info, its one run-time dependency); the
+#                     provider selected with ADOPT_COMPRESS_PROVIDER=zstd;
 #   system-deps 7     [package.metadata.system-deps] libzstd, optional behind the feature, and
 #                     the crate's three-line build.rs;
 #   plain features    `#[link(name = "zstd")]` behind the feature, no build script.
@@ -20,7 +21,8 @@
 # times, their median, and the number of crates Cargo compiled ("Compiling" lines), with the CPU
 # and the load average. With --timings, one more build of each with `cargo build --timings`, and
 # the units that took longest (Cargo's own measure of each crate's compile and of the build
-# script's run). Usage:
+# script's run). All crates come from one directory source (flagsplit-config and flagsplit-info
+# packaged from this checkout), so each is compiled as a registry crate is. Usage:
 #   scripts/bench-adoption.sh [--rounds N] [--timings]   (default 5; needs libzstd-dev, pkg-config)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 work=$(mktemp -d)
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' crates/config/Cargo.toml | head -1)
 trap 'rm -rf "$work"' EXIT
 
 lib_rs='//! One facility, `compress`: the `zstd` provider asks libzstd for its version.
@@ -59,7 +62,7 @@ pub fn version() -> Option<u32> {
 
 # flagsplit-config
 d=$work/with-flagsplit-config
-mkdir -p "$d/src" "$d/compat"
+mkdir -p "$d/src"
 cat >"$d/Cargo.toml" <<EOF
 [package]
 name = "adopt"
@@ -68,38 +71,24 @@ edition = "2021"
 [features]
 zstd = []
 [dependencies]
-flagsplit-info = { path = "$root/crates/info" }
+flagsplit-info = "$version"
 [build-dependencies]
-flagsplit-config = { path = "$root/crates/config", features = ["build-script"] }
+flagsplit-config = { version = "$version", features = ["build-script"] }
+[package.metadata.flagsplit.compress]
+providers = ["stored", "zstd"]
+[package.metadata.flagsplit.compress.zstd]
+feature = "zstd"
+pkg-config = "libzstd"
+header = "zstd.h"
+symbol = "ZSTD_versionNumber"
+install = ["Debian/Ubuntu: apt-get install libzstd-dev pkg-config"]
 [workspace]
 EOF
-cat >"$d/src/spec.rs" <<'EOF'
-use flagsplit_config::probe::{Library, Probe, System};
-use flagsplit_config::{Facility, Provider, Spec};
-static LIBZSTD: System = System::new("libzstd", "ZSTD");
-static ZSTD: Library = Library::new("zstd", &LIBZSTD).install(&[("Debian/Ubuntu", "apt-get install libzstd-dev pkg-config")]);
-static PROBE: Probe = Probe::new(&ZSTD, "probe-zstd.c", "ZSTD_versionNumber", &["zstd"], "libzstd");
-pub static SPEC: Spec = Spec::library("adopt", "ADOPT", "adopt").facilities(&[Facility::new(
-    "compress", "COMPRESS", "compression",
-    &[Provider::new("stored", "STORED", "none"), Provider::new("zstd", "ZSTD", "libzstd").feature("zstd").probe(&PROBE)],
-)]);
-EOF
 cat >"$d/build.rs" <<'EOF'
-#[path = "src/spec.rs"]
-mod spec;
 fn main() {
-    let build = flagsplit_config::script::Build::new(&spec::SPEC);
-    if let Some(resolved) = build.resolve_and_emit() {
-        match build.probe(&resolved, &build.manifest_dir.join("compat")) {
-            Ok(probed) => {
-                build.write_build_info(&resolved, &probed);
-            }
-            Err(message) => flagsplit_config::script::error(&message),
-        }
-    }
+    flagsplit_config::script::main();
 }
 EOF
-printf '#include <zstd.h>\nint main(void) { return ZSTD_versionNumber() == 0; }\n' >"$d/compat/probe-zstd.c"
 {
 	echo "$lib_rs" | sed -e 's/PROVIDER_CFG/adopt_compress = "zstd"/g' -e 's/LINK_ATTR//'
 	printf '/// What the build decided.\npub const BUILD_INFO: flagsplit_info::BuildInfo = include!(concat!(env!("OUT_DIR"), "/build_info.rs"));\n'
@@ -143,6 +132,34 @@ EOF
 echo "$lib_rs" | sed -e 's/PROVIDER_CFG/feature = "zstd"/g' -e 's/LINK_ATTR/#[link(name = "zstd")]/' >"$d/src/lib.rs"
 
 variants=(with-flagsplit-config with-system-deps with-plain-features)
+
+# Every crate comes from one directory source, as a registry serves it: Cargo compiles such a
+# crate as it compiles one from crates.io (not incrementally, its lints capped), where a path
+# dependency would be compiled incrementally, as the workspace's own code, and cost more.
+# flagsplit-config and flagsplit-info are this checkout's, packaged; the others are vendored.
+mkdir -p "$work/deps/src"
+touch "$work/deps/src/lib.rs"
+cat >"$work/deps/Cargo.toml" <<EOF
+[package]
+name = "deps"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+flagsplit-config = { path = "$root/crates/config", features = ["build-script"] }
+system-deps = "7"
+[workspace]
+EOF
+(cd "$work/deps" && cargo vendor -q "$work/vendor" >/dev/null) || { echo "bench-adoption.sh: cargo vendor failed" >&2; exit 1; }
+rm -rf "$work/vendor"/flagsplit-*
+cargo package -q --offline --no-verify --allow-dirty -p flagsplit-info -p flagsplit-config --target-dir "$work/package" ||
+	{ echo "bench-adoption.sh: cargo package failed" >&2; exit 1; }
+for name in flagsplit-info flagsplit-config; do
+	crate=$work/package/package/$name-$version.crate
+	tar -xzf "$crate" -C "$work/vendor"
+	printf '{"files":{},"package":"%s"}' "$(sha256sum "$crate" | cut -d' ' -f1)" >"$work/vendor/$name-$version/.cargo-checksum.json"
+done
+mkdir -p "$work/.cargo"
+printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$work/vendor" >"$work/.cargo/config.toml"
 # build VARIANT SELECTION TARGET-DIR [CARGO ARGS...] — one build of the variant, its output in
 # $work/log-VARIANT-SELECTION
 build() {
@@ -156,10 +173,10 @@ build() {
 	(cd "$work/$v" && env "${vars[@]}" CARGO_TARGET_DIR="$t" cargo build "${args[@]}") >"$work/log-$v-$sel" 2>&1
 }
 for v in "${variants[@]}"; do
-	(cd "$work/$v" && cargo generate-lockfile -q && cargo fetch -q) || { echo "bench-adoption.sh: $v: cannot resolve or fetch" >&2; exit 1; }
+	(cd "$work/$v" && cargo generate-lockfile -q --offline) || { echo "bench-adoption.sh: $v: cannot resolve or fetch" >&2; exit 1; }
 	# A first build checks that the variant works (and that the provider links libzstd).
-	(cd "$work/$v" && ADOPT_COMPRESS_PROVIDER=zstd CARGO_TARGET_DIR="$work/check-$v" cargo test -q --features zstd --offline 2>&1 | tail -1) >/dev/null ||
-		{ echo "bench-adoption.sh: $v does not build" >&2; exit 1; }
+	(cd "$work/$v" && ADOPT_COMPRESS_PROVIDER=zstd CARGO_TARGET_DIR="$work/check-$v" cargo test -q --features zstd --offline) >"$work/check-$v.log" 2>&1 ||
+		{ tail -20 "$work/check-$v.log"; echo "bench-adoption.sh: $v does not build" >&2; exit 1; }
 	rm -rf "$work/check-$v"
 done
 declare -A times crates

@@ -38,7 +38,8 @@
 //! The pure parts do no I/O, so every decision is unit-tested with plain `cargo test`.
 //!
 //! Features: `resolve` and `config-file` (default): the resolver and the TOML reader of config
-//! files; `build-script`: the I/O half (the `cc` and `pkg-config` crates). A library needs none
+//! files; `build-script`: the I/O half (the target's C compiler, chosen as the `cc` crate would,
+//! and the `pkg-config` crate). A library needs none
 //! of them at run time: it depends on this crate as a build-dependency only, and on flagsplit-info
 //! for the build options its build script generates.
 

@@ -69,19 +69,15 @@ pub(crate) fn compiler_message(
         }
         CompilerProblem::NoCrossCompiler { path } => {
             headline.push_str(&format!(
-                "the cc crate knows no cross compiler for it and would fall back to the host's `{path}`, which builds for {}, not for {}",
+                "no cross compiler is named for it, and the host's `{path}` builds for {}, not for {}",
                 target.host, target.triple
             ));
             cross_fix(Message::new(headline), target, library)
         }
         CompilerProblem::NotFound { path, reason } => {
             headline.push_str(&format!(
-                "the compiler the cc crate chose for it, `{path}`, could not be started: {reason}"
+                "the C compiler for it, `{path}`, could not be started: {reason}"
             ));
-            cross_fix(Message::new(headline), target, library)
-        }
-        CompilerProblem::NoCompiler { reason } => {
-            headline.push_str(&format!("the cc crate found no C compiler: {reason}"));
             cross_fix(Message::new(headline), target, library)
         }
     };

@@ -20,6 +20,7 @@
 // calls them.
 #![cfg_attr(not(feature = "build-script"), allow(dead_code))]
 
+pub(crate) mod compiler;
 mod finders;
 mod message;
 pub(crate) mod need;

@@ -34,14 +34,14 @@ pub(crate) fn askers(needs: &[Need]) -> impl Iterator<Item = &Asker> {
     needs.iter().flat_map(|n| &n.askers)
 }
 
-/// The C compiler the `cc` crate picked for the target.
+/// The C compiler chosen for the target (see `compiler`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct CompilerFacts {
     /// Its path or name.
     pub path: String,
     /// It takes MSVC-style options (`cl.exe`, `clang-cl`).
     pub msvc_like: bool,
-    /// It is Clang (which cross-compiles with `--target`, which `cc` passes).
+    /// It is Clang (which cross-compiles with `--target`, which `compiler` passes).
     pub clang_like: bool,
     /// The variable that named it (`CC_aarch64_unknown_linux_gnu`, `TARGET_CC`, `CC`), if any.
     pub named_by: Option<String>,
@@ -55,10 +55,10 @@ pub(crate) enum CompilerProblem {
         /// The compiler.
         path: String,
     },
-    /// Cross-compiling, and `cc` knew no cross compiler for the target, so it fell back to the
-    /// host's: the probe would compile for the wrong machine.
+    /// Cross-compiling with the host's own compiler (`cc`, `gcc`) that no variable named: the
+    /// probe would compile for the wrong machine.
     NoCrossCompiler {
-        /// The host compiler it fell back to.
+        /// The host compiler.
         path: String,
     },
     /// The compiler could not be started (not installed).
@@ -66,11 +66,6 @@ pub(crate) enum CompilerProblem {
         /// The compiler.
         path: String,
         /// The operating system's reason.
-        reason: String,
-    },
-    /// `cc` could not pick a compiler at all.
-    NoCompiler {
-        /// `cc`'s reason.
         reason: String,
     },
 }

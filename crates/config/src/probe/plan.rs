@@ -198,17 +198,3 @@ pub(crate) fn check_compiler(
     }
     Ok(())
 }
-
-/// The variable names the `cc` crate reads for the target's C compiler, in its order.
-pub(crate) fn compiler_variables(target: &TargetInfo) -> Vec<String> {
-    vec![
-        format!("CC_{}", target.triple),
-        format!("CC_{}", target.triple.replace('-', "_")),
-        if target.is_cross() {
-            "TARGET_CC".to_string()
-        } else {
-            "HOST_CC".to_string()
-        },
-        "CC".to_string(),
-    ]
-}

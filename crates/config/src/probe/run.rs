@@ -1,6 +1,6 @@
 //! The I/O of the probes (feature `build-script`): the real [`BuildEnv`] (variables, directories,
 //! the target's C preprocessor, pkg-config), and each probe compiled and linked (never run) with
-//! the C compiler the `cc` crate picks for the target, like autoconf's `AC_CHECK_LIB`.
+//! the target's C compiler (chosen by [`super::compiler`]), like autoconf's `AC_CHECK_LIB`.
 //!
 //! Cross builds: the target comes from `TARGET`/`HOST`/`CARGO_CFG_TARGET_*`, and a probe that
 //! cannot work for the target (no cross compiler, an MSVC-style compiler) stops the build saying
@@ -11,9 +11,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::{fs, io};
 
+use super::compiler::{Tool, choose};
 use super::message::{compiler_message, failure_message};
-use super::need::{CompilerFacts, CompilerProblem, Need, ProbeFailure};
-use super::plan::{check_compiler, compiler_variables, locate_with, probe_args};
+use super::need::{CompilerProblem, Need, ProbeFailure};
+use super::plan::{check_compiler, locate_with, probe_args};
 use crate::clib::{BuildEnv, Found, Library, LibraryFound, PkgConfigFound, TargetInfo};
 use crate::env::Env;
 
@@ -22,7 +23,7 @@ use crate::env::Env;
 pub(crate) struct ScriptEnv<'a> {
     env: &'a Env,
     out_dir: PathBuf,
-    tool: RefCell<Option<Result<cc::Tool, CompilerProblem>>>,
+    tool: RefCell<Option<Result<Tool, CompilerProblem>>>,
 }
 
 impl<'a> ScriptEnv<'a> {
@@ -35,7 +36,7 @@ impl<'a> ScriptEnv<'a> {
     }
 
     /// The target's C compiler, checked.
-    pub(crate) fn tool(&self) -> Result<cc::Tool, CompilerProblem> {
+    pub(crate) fn tool(&self) -> Result<Tool, CompilerProblem> {
         let mut slot = self.tool.borrow_mut();
         if slot.is_none() {
             *slot = Some(compiler(self.env));
@@ -337,44 +338,25 @@ pub(crate) enum ProbeError {
     },
 }
 
-/// The C compiler the `cc` crate picks for the target, checked (see [`check_compiler`]) before it
-/// is used.
-pub(crate) fn compiler(env: &Env) -> Result<cc::Tool, CompilerProblem> {
+/// The target's C compiler ([`choose`]: the variables `cc` reads, else the GNU names), checked
+/// (see [`check_compiler`]) before it is used.
+pub(crate) fn compiler(env: &Env) -> Result<Tool, CompilerProblem> {
     let target = env.target();
-    let named_by = compiler_variables(&target)
-        .into_iter()
-        .find(|name| env.var(name).map_or(false, |v| !v.is_empty()));
-    let mut build = cc::Build::new();
-    build
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .opt_level(0)
-        .debug(false);
-    if !target.triple.is_empty() {
-        build.target(&target.triple);
-    }
-    if !target.host.is_empty() {
-        build.host(&target.host);
-    }
-    let tool = build
-        .try_get_compiler()
-        .map_err(|e| CompilerProblem::NoCompiler {
-            reason: e.to_string(),
-        })?;
-    let facts = CompilerFacts {
-        path: tool.path().display().to_string(),
-        msvc_like: tool.is_like_msvc(),
-        clang_like: tool.is_like_clang(),
-        named_by,
+    let path = env.var("PATH");
+    let on_path = |name: &str| {
+        path.as_ref().map_or(false, |p| {
+            std::env::split_paths(p).any(|d| d.join(name).is_file())
+        })
     };
-    check_compiler(&target, &facts)?;
+    let tool = choose(&target, &|name| env.var_string(name), &on_path);
+    check_compiler(&target, &tool.facts)?;
     Ok(tool)
 }
 
 /// Compiles and links `source` into `out_dir` (never runs it) with `args` (from
 /// `probe_args`).
 pub(crate) fn probe(
-    tool: &cc::Tool,
+    tool: &Tool,
     source: &Path,
     out_dir: &Path,
     args: &[String],
@@ -402,7 +384,7 @@ pub(crate) fn probe(
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             Err(ProbeError::Compiler(CompilerProblem::NotFound {
-                path: tool.path().display().to_string(),
+                path: tool.path().to_string(),
                 reason: e.to_string(),
             }))
         }

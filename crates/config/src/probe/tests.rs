@@ -733,7 +733,7 @@ fn compiler_checks_for_foreign_targets() {
         Err(CompilerProblem::Msvc { .. })
     ));
     assert_eq!(
-        compiler_variables(&aarch64),
+        super::compiler::compiler_variables(&aarch64),
         [
             "CC_aarch64-unknown-linux-gnu",
             "CC_aarch64_unknown_linux_gnu",
@@ -741,7 +741,7 @@ fn compiler_checks_for_foreign_targets() {
             "CC"
         ]
     );
-    assert_eq!(compiler_variables(&native)[2], "HOST_CC");
+    assert_eq!(super::compiler::compiler_variables(&native)[2], "HOST_CC");
 }
 
 #[test]
@@ -781,8 +781,9 @@ fn compiler_messages_say_why_and_how() {
     assert!(!m.contains("cross-compiling"), "{m}");
     let native = target("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-gnu");
     let m = compiler_message(
-        &CompilerProblem::NoCompiler {
-            reason: "none".into(),
+        &CompilerProblem::NotFound {
+            path: "cc".into(),
+            reason: "No such file or directory (os error 2)".into(),
         },
         &native,
         &sha1_need(),
