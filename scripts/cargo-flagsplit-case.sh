@@ -41,6 +41,60 @@ export CARGO_TARGET_DIR=$root/target/cargo-flagsplit-case
 . scripts/lib/graph-workspace.sh
 sys=$root/tests/sys-workspace
 
+# record_copies DIR — stripped copies of flagsplit's four executables of the last build in DIR,
+# each checked to carry a .note.flagsplit section of at most 2 KiB
+record_copies() {
+	local dir=$1 exe size
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for exe in flagsplit flagsplit-fsck flagsplit-imap-send flagsplit-report; do
+		strip -o "$dir/$exe" "$CARGO_TARGET_DIR/debug/$exe"
+		size=$(readelf -SW "$dir/$exe" | sed -n 's/.*\.note\.flagsplit *NOTE *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+		if [ -n "$size" ] && [ $((16#$size)) -le 2048 ]; then
+			pass "$exe (stripped): .note.flagsplit, $((16#$size)) bytes"
+		else
+			fail "$exe (stripped): no .note.flagsplit of at most 2048 bytes (${size:-none})"
+		fi
+	done
+}
+
+# cyclonedx_valid NAME — $log/NAME validates against CycloneDX 1.5's JSON schema, with the Python
+# cyclonedx library's validator (in a virtual environment made at the first call)
+cyclonedx_valid() {
+	local venv=$CARGO_TARGET_DIR/cyclonedx-venv
+	if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import cyclonedx.validation.json' 2>/dev/null; then
+		rm -rf "$venv"
+		python3 -m venv "$venv" && "$venv/bin/pip" install -q 'cyclonedx-python-lib[json-validation]>=7' >"$log/venv" 2>&1 ||
+			{ fail "cannot install the cyclonedx validator (pip install cyclonedx-python-lib)"; cat "$log/venv"; return; }
+	fi
+	if "$venv/bin/python" - "$log/$1" >"$log/$1.validation" 2>&1 <<'PY'
+import sys
+from cyclonedx.schema import SchemaVersion
+from cyclonedx.validation.json import JsonStrictValidator
+errors = JsonStrictValidator(SchemaVersion.V1_5).validate_str(open(sys.argv[1]).read())
+print(errors or "valid")
+sys.exit(1 if errors else 0)
+PY
+	then pass "$1: valid CycloneDX 1.5"; else fail "$1: not valid CycloneDX 1.5"; cat "$log/$1.validation"; fi
+}
+
+# halves EXE CUT HALVED — two damaged copies of EXE: CUT ends in the middle of its build record,
+# HALVED has the record's length halved in its note header
+halves() {
+	python3 - "$@" <<'PY'
+import re, struct, subprocess, sys
+exe, cut, halved = sys.argv[1:]
+out = subprocess.run(["readelf", "-SW", exe], capture_output=True, text=True).stdout
+m = re.search(r"\.note\.flagsplit\s+NOTE\s+\S+\s+(\S+)\s+(\S+)", out)
+off, size = int(m.group(1), 16), int(m.group(2), 16)
+data = open(exe, "rb").read()
+open(cut, "wb").write(data[: off + size // 2])
+d = bytearray(data)
+struct.pack_into("<I", d, off + 4, struct.unpack_from("<I", d, off + 4)[0] // 2)
+open(halved, "wb").write(bytes(d))
+PY
+}
+
 # fs NAME DIR [VAR=...]... -- ARGS... — `cargo flagsplit ARGS` in DIR with the variables: standard
 # output in $log/NAME, standard error in $log/NAME.err; its status
 fs() {
@@ -401,6 +455,37 @@ st=0; fs root-default-policy "$root" -- --locked --offline check --policy packag
 has root-default-policy.err "policy packaging/policy.toml: holds (4 rule(s), 1 crate(s), 4 executable(s); 4 warning(s))" \
 	'warning[absent-name]: `library = "libcrypto"` matches nothing in this build: no executable of this build carries libcrypto'
 
+note "the build record inside flagsplit's default executables, stripped: inspect, check --binaries"
+bins=$work/bins-default
+record_copies "$bins"
+st=0; fs inspect-default "$root" -- inspect "$bins" || st=$?; status_is inspect-default 0 $st
+lines inspect-default "$bins/flagsplit: 1 build record(s) (.note.flagsplit)" \
+	"    sha1 = dc (default), guarantees: collision-detection" "    tls = rustls (default with feature rustls-tls)"
+lacks inspect-default "C library"
+st=0; fs inspect-default-json "$root" -- inspect --format json "$bins/flagsplit-imap-send" || st=$?; status_is inspect-default-json 0 $st
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["binaries"][0]; f={x["name"]: x for x in b["crates"][0]["facilities"]}; sys.exit(not (b["record"] == "section" and f["tls"]["selected"] == "rustls" and f["tls"]["origin_name"] == "rustls-tls" and f["sha1"]["kind"] == "sha1"))' "$log/inspect-default-json" &&
+	pass "inspect-default-json: the record's section, tls = rustls from feature rustls-tls, sha1's kind" || fail "inspect-default-json: not the record expected"
+st=0; fs bins-default-policy "$root" -- check --policy packaging/policy.toml --binaries "$bins" || st=$?; status_is bins-default-policy 0 $st
+has bins-default-policy.err "policy packaging/policy.toml: holds (4 rule(s), 1 crate(s), 4 executable(s); 4 warning(s))"
+# An executable without a record cannot be judged unless the policy allows it.
+st=0; fs bins-no-record "$root" -- check --policy packaging/policy.toml --binaries "$(command -v readelf)" || st=$?; status_is bins-no-record 2 $st
+has bins-no-record.err "error[no-record]: $(command -v readelf) carries no build record" "without-record = \"allow\""
+printf '[binaries]\nwithout-record = "allow"\n\n[[libraries]]\nlibrary = "libssl"\nonly = ["flagsplit-imap-send"]\n' >"$work/allow.toml"
+st=0; fs bins-allowed "$root" -- check --policy "$work/allow.toml" --binaries "$(command -v readelf)" "$bins/flagsplit" || st=$?; status_is bins-allowed 0 $st
+printf '[binaries]\nwithout-record = "always"\n\n[[libraries]]\nlibrary = "libssl"\nlink = "dynamic"\n' >"$work/allow-bad.toml"
+st=0; fs bins-allow-bad "$root" -- check --policy "$work/allow-bad.toml" --binaries "$bins" || st=$?; status_is bins-allow-bad 2 $st
+has bins-allow-bad.err "error[policy-value]:" "$work/allow-bad.toml:2:19"
+# Damaged copies: a clear error for that file, and the others still shown.
+halves "$bins/flagsplit" "$work/flagsplit-cut" "$work/flagsplit-halved"
+st=0; fs inspect-cut "$root" -- inspect "$work/flagsplit-cut" "$work/flagsplit-halved" "$bins/flagsplit-fsck" || st=$?; status_is inspect-cut 1 $st
+has inspect-cut "$work/flagsplit-cut: error: cannot read the build records of $work/flagsplit-cut: its section headers cannot be read" \
+	"the file is truncated or damaged" "$work/flagsplit-halved: error: " "the file is damaged" "$bins/flagsplit-fsck: 1 build record(s)"
+has inspect-cut.err "error: 2 of 3 file(s) could not be read"
+st=0; fs bins-cut "$root" -- check --policy packaging/policy.toml --binaries "$work/flagsplit-halved" || st=$?; status_is bins-cut 2 $st
+has bins-cut.err "error[unreadable-record]: $work/flagsplit-halved:"
+st=0; fs inspect-not-elf "$root" -- inspect "$root/README.md" || st=$?; status_is inspect-not-elf 1 $st
+has inspect-not-elf "not an ELF file (no ELF magic number)"
+
 note "flagsplit's workspace: names that match nothing (exit 2, with the name meant)"
 printf '[[deny]]\nshared = "openssl"\ncrate = "flagspilt"\n' >"$work/flagspilt.toml"
 st=0; fs flagspilt "$root" -- --locked --offline check --policy "$work/flagspilt.toml" || st=$?; status_is flagspilt 2 $st
@@ -460,6 +545,20 @@ has static-crypto.err "= linked by: flagsplit v0.1.0's build script (rustc-link-
 lacks static-crypto.err 'executable `flagsplit-imap-send` carries libcrypto'
 st=0; fs static-crypto-report "$root" ${G}_LINK=static -- --locked --offline --features openssl-sha1 || st=$?; status_is static-crypto-report 0 $st
 has static-crypto-report "libcrypto.a: static, linked by flagsplit v0.1.0 (rustc-link-lib=static=crypto); OpenSSL"
+# The same build's executables, stripped, say so themselves.
+bins=$work/bins-static
+record_copies "$bins"
+crypto_version=$(pkg-config --modversion libcrypto)
+st=0; fs inspect-static "$root" -- inspect "$bins/flagsplit" || st=$?; status_is inspect-static 0 $st
+lines inspect-static "    sha1 = openssl (default with feature openssl-sha1)" \
+	"    C library OpenSSL $crypto_version: static (-lcrypto), found by pkg-config (libcrypto)"
+st=0; fs bins-static-policy "$root" -- check --policy packaging/policy.toml --binaries "$bins" || st=$?; status_is bins-static-policy 1 $st
+has bins-static-policy.err 'error[library-not-allowed]: executable `flagsplit` carries libcrypto (static, libcrypto.a), which only flagsplit-imap-send may carry' \
+	"= carried: the build record of flagsplit" "= found by: flagsplit v0.1.0: OpenSSL ($crypto_version), located by pkg-config (libcrypto)"
+st=0; fs sbom-static "$root" -- inspect --format cyclonedx "$bins" || st=$?; status_is sbom-static 0 $st
+cyclonedx_valid sbom-static
+has sbom-static "\"cpe\": \"cpe:2.3:a:openssl:openssl:$crypto_version:*:*:*:*:*:*:*\"" "\"purl\": \"pkg:generic/openssl@$crypto_version\"" \
+	'"name": "flagsplit:link"' '"value": "static"'
 
 note "libz-sys's bundled zlib (--features zlib-system, LIBZ_SYS_STATIC=1) breaks a bundled = false rule"
 printf '[[libraries]]\nlibrary = "libz"\nbundled = false\nreason = "the system zlib"\n' >"$work/zlib.toml"
@@ -538,6 +637,25 @@ doc_lines "<!-- cargo flagsplit error -->" root-openssl-tls-policy2.err
 ssl_version=$(pkg-config --modversion libssl)
 sed "s/openssl [0-9][0-9.]*[a-z]*, /openssl $ssl_version, /" crates/cargo-flagsplit/README.md >"$work/README.md"
 doc_lines "<!-- report example -->" c "$work/README.md"
+
+note "the crate README's inspect commands, as written there (in a directory whose target/release holds the stripped default executables)"
+docroot=$work/docroot
+rm -rf "$docroot"
+mkdir -p "$docroot/target" "$docroot/packaging"
+ln -s "$work/bins-default" "$docroot/target/release"
+cp packaging/policy.toml "$docroot/packaging/"
+i=0
+while IFS= read -r cmd; do
+	i=$((i + 1))
+	if (cd "$docroot" && eval "$cmd") >"$log/inspect-doc-$i" 2>&1; then
+		pass "README: $cmd"
+	else
+		cat "$log/inspect-doc-$i"
+		fail "README: $cmd"
+	fi
+done < <(awk '$0 == "<!-- inspect commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' crates/cargo-flagsplit/README.md)
+[ "$i" = 3 ] || fail "the crate README has $i inspect commands, not 3"
+grep -q '"bomFormat": "CycloneDX"' "$docroot/sbom.json" && pass "README: sbom.json is a CycloneDX document" || fail "README: sbom.json is no CycloneDX document"
 
 note "PACKAGING.md's cargo flagsplit commands, as written there"
 i=0

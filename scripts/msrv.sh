@@ -10,8 +10,9 @@
 #   the build after this step runs offline;
 # - with /usr/bin/cargo and /usr/bin/rustc, offline from that directory: builds the crate and runs
 #   its unit and documentation tests with every feature but `config-file` (whose TOML reader,
-#   toml-span 0.7, needs Rust 1.70), and checks that `rust-version` in crates/config/Cargo.toml is
-#   the version of the compiler that did it.
+#   toml-span 0.7, needs Rust 1.70); builds a library that adopts it (forbidding unsafe code) and
+#   its executable, which must carry the build record; and checks that `rust-version` in
+#   crates/config/Cargo.toml is the version of the compiler that did it.
 #
 # Usage: scripts/msrv.sh            (run by scripts/test.sh)
 # Scratch files in target/msrv, replaced at each run. The first run downloads the two Debian
@@ -52,7 +53,37 @@ info=$src/flagsplit-info
 mv "$work/flagsplit-info-$version" "$info"
 # A workspace of its own (target/ is inside this repository's workspace), with flagsplit-info, the
 # one crate a library needs at run time, as a member: its packaged copy stands in for the registry.
-printf '\n[workspace]\nmembers = [".", "%s"]\n\n[patch.crates-io]\nflagsplit-info = { path = "%s" }\n' "$info" "$info" >>"$src/Cargo.toml"
+printf '\n[workspace]\nmembers = [".", "%s", "adopter"]\n\n[patch.crates-io]\nflagsplit-info = { path = "%s" }\n' "$info" "$info" >>"$src/Cargo.toml"
+# And a library that adopts it as the guide says, forbidding unsafe code, with an executable: its
+# generated build_info.rs places the build record (flagsplit_info::record!) with Rust 1.63 too.
+mkdir -p "$src/adopter/src"
+cat >"$src/adopter/Cargo.toml" <<EOF
+[package]
+name = "adopter"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+flagsplit-info = { path = "$info" }
+[build-dependencies]
+flagsplit-config = { path = "$src", default-features = false, features = ["build-script"] }
+EOF
+cat >"$src/adopter/build.rs" <<'EOF'
+use flagsplit_config::{Facility, Provider, Spec};
+static SPEC: Spec = Spec::library("adopter", "ADOPTER", "adopter").facilities(&[Facility::new(
+    "compress",
+    "COMPRESS",
+    "compression",
+    &[Provider::new("stored", "STORED", "no compression")],
+)]);
+fn main() {
+    let build = flagsplit_config::script::Build::new(&SPEC);
+    if let Some(resolved) = build.resolve_and_emit() {
+        build.write_build_info(&resolved, &Default::default());
+    }
+}
+EOF
+printf '#![forbid(unsafe_code)]\n/// What the build decided.\npub const BUILD_INFO: flagsplit_info::BuildInfo =\n    include!(concat!(env!("OUT_DIR"), "/build_info.rs"));\n' >"$src/adopter/src/lib.rs"
+printf '#![forbid(unsafe_code)]\nfn main() {\n    print!("{}", adopter::BUILD_INFO.describe());\n}\n' >"$src/adopter/src/main.rs"
 # The versions whose rust-version the crate's allows (Cargo 1.84's MSRV-aware resolver), then a
 # copy of each; old Cargo writes its own Cargo.lock (format 3) from that directory.
 # toml-span is only compiled with `config-file`, off here; but Cargo resolves every optional
@@ -95,6 +126,17 @@ else
 	fail "cargo test -p flagsplit-info with $("$old_rustc" --version)"
 fi
 grep -q 'Compiling toml-span' "$work/build.log" "$work/test.log" && fail "toml-span was compiled: feature config-file is on" || true
+if (cd "$src" && "${old_env[@]}" "$old_cargo" build --offline -p adopter) >"$work/adopter.log" 2>&1; then
+	pass "a library forbidding unsafe code, built from its generated build_info.rs"
+	if readelf -p .note.flagsplit "$work/target/debug/adopter" 2>/dev/null | grep -q '"crate":"adopter"'; then
+		pass "its executable carries the build record (.note.flagsplit)"
+	else
+		fail "the executable built with $("$old_rustc" --version) has no .note.flagsplit naming adopter"
+	fi
+else
+	cat "$work/adopter.log"
+	fail "the adopting library with $("$old_rustc" --version)"
+fi
 
 note "rust-version"
 tested=$("$old_rustc" --version | awk '{print $2}')

@@ -33,8 +33,21 @@ pub struct BuildArgs {
 pub enum Mode {
     /// Print the report.
     Report,
-    /// Check the policy file.
-    Check { policy: PathBuf },
+    /// Check the policy file: against a build, or with `--binaries` against executables' records.
+    Check {
+        policy: PathBuf,
+        binaries: Option<Vec<PathBuf>>,
+    },
+    /// Read the build records of executables (files or directories).
+    Inspect { paths: Vec<PathBuf>, format: Format },
+}
+
+/// `inspect`'s output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    CycloneDx,
 }
 
 /// The parsed command line.
@@ -218,6 +231,34 @@ pub fn command() -> Command {
                     .required(true)
                     .value_parser(clap::value_parser!(PathBuf))
                     .help("The policy (TOML: [[deny]], [[require]], [[libraries]])"),
+            )
+            .arg(
+                Arg::new("binaries")
+                    .long("binaries")
+                    .value_name("PATH")
+                    .num_args(1..)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("Build nothing: check the build records inside these executables (files, or directories searched for ELF files); one without a record is exit 2 unless the policy's [binaries] says `without-record = \"allow\"`"),
+            ),
+    )
+    .subcommand(
+        Command::new("inspect")
+            .about("Reads the build record inside executables, with no source or build: each flagsplit-config crate's providers and origins, and the C libraries linked; without a record, the dynamic section")
+            .arg(
+                Arg::new("paths")
+                    .value_name("PATH")
+                    .num_args(1..)
+                    .required(true)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("Executables, or directories searched recursively for ELF files"),
+            )
+            .arg(
+                Arg::new("format")
+                    .long("format")
+                    .value_name("FORMAT")
+                    .value_parser(["text", "json", "cyclonedx"])
+                    .default_value("text")
+                    .help("text (as the report), json, or cyclonedx (a CycloneDX 1.5 JSON SBOM: the C libraries as components)"),
             ),
     )
 }
@@ -264,6 +305,23 @@ fn from_matches(m: &ArgMatches) -> Result<Args, clap::Error> {
                     .get_one::<PathBuf>("policy")
                     .cloned()
                     .unwrap_or_default(),
+                binaries: sub
+                    .get_many::<PathBuf>("binaries")
+                    .map(|v| v.cloned().collect()),
+            },
+            sub,
+        ),
+        Some(("inspect", sub)) => (
+            Mode::Inspect {
+                paths: sub
+                    .get_many::<PathBuf>("paths")
+                    .map(|v| v.cloned().collect())
+                    .unwrap_or_default(),
+                format: match sub.get_one::<String>("format").map(String::as_str) {
+                    Some("json") => Format::Json,
+                    Some("cyclonedx") => Format::CycloneDx,
+                    _ => Format::Text,
+                },
             },
             sub,
         ),
@@ -313,6 +371,45 @@ mod tests {
     #[test]
     fn the_definition_is_consistent() {
         command().debug_assert();
+    }
+
+    #[test]
+    fn inspect_and_binaries_take_paths() {
+        let a = p(&[
+            "cargo-flagsplit",
+            "flagsplit",
+            "inspect",
+            "--format",
+            "cyclonedx",
+            "a",
+            "dir",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.mode,
+            Mode::Inspect {
+                paths: vec![PathBuf::from("a"), PathBuf::from("dir")],
+                format: Format::CycloneDx,
+            }
+        );
+        assert!(p(&["cargo-flagsplit", "inspect"]).is_err());
+        let c = p(&[
+            "cargo-flagsplit",
+            "check",
+            "--policy",
+            "p.toml",
+            "--binaries",
+            "x",
+            "y",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.mode,
+            Mode::Check {
+                policy: PathBuf::from("p.toml"),
+                binaries: Some(vec![PathBuf::from("x"), PathBuf::from("y")]),
+            }
+        );
     }
 
     #[test]
@@ -419,7 +516,8 @@ mod tests {
         assert_eq!(
             a.mode,
             Mode::Check {
-                policy: PathBuf::from("p.toml")
+                policy: PathBuf::from("p.toml"),
+                binaries: None,
             }
         );
         assert!(a.build.release && a.json && a.deny_warnings);

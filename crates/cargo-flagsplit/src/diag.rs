@@ -82,6 +82,8 @@ codes! {
     NoPackageGraph = "no-package-graph", Refusal, "cargo metadata failed: which crate an executable holds cannot be told.";
     UnreadableCargoConfig = "unreadable-cargo-config", Refusal, "A Cargo config file (or --config value) that cannot be read as TOML: its [env] entries cannot be checked (a warning in the report).";
     UnreadableBuildEnv = "unreadable-build-env", Refusal, "The --build-env file cannot be read.";
+    UnreadableRecord = "unreadable-record", Refusal, "An executable given to --binaries cannot be read, or its build record is damaged or partial.";
+    NoRecord = "no-record", Refusal, "An executable given to --binaries carries no build record, and the policy's [binaries] does not say `without-record = \"allow\"`.";
     DeniedProvider = "denied-provider", Finding, "A facility selects a provider a [[deny]] rule names.";
     RequiredProvider = "required-provider", Finding, "A facility does not select the provider a [[require]] rule names.";
     LibraryNotAllowed = "library-not-allowed", Finding, "An executable carries a C library that a [[libraries]] rule's `only` does not allow it.";

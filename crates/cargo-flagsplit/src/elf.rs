@@ -83,6 +83,107 @@ fn headers_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
     })
 }
 
+/// Where an executable's build records were read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPlace {
+    /// The `.note.flagsplit` section.
+    Section,
+    /// A `PT_NOTE` segment (a file whose section headers were removed).
+    Segment,
+    /// Neither holds a flagsplit note.
+    Absent,
+}
+
+/// The largest note section or segment read, in bytes: records are about 2 KiB each.
+pub const MAX_NOTES: u64 = 1024 * 1024;
+
+/// The build records an ELF file carries (`flagsplit_info::note`), each as its JSON text, with
+/// where they were found. Reads the file's header, its section headers, the section names and the
+/// note section (or, without section headers, the program headers and each note segment), never
+/// the whole file. A note section that is damaged, or larger than [`MAX_NOTES`], is an error.
+pub fn records_in<'d, R: ReadRef<'d>>(data: R) -> Result<(Vec<String>, RecordPlace)> {
+    match data.read_bytes_at(0, 4) {
+        Ok(magic) if magic == b"\x7fELF" => {}
+        Ok(_) => bail!("not an ELF file (no ELF magic number): build records are ELF notes"),
+        Err(()) => bail!("not an ELF file: shorter than an ELF header's first four bytes"),
+    }
+    match FileKind::parse(data)? {
+        FileKind::Elf32 => records_of::<elf::FileHeader32<object::Endianness>, R>(data),
+        FileKind::Elf64 => records_of::<elf::FileHeader64<object::Endianness>, R>(data),
+        other => bail!("not an ELF file ({other:?}): build records are ELF notes"),
+    }
+}
+
+fn records_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
+    data: R,
+) -> Result<(Vec<String>, RecordPlace)> {
+    use object::read::elf::ProgramHeader;
+    let header = H::parse(data)?;
+    let endian = header.endian()?;
+    let big = object::Endian::is_big_endian(endian);
+    let read = |offset: u64, size: u64, what: &str| -> Result<&'d [u8]> {
+        if size > MAX_NOTES {
+            bail!(
+                "{what} is {size} bytes, more than the {MAX_NOTES} a note section can have here (the file is damaged or not what it claims)"
+            );
+        }
+        data.read_bytes_at(offset, size).map_err(|()| {
+            anyhow::anyhow!("{what} ({size} bytes at offset {offset}) lies beyond the end of the file: it is truncated")
+        })
+    };
+    let decode = |bytes: &[u8], what: &str| -> Result<Vec<String>> {
+        let texts = flagsplit_info::note::decode(bytes, big).with_context(|| what.to_string())?;
+        Ok(texts.into_iter().map(str::to_string).collect())
+    };
+    let sections = header.sections(endian, data).map_err(|e| {
+        anyhow::anyhow!(
+            "its section headers cannot be read ({e}): the file is truncated or damaged"
+        )
+    })?;
+    if !sections.is_empty() {
+        for section in sections.iter() {
+            let name = sections.section_name(endian, section).unwrap_or_default();
+            if name == flagsplit_info::note::SECTION.as_bytes() {
+                let what = flagsplit_info::note::SECTION;
+                let bytes = read(
+                    section.sh_offset(endian).into(),
+                    section.sh_size(endian).into(),
+                    what,
+                )?;
+                return Ok((decode(bytes, what)?, RecordPlace::Section));
+            }
+        }
+        return Ok((Vec::new(), RecordPlace::Absent));
+    }
+    let mut found = Vec::new();
+    for segment in header.program_headers(endian, data)? {
+        if segment.p_type(endian) != elf::PT_NOTE {
+            continue;
+        }
+        let bytes = read(
+            segment.p_offset(endian).into(),
+            segment.p_filesz(endian).into(),
+            "a PT_NOTE segment",
+        )?;
+        // A segment holds every note section of the file (the toolchain's too): only the
+        // flagsplit notes are kept.
+        found.extend(decode(bytes, "a PT_NOTE segment")?);
+    }
+    let place = if found.is_empty() {
+        RecordPlace::Absent
+    } else {
+        RecordPlace::Segment
+    };
+    Ok((found, place))
+}
+
+/// [`records_in`] of the file at `path`.
+pub fn records(path: &Path) -> Result<(Vec<String>, RecordPlace)> {
+    let cache = open(path)?;
+    records_in(&cache)
+        .with_context(|| format!("cannot read the build records of {}", path.display()))
+}
+
 /// The symbols the ELF file at `path` defines (its `.symtab`; empty when it has none), each
 /// with whether it is global (its binding is not `STB_LOCAL`).
 pub fn defined_symbols(path: &Path) -> Result<Symbols> {

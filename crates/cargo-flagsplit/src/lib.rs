@@ -6,16 +6,20 @@
 //!    `flagsplit-config.json`);
 //! 2. readers: `args`, `cargo` (Cargo's messages), `metadata` (the package graph), `elf`,
 //!    `cargo_config` (Cargo's `[env]`), `policy::parse`;
-//! 3. analysis: `libraries`, `environment`, `collect`, `policy::eval`, `policy::render`;
-//! 4. output: `render` (the text report), and the binary's `main.rs`.
+//! 3. analysis: `libraries`, `environment`, `collect`, `binaries` (installed executables'
+//!    records), `policy::eval`, `policy::render`;
+//! 4. output: `render` (the text report), `inspect` (the records of executables), and the
+//!    binary's `main.rs`.
 
 pub mod args;
+pub mod binaries;
 pub mod cargo;
 pub mod cargo_config;
 pub mod collect;
 pub mod diag;
 pub mod elf;
 pub mod environment;
+pub mod inspect;
 pub mod libraries;
 pub mod metadata;
 pub mod model;

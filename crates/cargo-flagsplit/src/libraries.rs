@@ -319,7 +319,7 @@ pub fn carried(
 
 /// The facilities whose selected provider links `lib` (`libcrypto`), among those `exe` uses
 /// (a facility's `used_by`; every facility when it lists none).
-fn selected_by(crates: &[&CrateReport], lib: &str, exe: &str) -> Vec<SelectedBy> {
+pub fn selected_by(crates: &[&CrateReport], lib: &str, exe: &str) -> Vec<SelectedBy> {
     let mut out = Vec::new();
     for c in crates {
         for f in &c.options.facilities {

@@ -8,7 +8,8 @@
 use anyhow::{Context, Result};
 use args::{Args, Mode};
 use cargo_flagsplit::{
-    args, cargo, cargo_config, collect, diag, environment, metadata, model, policy, render,
+    args, binaries, cargo, cargo_config, collect, diag, environment, inspect, metadata, model,
+    policy, render,
 };
 use diag::{Class, Diagnostic, JsonDiagnostic, Severity};
 use model::{Report, SCHEMA};
@@ -77,8 +78,8 @@ impl Finish<'_> {
             .filter(|d| d.severity == Severity::Warning)
             .count();
         let check = match &self.args.mode {
-            Mode::Check { policy } => Some(policy.display().to_string()),
-            Mode::Report => None,
+            Mode::Check { policy, .. } => Some(policy.display().to_string()),
+            Mode::Report | Mode::Inspect { .. } => None,
         };
         let outcome = match (&check, refused, errors) {
             (_, true, _) => "refused",
@@ -153,9 +154,12 @@ fn run(args: &Args) -> Result<ExitCode> {
         diags: Vec::new(),
         rules: 0,
     };
+    if let Mode::Inspect { paths, format } = &args.mode {
+        return run_inspect(paths, *format);
+    }
     // The policy is read before the build, so that a bad file fails at once.
     let policy = match &args.mode {
-        Mode::Check { policy } => match policy::parse::read(policy) {
+        Mode::Check { policy, .. } => match policy::parse::read(policy) {
             Ok(p) => {
                 finish.rules = p.len();
                 Some(p)
@@ -165,8 +169,18 @@ fn run(args: &Args) -> Result<ExitCode> {
                 return finish.done(None);
             }
         },
-        Mode::Report => None,
+        Mode::Report | Mode::Inspect { .. } => None,
     };
+    if let (
+        Mode::Check {
+            binaries: Some(paths),
+            ..
+        },
+        Some(policy),
+    ) = (&args.mode, &policy)
+    {
+        return check_binaries(finish, policy, paths);
+    }
     let build = match &args.messages {
         Some(file) => match cargo::read_messages(file) {
             Ok(b) => b,
@@ -281,7 +295,7 @@ fn run(args: &Args) -> Result<ExitCode> {
             triples.dedup();
             let severity = match args.mode {
                 Mode::Check { .. } => Severity::Error,
-                Mode::Report => Severity::Warning,
+                Mode::Report | Mode::Inspect { .. } => Severity::Warning,
             };
             for p in &config.problems {
                 finish.diags.push(
@@ -343,6 +357,111 @@ fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     // Refusals first, then errors, then the rest, each in the order found.
+    finish.diags.sort_by_key(|d| {
+        (
+            !d.refuses(),
+            std::cmp::Reverse(d.severity),
+            d.code.class() == Class::Refusal,
+        )
+    });
+    finish.done(Some(&report))
+}
+
+/// `cargo flagsplit inspect`: exit 1 when a file could not be read (the others are printed).
+fn run_inspect(paths: &[std::path::PathBuf], format: args::Format) -> Result<ExitCode> {
+    let scan = binaries::scan(paths);
+    match format {
+        args::Format::Text => print!("{}", inspect::text(&scan)),
+        args::Format::Json => println!("{}", serde_json::to_string_pretty(&inspect::json(&scan))?),
+        args::Format::CycloneDx => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&inspect::cyclonedx(&scan))?
+            )
+        }
+    }
+    let failed = scan.binaries.iter().filter(|b| b.error.is_some()).count();
+    if failed > 0 {
+        eprintln!(
+            "error: {failed} of {} file(s) could not be read",
+            scan.binaries.len()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo flagsplit check --binaries`: the policy against the executables' records. It fails
+/// closed: a file that cannot be read or whose record is damaged, or one with no record (unless
+/// the policy allows it), refuses the check (exit 2).
+fn check_binaries(
+    mut finish: Finish<'_>,
+    policy: &policy::Policy,
+    paths: &[std::path::PathBuf],
+) -> Result<ExitCode> {
+    let scan = binaries::scan(paths);
+    for b in &scan.binaries {
+        if let Some(e) = &b.error {
+            finish.diags.push(
+                Diagnostic::error(diag::Code::UnreadableRecord, format!("{}: {e}", b.path)).note(
+                    "fix",
+                    "check the file itself: a damaged or truncated executable cannot be judged",
+                ),
+            );
+        } else if b.crates.is_empty() && !policy.allow_without_record {
+            finish.diags.push(
+                Diagnostic::error(
+                    diag::Code::NoRecord,
+                    format!("{} carries no build record: what it links statically cannot be seen", b.path),
+                )
+                .note("note", format!("its dynamic section: {}", match &b.needed {
+                    Some(n) if !n.is_empty() => format!("NEEDED {}", n.join(", ")),
+                    Some(_) => "no NEEDED entry".to_string(),
+                    None => "none (a static executable)".to_string(),
+                }))
+                .note("fix", "build it with flagsplit-config 0.5 or later (its libraries' build_info.rs places the record), or add `[binaries] without-record = \"allow\"` to the policy to judge such files by their dynamic section"),
+            );
+        }
+    }
+    if scan.binaries.is_empty() {
+        finish.diags.push(
+            Diagnostic::error(
+                diag::Code::UnreadableRecord,
+                format!(
+                    "no executable found in {}",
+                    paths
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .note("fix", "name the executables, or directories that hold them"),
+        );
+    }
+    let report = binaries::report(&scan.binaries);
+    if !finish.diags.iter().any(|d| d.refuses()) {
+        // The executables given are some of a package's: the others a rule's `only` names are
+        // taken as the package's (absent here, a warning), since no build says which exist.
+        let vocab = policy::eval::Vocabulary {
+            bins: report
+                .executables
+                .iter()
+                .map(|e| e.name.clone())
+                .chain(
+                    policy
+                        .libraries
+                        .iter()
+                        .flat_map(|r| r.only.iter().flatten())
+                        .map(|f| f.value.clone()),
+                )
+                .collect(),
+            ..Default::default()
+        };
+        for f in policy::eval::evaluate(policy, &report, &vocab) {
+            finish.diags.push(policy::render::diagnostic(&f));
+        }
+    }
     finish.diags.sort_by_key(|d| {
         (
             !d.refuses(),

@@ -487,7 +487,7 @@ impl Build {
         if !reads.is_empty() {
             reads.push("config");
         }
-        let json = codegen::build_record(
+        let mut record = codegen::build_record(
             &selection,
             &resolved.features,
             &resolved.source_features,
@@ -495,10 +495,19 @@ impl Build {
             &libraries,
             &target,
             &reads,
-        )
-        .to_json();
+        );
+        record.version = self.env.cargo_var("CARGO_PKG_VERSION").unwrap_or_default();
         let path = self.out_dir.join(codegen::JSON_FILE);
-        if let Err(e) = write_if_changed(&path, &json) {
+        if let Err(e) = write_if_changed(&path, record.to_json()) {
+            error(&format!("cannot write {}: {e}", path.display()));
+            return false;
+        }
+        // What the executables carry: the same record, trimmed, as an ELF note that
+        // build_info.rs places in `.note.flagsplit` (flagsplit_info::note).
+        let big_endian = self.env.cargo_var("CARGO_CFG_TARGET_ENDIAN").as_deref() == Some("big");
+        let note = flagsplit_info::note::encode(&record.for_binary().to_compact_json(), big_endian);
+        let path = self.out_dir.join(codegen::NOTE_FILE);
+        if let Err(e) = write_if_changed(&path, &note) {
             error(&format!("cannot write {}: {e}", path.display()));
             return false;
         }
@@ -849,8 +858,9 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
 }
 
 /// Writes `contents` unless the file already holds exactly that (keeps mtimes stable).
-fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
-    if fs::read_to_string(path).map_or(false, |old| old == contents) {
+fn write_if_changed(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    let contents = contents.as_ref();
+    if fs::read(path).map_or(false, |old| old == contents) {
         return Ok(());
     }
     fs::write(path, contents)

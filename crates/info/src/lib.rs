@@ -24,6 +24,7 @@
 
 use std::fmt;
 
+pub mod note;
 pub mod record;
 
 pub mod json {

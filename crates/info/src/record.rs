@@ -23,6 +23,9 @@ pub struct BuildRecord {
     /// The package's name.
     #[cfg_attr(feature = "serde", serde(rename = "crate"))]
     pub crate_name: String,
+    /// The crate's version (`CARGO_PKG_VERSION`); empty, and not written, when not known.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub version: String,
     /// Its variables' prefix (`INFLATE_DEMO`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub prefix: String,
@@ -109,6 +112,22 @@ pub struct FacilityRecord {
 }
 
 impl FacilityRecord {
+    /// The origin worded from its parts, as flagsplit-config words it: `default`, `default with
+    /// feature F`, the variable's name, `FILE:LINE:COL`, `graph-wide NAME` or `graph-wide
+    /// FILE:LINE:COL`.
+    pub fn worded_origin(&self) -> String {
+        let name = self.origin_name.as_deref().unwrap_or_default();
+        let at = self.origin_at.as_deref().unwrap_or_default();
+        match self.origin_kind.as_str() {
+            "feature" => format!("default with feature {name}"),
+            "variable" => name.to_string(),
+            "file" => at.to_string(),
+            "graph-variable" => format!("graph-wide {name}"),
+            "graph-file" => format!("graph-wide {at}"),
+            other => other.to_string(),
+        }
+    }
+
     /// The selected provider's entry, when the record lists it.
     pub fn selected_provider(&self) -> Option<&ProviderRecord> {
         self.providers.iter().find(|p| p.name == self.selected)
@@ -192,12 +211,74 @@ pub struct LibraryRecord {
     pub bundled: bool,
 }
 
+/// A JSON object written field by field, each field left out when it holds its default.
+struct Obj(String);
+
+impl Obj {
+    fn new() -> Obj {
+        Obj(String::from("{"))
+    }
+
+    fn raw(&mut self, key: &str, value: &str) {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        self.0.push_str(&string(key));
+        self.0.push(':');
+        self.0.push_str(value);
+    }
+
+    fn num(&mut self, key: &str, n: u32) {
+        self.raw(key, &n.to_string());
+    }
+
+    fn str(&mut self, key: &str, value: &str) {
+        if !value.is_empty() {
+            self.raw(key, &string(value));
+        }
+    }
+
+    fn opt(&mut self, key: &str, value: &Option<String>) {
+        if let Some(v) = value {
+            self.raw(key, &string(v));
+        }
+    }
+
+    fn flag(&mut self, key: &str, value: bool) {
+        if value {
+            self.raw(key, "true");
+        }
+    }
+
+    fn list(&mut self, key: &str, items: &[String]) {
+        if !items.is_empty() {
+            let items: Vec<String> = items.iter().map(|i| string(i)).collect();
+            self.raw(key, &format!("[{}]", items.join(",")));
+        }
+    }
+
+    fn raw_list(&mut self, key: &str, items: impl Iterator<Item = String>) {
+        let items: Vec<String> = items.collect();
+        if !items.is_empty() {
+            self.raw(key, &format!("[{}]", items.join(",")));
+        }
+    }
+
+    fn end(mut self) -> String {
+        self.0.push('}');
+        self.0
+    }
+}
+
 impl BuildRecord {
     /// The record as JSON, one facility and one library a line.
     pub fn to_json(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "{{\n  \"schema\": {},", self.schema);
         let _ = writeln!(s, "  \"crate\": {},", string(&self.crate_name));
+        if !self.version.is_empty() {
+            let _ = writeln!(s, "  \"version\": {},", string(&self.version));
+        }
         let _ = writeln!(s, "  \"prefix\": {},", string(&self.prefix));
         let _ = writeln!(s, "  \"role\": {},", string(&self.role));
         let _ = writeln!(s, "  \"target\": {},", string(&self.target));
@@ -283,11 +364,146 @@ impl BuildRecord {
         s
     }
 
+    /// What an executable carries of this record (`flagsplit_info::note`): the crate, its
+    /// version, prefix, role and target, each facility's kind, variable, providers (their names,
+    /// links and properties, which a policy's rules name, and the selected one's shared name),
+    /// selection and origin (in its parts: [`BuildRecord::upgrade`] words it again), the graph-wide policies
+    /// and the C libraries found; not the variables, features, config file, graph-wide reads or
+    /// the executables using each facility, which describe the build rather than what it
+    /// produced.
+    pub fn for_binary(&self) -> BuildRecord {
+        BuildRecord {
+            schema: self.schema,
+            crate_name: self.crate_name.clone(),
+            version: self.version.clone(),
+            prefix: self.prefix.clone(),
+            role: self.role.clone(),
+            target: self.target.clone(),
+            facilities: self
+                .facilities
+                .iter()
+                .map(|f| FacilityRecord {
+                    used_by: Vec::new(),
+                    // Worded again from its parts by the reader (`upgrade`).
+                    origin: String::new(),
+                    // Every provider's name, links and properties, which a policy's rules name;
+                    // the shared name only of the selected one (the well-known shared names are
+                    // a policy's vocabulary anyway). Not the features, nor what was compiled.
+                    providers: f
+                        .providers
+                        .iter()
+                        .map(|p| ProviderRecord {
+                            name: p.name.clone(),
+                            answers_to: p.answers_to.clone().filter(|_| p.name == f.selected),
+                            links: p.links.clone(),
+                            properties: p.properties.clone(),
+                            ..ProviderRecord::default()
+                        })
+                        .collect(),
+                    ..f.clone()
+                })
+                .collect(),
+            graph: self.graph.clone(),
+            libraries: self.libraries.clone(),
+            ..BuildRecord::default()
+        }
+    }
+
+    /// The record as one line of JSON without the fields that hold their default (empty, `null`,
+    /// `false`), which a reader takes as the default: the form an executable carries.
+    pub fn to_compact_json(&self) -> String {
+        let mut o = Obj::new();
+        o.num("schema", self.schema);
+        o.str("crate", &self.crate_name);
+        o.str("version", &self.version);
+        o.str("prefix", &self.prefix);
+        o.str("role", &self.role);
+        o.str("target", &self.target);
+        o.list("features", &self.features);
+        o.list("source_features", &self.source_features);
+        o.str("config_file", &self.config_file);
+        o.raw_list(
+            "variables",
+            self.variables.iter().map(|v| {
+                let mut e = Obj::new();
+                e.str("name", &v.name);
+                e.str("when", &v.when);
+                e.end()
+            }),
+        );
+        o.raw_list(
+            "facilities",
+            self.facilities.iter().map(|f| {
+                let mut e = Obj::new();
+                e.str("name", &f.name);
+                e.opt("kind", &f.kind);
+                e.str("variable", &f.variable);
+                e.list("used_by", &f.used_by);
+                e.raw_list(
+                    "providers",
+                    f.providers.iter().map(|p| {
+                        let mut e = Obj::new();
+                        e.str("name", &p.name);
+                        e.opt("feature", &p.feature);
+                        e.flag("compiled", p.compiled);
+                        e.opt("answers_to", &p.answers_to);
+                        e.list("links", &p.links);
+                        e.list("properties", &p.properties);
+                        e.end()
+                    }),
+                );
+                e.str("selected", &f.selected);
+                e.str("origin", &f.origin);
+                e.str("origin_kind", &f.origin_kind);
+                e.opt("origin_name", &f.origin_name);
+                e.opt("origin_at", &f.origin_at);
+                e.end()
+            }),
+        );
+        o.list("graph_reads", &self.graph_reads);
+        let policy = |p: &PolicyRecord| {
+            let mut e = Obj::new();
+            e.str("value", &p.value);
+            e.str("origin", &p.origin);
+            e.end()
+        };
+        if self.graph != GraphPolicies::default() {
+            let mut g = Obj::new();
+            if let Some(p) = &self.graph.link {
+                g.raw("link", &policy(p));
+            }
+            if let Some(p) = &self.graph.bundled {
+                g.raw("bundled", &policy(p));
+            }
+            o.raw("graph", &g.end());
+        }
+        o.raw_list(
+            "libraries",
+            self.libraries.iter().map(|l| {
+                let mut e = Obj::new();
+                e.str("library", &l.library);
+                e.opt("version", &l.version);
+                e.str("located_by", &l.located_by);
+                e.flag("static", l.static_link);
+                e.list("links", &l.links);
+                e.flag("bundled", l.bundled);
+                e.end()
+            }),
+        );
+        o.end()
+    }
+
     /// Fills in, for a record of an older schema, what the current one says on its own: each
     /// origin's parts (schema 1 worded them only) and the variables the crate knows (a record
     /// without them: its config variable and each facility's). A record of the current schema is
     /// left as it is.
     pub fn upgrade(&mut self) {
+        // A record from an executable leaves the worded origin out: it is its parts' wording.
+        for f in &mut self.facilities {
+            if f.origin.is_empty() {
+                f.origin = f.worded_origin();
+            }
+        }
         if self.schema >= 2 {
             return;
         }
@@ -330,6 +546,34 @@ fn list(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_compact_form_leaves_out_defaults_only() {
+        let r = sample();
+        let compact = r.to_compact_json();
+        assert!(!compact.contains('\n'), "{compact}");
+        assert!(!compact.contains("null"), "{compact}");
+        assert!(
+            compact.starts_with("{\"schema\":2,\"crate\":\"tls-lib\""),
+            "{compact}"
+        );
+        let binary = r.for_binary();
+        assert!(binary.variables.is_empty() && binary.features.is_empty());
+        assert_eq!(binary.facilities.len(), r.facilities.len());
+        let p = &binary.facilities[0].providers[0];
+        assert_eq!(
+            (p.answers_to.as_deref(), p.feature.as_deref()),
+            (Some("openssl"), None)
+        );
+        assert_eq!(p.links, r.facilities[0].providers[0].links);
+        assert_eq!(binary.libraries, r.libraries);
+        assert!(binary.to_compact_json().len() < compact.len());
+        // The origin is worded again from its parts.
+        assert_eq!(binary.facilities[0].origin, "");
+        let mut back = binary.clone();
+        back.upgrade();
+        assert_eq!(back.facilities[0].origin, r.facilities[0].origin);
+    }
 
     fn sample() -> BuildRecord {
         BuildRecord {

@@ -117,6 +117,9 @@ pub struct LibraryRule {
 pub struct Policy {
     pub selections: Vec<SelectionRule>,
     pub libraries: Vec<LibraryRule>,
+    /// `[binaries] without-record = "allow"`: `check --binaries` judges an executable without a
+    /// build record by its dynamic section instead of refusing it.
+    pub allow_without_record: bool,
 }
 
 impl Policy {

@@ -16,7 +16,7 @@ use toml_span::value::{Table, Value, ValueInner};
 /// is refused with that said rather than held.
 pub const MAX_SIZE: u64 = 4 << 20;
 
-const TOP_KEYS: &[&str] = &["deny", "require", "libraries"];
+const TOP_KEYS: &[&str] = &["deny", "require", "libraries", "binaries"];
 const SELECTION_KEYS: &[&str] = &["provider", "shared", "property", "kind", "crate", "reason"];
 const LIBRARY_KEYS: &[&str] = &["library", "only", "link", "bundled", "reason"];
 const LINK_VALUES: &[&str] = &["dynamic", "static"];
@@ -84,6 +84,10 @@ pub fn parse(file: &Rc<SourceFile>) -> Result<Policy, Vec<Diagnostic>> {
     };
     for (key, value) in by_position(table) {
         let name = key.name.as_ref();
+        if name == "binaries" {
+            parser.binaries(&mut policy, key.span, value);
+            continue;
+        }
         let which = match name {
             "deny" => Some(Which::Deny),
             "require" => Some(Which::Require),
@@ -192,6 +196,57 @@ impl<'t, 'de> Keys<'t, 'de> {
 }
 
 impl Parser<'_> {
+    /// `[binaries]`: how `check --binaries` treats an executable without a build record
+    /// (`without-record = "refuse"`, the default, or `"allow"`).
+    fn binaries(&mut self, policy: &mut Policy, key: toml_span::Span, value: &Value<'_>) {
+        let span = |s: toml_span::Span| Span::new(self.file, s.start..s.end);
+        let Some(t) = value.as_table() else {
+            self.errors.push(
+                Diagnostic::error(
+                    Code::PolicyType,
+                    format!(
+                        "`binaries` must be a table, found {}",
+                        value.as_ref().type_str()
+                    ),
+                )
+                .at(span(key), "here")
+                .note(
+                    "fix",
+                    "write it as [binaries] with `without-record = \"refuse\"` or `\"allow\"`",
+                ),
+            );
+            return;
+        };
+        for (k, v) in by_position(t) {
+            if k.name.as_ref() != "without-record" {
+                let d = Diagnostic::error(
+                    Code::PolicyKey,
+                    format!("unknown key `{}` in [binaries]", k.name.as_ref()),
+                )
+                .at(span(k.span), "not a key of [binaries]")
+                .note(
+                    "fix",
+                    "[binaries] takes `without-record = \"refuse\"` or `\"allow\"`",
+                );
+                self.errors
+                    .push(did_you_mean(d, k.name.as_ref(), &["without-record"]));
+                continue;
+            }
+            match v.as_str() {
+                Some("refuse") => policy.allow_without_record = false,
+                Some("allow") => policy.allow_without_record = true,
+                _ => self.errors.push(
+                    Diagnostic::error(
+                        Code::PolicyValue,
+                        "`without-record` must be \"refuse\" or \"allow\"",
+                    )
+                    .at(span(v.span), "here")
+                    .note("fix", "\"refuse\" (the default: an executable without a build record cannot be judged) or \"allow\" (judge it by its dynamic section alone)"),
+                ),
+            }
+        }
+    }
+
     /// The span of a value; a string's includes its quotes.
     fn value_span(&self, value: &Value<'_>) -> Span {
         let text = self.file.text.as_bytes();
