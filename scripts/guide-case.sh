@@ -178,6 +178,58 @@ ok app-test app -- test
 (cd "$work/app" && INFLATE_DEMO_INFLATE_PROVIDER=miniz cargo run -q --offline -- --build-options) >"$log/app-miniz" 2>&1
 grep -qxF "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "$log/app-miniz" && pass "app: the shell's miniz wins over [env]" || { cat "$log/app-miniz"; fail "app: the shell's value did not select"; }
 
+note "an application of both guide libraries, libzstd selected: its stripped executable says so (cargo flagsplit inspect)"
+# The guide's two libraries as they are (inflate-demo from the registry, zstd-demo by path), in an
+# application of this script's own that calls both, so that both are linked.
+(cd "$root" && cargo build -q --locked --offline -p cargo-flagsplit) >"$log/cargo-flagsplit" 2>&1 || { cat "$log/cargo-flagsplit"; fail "cargo build -p cargo-flagsplit"; }
+mkdir -p "$work/both/src" "$work/both/.cargo"
+cat >"$work/both/Cargo.toml" <<EOF
+[package]
+name = "both"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+inflate-demo = { version = "0.1", features = ["zlib"] }
+zstd-demo = { path = "$work/zstd-demo", features = ["zstd"] }
+EOF
+printf '[env]\nINFLATE_DEMO_INFLATE_PROVIDER = "zlib"\nZSTD_DEMO_COMPRESS_PROVIDER = "zstd"\n' >"$work/both/.cargo/config.toml"
+cat >"$work/both/src/main.rs" <<'EOF'
+fn main() {
+    // Both libraries' providers are called, so that the linker keeps libzstd and libz.
+    let frame = zstd_demo::compress(b"hello, both");
+    let z = [0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01];
+    let empty = inflate_demo::inflate(&z).expect("an empty zlib stream");
+    print!("{}{}", inflate_demo::BUILD_INFO.describe(), zstd_demo::BUILD_INFO.describe());
+    println!("{} bytes of zstd, {} inflated", frame.len(), empty.len());
+}
+EOF
+# A target directory of its own: the checks below look for zstd-demo's one build directory.
+if cargo_in both-build both CARGO_TARGET_DIR="$CARGO_TARGET_DIR/both" -- build; then
+	strip -o "$work/both-stripped" "$CARGO_TARGET_DIR/both/debug/both"
+	"$work/both-stripped" >"$log/both-run" 2>&1 && grep -qF "inflated" "$log/both-run" && pass "both: runs, calling both libraries" || { fail "both: does not run"; cat "$log/both-run"; }
+	zstd_version=$(pkg-config --modversion libzstd)
+	if "$root/target/debug/cargo-flagsplit" inspect "$work/both-stripped" >"$log/both-inspect" 2>&1; then
+		for want in "$work/both-stripped: 2 build record(s) (.note.flagsplit)" "  inflate-demo 0.1.0 (library, $(rustc -vV | sed -n 's/^host: //p'))" \
+			"    compress = zstd (ZSTD_DEMO_COMPRESS_PROVIDER)" "    C library zstd $zstd_version: dynamic (-lzstd), found by pkg-config (libzstd)" \
+			"    inflate [zlib] = zlib (INFLATE_DEMO_INFLATE_PROVIDER)"; do
+			grep -qxF -- "$want" "$log/both-inspect" && pass "both: inspect says '$want'" || { fail "both: inspect lacks '$want'"; cat "$log/both-inspect"; }
+		done
+	else
+		cat "$log/both-inspect"
+		fail "both: cargo flagsplit inspect failed"
+	fi
+	printf '[[libraries]]\nlibrary = "libzstd"\nlink = "static"\nreason = "a static libzstd only"\n' >"$work/static-zstd.toml"
+	st=0; "$root/target/debug/cargo-flagsplit" check --policy "$work/static-zstd.toml" --binaries "$work/both-stripped" >"$log/both-check" 2>&1 || st=$?
+	[ "$st" = 1 ] && grep -qF 'error[library-link-mode]: executable `both-stripped` carries libzstd (dynamic, libzstd.so.1)' "$log/both-check" &&
+		pass "both: check --binaries: libzstd dynamic breaks a static-only rule (exit 1)" || { fail "both: check --binaries exit $st"; cat "$log/both-check"; }
+	python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(d[:len(d)//2])' "$work/both-stripped" "$work/both-half"
+	st=0; "$root/target/debug/cargo-flagsplit" inspect "$work/both-half" >"$log/both-half" 2>&1 || st=$?
+	[ "$st" = 1 ] && grep -qF "the file is truncated or damaged" "$log/both-half" && pass "both: half the file: a clear error (exit 1)" || { fail "both: half the file: exit $st"; cat "$log/both-half"; }
+else
+	cat "$log/both-build"
+	fail "both: the build failed"
+fi
+
 note "the path form of the dependency, as the guide writes it (a checkout of flagsplit beside the library)"
 path_line=$(grep -m1 'path = ' "$log/expected-dependency-forms")
 path_value=$(sed -n 's/.*path = "\([^"]*\)".*/\1/p' <<<"$path_line")

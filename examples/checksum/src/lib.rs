@@ -2,6 +2,11 @@
 //! build.rs selected (`rustcrypto` by default, `dc` when the application sets
 //! `CHECKSUM_DEMO_SHA1_PROVIDER=dc` and a crate turns feature `dc` on). A second library with its
 //! own prefix, so that one application's build holds two resolutions that cannot meet.
+//!
+//! It forbids unsafe code, in edition 2024: the build record that `build_info.rs` places in
+//! executables (`flagsplit_info::record!`, a `#[link_section]` static) compiles here unchanged.
+
+#![forbid(unsafe_code)]
 
 #[cfg(test)]
 mod spec;
@@ -111,6 +116,19 @@ impl fmt::Display for BuildOptions {
 
 #[cfg(test)]
 mod tests {
+    /// This test executable links the library, so it carries its record.
+    #[test]
+    fn executables_carry_the_build_record() {
+        let exe = std::env::current_exe().expect("the test executable");
+        let out = std::process::Command::new("readelf")
+            .args(["-p", ".note.flagsplit"])
+            .arg(&exe)
+            .output()
+            .expect("readelf (binutils) runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(r#""crate":"checksum-demo""#), "{text}");
+    }
+
     use super::*;
     use crate::spec::SPEC;
 
