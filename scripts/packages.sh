@@ -115,6 +115,25 @@ unpacked() {
 			fail "$what: $name names the build directory ($work): the path mapping did not apply"
 		fi
 	done
+	# The packaged executables, stripped by the packaging tools, still say what they carry, and
+	# are judged by the choice's policy from the files alone.
+	local policy=packaging/policy.toml
+	[ "$choice" = openssl ] && policy=packaging/policy-openssl.toml
+	if [ -x "$work/bin/cargo-flagsplit" ]; then
+		if "$work/bin/cargo-flagsplit" inspect "$3/usr/bin" >"$3.inspect" 2>&1 &&
+			[ "$(grep -c ': 1 build record(s) (.note.flagsplit)$' "$3.inspect")" = "$(find "$3/usr/bin" -type f | wc -l)" ]; then
+			pass "$what: cargo flagsplit inspect: every executable carries its record ($(grep -m1 '^    sha1 = ' "$3.inspect" | sed 's/^ *//'))"
+		else
+			fail "$what: cargo flagsplit inspect: an executable without its record"
+			cat "$3.inspect"
+		fi
+		if "$work/bin/cargo-flagsplit" check --policy "$checkout/$policy" --binaries "$3/usr/bin" >"$3.check" 2>&1; then
+			pass "$what: cargo flagsplit check --binaries: $(grep "^policy " "$3.check")"
+		else
+			fail "$what: cargo flagsplit check --policy $policy --binaries does not hold"
+			grep -E "^(error|warning)\[|^policy " "$3.check" | sed 's/^/    /'
+		fi
+	fi
 }
 
 # expect_set WHAT GOT WANT — one ok/FAIL line: GOT and WANT are the same set of words

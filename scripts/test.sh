@@ -11,8 +11,9 @@
 #                            verbatim (scripts/guide-case.sh) and the lines its zstd library writes to
 #                            adopt it (scripts/adoption-lines.sh), the graph-wide settings on a workspace
 #                            of three libraries (scripts/graph-case.sh) and `cargo flagsplit`'s
-#                            reports and policies (scripts/cargo-flagsplit-case.sh), PACKAGING.md's
-#                            recipes, the
+#                            reports and policies, and the build records executables carry
+#                            (scripts/cargo-flagsplit-case.sh, scripts/auditable-case.sh: beside
+#                            cargo-auditable's), PACKAGING.md's recipes, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -236,6 +237,9 @@ scripts/graph-case.sh
 
 step "cargo flagsplit: the backends of a whole graph reported and checked against a policy (crates/cargo-flagsplit)"
 scripts/cargo-flagsplit-case.sh
+
+step "the build record beside cargo-auditable's: cargo auditable build of flagsplit, both read back"
+scripts/auditable-case.sh
 
 step "PACKAGING.md recipes and cargo install"
 scripts/packaging-recipes.sh

@@ -124,10 +124,16 @@ fn walk(path: &Path, named: bool, out: &mut Scan) {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
-            out.binaries.push(problem(
-                path,
-                format!("cannot read {}: {e}", path.display()),
-            ));
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            let what = if link {
+                format!(
+                    "{} is a symbolic link whose target cannot be reached (missing, or a loop of links): {e}",
+                    path.display()
+                )
+            } else {
+                format!("cannot read {}: {e}", path.display())
+            };
+            out.binaries.push(problem(path, what));
             return;
         }
     };
@@ -304,8 +310,22 @@ mod tests {
                 .error
                 .as_deref()
                 .unwrap()
-                .contains("cannot read")
+                .contains("symbolic link whose target cannot be reached")
         );
+        // A loop of links, named: an error of that path.
+        std::os::unix::fs::symlink(dir.join("b"), dir.join("a")).unwrap();
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("b")).unwrap();
+        let l = scan(&[dir.join("a")]);
+        assert!(
+            l.binaries[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("a loop of links"),
+            "{l:?}"
+        );
+        std::fs::remove_file(dir.join("a")).unwrap();
+        std::fs::remove_file(dir.join("b")).unwrap();
         assert!(by_name("short").error.is_some());
         let exe = by_name("exe");
         assert_eq!(exe.error, None);
