@@ -54,7 +54,7 @@ else
 	cat "$work/audit.err"
 	fail "rust-audit-info cannot read the file"
 fi
-if "$root/target/debug/cargo-flagsplit" inspect "$exe" >"$work/inspect" 2>&1; then
+if "$CARGO_TARGET_DIR/debug/cargo-flagsplit" inspect "$exe" >"$work/inspect" 2>&1; then
 	for want in "$exe: 1 build record(s) (.note.flagsplit)" "    sha1 = dc (default), guarantees: collision-detection" "    tls = rustls (default with feature rustls-tls)"; do
 		grep -qxF -- "$want" "$work/inspect" && pass "inspect: '$want'" || { fail "inspect lacks '$want'"; cat "$work/inspect"; }
 	done

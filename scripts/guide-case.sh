@@ -121,7 +121,7 @@ breaks() {
 	else
 		shows "$name" "$expected"
 		# A failing test panics by design; a build script must not.
-		[ "${*: -1}" != test ] && ! grep -q "--config" <<<"$*" && grep -q panicked "$log/$name" && fail "$name: a panic" || true
+		[ "${*: -1}" != test ] && ! grep -q -- "--config" <<<"$*" && grep -q panicked "$log/$name" && fail "$name: a panic" || true
 	fi
 }
 
@@ -181,7 +181,7 @@ grep -qxF "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "$log/a
 note "an application of both guide libraries, libzstd selected: its stripped executable says so (cargo flagsplit inspect)"
 # The guide's two libraries as they are (inflate-demo from the registry, zstd-demo by path), in an
 # application of this script's own that calls both, so that both are linked.
-(cd "$root" && cargo build -q --locked --offline -p cargo-flagsplit) >"$log/cargo-flagsplit" 2>&1 || { cat "$log/cargo-flagsplit"; fail "cargo build -p cargo-flagsplit"; }
+(cd "$root" && cargo build -q --locked --offline -p cargo-flagsplit --target-dir "$root/target") >"$log/cargo-flagsplit" 2>&1 || { cat "$log/cargo-flagsplit"; fail "cargo build -p cargo-flagsplit"; }
 mkdir -p "$work/both/src" "$work/both/.cargo"
 cat >"$work/both/Cargo.toml" <<EOF
 [package]
