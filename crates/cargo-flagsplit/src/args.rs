@@ -238,29 +238,34 @@ pub fn command() -> Command {
                     .value_name("PATH")
                     .num_args(1..)
                     .value_parser(clap::value_parser!(PathBuf))
-                    .help("Build nothing: check the build records inside these executables (files, or directories searched for ELF files); one without a record is exit 2 unless the policy's [binaries] says `without-record = \"allow\"`"),
+                    .help("Build nothing: check the build records inside these executables (files, or directories searched for ELF files), the build flags ignored; one without a record is exit 2 unless the policy's [binaries] says `without-record = \"allow\"`"),
             ),
     )
-    .subcommand(
-        Command::new("inspect")
-            .about("Reads the build record inside executables, with no source or build: each flagsplit-config crate's providers and origins, and the C libraries linked; without a record, the dynamic section")
-            .arg(
-                Arg::new("paths")
-                    .value_name("PATH")
-                    .num_args(1..)
-                    .required(true)
-                    .value_parser(clap::value_parser!(PathBuf))
-                    .help("Executables, or directories searched recursively for ELF files"),
-            )
-            .arg(
-                Arg::new("format")
-                    .long("format")
-                    .value_name("FORMAT")
-                    .value_parser(["text", "json", "cyclonedx"])
-                    .default_value("text")
-                    .help("text (as the report), json, or cyclonedx (a CycloneDX 1.5 JSON SBOM: the C libraries as components)"),
-            ),
-    )
+    .subcommand(inspect_command())
+}
+
+/// `cargo flagsplit inspect`, which takes none of the build's options: parsed on its own (see
+/// [`parse`]), and listed in the main command's help.
+pub fn inspect_command() -> Command {
+    Command::new("inspect")
+        .bin_name("cargo flagsplit inspect")
+        .about("Reads the build record inside executables, with no source or build: each flagsplit-config crate's providers and origins, and the C libraries linked; without a record, the dynamic section")
+        .arg(
+            Arg::new("paths")
+                .value_name("PATH")
+                .num_args(1..)
+                .required(true)
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Executables, or directories searched recursively for ELF files"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(["text", "json", "cyclonedx"])
+                .default_value("text")
+                .help("text (as the report), json, or cyclonedx (a CycloneDX 1.5 JSON SBOM: the C libraries as components)"),
+        )
 }
 
 /// The diagnostics' codes, for `--help`.
@@ -293,8 +298,35 @@ pub fn strip_subcommand_name(args: impl IntoIterator<Item = OsString>) -> Vec<Os
 
 /// Parses the command line (program name first).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Args, clap::Error> {
-    let matches = command().try_get_matches_from(strip_subcommand_name(args))?;
+    let args = strip_subcommand_name(args);
+    // `inspect` builds nothing: its own command, so that its help lists only its own options.
+    if args.get(1).is_some_and(|a| a == "inspect") {
+        let m = inspect_command().try_get_matches_from(args.into_iter().skip(1))?;
+        return Ok(Args {
+            mode: inspect_mode(&m),
+            build: BuildArgs::default(),
+            messages: None,
+            build_env: None,
+            json: false,
+            deny_warnings: false,
+        });
+    }
+    let matches = command().try_get_matches_from(args)?;
     from_matches(&matches)
+}
+
+fn inspect_mode(sub: &ArgMatches) -> Mode {
+    Mode::Inspect {
+        paths: sub
+            .get_many::<PathBuf>("paths")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        format: match sub.get_one::<String>("format").map(String::as_str) {
+            Some("json") => Format::Json,
+            Some("cyclonedx") => Format::CycloneDx,
+            _ => Format::Text,
+        },
+    }
 }
 
 fn from_matches(m: &ArgMatches) -> Result<Args, clap::Error> {
@@ -311,20 +343,7 @@ fn from_matches(m: &ArgMatches) -> Result<Args, clap::Error> {
             },
             sub,
         ),
-        Some(("inspect", sub)) => (
-            Mode::Inspect {
-                paths: sub
-                    .get_many::<PathBuf>("paths")
-                    .map(|v| v.cloned().collect())
-                    .unwrap_or_default(),
-                format: match sub.get_one::<String>("format").map(String::as_str) {
-                    Some("json") => Format::Json,
-                    Some("cyclonedx") => Format::CycloneDx,
-                    _ => Format::Text,
-                },
-            },
-            sub,
-        ),
+        Some(("inspect", sub)) => (inspect_mode(sub), sub),
         _ => (Mode::Report, m),
     };
     let strings = |name: &str| -> Vec<String> {
