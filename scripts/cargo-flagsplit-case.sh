@@ -95,6 +95,22 @@ open(halved, "wb").write(bytes(d))
 PY
 }
 
+# doc_commands MARKER DOC DIR NAME — runs, in DIR, each line of DOC's block after MARKER, as
+# written (output in $log/NAME-<n>), an ok/FAIL line each; sets doc_ran to how many ran
+doc_commands() {
+	local cmd
+	doc_ran=0
+	while IFS= read -r cmd; do
+		doc_ran=$((doc_ran + 1))
+		if (cd "$3" && eval "$cmd") >"$log/$4-$doc_ran" 2>&1; then
+			pass "$2: $cmd"
+		else
+			cat "$log/$4-$doc_ran"
+			fail "$2: $cmd"
+		fi
+	done < <(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' "$2")
+}
+
 # fs NAME DIR [VAR=...]... -- ARGS... — `cargo flagsplit ARGS` in DIR with the variables: standard
 # output in $log/NAME, standard error in $log/NAME.err; its status
 fs() {
@@ -644,31 +660,13 @@ rm -rf "$docroot"
 mkdir -p "$docroot/target" "$docroot/packaging"
 ln -s "$work/bins-default" "$docroot/target/release"
 cp packaging/policy.toml "$docroot/packaging/"
-i=0
-while IFS= read -r cmd; do
-	i=$((i + 1))
-	if (cd "$docroot" && eval "$cmd") >"$log/inspect-doc-$i" 2>&1; then
-		pass "README: $cmd"
-	else
-		cat "$log/inspect-doc-$i"
-		fail "README: $cmd"
-	fi
-done < <(awk '$0 == "<!-- inspect commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' crates/cargo-flagsplit/README.md)
-[ "$i" = 3 ] || fail "the crate README has $i inspect commands, not 3"
+doc_commands "<!-- inspect commands -->" crates/cargo-flagsplit/README.md "$docroot" inspect-doc
+[ "$doc_ran" = 3 ] || fail "the crate README has $doc_ran inspect commands, not 3"
 grep -q '"bomFormat": "CycloneDX"' "$docroot/sbom.json" && pass "README: sbom.json is a CycloneDX document" || fail "README: sbom.json is no CycloneDX document"
 
 note "PACKAGING.md's cargo flagsplit commands, as written there"
-i=0
-while IFS= read -r cmd; do
-	i=$((i + 1))
-	if (cd "$root" && eval "$cmd") >"$log/packaging-$i" 2>&1; then
-		pass "PACKAGING.md: $cmd"
-	else
-		cat "$log/packaging-$i"
-		fail "PACKAGING.md: $cmd"
-	fi
-done < <(awk '$0 == "<!-- cargo flagsplit commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
-[ "$i" -gt 0 ] || fail "PACKAGING.md has no cargo flagsplit commands"
+doc_commands "<!-- cargo flagsplit commands -->" PACKAGING.md "$root" packaging
+[ "$doc_ran" -gt 0 ] || fail "PACKAGING.md has no cargo flagsplit commands"
 
 note "the time cargo flagsplit adds to cargo build (warm target directory, nothing set; 3 runs each, interleaved)"
 gw warm || true

@@ -7,7 +7,7 @@ use crate::elf::{self, RecordPlace};
 use crate::libraries::selected_by;
 use crate::model::{
     CarriedLibrary, Copy, CrateReport, Executable, FoundBy, Held, LinkMode, LinkedBy,
-    OPTIONS_SCHEMA, Options, Report,
+    OPTIONS_SCHEMA, Options, Report, link_name_of,
 };
 use serde::Serialize;
 use std::io::Read;
@@ -54,7 +54,7 @@ fn read_one(path: &Path) -> Binary {
         error: None,
     };
     let outcome = (|| -> anyhow::Result<()> {
-        let (texts, place) = elf::records(path)?;
+        let (texts, place, headers) = elf::executable(path)?;
         b.record = match place {
             RecordPlace::Section => "section",
             RecordPlace::Segment => "segment",
@@ -79,7 +79,7 @@ fn read_one(path: &Path) -> Binary {
                 b.crates.push(options);
             }
         }
-        b.needed = elf::headers(path)?.needed;
+        b.needed = headers.needed;
         Ok(())
     })();
     if let Err(e) = outcome {
@@ -95,7 +95,7 @@ fn looks_elf(path: &Path) -> bool {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
         .is_ok()
-        && magic == *b"\x7fELF"
+        && magic == object::elf::ELFMAG
 }
 
 /// Looks at each path: a file is read as an executable (a file that is not ELF is a problem of
@@ -202,25 +202,13 @@ pub fn report(binaries: &[Binary]) -> Report {
                         .libraries
                         .iter()
                         .filter(|l| l.links.iter().any(|n| matches(n)))
-                        .map(move |l| FoundBy {
-                            package: c.name.clone(),
-                            version: c.version.clone(),
-                            library: l.library.clone(),
-                            library_version: l.version.clone(),
-                            located_by: l.located_by.clone(),
-                        })
+                        .map(move |l| FoundBy::new(c, l))
                 })
                 .collect()
         };
         let mut libraries = Vec::new();
         for soname in b.needed.iter().flatten() {
-            let name = soname
-                .strip_prefix("lib")
-                .unwrap_or(soname)
-                .split(".so")
-                .next()
-                .unwrap_or(soname)
-                .to_string();
+            let name = link_name_of(soname);
             libraries.push(CarriedLibrary {
                 found_by: found_by(&|n| n == name),
                 selected_by: selected_by(&refs, soname, b.name()),

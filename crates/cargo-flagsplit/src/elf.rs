@@ -177,11 +177,15 @@ fn records_of<'d, H: FileHeader<Endian = object::Endianness>, R: ReadRef<'d>>(
     Ok((found, place))
 }
 
-/// [`records_in`] of the file at `path`.
-pub fn records(path: &Path) -> Result<(Vec<String>, RecordPlace)> {
+/// [`records_in`] and [`headers_in`] of the file at `path`, opened once: the ranges both read
+/// (the file header, the section headers) are read once.
+pub fn executable(path: &Path) -> Result<(Vec<String>, RecordPlace, Headers)> {
     let cache = open(path)?;
-    records_in(&cache)
-        .with_context(|| format!("cannot read the build records of {}", path.display()))
+    let (records, place) = records_in(&cache)
+        .with_context(|| format!("cannot read the build records of {}", path.display()))?;
+    let headers = headers_in(&cache)
+        .with_context(|| format!("cannot read the ELF headers of {}", path.display()))?;
+    Ok((records, place, headers))
 }
 
 /// The symbols the ELF file at `path` defines (its `.symtab`; empty when it has none), each

@@ -8,7 +8,7 @@ use crate::cargo::{ScriptRun, package_name_version};
 use crate::elf::Symbols;
 use crate::model::{
     CarriedLibrary, CrateReport, FoundBy, Held, LinkMode, LinkedBy, NotCarried, SelectedBy,
-    soname_matches,
+    link_name_of, soname_matches,
 };
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -151,13 +151,7 @@ pub fn carried(
                         Kind::Unspecified
                     });
                 }
-                cand.found_by.push(FoundBy {
-                    package: c.name.clone(),
-                    version: c.version.clone(),
-                    library: l.library.clone(),
-                    library_version: l.version.clone(),
-                    located_by: l.located_by.clone(),
-                });
+                cand.found_by.push(FoundBy::new(c, l));
             }
         }
     }
@@ -294,13 +288,7 @@ pub fn carried(
         if used_needed[i] {
             continue;
         }
-        let name = soname
-            .strip_prefix("lib")
-            .unwrap_or(soname)
-            .split(".so")
-            .next()
-            .unwrap_or(soname)
-            .to_string();
+        let name = link_name_of(soname);
         carried.push(CarriedLibrary {
             selected_by: selected_by(&crates, &format!("lib{name}"), exe_name),
             name,

@@ -59,6 +59,14 @@ struct Finish<'a> {
 
 impl Finish<'_> {
     fn done(mut self, report: Option<&Report>) -> Result<ExitCode> {
+        // Refusals first, then errors, then the rest, each in the order found.
+        self.diags.sort_by_key(|d| {
+            (
+                !d.refuses(),
+                std::cmp::Reverse(d.severity),
+                d.code.class() == Class::Refusal,
+            )
+        });
         if self.args.deny_warnings {
             for d in &mut self.diags {
                 if d.severity == Severity::Warning {
@@ -356,14 +364,6 @@ fn run(args: &Args) -> Result<ExitCode> {
             finish.diags.push(policy::render::diagnostic(&f));
         }
     }
-    // Refusals first, then errors, then the rest, each in the order found.
-    finish.diags.sort_by_key(|d| {
-        (
-            !d.refuses(),
-            std::cmp::Reverse(d.severity),
-            d.code.class() == Class::Refusal,
-        )
-    });
     finish.done(Some(&report))
 }
 
@@ -462,13 +462,6 @@ fn check_binaries(
             finish.diags.push(policy::render::diagnostic(&f));
         }
     }
-    finish.diags.sort_by_key(|d| {
-        (
-            !d.refuses(),
-            std::cmp::Reverse(d.severity),
-            d.code.class() == Class::Refusal,
-        )
-    });
     finish.done(Some(&report))
 }
 

@@ -86,6 +86,19 @@ pub struct FoundBy {
     pub located_by: String,
 }
 
+impl FoundBy {
+    /// What crate `c`'s record says of library `l`.
+    pub fn new(c: &CrateReport, l: &Library) -> FoundBy {
+        FoundBy {
+            package: c.name.clone(),
+            version: c.version.clone(),
+            library: l.library.clone(),
+            library_version: l.version.clone(),
+            located_by: l.located_by.clone(),
+        }
+    }
+}
+
 /// A facility whose selected provider links a library, for an executable that uses it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelectedBy {
@@ -127,6 +140,12 @@ impl CarriedLibrary {
     pub fn is(&self, library: &str) -> bool {
         soname_matches(&self.file, library)
     }
+}
+
+/// The name `-l` takes for a shared library's file name (`libcrypto.so.3` is `crypto`).
+pub fn link_name_of(soname: &str) -> String {
+    let name = soname.strip_prefix("lib").unwrap_or(soname);
+    name.split(".so").next().unwrap_or(name).to_string()
 }
 
 /// Whether the file name `soname` (`libssl.so.3`, `libssl.a`) is library `library` (`libssl`,

@@ -82,7 +82,7 @@ pub enum NoteError {
         /// The bytes left in the section.
         left: usize,
     },
-    /// A record larger than [`MAX_RECORD`].
+    /// A record larger than [`MAX_RECORD`] (or a name larger than 4 KiB).
     TooLarge {
         /// Where the note starts in the section.
         offset: usize,
@@ -109,7 +109,7 @@ impl std::fmt::Display for NoteError {
             ),
             NoteError::TooLarge { offset, size } => write!(
                 f,
-                "the note at byte {offset} of {SECTION} says its record has {size} bytes, more than the {MAX_RECORD} a record can have (the file is damaged or not what it claims)"
+                "the note at byte {offset} of {SECTION} declares {size} bytes, more than the {MAX_RECORD} a record can have (the file is damaged or not what it claims)"
             ),
             NoteError::NotUtf8 { offset } => write!(
                 f,

@@ -50,15 +50,17 @@ impl Tool {
 
 /// The variable names read for the target's C compiler, in the order the first set one wins.
 pub(crate) fn compiler_variables(target: &TargetInfo) -> Vec<String> {
-    target_prefixed("CC", target)
+    cc_forms("CC", target)
 }
 
 /// The variable names read for the C compiler's flags, in the order the first set one wins.
 pub(crate) fn flags_variables(target: &TargetInfo) -> Vec<String> {
-    target_prefixed("CFLAGS", target)
+    cc_forms("CFLAGS", target)
 }
 
-fn target_prefixed(name: &str, target: &TargetInfo) -> Vec<String> {
+/// `NAME_<triple>`, `NAME_<triple_underscored>`, `TARGET_NAME` or `HOST_NAME`, `NAME`: the `cc`
+/// crate's forms of a variable (`clib::target_prefixed` is openssl-sys's form).
+fn cc_forms(name: &str, target: &TargetInfo) -> Vec<String> {
     vec![
         format!("{name}_{}", target.triple),
         format!("{name}_{}", target.triple.replace('-', "_")),
@@ -161,7 +163,8 @@ fn split_words(value: &str) -> Vec<String> {
     value.split_whitespace().map(String::from).collect()
 }
 
-fn file_name(path: &str) -> &str {
+/// A program's file name without its directory or `.exe`.
+pub(crate) fn file_name(path: &str) -> &str {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     name.strip_suffix(".exe").unwrap_or(name)
 }

@@ -3,6 +3,7 @@
 //! feature is meaningful ([`source_feature_check`]), and whether the target's C compiler can run
 //! a probe at all ([`check_compiler`]).
 
+use super::compiler::file_name;
 use super::message;
 use super::need::{CompilerFacts, CompilerProblem, ListDir, Need, askers, join};
 use crate::clib::{
@@ -183,18 +184,14 @@ pub(crate) fn check_compiler(
             path: compiler.path.clone(),
         });
     }
-    if target.is_cross() && compiler.named_by.is_none() && !compiler.clang_like {
-        let name = compiler
-            .path
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(&compiler.path)
-            .trim_end_matches(".exe");
-        if matches!(name, "cc" | "gcc" | "c99") {
-            return Err(CompilerProblem::NoCrossCompiler {
-                path: compiler.path.clone(),
-            });
-        }
+    if target.is_cross()
+        && compiler.named_by.is_none()
+        && !compiler.clang_like
+        && matches!(file_name(&compiler.path), "cc" | "gcc" | "c99")
+    {
+        return Err(CompilerProblem::NoCrossCompiler {
+            path: compiler.path.clone(),
+        });
     }
     Ok(())
 }

@@ -342,10 +342,11 @@ pub(crate) enum ProbeError {
 /// (see [`check_compiler`]) before it is used.
 pub(crate) fn compiler(env: &Env) -> Result<Tool, CompilerProblem> {
     let target = env.target();
-    let path = env.var("PATH");
+    // Read only when a cross compiler's name is looked up, and not watched: `PATH` is where
+    // programs are, not a setting of the build (the `cc` crate does not watch it either).
     let on_path = |name: &str| {
-        path.as_ref().map_or(false, |p| {
-            std::env::split_paths(p).any(|d| d.join(name).is_file())
+        env.cargo_var("PATH").map_or(false, |p| {
+            std::env::split_paths(&p).any(|d| d.join(name).is_file())
         })
     };
     let tool = choose(&target, &|name| env.var_string(name), &on_path);

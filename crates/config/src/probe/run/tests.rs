@@ -534,7 +534,7 @@ fn missing_cross_compiler_is_named() {
     let e = env("aarch64-unknown-linux-gnu", LINUX, &[]);
     let problem = match compiler(&e) {
         Ok(tool) => {
-            // cc picked the cross compiler's name; running it fails.
+            // The cross compiler's name was chosen; running it fails.
             let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../compat/probe-sha1.c");
             match probe(&tool, &source, &std::env::temp_dir(), &["-lcrypto".into()]) {
                 Err(ProbeError::Compiler(problem)) => problem,
