@@ -39,7 +39,7 @@ guide, work = sys.argv[1], sys.argv[2]
 lines = open(guide, encoding="utf-8").read().split("\n")
 i, files, outputs = 0, 0, 0
 while i < len(lines):
-    m = re.fullmatch(r"<!-- (file|output): (\S+) -->", lines[i])
+    m = re.fullmatch(r"<!-- (file|output|command): (\S+) -->", lines[i])
     if not m:
         i += 1
         continue
@@ -53,6 +53,8 @@ while i < len(lines):
     if kind == "file":
         path = os.path.join(work, name)
         files += 1
+    elif kind == "command":
+        path = os.path.join(work, "log", "command-" + name)
     else:
         path = os.path.join(work, "log", "expected-" + name)
         outputs += 1
@@ -125,9 +127,36 @@ breaks() {
 	fi
 }
 
-note "inflate-demo: the tests with each provider"
-ok lib-miniz inflate-demo -- test
-ok lib-zlib inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- test --features zlib
+# cargo flagsplit, on PATH as `cargo install` puts it, for the commands the guide shows.
+(cd "$root" && cargo build -q --locked --offline -p cargo-flagsplit --target-dir "$root/target") >"$log/cargo-flagsplit" 2>&1 || { cat "$log/cargo-flagsplit"; fail "cargo build -p cargo-flagsplit"; }
+with_cf=PATH=$root/target/debug:$PATH
+
+note "inflate-demo: the tests with each provider, by the guide's CI line ($(cat "$log/command-each"))"
+read -ra each_line <"$log/command-each"
+[ "${each_line[0]}" = cargo ] || fail "the guide's CI line does not start with cargo: ${each_line[*]}"
+ok lib-each inflate-demo "$with_cf" -- "${each_line[@]:1}"
+says lib-each "$log/lib-each" "run 1/2  passed" "run 2/2  passed" "inflate-demo:inflate=zlib" "every planned provider was exercised"
+n=$(grep -c 'test inflates_hello ... ok' "$log/lib-each" || true)
+[ "$n" = 2 ] && pass "lib-each: inflates_hello passed with miniz and with zlib" || fail "lib-each: inflates_hello passed $n times, not 2"
+# The zlib run (the last) linked the C library into the test that inflated through it.
+spec_test=$(ls -t "$CARGO_TARGET_DIR"/debug/deps/spec-* | grep -v '\.d$' | head -1)
+needed "$spec_test" | grep -q '^libz\.so' && pass "lib-each: the zlib run's test executable has libz in NEEDED ($(basename "$spec_test"))" || fail "lib-each: $spec_test does not link libz"
+# A provider that is broken: the run that selects it fails, and the summary says which.
+cp -r "$work/inflate-demo" "$work/broken-provider"
+python3 - "$work/broken-provider/src/lib.rs" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+marker = "                libz_sys::Z_OK => {\n"
+assert marker in s, "the guide's zlib provider changed: update this fixture"
+s = s.replace(marker, marker + "                    out[0] ^= 1;\n", 1)
+open(p, "w").write(s)
+PY
+if cargo_in lib-each-broken broken-provider "$with_cf" -- "${each_line[@]:1}"; then
+	fail "lib-each-broken: a broken zlib provider passed"
+else
+	says lib-each-broken "$log/lib-each-broken" "run 1/2  passed" "run 2/2  FAILED" "never exercised (1): inflate-demo:inflate:zlib"
+fi
 breaks value-typo value-typo inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zib -- build --features zlib
 breaks feature-off feature-off inflate-demo INFLATE_DEMO_INFLATE_PROVIDER=zlib -- build
 
@@ -181,7 +210,6 @@ grep -qxF "inflate-provider: miniz (from INFLATE_DEMO_INFLATE_PROVIDER)" "$log/a
 note "an application of both guide libraries, libzstd selected: its stripped executable says so (cargo flagsplit inspect)"
 # The guide's two libraries as they are (inflate-demo from the registry, zstd-demo by path), in an
 # application of this script's own that calls both, so that both are linked.
-(cd "$root" && cargo build -q --locked --offline -p cargo-flagsplit --target-dir "$root/target") >"$log/cargo-flagsplit" 2>&1 || { cat "$log/cargo-flagsplit"; fail "cargo build -p cargo-flagsplit"; }
 mkdir -p "$work/both/src" "$work/both/.cargo"
 cat >"$work/both/Cargo.toml" <<EOF
 [package]

@@ -238,6 +238,9 @@ scripts/graph-case.sh
 step "cargo flagsplit: the backends of a whole graph reported and checked against a policy (crates/cargo-flagsplit)"
 scripts/cargo-flagsplit-case.sh
 
+step "cargo flagsplit each: every provider of a graph tested, each run proven (tests/graph-workspace, flagsplit's plans)"
+scripts/each-case.sh
+
 step "the build record beside cargo-auditable's: cargo auditable build of flagsplit, both read back"
 scripts/auditable-case.sh
 

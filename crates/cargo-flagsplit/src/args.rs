@@ -40,6 +40,8 @@ pub enum Mode {
     },
     /// Read the build records of executables (files or directories).
     Inspect { paths: Vec<PathBuf>, format: Format },
+    /// Run a Cargo command once per planned selection.
+    Each(crate::each::EachArgs),
 }
 
 /// `inspect`'s output.
@@ -242,6 +244,90 @@ pub fn command() -> Command {
             ),
     )
     .subcommand(inspect_command())
+    // Listed in the help only: `each` is parsed on its own ([`parse`]).
+    .subcommand(Command::new("each").about(EACH_ABOUT))
+}
+
+const EACH_ABOUT: &str = "Runs a Cargo command once per planned selection of providers, so that every provider of every flagsplit-config facility of the build is selected at least once (or every pair of providers of two facilities, --pairwise), and proves each run got the selection it planned";
+
+/// `cargo flagsplit each`, parsed on its own as `inspect` is: its options are its own, and the
+/// Cargo command after `--` carries the package and feature flags.
+pub fn each_command() -> Command {
+    let flag = |name: &'static str, help: &'static str| {
+        Arg::new(name)
+            .long(name)
+            .action(ArgAction::SetTrue)
+            .help(help)
+    };
+    let list = |name: &'static str, value_name: &'static str, help: &'static str| {
+        Arg::new(name)
+            .long(name)
+            .value_name(value_name)
+            .action(ArgAction::Append)
+            .help(help)
+    };
+    Command::new("each")
+        .bin_name("cargo flagsplit each")
+        .about(EACH_ABOUT)
+        .after_long_help(
+            "A discovery build (`cargo check` with the command's --manifest-path, --package, --workspace, --exclude, \
+             --features, --all-features, --no-default-features, --target, --config, --target-dir, --locked, --offline \
+             and --frozen) records every facility; each run then sets each facility's variable \
+             (<PREFIX>_<FACILITY>_PROVIDER) and, for a provider not compiled by the build's features, \
+             --features CRATE/FEATURE (workspace members only). After a run, the selections its build \
+             scripts recorded are compared with the plan.\n\n\
+             Exit status: 0 when every run passed; 1 when a run failed, got another selection than planned, \
+             or a provider was never exercised (and, with --fail-on-skip, when a run was skipped); \
+             2 when the plan cannot be made (the discovery build failed, or an option names nothing).",
+        )
+        .arg(flag("each-provider", "Every provider of every facility selected at least once, in as many runs as the largest facility has providers (the default)").conflicts_with("pairwise"))
+        .arg(flag("pairwise", "Every pair of providers of two different facilities selected together at least once (a covering array)"))
+        .arg(list("facility", "[CRATE:]FACILITY", "Plan only this facility (repeatable)"))
+        .arg(list("kind", "KIND", "Plan only facilities of this kind (repeatable)"))
+        .arg(list("skip", "[[CRATE:]FACILITY:]PROVIDER", "Never select this provider (repeatable); it is listed as left out"))
+        .arg(list("keep", "[[CRATE:]FACILITY:]PROVIDER", "Select this provider in every run of its facility, the facility's others left out (repeatable): for a provider a policy requires"))
+        .arg(flag("include-default", "One more run first, with nothing set: the build as its users get it"))
+        .arg(flag("print-plan", "Print the runs (after the discovery build) and run nothing"))
+        .arg(flag("json", "One JSON document on standard output: the plan, or the plan and each run's result (the command's own output then goes to standard error)"))
+        .arg(flag("keep-going", "Go on after a run fails (the default stops at the first)"))
+        .arg(flag("skip-unavailable", "A run that fails because a planned provider's C library is missing is reported as skipped, with the library, instead of failed"))
+        .arg(flag("fail-on-skip", "Exit 1 when a run was skipped"))
+        .arg(
+            Arg::new("cargo-command")
+                .num_args(0..)
+                .last(true)
+                .allow_hyphen_values(true)
+                .value_name("CARGO-COMMAND")
+                .help("The Cargo subcommand and its arguments: `test --workspace`, `clippy -- -D warnings`"),
+        )
+}
+
+fn each_mode(m: &ArgMatches) -> crate::each::EachArgs {
+    let strings = |name: &str| -> Vec<String> {
+        m.get_many::<String>(name)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default()
+    };
+    crate::each::EachArgs {
+        strategy: if m.get_flag("pairwise") {
+            crate::plan::Strategy::Pairwise
+        } else {
+            crate::plan::Strategy::EachProvider
+        },
+        filters: crate::plan::Filters {
+            facilities: strings("facility"),
+            kinds: strings("kind"),
+            skip: strings("skip"),
+            keep: strings("keep"),
+            include_default: m.get_flag("include-default"),
+        },
+        print_plan: m.get_flag("print-plan"),
+        json: m.get_flag("json"),
+        keep_going: m.get_flag("keep-going"),
+        skip_unavailable: m.get_flag("skip-unavailable"),
+        fail_on_skip: m.get_flag("fail-on-skip"),
+        command: strings("cargo-command"),
+    }
 }
 
 /// `cargo flagsplit inspect`, which takes none of the build's options: parsed on its own (see
@@ -299,6 +385,17 @@ pub fn strip_subcommand_name(args: impl IntoIterator<Item = OsString>) -> Vec<Os
 /// Parses the command line (program name first).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Args, clap::Error> {
     let args = strip_subcommand_name(args);
+    if args.get(1).is_some_and(|a| a == "each") {
+        let m = each_command().try_get_matches_from(args.into_iter().skip(1))?;
+        return Ok(Args {
+            mode: Mode::Each(each_mode(&m)),
+            build: BuildArgs::default(),
+            messages: None,
+            build_env: None,
+            json: false,
+            deny_warnings: false,
+        });
+    }
     // `inspect` builds nothing: its own command, so that its help lists only its own options.
     if args.get(1).is_some_and(|a| a == "inspect") {
         let m = inspect_command().try_get_matches_from(args.into_iter().skip(1))?;
@@ -390,6 +487,33 @@ mod tests {
     #[test]
     fn the_definition_is_consistent() {
         command().debug_assert();
+        inspect_command().debug_assert();
+        each_command().debug_assert();
+    }
+
+    #[test]
+    fn each_takes_its_plan_options_and_the_cargo_command() {
+        let a = p(&[
+            "cargo-flagsplit",
+            "flagsplit",
+            "each",
+            "--pairwise",
+            "--skip",
+            "tls:openssl",
+            "--keep-going",
+            "--",
+            "test",
+            "--workspace",
+        ])
+        .unwrap();
+        let Mode::Each(e) = a.mode else {
+            panic!("{:?}", a.mode)
+        };
+        assert_eq!(e.strategy, crate::plan::Strategy::Pairwise);
+        assert_eq!(e.filters.skip, vec!["tls:openssl"]);
+        assert!(e.keep_going && !e.skip_unavailable);
+        assert_eq!(e.command, vec!["test", "--workspace"]);
+        assert!(p(&["cargo-flagsplit", "each", "--pairwise", "--each-provider"]).is_err());
     }
 
     #[test]

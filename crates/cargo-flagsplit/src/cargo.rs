@@ -137,30 +137,62 @@ fn parse(line: &str) -> Option<Option<Message>> {
 
 /// Runs the build: Cargo's rendered diagnostics and progress go to standard error as they come.
 pub fn build(args: &BuildArgs) -> Result<(ExitStatus, Build)> {
+    let mut command = vec!["build".to_string()];
+    command.extend(args.cargo_args());
+    let (status, build, _) = run(&command, &[], true)?;
+    Ok((status, build))
+}
+
+/// Runs `cargo ARGS` with `env` added, reading the messages on its standard output (the
+/// command must ask for `--message-format=json-render-diagnostics`). Other lines of its standard
+/// output (a test's) go to this process's standard output, or to standard error when `quiet`
+/// keeps standard output for one document; its standard error is passed on as it comes and
+/// returned too, for the caller to read what failed.
+pub fn run(
+    args: &[String],
+    env: &[(String, String)],
+    quiet: bool,
+) -> Result<(ExitStatus, Build, String)> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut child = Command::new(&cargo)
-        .arg("build")
-        .args(args.cargo_args())
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run {}", Path::new(&cargo).display()))?;
+    let stderr_pipe = child.stderr.take();
+    let tee = std::thread::spawn(move || {
+        let mut kept = String::new();
+        if let Some(pipe) = stderr_pipe {
+            let err = std::io::stderr();
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let _ = writeln!(err.lock(), "{line}");
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        }
+        kept
+    });
     let mut build = Build::default();
     if let Some(stdout) = child.stdout.take() {
-        let stderr = std::io::stderr();
         for line in BufReader::new(stdout).lines() {
             let line = line.context("cannot read cargo's output")?;
             match parse(&line) {
                 Some(Some(m)) => build.take(m),
                 Some(None) => {}
+                None if quiet => {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                }
                 None => {
-                    let _ = writeln!(stderr.lock(), "{line}");
+                    let _ = writeln!(std::io::stdout().lock(), "{line}");
                 }
             }
         }
     }
     let status = child.wait().context("cannot wait for cargo")?;
-    Ok((status, build))
+    let kept = tee.join().unwrap_or_default();
+    Ok((status, build, kept))
 }
 
 /// The messages of a build already made, saved by `cargo build

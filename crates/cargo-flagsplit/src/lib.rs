@@ -7,9 +7,9 @@
 //! 2. readers: `args`, `cargo` (Cargo's messages), `metadata` (the package graph), `elf`,
 //!    `cargo_config` (Cargo's `[env]`), `policy::parse`;
 //! 3. analysis: `libraries`, `environment`, `collect`, `binaries` (installed executables'
-//!    records), `policy::eval`, `policy::render`;
-//! 4. output: `render` (the text report), `inspect` (the records of executables), and the
-//!    binary's `main.rs`.
+//!    records), `plan` (the runs of `each`), `policy::eval`, `policy::render`;
+//! 4. output: `render` (the text report), `inspect` (the records of executables), `each` (runs
+//!    a Cargo command once per planned selection, and proves each), and the binary's `main.rs`.
 
 pub mod args;
 pub mod binaries;
@@ -17,12 +17,14 @@ pub mod cargo;
 pub mod cargo_config;
 pub mod collect;
 pub mod diag;
+pub mod each;
 pub mod elf;
 pub mod environment;
 pub mod inspect;
 pub mod libraries;
 pub mod metadata;
 pub mod model;
+pub mod plan;
 pub mod policy;
 pub mod render;
 pub mod source;

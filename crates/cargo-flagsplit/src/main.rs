@@ -8,8 +8,8 @@
 use anyhow::{Context, Result};
 use args::{Args, Mode};
 use cargo_flagsplit::{
-    args, binaries, cargo, cargo_config, collect, diag, environment, inspect, metadata, model,
-    policy, render,
+    args, binaries, cargo, cargo_config, collect, diag, each, environment, inspect, metadata,
+    model, policy, render,
 };
 use diag::{Class, Diagnostic, JsonDiagnostic, Severity};
 use model::{Report, SCHEMA};
@@ -87,7 +87,7 @@ impl Finish<'_> {
             .count();
         let check = match &self.args.mode {
             Mode::Check { policy, .. } => Some(policy.display().to_string()),
-            Mode::Report | Mode::Inspect { .. } => None,
+            Mode::Report | Mode::Inspect { .. } | Mode::Each(_) => None,
         };
         let outcome = match (&check, refused, errors) {
             (_, true, _) => "refused",
@@ -165,6 +165,9 @@ fn run(args: &Args) -> Result<ExitCode> {
     if let Mode::Inspect { paths, format } = &args.mode {
         return run_inspect(paths, *format);
     }
+    if let Mode::Each(each_args) = &args.mode {
+        return Ok(ExitCode::from(each::run(each_args)?));
+    }
     // The policy is read before the build, so that a bad file fails at once.
     let policy = match &args.mode {
         Mode::Check { policy, .. } => match policy::parse::read(policy) {
@@ -177,7 +180,7 @@ fn run(args: &Args) -> Result<ExitCode> {
                 return finish.done(None);
             }
         },
-        Mode::Report | Mode::Inspect { .. } => None,
+        Mode::Report | Mode::Inspect { .. } | Mode::Each(_) => None,
     };
     if let (
         Mode::Check {
@@ -303,7 +306,7 @@ fn run(args: &Args) -> Result<ExitCode> {
             triples.dedup();
             let severity = match args.mode {
                 Mode::Check { .. } => Severity::Error,
-                Mode::Report | Mode::Inspect { .. } => Severity::Warning,
+                Mode::Report | Mode::Inspect { .. } | Mode::Each(_) => Severity::Warning,
             };
             for p in &config.problems {
                 finish.diags.push(

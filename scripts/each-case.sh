@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# `cargo flagsplit each` (crates/cargo-flagsplit/src/each.rs, plan.rs), on real workspaces:
+#
+# - plans: `--print-plan --json` for --each-provider and --pairwise on tests/graph-workspace and on
+#   flagsplit's own workspace; read back, every provider of every facility is selected in some run
+#   (every pair of providers of two facilities, with --pairwise), --each-provider makes as many
+#   runs as the largest facility has providers, and the cargo-hack powerset count is beside it;
+# - runs: `each --include-default -- test --workspace` on tests/graph-workspace, every run passing
+#   and proven (the libraries' tests assert the compiled provider is the selected one, and tls-a's
+#   calls libssl when openssl is selected); the wall time of both plans' runs;
+# - a run overridden by Cargo's `[env]` (a forced TLS_A_TLS_PROVIDER in the .cargo/config.toml of
+#   the directory it runs in): exit 1, naming the facility, the provider that won and the entry's
+#   FILE:LINE:COL;
+# - liblzma's development files hidden (scripts/lib/hide-lib.sh): the run that selects liblzma
+#   fails with liblzma named; --skip-unavailable reports it skipped (exit 0), --fail-on-skip exits 1;
+# - bad input: an option naming nothing (exit 2 with the name meant), no Cargo command, and a Cargo
+#   command that sets --message-format.
+#
+# The guide's library (inflate-demo) is tested with `each` in scripts/guide-case.sh.
+#
+# Usage: scripts/each-case.sh
+# Target directory: target/each-case; scratch files in target/each-case/scratch, replaced at each
+# run. A first `cargo fetch --locked` may use the network; every build after it runs --offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+started=$(date +%s)
+export CARGO_TARGET_DIR=$root/target/each-case
+. scripts/lib/graph-workspace.sh
+cargo build -q --locked -p cargo-flagsplit 2>"$log/build" || { cat "$log/build"; fail "cargo build -p cargo-flagsplit"; finish "each case"; }
+CF=$CARGO_TARGET_DIR/debug/cargo-flagsplit
+(cd "$ws" && cargo fetch --locked -q) || fail "cargo fetch in tests/graph-workspace"
+
+# each NAME DIR [VAR=...]... -- EACH ARGS... — `cargo flagsplit each ARGS` in DIR, standard output
+# in $log/NAME, standard error in $log/NAME.err; its status in $status
+each() {
+	local name=$1 dir=$2 vars=()
+	shift 2
+	while [ "$1" != "--" ]; do vars+=("$1"); shift; done
+	shift
+	status=0
+	(cd "$dir" && env "${vars[@]}" "$CF" flagsplit each "$@") >"$log/$name" 2>"$log/$name.err" || status=$?
+}
+
+# covers NAME — the JSON plan in $log/NAME selects every provider (and, for pairwise, every
+# cross-facility pair), with the run count each strategy promises; prints the counts
+covers() {
+	python3 - "$log/$1" <<'PY'
+import itertools, json, sys
+plan = json.load(open(sys.argv[1]))
+facilities = plan["facilities"]
+left = {(l["crate"], l["facility"], l["provider"]) for l in plan["left_out"]}
+runs = [r for r in plan["runs"] if not r["default"]]
+chosen = [{(p["crate"], p["facility"]): p["provider"] for p in r["picks"]} for r in runs]
+problems = []
+for f in facilities:
+    for p in f["providers"]:
+        key = (f["crate"], f["name"])
+        if (f["crate"], f["name"], p["name"]) not in left and not any(c.get(key) == p["name"] for c in chosen):
+            problems.append(f"{f['crate']}:{f['name']}:{p['name']} is in no run")
+largest = max(len(f["providers"]) for f in facilities)
+if plan["strategy"] == "each-provider" and len(runs) != largest:
+    problems.append(f"{len(runs)} runs, but the largest facility has {largest} providers")
+pairs = 0
+if plan["strategy"] == "pairwise":
+    for a, b in itertools.combinations(facilities, 2):
+        for pa in a["providers"]:
+            for pb in b["providers"]:
+                pairs += 1
+                ka, kb = (a["crate"], a["name"]), (b["crate"], b["name"])
+                if not any(c.get(ka) == pa["name"] and c.get(kb) == pb["name"] for c in chosen):
+                    problems.append(f"pair {ka}={pa['name']} {kb}={pb['name']} is in no run")
+    if pairs != plan["pairs"] or plan["pairs_covered"] != pairs:
+        problems.append(f"pairs: {pairs} counted, the plan says {plan['pairs_covered']} of {plan['pairs']}")
+for p in problems:
+    print("PROBLEM:", p)
+product = 1
+for f in facilities:
+    product *= len(f["providers"])
+print(f"{len(runs)} runs, {len(facilities)} facilities, {sum(len(f['providers']) for f in facilities)} providers, {pairs} pairs; all combinations {product}; cargo-hack powerset {plan['powerset']}")
+sys.exit(1 if problems else 0)
+PY
+}
+
+note "plans, read back from --print-plan --json"
+for where in graph flagsplit; do
+	dir=$ws
+	[ $where = flagsplit ] && dir=$root
+	for strategy in each-provider pairwise; do
+		name=plan-$where-$strategy
+		each "$name" "$dir" -- --print-plan --json --$strategy -- test --workspace --offline
+		if [ $status = 0 ] && out=$(covers "$name"); then
+			pass "$name: $out"
+			echo "$where $strategy $out" >>"$work/plan-counts"
+		else
+			cat "$log/$name.err" | tail -20
+			fail "$name: exit $status; ${out:-}"
+		fi
+	done
+done
+each plan-text "$ws" -- --print-plan -- test --workspace --offline
+says plan-text "$log/plan-text" "2 runs (each provider) over 4 facilities and 8 providers" "env: TLS_A_TLS_PROVIDER=openssl TLS_B_TLS_PROVIDER=openssl XZ_D_DECOMPRESS_PROVIDER=liblzma ZLIB_C_INFLATE_PROVIDER=system"
+
+note "runs on tests/graph-workspace, each proven"
+t0=$(date +%s.%N)
+each run-graph "$ws" -- --include-default -- test --workspace --offline
+t1=$(date +%s.%N)
+if [ $status = 0 ]; then
+	pass "run-graph: each --include-default -- test --workspace: exit 0 in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s"
+else
+	tail -30 "$log/run-graph.err"
+	fail "run-graph: exit $status"
+fi
+says run-graph "$log/run-graph" "run 1/3  passed" "run 3/3  passed" "tls-a:tls=openssl tls-b:tls=openssl xz-d:decompress=liblzma zlib-c:inflate=system" "every planned provider was exercised"
+# Each library's tests ran in each run: three runs, four libraries' unit tests.
+n=$(grep -c 'the_compiled_provider_is_the_selected_one ... ok' "$log/run-graph" || true)
+[ "$n" = 9 ] && pass "run-graph: the_compiled_provider_is_the_selected_one passed 9 times (tls-a, tls-b, xz-d in 3 runs)" || fail "run-graph: the_compiled_provider_is_the_selected_one passed $n times, not 9"
+t0=$(date +%s.%N)
+each run-graph-pairwise "$ws" -- --pairwise --json -- test --workspace --offline
+t1=$(date +%s.%N)
+if [ $status = 0 ] && python3 -c "
+import json, sys
+d = json.load(open('$log/run-graph-pairwise'))
+assert d['outcome'] == 'passed' and all(r['outcome'] == 'passed' for r in d['results']) and not d['never_exercised'], d['results']
+print(len(d['results']))" >"$log/pairwise-runs"; then
+	pass "run-graph-pairwise: --pairwise --json: $(cat "$log/pairwise-runs") runs passed in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s; the test output went to standard error"
+else
+	tail -30 "$log/run-graph-pairwise.err"
+	fail "run-graph-pairwise: exit $status"
+fi
+
+note "a run overridden by Cargo's [env] fails, naming the entry"
+mkdir -p "$work/env-override/.cargo"
+cat >"$work/env-override/.cargo/config.toml" <<'EOF'
+[env]
+TLS_A_TLS_PROVIDER = { value = "none", force = true }
+EOF
+each env-override "$work/env-override" -- -- test --manifest-path "$ws/Cargo.toml" --workspace --offline
+[ $status = 1 ] && pass "env-override: exit 1" || { tail -20 "$log/env-override.err"; fail "env-override: exit $status, not 1"; }
+says env-override "$log/env-override" "WRONG SELECTION" "tls-a's facility tls selected \`none\`, but this run planned \`openssl\` (TLS_A_TLS_PROVIDER=openssl)" \
+	"the [env] entry \`TLS_A_TLS_PROVIDER = \"none\"\` at $work/env-override/.cargo/config.toml:2:1"
+
+note "liblzma's development files hidden"
+hidden() {
+	local name=$1 st=0
+	shift
+	(cd "$ws" && "$root/scripts/lib/hide-lib.sh" lzma "$CF" flagsplit each "$@") >"$log/$name" 2>"$log/$name.err" || st=$?
+	status=$st
+}
+hidden hidden-lzma -- test --workspace --offline
+if [ $status = 77 ]; then
+	[ "${CI:-}" = true ] && fail "hide-lib.sh cannot run with CI=true: $(cat "$log/hidden-lzma.err")" || echo "SKIPPED: liblzma hidden: $(tail -1 "$log/hidden-lzma.err")"
+else
+	[ $status = 1 ] && pass "hidden-lzma: exit 1" || fail "hidden-lzma: exit $status, not 1"
+	says hidden-lzma "$log/hidden-lzma" "FAILED" "liblzma not found (for xz-d:decompress=liblzma)"
+	grep -q "liblzma" "$log/hidden-lzma.err" && pass "hidden-lzma: the build script's message, naming liblzma, is shown" || fail "hidden-lzma: no liblzma message on standard error"
+	hidden hidden-skip --skip-unavailable -- test --workspace --offline
+	[ $status = 0 ] && pass "hidden-skip: --skip-unavailable: exit 0" || fail "hidden-skip: exit $status, not 0"
+	says hidden-skip "$log/hidden-skip" "skipped: liblzma not found (for xz-d:decompress=liblzma)" "run 2/2  skipped" "not exercised, their runs skipped (4): tls-a:tls:openssl, tls-b:tls:openssl, xz-d:decompress:liblzma, zlib-c:inflate:system"
+	hidden hidden-fail-on-skip --skip-unavailable --fail-on-skip -- test --workspace --offline
+	[ $status = 1 ] && pass "hidden-fail-on-skip: --fail-on-skip: exit 1" || fail "hidden-fail-on-skip: exit $status, not 1"
+fi
+
+note "the README's each commands, as written, in tests/graph-workspace"
+n=0
+while IFS= read -r cmd; do
+	n=$((n + 1))
+	if (cd "$ws" && PATH=$CARGO_TARGET_DIR/debug:$PATH eval "$cmd") >"$log/doc-$n" 2>&1; then
+		pass "crates/cargo-flagsplit/README.md: $cmd"
+	else
+		tail -20 "$log/doc-$n"
+		fail "crates/cargo-flagsplit/README.md: $cmd"
+	fi
+done < <(awk '$0 == "<!-- each commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' crates/cargo-flagsplit/README.md)
+[ "$n" -ge 2 ] && pass "the README's each block: $n commands" || fail "the README's each block: $n commands"
+# The README's pairwise figures are this run's.
+read -r runs pairs product powerset < <(sed -n 's/^flagsplit pairwise \([0-9]*\) runs, [0-9]* facilities, [0-9]* providers, \([0-9]*\) pairs; all combinations \([0-9]*\); cargo-hack powerset \([0-9]*\)$/\1 \2 \3 \4/p' "$work/plan-counts")
+product=$(python3 -c "print(f'{$product:,}')")
+grep -qF "$runs runs cover $pairs pairs, where all combinations are $product and cargo" crates/cargo-flagsplit/README.md &&
+	grep -qF "hack's \`--feature-powerset\` over the same features makes $powerset runs" crates/cargo-flagsplit/README.md &&
+	pass "README: flagsplit's pairwise figures ($runs runs, $pairs pairs, $product combinations, powerset $powerset) are this run's" ||
+	fail "README: flagsplit's pairwise figures are not this run's: $runs runs, $pairs pairs, $product combinations, powerset $powerset"
+
+note "bad input"
+each bad-skip "$ws" -- --print-plan --skip opensl -- test --workspace --offline
+[ $status = 2 ] && pass "bad-skip: exit 2" || fail "bad-skip: exit $status, not 2"
+says bad-skip "$log/bad-skip.err" "--skip opensl matches nothing in this build (did you mean" "tls-a:tls:openssl"
+each bad-kind "$ws" -- --print-plan --kind tsl -- test --workspace --offline
+[ $status = 2 ] && pass "bad-kind: exit 2" || fail "bad-kind: exit $status, not 2"
+says bad-kind "$log/bad-kind.err" "--kind tsl matches nothing in this build (did you mean \`tls\`?)"
+each no-command "$ws" --
+[ $status = 2 ] && pass "no-command: exit 2" || fail "no-command: exit $status, not 2"
+says no-command "$log/no-command.err" "no Cargo command: give one after \`--\`"
+each message-format "$ws" -- -- build --message-format json
+[ $status = 2 ] && pass "message-format: exit 2" || fail "message-format: exit $status, not 2"
+says message-format "$log/message-format.err" "the Cargo command sets --message-format"
+
+echo
+echo "each case: $(($(date +%s) - started)) s"
+finish "each case"
