@@ -7,12 +7,17 @@
 #   runs as the largest facility has providers, and the cargo-hack powerset count is beside it;
 # - runs: `each --include-default -- test --workspace` on tests/graph-workspace, every run passing
 #   and proven (the libraries' tests assert the compiled provider is the selected one, and tls-a's
-#   calls libssl when openssl is selected); the wall time of both plans' runs;
+#   calls libssl when openssl is selected); the wall time of both plans' runs; flagsplit's own lib
+#   and bins' tests and the example libraries' tests with each provider;
+# - the plan's powerset count against cargo-hack's own list (`--print-command-list`), cargo-hack
+#   installed from crates.io into target/tools;
 # - a run overridden by Cargo's `[env]` (a forced TLS_A_TLS_PROVIDER in the .cargo/config.toml of
 #   the directory it runs in): exit 1, naming the facility, the provider that won and the entry's
 #   FILE:LINE:COL;
 # - liblzma's development files hidden (scripts/lib/hide-lib.sh): the run that selects liblzma
 #   fails with liblzma named; --skip-unavailable reports it skipped (exit 0), --fail-on-skip exits 1;
+# - a policy (`--policy`): every sha1 run selects a provider with the property it requires, md5
+#   never the one it denies; a rule that applies to nothing is exit 2;
 # - bad input: an option naming nothing (exit 2 with the name meant), no Cargo command, and a Cargo
 #   command that sets --message-format.
 #
@@ -101,6 +106,32 @@ done
 each plan-text "$ws" -- --print-plan -- test --workspace --offline
 says plan-text "$log/plan-text" "2 runs (each provider) over 4 facilities and 8 providers" "env: TLS_A_TLS_PROVIDER=openssl TLS_B_TLS_PROVIDER=openssl XZ_D_DECOMPRESS_PROVIDER=liblzma ZLIB_C_INFLATE_PROVIDER=system"
 
+note "a policy narrows the plan: every run keeps what it requires"
+printf '[[require]]\nkind = "sha1"\nproperty = "collision-detection"\n\n[[deny]]\nshared = "openssl"\nkind = "md5"\n' >"$work/policy.toml"
+each plan-policy "$root" -- --print-plan --json --policy "$work/policy.toml" -- test --workspace --offline
+if [ $status = 0 ] && python3 - "$log/plan-policy" <<'PY' >"$log/plan-policy.check"; then
+import json, sys
+plan = json.load(open(sys.argv[1]))
+props = {(f["crate"], f["name"], p["name"]): p for f in plan["facilities"] for p in f["providers"]}
+kinds = {(f["crate"], f["name"]): f["kind"] for f in plan["facilities"]}
+sha1 = [(k["crate"], k["facility"], k["provider"]) for r in plan["runs"] for k in r["picks"] if kinds[(k["crate"], k["facility"])] == "sha1"]
+assert sha1 and all("collision-detection" in props[s]["properties"] for s in sha1), sha1
+md5 = [k["provider"] for r in plan["runs"] for k in r["picks"] if kinds[(k["crate"], k["facility"])] == "md5"]
+assert md5 and all(props[(k["crate"], k["facility"], k["provider"])]["answers_to"] != "openssl" for r in plan["runs"] for k in r["picks"] if kinds[(k["crate"], k["facility"])] == "md5")
+out = [l for l in plan["left_out"] if l["why"] == "policy"]
+assert out, plan["left_out"]
+print(f"sha1 runs select only {sorted({s[2] for s in sha1})}; {len(out)} providers left out by the policy")
+PY
+	pass "plan-policy: $(cat "$log/plan-policy.check")"
+else
+	tail -20 "$log/plan-policy.err"
+	fail "plan-policy: exit $status"
+fi
+printf '[[require]]\nkind = "tls"\ncrate = "flagsplit-git"\nshared = "openssl"\n' >"$work/policy-nothing.toml"
+each plan-policy-nothing "$root" -- --print-plan --policy "$work/policy-nothing.toml" -- test --workspace --offline
+[ $status = 2 ] && pass "plan-policy-nothing: a rule that applies to no facility: exit 2" || fail "plan-policy-nothing: exit $status, not 2"
+says plan-policy-nothing "$log/plan-policy-nothing.err" "crate = \"flagsplit-git\" at $work/policy-nothing.toml:1:1 applies to no facility of this build"
+
 note "runs on tests/graph-workspace, each proven"
 t0=$(date +%s.%N)
 each run-graph "$ws" -- --include-default -- test --workspace --offline
@@ -127,6 +158,43 @@ print(len(d['results']))" >"$log/pairwise-runs"; then
 else
 	tail -30 "$log/run-graph-pairwise.err"
 	fail "run-graph-pairwise: exit $status"
+fi
+
+note "flagsplit's own providers: its lib and bins' tests, and the example libraries' tests, once per run"
+# flagsplit's integration suite (tests/integration, about 100 s a run) stays with the default and
+# --all-features runs of scripts/test.sh; what the selection changes is the flagsplit crate itself.
+for spec in "flagsplit:-p flagsplit --lib --bins" "examples:-p inflate-demo -p zstd-demo -p checksum-demo"; do
+	name=run-${spec%%:*}
+	# shellcheck disable=SC2086
+	t0=$(date +%s.%N)
+	each "$name" "$root" -- -- test --locked --offline --all-features --target-dir "$root/target" ${spec#*:}
+	t1=$(date +%s.%N)
+	if [ $status = 0 ] && grep -q "every planned provider was exercised" "$log/$name"; then
+		pass "$name: each -- test ${spec#*:} --all-features: $(grep -c '  passed  ' "$log/$name") runs passed in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s"
+		grep -E '^run [0-9]+/' "$log/$name" | sed 's/^/      /'
+	else
+		tail -30 "$log/$name.err"
+		cat "$log/$name"
+		fail "$name: exit $status"
+	fi
+done
+
+note "cargo hack --feature-powerset, the oracle of the powerset count"
+tools=$root/target/tools
+if [ ! -x "$tools/bin/cargo-hack" ]; then
+	cargo install -q --locked --root "$tools" cargo-hack >"$log/install-hack" 2>&1 || { cat "$log/install-hack"; fail "cargo install cargo-hack"; }
+fi
+if [ -x "$tools/bin/cargo-hack" ]; then
+	# tests/graph-workspace's libraries have no features but their providers': cargo-hack's own
+	# list of runs for them is the plan's count.
+	hack=$(cd "$ws" && PATH=$tools/bin:$PATH cargo hack --feature-powerset --print-command-list -p tls-a -p tls-b -p zlib-c -p xz-d check 2>/dev/null | grep -c '^cargo check')
+	planned=$(python3 -c "import json; print(json.load(open('$log/plan-graph-each-provider'))['powerset'])")
+	[ "$hack" = "$planned" ] && pass "graph: cargo hack --feature-powerset lists $hack runs for the four libraries, as the plan says" || fail "graph: cargo hack lists $hack runs, the plan says $planned"
+	for where in "graph:$ws" "flagsplit:$root"; do
+		n=$(cd "${where#*:}" && PATH=$tools/bin:$PATH cargo hack --feature-powerset --print-command-list --workspace check 2>/dev/null | grep -c '^cargo check')
+		echo "${where%%:*} cargo-hack-workspace $n" >>"$work/plan-counts"
+		pass "${where%%:*}: cargo hack --feature-powerset --workspace (every feature of every member): $n runs"
+	done
 fi
 
 note "a run overridden by Cargo's [env] fails, naming the entry"

@@ -270,9 +270,9 @@ pub fn each_command() -> Command {
         .bin_name("cargo flagsplit each")
         .about(EACH_ABOUT)
         .after_long_help(
-            "A discovery build (`cargo check` with the command's --manifest-path, --package, --workspace, --exclude, \
-             --features, --all-features, --no-default-features, --target, --config, --target-dir, --locked, --offline \
-             and --frozen) records every facility; each run then sets each facility's variable \
+            "A discovery build (`cargo build`, or `cargo check` for check, clippy and doc, with the command's \
+             --manifest-path, --package, --workspace, --exclude, --features, --all-features, --no-default-features, \
+             --release, --profile, --target, --config, --target-dir, --locked, --offline and --frozen) records every facility; each run then sets each facility's variable \
              (<PREFIX>_<FACILITY>_PROVIDER) and, for a provider not compiled by the build's features, \
              --features CRATE/FEATURE (workspace members only). After a run, the selections its build \
              scripts recorded are compared with the plan.\n\n\
@@ -287,6 +287,13 @@ pub fn each_command() -> Command {
         .arg(list("skip", "[[CRATE:]FACILITY:]PROVIDER", "Never select this provider (repeatable); it is listed as left out"))
         .arg(list("keep", "[[CRATE:]FACILITY:]PROVIDER", "Select this provider in every run of its facility, the facility's others left out (repeatable): for a provider a policy requires"))
         .arg(flag("include-default", "One more run first, with nothing set: the build as its users get it"))
+        .arg(
+            Arg::new("policy")
+                .long("policy")
+                .value_name("FILE")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Plan only what this policy allows: a provider a [[deny]] rule names, or that a [[require]] rule does not ask for, is left out (a rule that applies to no facility is an error)"),
+        )
         .arg(flag("print-plan", "Print the runs (after the discovery build) and run nothing"))
         .arg(flag("json", "One JSON document on standard output: the plan, or the plan and each run's result (the command's own output then goes to standard error)"))
         .arg(flag("keep-going", "Go on after a run fails (the default stops at the first)"))
@@ -320,12 +327,14 @@ fn each_mode(m: &ArgMatches) -> crate::each::EachArgs {
             skip: strings("skip"),
             keep: strings("keep"),
             include_default: m.get_flag("include-default"),
+            excluded: Vec::new(),
         },
         print_plan: m.get_flag("print-plan"),
         json: m.get_flag("json"),
         keep_going: m.get_flag("keep-going"),
         skip_unavailable: m.get_flag("skip-unavailable"),
         fail_on_skip: m.get_flag("fail-on-skip"),
+        policy: m.get_one::<PathBuf>("policy").cloned(),
         command: strings("cargo-command"),
     }
 }

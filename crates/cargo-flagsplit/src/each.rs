@@ -12,6 +12,7 @@ use crate::collect;
 use crate::metadata;
 use crate::model::CrateReport;
 use crate::plan::{self, Filters, Plan, Run, Strategy};
+use crate::policy;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::time::Instant;
@@ -26,6 +27,8 @@ pub struct EachArgs {
     pub keep_going: bool,
     pub skip_unavailable: bool,
     pub fail_on_skip: bool,
+    /// A policy whose `[[deny]]` and `[[require]]` rules narrow the plan.
+    pub policy: Option<std::path::PathBuf>,
     /// The Cargo command, its subcommand first (`test --workspace`).
     pub command: Vec<String>,
 }
@@ -97,6 +100,7 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
                 | "--target"
                 | "--config"
                 | "--target-dir"
+                | "--profile"
                 | "--message-format"
         );
         let value = if takes_value {
@@ -121,6 +125,8 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
             "--message-format" => bail!(
                 "the Cargo command sets --message-format: `cargo flagsplit each` sets it to read each run's build records; leave it out"
             ),
+            "--profile" => b.profile = Some(value),
+            "--release" | "-r" => b.release = true,
             "--workspace" | "--all" => b.workspace.workspace = true,
             "--all-features" => b.features.all_features = true,
             "--no-default-features" => b.features.no_default_features = true,
@@ -133,10 +139,20 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
     Ok(b)
 }
 
-/// The discovery build: `cargo check` with the command's selection, then every flagsplit-config
-/// crate's record.
-pub fn discover(selection: &BuildArgs) -> Result<Vec<CrateReport>> {
-    let mut args = vec!["check".to_string()];
+/// The discovery build's subcommand: `check` for a command that only checks (its artifacts are
+/// the ones the runs reuse), `build` for the others, so that a test's dependencies are compiled
+/// once, for the discovery and the runs.
+pub fn discovery_subcommand(command: &[String]) -> &'static str {
+    match command.first().map(String::as_str) {
+        Some("check" | "clippy" | "doc" | "rustdoc" | "fix") | None => "check",
+        Some(_) => "build",
+    }
+}
+
+/// The discovery build: `cargo check` or `cargo build` ([`discovery_subcommand`]) with the
+/// command's selection, then every flagsplit-config crate's record.
+pub fn discover(subcommand: &str, selection: &BuildArgs) -> Result<Vec<CrateReport>> {
+    let mut args = vec![subcommand.to_string()];
     args.extend(selection.cargo_args());
     let (status, build, _) = cargo::run(&args, &[], true).context("the discovery build")?;
     if !status.success() {
@@ -158,11 +174,76 @@ pub fn discover(selection: &BuildArgs) -> Result<Vec<CrateReport>> {
 /// The plan for the command: discovery, then [`plan::plan`].
 pub fn make_plan(args: &EachArgs) -> Result<Plan> {
     let selection = selection_args(&args.command)?;
-    let crates = discover(&selection)?;
+    let crates = discover(discovery_subcommand(&args.command), &selection)?;
     let workspace =
         metadata::workspace(&selection).map_err(|d| anyhow::anyhow!("{}", d.message))?;
     let facilities = plan::facilities(&crates, |id| workspace.members.contains(id));
-    Ok(plan::plan(&facilities, args.strategy, &args.filters)?)
+    let mut filters = args.filters.clone();
+    if let Some(path) = &args.policy {
+        filters.excluded = policy_exclusions(path, &crates)?;
+    }
+    Ok(plan::plan(&facilities, args.strategy, &filters)?)
+}
+
+/// The providers a policy's `[[deny]]` and `[[require]]` rules rule out, in the discovery build's
+/// crates. A rule that applies to no facility is an error: it would narrow nothing.
+pub fn policy_exclusions(
+    path: &std::path::Path,
+    crates: &[CrateReport],
+) -> Result<Vec<plan::Excluded>> {
+    let policy = policy::parse::read(path).map_err(|errors| {
+        anyhow::anyhow!(
+            "the policy {} cannot be read: {}",
+            path.display(),
+            errors
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })?;
+    let mut out = Vec::new();
+    for rule in &policy.selections {
+        let mut applied = false;
+        for c in crates {
+            for f in &c.options.facilities {
+                if !policy::eval::applies(rule, c, f) {
+                    continue;
+                }
+                applied = true;
+                for p in &f.providers {
+                    let matches = rule.choice.value.is(p);
+                    let ruled_out = match rule.which {
+                        policy::Which::Deny => matches,
+                        policy::Which::Require => !matches,
+                    };
+                    let excluded = plan::Excluded {
+                        crate_name: c.name.clone(),
+                        facility: f.name.clone(),
+                        provider: p.name.clone(),
+                        rule: format!(
+                            "[[{}]] {} at {}",
+                            rule.which.table(),
+                            rule.describe(),
+                            rule.table.at()
+                        ),
+                    };
+                    if ruled_out && !out.contains(&excluded) {
+                        out.push(excluded);
+                    }
+                }
+            }
+        }
+        if !applied {
+            bail!(
+                "the policy's [[{}]] {} at {} applies to no facility of this build: fix its kind or crate",
+                rule.which.table(),
+                rule.describe(),
+                rule.table.at()
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// The command with `--message-format` after its subcommand, and `--features` for the run.
@@ -604,6 +685,14 @@ mod tests {
         assert!(b.workspace.workspace);
         assert_eq!(b.workspace.package, vec!["tls-a"]);
         assert_eq!(b.features.features, vec!["x/y"]);
+        assert_eq!(discovery_subcommand(&cmd), "build");
+        assert_eq!(discovery_subcommand(&["clippy".to_string()]), "check");
+        let release: Vec<String> = ["build", "--profile", "ci", "-r"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let b = selection_args(&release).unwrap();
+        assert_eq!((b.profile.as_deref(), b.release), (Some("ci"), true));
         let bad: Vec<String> = ["build", "--message-format", "json"]
             .iter()
             .map(|s| s.to_string())
@@ -649,6 +738,8 @@ mod tests {
                 feature: Some("system".into()),
                 compiled: true,
                 links: vec!["liblzma".into()],
+                answers_to: Some("system".into()),
+                properties: Vec::new(),
             }],
         };
         let p = plan::plan(&[facility], Strategy::EachProvider, &Filters::default()).unwrap();

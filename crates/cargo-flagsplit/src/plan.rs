@@ -18,6 +18,10 @@ pub struct Provider {
     pub compiled: bool,
     /// The C libraries it links.
     pub links: Vec<String>,
+    /// The shared name it answers to (`openssl`), for a policy's rules.
+    pub answers_to: Option<String>,
+    /// The properties its table declares (`collision-detection`).
+    pub properties: Vec<String>,
 }
 
 /// One facility of one crate.
@@ -65,6 +69,18 @@ pub struct Filters {
     pub keep: Vec<String>,
     /// One more run first, with nothing set: the build as its users get it.
     pub include_default: bool,
+    /// Providers a policy rules out (`[[deny]]`, or not what a `[[require]]` asks for).
+    pub excluded: Vec<Excluded>,
+}
+
+/// A provider ruled out by a policy, and the rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excluded {
+    pub crate_name: String,
+    pub facility: String,
+    pub provider: String,
+    /// The rule, as the policy says it (`[[require]] property = "collision-detection"` at FILE:LINE:COL).
+    pub rule: String,
 }
 
 /// One selection of one run.
@@ -114,7 +130,8 @@ pub struct LeftOut {
     pub crate_name: String,
     pub facility: String,
     pub provider: String,
-    /// `skipped` (asked for), `kept-out` (another provider kept), or `unreachable`.
+    /// `skipped` (asked for), `kept-out` (another provider kept), `policy` (a policy rules it
+    /// out), or `unreachable`.
     pub why: String,
     pub detail: String,
 }
@@ -175,6 +192,8 @@ pub fn facilities(crates: &[CrateReport], member: impl Fn(&str) -> bool) -> Vec<
                         feature: p.feature.clone(),
                         compiled: p.compiled,
                         links: p.links.clone(),
+                        answers_to: p.answers_to.clone(),
+                        properties: p.properties.clone(),
                     })
                     .collect(),
             });
@@ -297,7 +316,12 @@ pub fn plan(all: &[Facility], strategy: Strategy, filters: &Filters) -> Result<P
                     detail,
                 })
             };
-            if filters.skip.iter().any(|s| names_provider(s, f, &p.name)) {
+            let ruled_out = filters.excluded.iter().find(|e| {
+                e.crate_name == f.crate_name && e.facility == f.name && e.provider == p.name
+            });
+            if let Some(e) = ruled_out {
+                leave("policy", e.rule.clone());
+            } else if filters.skip.iter().any(|s| names_provider(s, f, &p.name)) {
                 leave("skipped", "--skip".to_string());
             } else if !kept.is_empty() && !kept.contains(&i) {
                 leave(
@@ -315,6 +339,26 @@ pub fn plan(all: &[Facility], strategy: Strategy, filters: &Filters) -> Result<P
             } else {
                 list.push(i);
             }
+        }
+        if list.is_empty()
+            && f.providers.iter().all(|p| {
+                filters.excluded.iter().any(|e| {
+                    e.crate_name == f.crate_name && e.facility == f.name && e.provider == p.name
+                })
+            })
+        {
+            return Err(PlanError(format!(
+                "no provider of {}'s facility {} is allowed by the policy ({}): the build cannot hold it",
+                f.crate_name,
+                f.name,
+                filters
+                    .excluded
+                    .iter()
+                    .filter(|e| e.crate_name == f.crate_name && e.facility == f.name)
+                    .map(|e| format!("{}: {}", e.provider, e.rule))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )));
         }
         candidates.push(list);
     }
@@ -498,6 +542,8 @@ mod tests {
                     feature: feature.map(str::to_string),
                     compiled: feature.is_none(),
                     links: Vec::new(),
+                    answers_to: None,
+                    properties: Vec::new(),
                 })
                 .collect(),
         }
@@ -587,6 +633,36 @@ mod tests {
         };
         let e = plan(&graph(), Strategy::EachProvider, &bad).unwrap_err();
         assert!(e.0.contains("did you mean `tls`?"), "{e}");
+        let policy = Filters {
+            excluded: vec![Excluded {
+                crate_name: "b".into(),
+                facility: "hash".into(),
+                provider: "block".into(),
+                rule: "[[deny]] provider = \"block\"".into(),
+            }],
+            ..Filters::default()
+        };
+        let p = plan(&graph(), Strategy::EachProvider, &policy).unwrap();
+        assert_eq!(p.runs.len(), 2);
+        assert!(p.runs.iter().all(|r| r.picks[1].provider != "block"));
+        assert_eq!(p.left_out[0].why, "policy");
+        let none_left = Filters {
+            excluded: ["none", "openssl"]
+                .iter()
+                .map(|prov| Excluded {
+                    crate_name: "a".into(),
+                    facility: "tls".into(),
+                    provider: prov.to_string(),
+                    rule: "r".into(),
+                })
+                .collect(),
+            ..Filters::default()
+        };
+        let e = plan(&graph(), Strategy::EachProvider, &none_left).unwrap_err();
+        assert!(
+            e.0.contains("no provider of a's facility tls is allowed by the policy"),
+            "{e}"
+        );
         let keep = Filters {
             keep: vec!["b:hash:dc".into()],
             ..Filters::default()

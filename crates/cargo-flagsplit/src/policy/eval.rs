@@ -93,7 +93,8 @@ pub enum Finding<'a> {
     NoMatch { rule: &'a SelectionRule },
 }
 
-fn applies(rule: &SelectionRule, c: &CrateReport, f: &Facility) -> bool {
+/// Whether a selection rule applies to facility `f` of crate `c` (its `kind` and `crate`).
+pub fn applies(rule: &SelectionRule, c: &CrateReport, f: &Facility) -> bool {
     rule.kind
         .as_ref()
         .is_none_or(|k| f.kind.as_deref() == Some(k.value.as_str()))
