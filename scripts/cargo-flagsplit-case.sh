@@ -391,8 +391,9 @@ printf '[workspace]\nmembers = ["lib"]\nresolver = "2"\n' >"$work/empty/Cargo.to
 (cd "$work/empty" && cargo new --lib --vcs none --offline lib) >"$log/new" 2>&1 && pass "cargo new --lib" || { cat "$log/new"; fail "cargo new --lib"; }
 st=0; fs empty "$work/empty" -- --offline || st=$?; status_is empty 0 $st
 lines empty "no crate in this build uses flagsplit-config"
-st=0; fs empty-check "$work/empty" -- --offline check --policy "$work/deny.toml" || st=$?; status_is empty-check 0 $st
-has empty-check.err "warning[no-match]: [[deny]] shared = \"openssl\", kind = \"tls\": no facility of this build matches it"
+# A policy about facilities, on a build that has none, checks nothing: refused, not held.
+st=0; fs empty-check "$work/empty" -- --offline check --policy "$work/deny.toml" || st=$?; status_is empty-check 2 $st
+has empty-check.err "error[no-match]: [[deny]] shared = \"openssl\", kind = \"tls\": no facility of this build matches it, so it checks nothing"
 
 # root NAME [VAR=...]... -- FEATURE-ARGS... — the report of flagsplit's own build (text, then JSON),
 # compared with `flagsplit version --build-options` and readelf

@@ -16,12 +16,18 @@
 #   FILE:LINE:COL;
 # - liblzma's development files hidden (scripts/lib/hide-lib.sh): the run that selects liblzma
 #   fails with liblzma named; --skip-unavailable reports it skipped (exit 0), --fail-on-skip exits 1;
+#   a failed run stops the rest, unless --keep-going;
 # - a policy (`--policy`): every sha1 run selects a provider with the property it requires, md5
 #   never the one it denies; a rule that applies to nothing is exit 2;
 # - bad input: an option naming nothing (exit 2 with the name meant), no Cargo command, and a Cargo
 #   command that sets --message-format.
 #
-# The guide's library (inflate-demo) is tested with `each` in scripts/guide-case.sh.
+# The guide's library (inflate-demo) is tested with `each` in scripts/guide-case.sh, where it
+# replaced a hand-written run per provider. The matrices that stay hand-written vary what `each`
+# does not plan: scripts/build-matrix.sh checks what each release configuration links (NEEDED, with
+# lld and with GNU ld) and the build errors a user can hit; scripts/openssl-matrix.sh where OpenSSL
+# comes from (static, vendored); the graph, library and example cases the precedence of settings
+# (a shell variable against [env], graph-wide against a crate's own) and the errors of each.
 #
 # Usage: scripts/each-case.sh
 # Target directory: target/each-case; scratch files in target/each-case/scratch, replaced at each
@@ -227,6 +233,17 @@ else
 	says hidden-skip "$log/hidden-skip" "skipped: liblzma not found (for xz-d:decompress=liblzma)" "run 2/2  skipped" "not exercised, their runs skipped (4): tls-a:tls:openssl, tls-b:tls:openssl, xz-d:decompress:liblzma, zlib-c:inflate:system"
 	hidden hidden-fail-on-skip --skip-unavailable --fail-on-skip -- test --workspace --offline
 	[ $status = 1 ] && pass "hidden-fail-on-skip: --fail-on-skip: exit 1" || fail "hidden-fail-on-skip: exit $status, not 1"
+	# Pairwise: several runs select liblzma. Without --keep-going the first failure stops the
+	# rest ("not run"); with it, every run is made and the others pass.
+	hidden hidden-pairwise --pairwise -- test --workspace --offline
+	[ $status = 1 ] && grep -q "  not run  " "$log/hidden-pairwise" && pass "hidden-pairwise: stops at the first failed run, the rest not run" || { cat "$log/hidden-pairwise"; fail "hidden-pairwise: exit $status, or no run left unrun"; }
+	hidden hidden-keep-going --pairwise --keep-going -- test --workspace --offline
+	if [ $status = 1 ] && ! grep -q "  not run  " "$log/hidden-keep-going" && grep -q "  passed  " "$log/hidden-keep-going"; then
+		pass "hidden-keep-going: every run made: $(grep -c '  passed  ' "$log/hidden-keep-going") passed, $(grep -c '  FAILED  ' "$log/hidden-keep-going") failed on liblzma"
+	else
+		cat "$log/hidden-keep-going"
+		fail "hidden-keep-going: exit $status"
+	fi
 fi
 
 note "the README's each commands, as written, in tests/graph-workspace"

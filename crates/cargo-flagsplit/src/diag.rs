@@ -70,6 +70,7 @@ codes! {
     PolicyValue = "policy-value", Refusal, "A policy value outside its vocabulary (a kind, a shared name, a link mode).";
     PolicyIncomplete = "policy-incomplete", Refusal, "A rule that names no provider or library, or restricts nothing.";
     PolicyEmpty = "policy-empty", Refusal, "A policy without any rule.";
+    NoMatch = "no-match", Refusal, "A [[deny]] or [[require]] rule that applies to no facility of this build: it checks nothing, so the check refuses.";
     UnknownName = "unknown-name", Refusal, "A crate, provider, library or executable a rule names that neither this build nor its vocabulary knows.";
     MessagesUnreadable = "messages-unreadable", Refusal, "The --messages file cannot be read.";
     NotAMessage = "not-a-message", Refusal, "A line of the --messages file that is no Cargo JSON message.";
@@ -93,7 +94,6 @@ codes! {
     UnknownSetting = "unknown-setting", Finding, "A RUST_BACKEND_* name, or an entry of the RUST_BACKEND_CONFIG file, that is no graph-wide setting.";
     UnreadSetting = "unread-setting", Finding, "A valid graph-wide setting that no crate of this build reads (a warning).";
     AbsentName = "absent-name", Finding, "A rule's crate, library or executable is known but absent from this build (a warning).";
-    NoMatch = "no-match", Finding, "A [[require]] rule that applies to no facility of this build (a warning).";
     Stripped = "stripped-executable", Finding, "An executable without a symbol table: whether it holds a static library cannot be seen, so it counts as holding it (a warning).";
     NewerBuildOptions = "newer-build-options", Finding, "A flagsplit-config.json of a newer schema than this tool reads (a warning).";
     EnvironmentNotChecked = "environment-not-checked", Finding, "With --messages and no --build-env, the build's environment was not checked (a note).";

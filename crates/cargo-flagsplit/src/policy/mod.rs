@@ -339,7 +339,7 @@ pub(crate) mod tests {
             codes(&d),
             [
                 ("denied-provider", Severity::Error),
-                ("no-match", Severity::Warning)
+                ("no-match", Severity::Error)
             ]
         );
         assert!(d[0].message.starts_with("tls-b v0.1.0:"));

@@ -4,7 +4,7 @@
 
 use super::eval::{Finding, NameKind};
 use super::{Choice, LibraryRule, SelectionRule};
-use crate::diag::{Code, Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic};
 use crate::model::{CarriedLibrary, Copy, CrateReport, Executable, Facility, Held, LinkMode};
 use flagsplit_config::graph::Setting;
 
@@ -434,16 +434,19 @@ pub fn diagnostic(finding: &Finding<'_>) -> Diagnostic {
         )
         .at(field.span.clone(), "absent here")
         .within((*table).clone()),
-        Finding::NoMatch { rule } => Diagnostic::new(
+        Finding::NoMatch { rule } => Diagnostic::error(
             Code::NoMatch,
-            Severity::Warning,
             format!(
-                "[[{}]] {}: no facility of this build matches it",
+                "[[{}]] {}: no facility of this build matches it, so it checks nothing",
                 rule.which.table(),
                 rule.describe()
             ),
         )
         .at(rule.choice.span.clone(), "matches no facility")
-        .within(rule.table.clone()),
+        .within(rule.table.clone())
+        .note(
+            "fix",
+            "check the build the rule is for (its features, its --package), or narrow the policy to this build: fix or remove the rule's kind or crate",
+        ),
     }
 }
