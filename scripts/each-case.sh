@@ -94,12 +94,15 @@ PY
 }
 
 note "plans, read back from --print-plan --json"
+# flagsplit's own plans use its main target directory, where the test command's `cargo test
+# --workspace` left what the discovery build (`cargo test --no-run --workspace`) needs.
 for where in graph flagsplit; do
 	dir=$ws
-	[ $where = flagsplit ] && dir=$root
+	target=()
+	[ $where = flagsplit ] && dir=$root && target=(--target-dir "$root/target")
 	for strategy in each-provider pairwise; do
 		name=plan-$where-$strategy
-		each "$name" "$dir" -- --print-plan --json --$strategy -- test --workspace --offline
+		each "$name" "$dir" -- --print-plan --json --$strategy -- test --workspace --offline "${target[@]}"
 		if [ $status = 0 ] && out=$(covers "$name"); then
 			pass "$name: $out"
 			echo "$where $strategy $out" >>"$work/plan-counts"
@@ -114,7 +117,7 @@ says plan-text "$log/plan-text" "2 runs (each provider) over 4 facilities and 8 
 
 note "a policy narrows the plan: every run keeps what it requires"
 printf '[[require]]\nkind = "sha1"\nproperty = "collision-detection"\n\n[[deny]]\nshared = "openssl"\nkind = "md5"\n' >"$work/policy.toml"
-each plan-policy "$root" -- --print-plan --json --policy "$work/policy.toml" -- test --workspace --offline
+each plan-policy "$root" -- --print-plan --json --policy "$work/policy.toml" -- test --workspace --offline --target-dir "$root/target"
 if [ $status = 0 ] && python3 - "$log/plan-policy" <<'PY' >"$log/plan-policy.check"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
@@ -134,7 +137,7 @@ else
 	fail "plan-policy: exit $status"
 fi
 printf '[[require]]\nkind = "tls"\ncrate = "flagsplit-git"\nshared = "openssl"\n' >"$work/policy-nothing.toml"
-each plan-policy-nothing "$root" -- --print-plan --policy "$work/policy-nothing.toml" -- test --workspace --offline
+each plan-policy-nothing "$root" -- --print-plan --policy "$work/policy-nothing.toml" -- test --workspace --offline --target-dir "$root/target"
 [ $status = 2 ] && pass "plan-policy-nothing: a rule that applies to no facility: exit 2" || fail "plan-policy-nothing: exit $status, not 2"
 says plan-policy-nothing "$log/plan-policy-nothing.err" "crate = \"flagsplit-git\" at $work/policy-nothing.toml:1:1 applies to no facility of this build"
 
@@ -166,10 +169,11 @@ else
 	fail "run-graph-pairwise: exit $status"
 fi
 
-note "flagsplit's own providers: its lib and bins' tests, and the example libraries' tests, once per run"
+note "flagsplit's own providers: the workspace's lib and bin unit tests, and the example libraries' tests, once per run"
 # flagsplit's integration suite (tests/integration, about 100 s a run) stays with the default and
 # --all-features runs of scripts/test.sh; what the selection changes is the flagsplit crate itself.
-for spec in "flagsplit:-p flagsplit --lib --bins" "examples:-p inflate-demo -p zstd-demo -p checksum-demo"; do
+# --workspace --all-features as scripts/test.sh's own run, so that the discovery build reuses it.
+for spec in "flagsplit:--workspace --lib --bins" "examples:-p inflate-demo -p zstd-demo -p checksum-demo"; do
 	name=run-${spec%%:*}
 	# shellcheck disable=SC2086
 	t0=$(date +%s.%N)

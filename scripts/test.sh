@@ -212,7 +212,7 @@ scripts/public-api.sh
 scripts/msrv.sh
 # flagsplit-config's layers (lib.rs says which module is in which): no module names one of a
 # higher layer, and no two modules name each other, even through others.
-config_layers="clib graph model cfgexpr knobs error guide | resolve file | env directive probe remap manifest | script codegen"
+config_layers="clib graph model cfgexpr knobs error guide toml | resolve file | env directive probe remap manifest | script codegen"
 python3 scripts/module-graph-test.py || die "scripts/module-graph.py fails its own tests"
 python3 scripts/module-graph.py crates/config/src --layers "$config_layers" >target/config-module-graph.txt ||
 	die "flagsplit-config's module graph has a circle or an upward edge:"$'\n'"$(grep -E '^(circle|upward|not in)' target/config-module-graph.txt)"

@@ -270,9 +270,10 @@ pub fn each_command() -> Command {
         .bin_name("cargo flagsplit each")
         .about(EACH_ABOUT)
         .after_long_help(
-            "A discovery build (`cargo build`, or `cargo check` for check, clippy and doc, with the command's \
-             --manifest-path, --package, --workspace, --exclude, --features, --all-features, --no-default-features, \
-             --release, --profile, --target, --config, --target-dir, --locked, --offline and --frozen) records every facility; each run then sets each facility's variable \
+            "A discovery build (`cargo test --no-run` for test, `cargo bench --no-run` for bench, `cargo check` for \
+             check, clippy and doc, `cargo build` for the others, with the command's --manifest-path, --package, \
+             --workspace, --exclude, --features, --all-features, --no-default-features, --release, --profile, --target, \
+             --config, --target-dir, --locked, --offline, --frozen and target flags) records every facility; each run then sets each facility's variable \
              (<PREFIX>_<FACILITY>_PROVIDER) and, for a provider not compiled by the build's features, \
              --features CRATE/FEATURE (workspace members only). After a run, the selections its build \
              scripts recorded are compared with the plan.\n\n\

@@ -101,6 +101,10 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
                 | "--config"
                 | "--target-dir"
                 | "--profile"
+                | "--bin"
+                | "--test"
+                | "--example"
+                | "--bench"
                 | "--message-format"
         );
         let value = if takes_value {
@@ -126,6 +130,13 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
                 "the Cargo command sets --message-format: `cargo flagsplit each` sets it to read each run's build records; leave it out"
             ),
             "--profile" => b.profile = Some(value),
+            // Which targets: the discovery build compiles the same ones.
+            "--lib" | "--bins" | "--tests" | "--examples" | "--benches" | "--all-targets"
+            | "--doc" => b.passthrough.push(flag.to_string()),
+            "--bin" | "--test" | "--example" | "--bench" => {
+                b.passthrough.push(flag.to_string());
+                b.passthrough.push(value);
+            }
             "--release" | "-r" => b.release = true,
             "--workspace" | "--all" => b.workspace.workspace = true,
             "--all-features" => b.features.all_features = true,
@@ -139,20 +150,22 @@ pub fn selection_args(command: &[String]) -> Result<BuildArgs> {
     Ok(b)
 }
 
-/// The discovery build's subcommand: `check` for a command that only checks (its artifacts are
-/// the ones the runs reuse), `build` for the others, so that a test's dependencies are compiled
-/// once, for the discovery and the runs.
-pub fn discovery_subcommand(command: &[String]) -> &'static str {
+/// The discovery build's subcommand: the command's own for `test` and `bench`, with `--no-run`
+/// (what the first run then reuses, compiled with the same features), `check` for a command that
+/// only checks, `build` for the others.
+pub fn discovery_subcommand(command: &[String]) -> &'static [&'static str] {
     match command.first().map(String::as_str) {
-        Some("check" | "clippy" | "doc" | "rustdoc" | "fix") | None => "check",
-        Some(_) => "build",
+        Some("test" | "t") => &["test", "--no-run"],
+        Some("bench") => &["bench", "--no-run"],
+        Some("check" | "c" | "clippy" | "doc" | "d" | "rustdoc" | "fix") | None => &["check"],
+        Some(_) => &["build"],
     }
 }
 
-/// The discovery build: `cargo check` or `cargo build` ([`discovery_subcommand`]) with the
-/// command's selection, then every flagsplit-config crate's record.
-pub fn discover(subcommand: &str, selection: &BuildArgs) -> Result<Vec<CrateReport>> {
-    let mut args = vec![subcommand.to_string()];
+/// The discovery build ([`discovery_subcommand`]) with the command's selection, then every
+/// flagsplit-config crate's record.
+pub fn discover(subcommand: &[&str], selection: &BuildArgs) -> Result<Vec<CrateReport>> {
+    let mut args: Vec<String> = subcommand.iter().map(|s| s.to_string()).collect();
     args.extend(selection.cargo_args());
     let (status, build, _) = cargo::run(&args, &[], true).context("the discovery build")?;
     if !status.success() {
@@ -685,8 +698,17 @@ mod tests {
         assert!(b.workspace.workspace);
         assert_eq!(b.workspace.package, vec!["tls-a"]);
         assert_eq!(b.features.features, vec!["x/y"]);
-        assert_eq!(discovery_subcommand(&cmd), "build");
-        assert_eq!(discovery_subcommand(&["clippy".to_string()]), "check");
+        assert_eq!(discovery_subcommand(&cmd), ["test", "--no-run"]);
+        assert_eq!(discovery_subcommand(&["clippy".to_string()]), ["check"]);
+        assert_eq!(discovery_subcommand(&["build".to_string()]), ["build"]);
+        let targets: Vec<String> = ["test", "--lib", "--bin", "x", "--", "--lib"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            selection_args(&targets).unwrap().passthrough,
+            ["--lib", "--bin", "x"]
+        );
         let release: Vec<String> = ["build", "--profile", "ci", "-r"]
             .iter()
             .map(|s| s.to_string())

@@ -611,7 +611,8 @@ mod tests {
             (
                 "[target.'cfg(feature = \"x\")']\ntls = \"openssl\"\n",
                 "RUST_BACKEND_CONFIG file /b.toml: [target.'cfg(feature = \"x\")'] names no target",
-                "/b.toml:1:10",
+                // The quoted key's opening quote.
+                "/b.toml:1:9",
             ),
             (
                 "tls = \n",

@@ -15,8 +15,7 @@
 //! Every table is optional. Unknown tables, unknown keys, wrong types and unknown provider names are
 //! errors with `FILE:LINE:COL`; nothing is ignored.
 
-use toml_span::value::{Table, ValueInner};
-use toml_span::{Span, Value};
+use crate::toml::{Key, Span, Table, Value, ValueInner};
 
 use crate::cfgexpr::Scope;
 use crate::error::{ConfigError, Requester};
@@ -90,14 +89,20 @@ fn each_entry(
     lines: &Lines<'_>,
     format: String,
     errors: &mut Vec<ConfigError>,
-    mut entry: impl FnMut(&toml_span::value::Key<'_>, &Value<'_>, &Scope, &mut Vec<ConfigError>),
+    mut entry: impl FnMut(&Key<'_>, &Value<'_>, &Scope, &mut Vec<ConfigError>),
 ) {
-    let Some(root) = document(lines, lines.text, format, errors) else {
-        return;
+    let root = match document(lines, lines.text, format, errors) {
+        Some(root) => root,
+        None => {
+            return;
+        }
     };
-    let Some(table) = root.as_table() else {
-        // The parser always returns a table for a document.
-        return;
+    let table = match root.as_table() {
+        Some(table) => table,
+        None => {
+            // The parser always returns a table for a document.
+            return;
+        }
     };
     for (key, value) in sorted_by_position(table) {
         if key.name == "target" {
@@ -119,7 +124,7 @@ fn document<'de>(
     format: String,
     errors: &mut Vec<ConfigError>,
 ) -> Option<Value<'de>> {
-    match toml_span::parse(text) {
+    match crate::toml::parse(text) {
         Ok(root) => Some(root),
         Err(e) => {
             // Not `e.line_info`: its column counts bytes, where messages count characters.
@@ -140,16 +145,19 @@ fn scopes<'a, 'de>(
     errors: &mut Vec<ConfigError>,
 ) -> Vec<(Scope, &'a Table<'de>)> {
     let mut out = Vec::new();
-    let Some(targets) = value.as_table() else {
-        errors.push(ConfigError::BadScope {
-            at: lines.at(value.span),
-            text: "target".to_string(),
-            reason: format!(
-                "`target` must be a table of tables, found {}",
-                value.as_ref().type_str()
-            ),
-        });
-        return out;
+    let targets = match value.as_table() {
+        Some(targets) => targets,
+        None => {
+            errors.push(ConfigError::BadScope {
+                at: lines.at(value.span),
+                text: "target".to_string(),
+                reason: format!(
+                    "`target` must be a table of tables, found {}",
+                    value.as_ref().type_str()
+                ),
+            });
+            return out;
+        }
     };
     for (name, tables) in sorted_by_position(targets) {
         let scope = match Scope::parse(&name.name) {
@@ -179,37 +187,43 @@ fn scopes<'a, 'de>(
 fn facility_table(
     spec: &'static Spec,
     lines: &Lines<'_>,
-    key: &toml_span::value::Key<'_>,
+    key: &Key<'_>,
     value: &Value<'_>,
     scope: &Scope,
     choices: &mut Vec<FileChoice>,
     errors: &mut Vec<ConfigError>,
 ) {
-    let Some(facility) = spec.facilities.iter().find(|f| f.name == key.name) else {
-        let mut valid: Vec<String> = spec.facilities.iter().map(|f| format!("[{f}]")).collect();
-        if *scope == Scope::All {
-            valid.push("[target.<triple or cfg(...)>.<facility>]".to_string());
+    let facility = match spec.facilities.iter().find(|f| f.name == key.name) {
+        Some(facility) => facility,
+        None => {
+            let mut valid: Vec<String> = spec.facilities.iter().map(|f| format!("[{f}]")).collect();
+            if *scope == Scope::All {
+                valid.push("[target.<triple or cfg(...)>.<facility>]".to_string());
+            }
+            errors.push(ConfigError::UnknownTable {
+                at: lines.at(key.span),
+                name: key.name.to_string(),
+                valid: valid.join(", "),
+            });
+            return;
         }
-        errors.push(ConfigError::UnknownTable {
-            at: lines.at(key.span),
-            name: key.name.to_string(),
-            valid: valid.join(", "),
-        });
-        return;
     };
-    let Some(entries) = value.as_table() else {
-        let suggestion = value
-            .as_str()
-            .and_then(|name| facility.provider(name))
-            .unwrap_or(&facility.providers[0])
-            .name;
-        errors.push(ConfigError::NotATable {
-            at: lines.at(value.span),
-            facility,
-            found: value.as_ref().type_str(),
-            suggestion,
-        });
-        return;
+    let entries = match value.as_table() {
+        Some(entries) => entries,
+        None => {
+            let suggestion = value
+                .as_str()
+                .and_then(|name| facility.provider(name))
+                .unwrap_or(&facility.providers[0])
+                .name;
+            errors.push(ConfigError::NotATable {
+                at: lines.at(value.span),
+                facility,
+                found: value.as_ref().type_str(),
+                suggestion,
+            });
+            return;
+        }
     };
     let mut provider_seen = false;
     let mut unknown_key = false;
@@ -286,9 +300,7 @@ pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<Confi
 }
 
 /// The entries of a table in the order they appear in the file (errors are reported in file order).
-fn sorted_by_position<'a, 'de>(
-    table: &'a Table<'de>,
-) -> Vec<(&'a toml_span::value::Key<'de>, &'a Value<'de>)> {
+fn sorted_by_position<'a, 'de>(table: &'a Table<'de>) -> Vec<(&'a Key<'de>, &'a Value<'de>)> {
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(k, _)| k.span.start);
     entries

@@ -11,8 +11,9 @@
 //!    declares and the finders' interface: [`clib::Library`], [`clib::Probe`],
 //!    [`clib::VersionCheck`], [`clib::Finder`]), [`graph`] (the graph-wide settings' names and
 //!    vocabulary: [`graph::KINDS`], [`graph::SHARED_PROVIDERS`]), `cfgexpr` (`cfg(...)`
-//!    expressions evaluated for the target), [`knobs`] (the knob table generated from a [`Spec`])
-//!    and `error` ([`ConfigError`], [`Errors`]).
+//!    expressions evaluated for the target), [`knobs`] (the knob table generated from a [`Spec`]),
+//!    `error` ([`ConfigError`], [`Errors`]) and `toml` (feature `config-file`: the TOML reader,
+//!    with each key's and value's span).
 //! 2. **Resolution** (feature `resolve`): `resolve` (`resolve()`: features + the crate's
 //!    variables and config file + the graph-wide variables and file, each in its target-scoped
 //!    form first → one provider per facility with its origin, or every error with its fix) and
@@ -75,6 +76,11 @@ mod resolve;
 pub mod script;
 #[cfg(test)]
 mod test_tables;
+#[cfg(feature = "config-file")]
+mod toml;
+#[cfg(all(fuzzing, feature = "config-file"))]
+#[doc(hidden)]
+pub use toml::canonical as fuzz_toml_canonical;
 
 #[cfg(feature = "build-script")]
 pub use env::Env;

@@ -25,8 +25,7 @@
 //!
 //! The table is leaked into `'static` data: it lives as long as the build script.
 
-use toml_span::value::{Table, ValueInner};
-use toml_span::{Span, Value};
+use crate::toml::{Key, Span, Table, Value, ValueInner};
 
 use crate::clib::{Library, Probe, ReadVersion, VersionCheck};
 use crate::error::{ConfigError, Errors};
@@ -138,16 +137,19 @@ impl Reader<'_> {
     }
 
     fn strings(&mut self, where_: &str, key: &str, value: &Value<'_>) -> Option<Vec<String>> {
-        let Some(items) = value.as_array() else {
-            self.error_at(
-                value,
-                format!(
-                    "`{key}` of {where_} must be an array of strings, found {}",
-                    value.as_ref().type_str()
-                ),
-                format!("{key} = [\"...\"]"),
-            );
-            return None;
+        let items = match value.as_array() {
+            Some(items) => items,
+            None => {
+                self.error_at(
+                    value,
+                    format!(
+                        "`{key}` of {where_} must be an array of strings, found {}",
+                        value.as_ref().type_str()
+                    ),
+                    format!("{key} = [\"...\"]"),
+                );
+                return None;
+            }
         };
         let mut out = Vec::new();
         for item in items {
@@ -165,7 +167,7 @@ impl Reader<'_> {
     }
 }
 
-fn sorted<'a, 'de>(table: &'a Table<'de>) -> Vec<(&'a toml_span::value::Key<'de>, &'a Value<'de>)> {
+fn sorted<'a, 'de>(table: &'a Table<'de>) -> Vec<(&'a Key<'de>, &'a Value<'de>)> {
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(k, _)| k.span.start);
     entries
@@ -178,7 +180,7 @@ pub(crate) fn declared(path: &str, text: &str, package: &str) -> Result<Option<D
         lines: Lines::new(text, path),
         errors: Vec::new(),
     };
-    let root = match toml_span::parse(text) {
+    let root = match crate::toml::parse(text) {
         Ok(root) => root,
         Err(e) => {
             r.error(
@@ -196,19 +198,25 @@ pub(crate) fn declared(path: &str, text: &str, package: &str) -> Result<Option<D
         .and_then(|p| p.get("metadata"))
         .and_then(|m| m.as_table())
         .and_then(|m| m.get("flagsplit"));
-    let Some(table) = table else {
-        return Ok(None);
+    let table = match table {
+        Some(table) => table,
+        None => {
+            return Ok(None);
+        }
     };
-    let Some(entries) = table.as_table() else {
-        r.error_at(
-            table,
-            format!(
-                "[package.metadata.flagsplit] must be a table, found {}",
-                table.as_ref().type_str()
-            ),
-            "[package.metadata.flagsplit.<facility>] tables".to_string(),
-        );
-        return Err(Errors(r.errors));
+    let entries = match table.as_table() {
+        Some(entries) => entries,
+        None => {
+            r.error_at(
+                table,
+                format!(
+                    "[package.metadata.flagsplit] must be a table, found {}",
+                    table.as_ref().type_str()
+                ),
+                "[package.metadata.flagsplit.<facility>] tables".to_string(),
+            );
+            return Err(Errors(r.errors));
+        }
     };
     let mut prefix = upper(package);
     let mut cfg_prefix = None;
@@ -261,8 +269,10 @@ fn facility(
     probes: &mut Vec<(&'static str, String)>,
 ) -> Option<Facility> {
     let where_ = format!("[package.metadata.flagsplit.{name}]");
-    let Some(entries) = value.as_table() else {
-        r.error_at(
+    let entries = match value.as_table() {
+        Some(entries) => entries,
+        None => {
+            r.error_at(
             value,
             format!(
                 "{where_} must be a table (a facility), found {}",
@@ -273,7 +283,8 @@ fn facility(
                 TOP_KEYS.join(", ")
             ),
         );
-        return None;
+            return None;
+        }
     };
     // The providers, in default order: a name, or an inline table with its keys.
     let mut items: Vec<(String, &Value<'_>)> = Vec::new();
@@ -420,7 +431,7 @@ fn provider(
     probes: &mut Vec<(&'static str, String)>,
 ) -> Option<Provider> {
     let where_ = format!("provider `{name}` of {facility_where}");
-    let mut entries: Vec<(&toml_span::value::Key<'_>, &Value<'_>)> = Vec::new();
+    let mut entries: Vec<(&Key<'_>, &Value<'_>)> = Vec::new();
     for source in [Some(item), table].into_iter().flatten() {
         if let Some(t) = source.as_table() {
             for (k, v) in sorted(t) {
@@ -535,14 +546,17 @@ fn library(
     package: &str,
     probes: &mut Vec<(&'static str, String)>,
 ) -> Option<(&'static [&'static str], &'static Probe)> {
-    let (Some(header), Some(symbol)) = (keys.header, keys.symbol) else {
-        r.error(
-            span,
-            format!("{where_} links `{module}` but does not say what its probe checks"),
-            "add header = \"foo.h\" and symbol = \"foo_function\" (a function the header declares)"
-                .to_string(),
-        );
-        return None;
+    let (header, symbol) = match (keys.header, keys.symbol) {
+        (Some(header), Some(symbol)) => (header, symbol),
+        _ => {
+            r.error(
+                span,
+                format!("{where_} links `{module}` but does not say what its probe checks"),
+                "add header = \"foo.h\" and symbol = \"foo_function\" (a function the header declares)"
+                    .to_string(),
+            );
+            return None;
+        }
     };
     let base = module.strip_prefix("lib").unwrap_or(&module).to_string();
     let variables = keys.variables.unwrap_or_else(|| upper(&base));
@@ -661,6 +675,30 @@ providers = [
     }
 
     /// The README's example, as it stands.
+    #[test]
+    fn a_manifest_in_toml_1_1_as_cargo_reads_it() {
+        // Line breaks, comments and trailing commas in inline tables: Cargo accepts them, so the
+        // build script must.
+        let text = r#"[package]
+name = "zstd-demo"
+metadata.flagsplit.compress = {
+    kind = "zstd", # a comment
+    providers = [
+        { name = "stored", answers-to = "pure-rust" },
+        {
+            name = "zstd", feature = "zstd", answers-to = "system",
+            pkg-config = "libzstd", header = "zstd.h", symbol = "ZSTD_compress",
+        },
+    ],
+}
+"#;
+        let d = declared("Cargo.toml", text, "zstd-demo").unwrap().unwrap();
+        assert_eq!(d.spec.check(), Ok(()));
+        let f = &d.spec.facilities[0];
+        assert_eq!(f.kind, Some("zstd"));
+        assert!(f.providers[1].links == ["libzstd"]);
+    }
+
     #[test]
     fn the_readme_table() {
         let readme = include_str!("../README.md");
