@@ -7,7 +7,11 @@
 # guide's `version = "0.5"` resolves unchanged (flagsplit-info likewise); the application gets the library the same way,
 # packaged. Then:
 #
-# - each library's tests pass with each provider; the application builds, prints the build options
+# - each library's tests pass with each provider, run by the guide's CI line (`<!-- command: each
+#   -->`, `cargo flagsplit each -- test`): inflate-demo's, its zlib run linking libz into the test
+#   that inflates through it, and fails when the zlib provider is broken; zstd-demo's, with a
+#   round-trip test added that reads its frames back with zstd(1) and checks that libzstd
+#   compressed them; the application builds, prints the build options
 #   the guide shows (`<!-- output: build-options -->`), round-trips data compressed by Python's
 #   zlib, and its own test passes;
 # - each build is broken the common ways, and each message is the one the guide shows (every line
@@ -183,6 +187,43 @@ ok zstd-zstd zstd-demo ZSTD_DEMO_COMPRESS_PROVIDER=zstd -- build --features zstd
 grep -qF 'cargo:rustc-link-lib=zstd' "$CARGO_TARGET_DIR"/debug/build/zstd-demo-*/output && pass "zstd-zstd: build.rs linked libzstd (rustc-link-lib=zstd)" || fail "zstd-zstd: no rustc-link-lib=zstd in build.rs's output"
 mkdir -p "$work/empty"
 breaks library-missing library-missing zstd-demo PKG_CONFIG_LIBDIR="$work/empty" ZSTD_DEMO_COMPRESS_PROVIDER=zstd -- build --features zstd
+
+note "zstd-demo with a test of its own, by the guide's CI line: each provider, libzstd's frames read back by zstd(1)"
+# The guide's zstd-demo as written, plus one test: the frame it makes decompresses with the zstd
+# command to the input, and with libzstd selected it is compressed (the C library did the work),
+# with `stored` it is not.
+cp -r "$work/zstd-demo" "$work/zstd-each"
+mkdir -p "$work/zstd-each/tests"
+cat >"$work/zstd-each/tests/roundtrip.rs" <<'RS'
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn frames_zstd_reads_back() {
+    let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let frame = zstd_demo::compress(&data);
+    let mut child = Command::new("zstd")
+        .args(["-d", "-c", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("zstd(1)");
+    child.stdin.take().unwrap().write_all(&frame).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, data);
+    let provider = zstd_demo::BUILD_INFO.provider("compress");
+    match provider {
+        "zstd" => assert!(frame.len() < data.len() / 10, "libzstd compresses"),
+        _ => assert!(frame.len() > data.len(), "stored blocks"),
+    }
+}
+RS
+# A target directory of its own: later checks look for zstd-demo's build directories.
+ok zstd-each zstd-each "$with_cf" CARGO_TARGET_DIR="$CARGO_TARGET_DIR/zstd-each" -- "${each_line[@]:1}"
+says zstd-each "$log/zstd-each" "run 1/2  passed" "run 2/2  passed" "zstd-demo:compress=zstd" "every planned provider was exercised"
+n=$(grep -c 'test frames_zstd_reads_back ... ok' "$log/zstd-each" || true)
+[ "$n" = 2 ] && pass "zstd-each: the round trip passed with stored and with zstd (its size checked per provider)" || fail "zstd-each: frames_zstd_reads_back passed $n times, not 2"
 
 note "app: inflate-demo as a registry package, selected in the app's [env]"
 cargo_in package-lib inflate-demo -- package --no-verify --allow-dirty --target-dir "$work/package" || { cat "$log/package-lib"; fail "cargo package of the guide's inflate-demo"; }
