@@ -162,6 +162,14 @@ if [ $status = 0 ] && python3 -c "
 import json, sys
 d = json.load(open('$log/run-graph-pairwise'))
 assert d['outcome'] == 'passed' and all(r['outcome'] == 'passed' for r in d['results']) and not d['never_exercised'], d['results']
+# The fields crates/cargo-flagsplit/README.md documents, and no others.
+assert set(d) == {'schema', 'command', 'cargo', 'plan', 'results', 'never_exercised', 'skipped_only', 'outcome'}, set(d)
+assert set(d['plan']) == {'strategy', 'facilities', 'runs', 'left_out', 'providers', 'pairs', 'pairs_covered', 'powerset'}, set(d['plan'])
+assert set(d['plan']['facilities'][0]) == {'crate', 'name', 'kind', 'variable', 'member', 'default', 'providers'}
+assert set(d['plan']['facilities'][0]['providers'][0]) == {'name', 'feature', 'compiled', 'links', 'answers_to', 'properties'}
+assert set(d['plan']['runs'][0]) == {'number', 'default', 'picks', 'env', 'features'}
+assert set(d['plan']['runs'][0]['picks'][0]) == {'crate', 'facility', 'provider', 'variable'}
+assert set(d['results'][0]) == {'run', 'selection', 'outcome', 'exit', 'seconds', 'problems'}
 print(len(d['results']))" >"$log/pairwise-runs"; then
 	pass "run-graph-pairwise: --pairwise --json: $(cat "$log/pairwise-runs") runs passed in $(python3 -c "print(f'{$t1 - $t0:.1f}')") s; the test output went to standard error"
 else
