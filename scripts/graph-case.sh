@@ -427,8 +427,9 @@ if run_cargo package "$ws" -- package --offline --no-verify --allow-dirty --excl
 	printf '[source.crates-io]\nreplace-with = "packaged"\n\n[source.packaged]\ndirectory = "%s"\n' "$vendor" >"$copy/.cargo/config.toml"
 	pass "copy: $(grep '^zlib-c = ' "$copy/Cargo.toml")"
 	# A registry package is keyed by name, version and source, not by its files' times: what an
-	# earlier run built from an older .crate would count as fresh.
-	run_cargo clean-copy "$copy" -- clean --offline -p zlib-c || { cat "$log/clean-copy"; fail "cargo clean -p zlib-c in the copy"; }
+	# earlier run built from an older .crate would count as fresh. (`-p` cleans every copy of the
+	# name, the path ones too; later builds compile them again.)
+	run_cargo clean-copy "$copy" -- clean --offline -p zlib-c -p flagsplit-info -p flagsplit-config || { cat "$log/clean-copy"; fail "cargo clean in the copy"; }
 	# Cargo's default output: no -v.
 	if run_cargo silent "$copy" -- build --offline; then
 		fail "silent: the build succeeded"

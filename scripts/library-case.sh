@@ -248,7 +248,7 @@ if cargo package --locked --offline --no-verify --allow-dirty -p flagsplit-info 
 	# Cargo does not look at the files' times of a registry package (it is keyed by name, version
 	# and source path): what an earlier run built from an older .crate would count as fresh.
 	# Remove it.
-	(cd "$copy" && cargo clean --offline --release -p inflate-demo -p checksum-demo -p zstd-demo -p flagsplit-config -p inflate-app -p plain-user -p zlib-user) >"$log/clean" 2>&1 || { cat "$log/clean"; fail "cargo clean in the copy"; }
+	(cd "$copy" && cargo clean --offline --release -p inflate-demo -p checksum-demo -p zstd-demo -p flagsplit-config -p flagsplit-info -p inflate-app -p plain-user -p zlib-user) >"$log/clean" 2>&1 || { cat "$log/clean"; fail "cargo clean in the copy"; }
 	if built reg-zlib "$copy"; then
 		grep -qE '^ +Compiling inflate-demo v0\.1\.0$' "$log/reg-zlib" && pass "reg-zlib: inflate-demo compiled from the packaged crate (no path)" || fail "reg-zlib: inflate-demo was not compiled from the directory source"
 		expect_options reg-zlib "$B" inflate-demo "features: zlib" "inflate-provider: zlib (from INFLATE_DEMO_INFLATE_PROVIDER)" "links: libz"

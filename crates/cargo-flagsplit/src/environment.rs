@@ -611,8 +611,7 @@ mod tests {
             (
                 "[target.'cfg(feature = \"x\")']\ntls = \"openssl\"\n",
                 "RUST_BACKEND_CONFIG file /b.toml: [target.'cfg(feature = \"x\")'] names no target",
-                // The quoted key's opening quote.
-                "/b.toml:1:9",
+                "/b.toml:1:10",
             ),
             (
                 "tls = \n",

@@ -29,6 +29,8 @@ fn cell(t: &str) -> String {
 }
 
 /// The knob table of `spec` in Markdown.
+// Inline: compiled only in the crates that call it, not in every build script (ARCHITECTURE.md).
+#[inline]
 pub fn markdown_table(spec: &Spec) -> String {
     let mut s = String::new();
     s.push_str("| knob | what it does | values | default |");

@@ -643,6 +643,8 @@ fn graph_settings(
 /// The variables among `names` that carry `spec`'s prefix (`INFLATE_DEMO_`) but that `spec` does
 /// not know: a misspelt name, each as the build error a build script gives for it (the valid
 /// names, and the nearest one when it is a likely typo). See [`check_environment`].
+// Inline: compiled only in the crates that call it, not in every build script (ARCHITECTURE.md).
+#[inline]
 pub fn unknown_variables<'a>(
     spec: &Spec,
     names: impl IntoIterator<Item = &'a str>,
@@ -692,6 +694,8 @@ pub fn read_graph_file(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<ConfigEr
 /// // with flagsplit-config a dev-dependency (feature `resolve`, a default one).
 /// flagsplit_config::check_environment(&[&inflate_demo::BUILD_INFO]).unwrap();
 /// ```
+// Inline: compiled only in the crates that call it, not in every build script (ARCHITECTURE.md).
+#[inline]
 pub fn check_environment(crates: &[&BuildInfo]) -> Result<(), Errors> {
     let vars: Vec<(String, Option<String>)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok())))
@@ -793,6 +797,8 @@ pub fn check_environment(crates: &[&BuildInfo]) -> Result<(), Errors> {
 /// error that names it (an unknown provider; a feature that is off, whose fix names the feature);
 /// and with no request at all every feature set resolves to defaults its features compile. Returns
 /// how many resolutions were checked, or the first one that went wrong.
+// Inline: compiled only in the crates that call it, not in every build script (ARCHITECTURE.md).
+#[inline]
 pub fn check_every_request(spec: &'static Spec) -> Result<usize, String> {
     let mut names: Vec<&str> = spec
         .facilities

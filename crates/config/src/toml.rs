@@ -30,7 +30,7 @@ impl Span {
     }
 }
 
-/// A key, as written (its span covers its quotes).
+/// A key. A quoted key's span is its contents, inside the quotes, as a string value's.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Key<'de> {
     pub(crate) name: Cow<'de, str>,
@@ -300,6 +300,15 @@ impl<'de> Parser<'de> {
         }
     }
 
+    /// What is at `self.pos`, for messages: `` `=` ``, a line break, the end of the document.
+    fn found(&self) -> String {
+        match self.text[self.pos..].chars().next() {
+            None => "the end of the document".to_string(),
+            Some('\n' | '\r') => "a line break".to_string(),
+            Some(c) => format!("`{c}`"),
+        }
+    }
+
     /// Whitespace, a comment, then the line's end: what must follow a key/value pair or a header.
     fn line_end(&mut self) -> Result<(), Error> {
         self.ws();
@@ -309,7 +318,10 @@ impl<'de> Parser<'de> {
         } else {
             self.error(
                 self.pos,
-                "expected the end of the line after a value or a header (a newline or a comment)",
+                format!(
+                    "expected the end of the line (a line break or a comment), found {}",
+                    self.found()
+                ),
             )
         }
     }
@@ -337,7 +349,10 @@ impl<'de> Parser<'de> {
                 if !self.starts_with(close) {
                     return self.error(
                         self.pos,
-                        format!("expected `{close}` to close the table header"),
+                        format!(
+                            "expected `{close}` to close the table header, found {}",
+                            self.found()
+                        ),
                     );
                 }
                 self.pos += close.len();
@@ -454,13 +469,10 @@ impl<'de> Parser<'de> {
                 *kind = Kind::Header;
                 *s = span;
             }
-            (Some((k, _)), _) => {
+            (Some(_), _) => {
                 return self.error(
-                    last.span.start,
-                    format!(
-                        "`{}` is defined twice (first at byte {}): a table is defined once",
-                        last.name, k.span.start
-                    ),
+                    span.start,
+                    format!("table `{}` is defined twice", last.name),
                 );
             }
         }
@@ -472,7 +484,10 @@ impl<'de> Parser<'de> {
         let keys = self.key_path()?;
         self.ws();
         if !self.eat(b'=') {
-            return self.error(self.pos, "expected `=` after the key");
+            return self.error(
+                self.pos,
+                format!("expected `=` after the key, found {}", self.found()),
+            );
         }
         self.ws();
         let value = self.value()?;
@@ -492,14 +507,8 @@ impl<'de> Parser<'de> {
             let entries = entries_of(node);
             let at = entries.iter().position(|(k, _)| k.name == key.name);
             if i + 1 == n {
-                if let Some(at) = at {
-                    return self.error(
-                        key.span.start,
-                        format!(
-                            "duplicate key `{}` (first at byte {})",
-                            key.name, entries[at].0.span.start
-                        ),
-                    );
+                if at.is_some() {
+                    return self.error(key.span.start, format!("duplicate key `{}`", key.name));
                 }
                 entries.push((key, value));
                 return Ok(());
@@ -551,21 +560,15 @@ impl<'de> Parser<'de> {
                 if self.starts_with("\"\"\"") {
                     return self.error(start, "a key cannot be a multi-line string");
                 }
-                let (name, _) = self.basic_string()?;
-                Ok(Key {
-                    name,
-                    span: Span::new(start, self.pos),
-                })
+                let (name, span) = self.basic_string()?;
+                Ok(Key { name, span })
             }
             Some(b'\'') => {
                 if self.starts_with("'''") {
                     return self.error(start, "a key cannot be a multi-line string");
                 }
-                let (name, _) = self.literal_string()?;
-                Ok(Key {
-                    name,
-                    span: Span::new(start, self.pos),
-                })
+                let (name, span) = self.literal_string()?;
+                Ok(Key { name, span })
             }
             Some(b) if is_bare(b) => {
                 while matches!(self.peek(), Some(b) if is_bare(b)) {
@@ -682,11 +685,15 @@ impl<'de> Parser<'de> {
                 return self.error(start, "an inline table that is never closed (`}`)");
             }
             let keys = self.key_path()?;
-            self.ws();
+            // Cargo's reader also takes line breaks around `=` here.
+            self.array_space()?;
             if !self.eat(b'=') {
-                return self.error(self.pos, "expected `=` after the key");
+                return self.error(
+                    self.pos,
+                    format!("expected `=` after the key, found {}", self.found()),
+                );
             }
-            self.ws();
+            self.array_space()?;
             let value = self.value()?;
             self.insert(&mut table, keys, value, Kind::Inline)?;
             self.array_space()?;
@@ -1270,7 +1277,8 @@ e = []
         assert_eq!(&text[k.span.start..k.span.end], "key");
         assert_eq!(&text[v.span.start..v.span.end], "value");
         let (k, _) = a.iter().nth(1).unwrap();
-        assert_eq!(&text[k.span.start..k.span.end], "'q k'");
+        // A quoted key's span is inside its quotes, as a string value's.
+        assert_eq!(&text[k.span.start..k.span.end], "q k");
         assert_eq!(k.name, "q k");
     }
 
@@ -1291,7 +1299,7 @@ e = []
     fn what_toml_forbids_is_an_error() {
         for (text, says) in [
             ("a = 1\na = 2", "duplicate key `a`"),
-            ("[a]\n[a]", "defined twice"),
+            ("[a]\n[a]", "table `a` is defined twice"),
             ("a.b = 1\n[a]", "defined twice"),
             ("[a]\nb.c = 1\n[a.b]", "defined twice"),
             ("a = {}\n[a.b]", "inline table"),
@@ -1299,7 +1307,10 @@ e = []
             ("t = { a = { b = 1 }, a.c = 2 }", "cannot add"),
             ("a = [1]\n[[a]]", "defined twice"),
             ("[[a]]\n[a]", "defined twice"),
-            ("a = 1 b = 2", "end of the line"),
+            (
+                "a = 1 b = 2",
+                "expected the end of the line (a line break or a comment), found `b`",
+            ),
             ("a = \"x\ny\"", "line break"),
             ("a = \"\\q\"", "not an escape"),
             ("a = \"\\uD800\"", "not a Unicode scalar value"),
@@ -1315,10 +1326,13 @@ e = []
             ("a = [1", "never closed"),
             ("a = 'x", "never closed"),
             ("= 1", "expected a key"),
-            ("a 1", "expected `=`"),
+            ("a 1", "expected `=` after the key, found `1`"),
             ("a = 1\r", "carriage return"),
             ("# \u{1}", "control character"),
-            ("[a", "expected `]`"),
+            (
+                "[a",
+                "expected `]` to close the table header, found the end of the document",
+            ),
             ("a = 9223372036854775808", "not a value"),
         ] {
             let e = bad(text);
