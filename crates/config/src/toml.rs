@@ -1341,6 +1341,16 @@ e = []
     }
 
     #[test]
+    fn what_cargo_reads_is_read() {
+        // Found by fuzz/fuzz_targets/config_toml.rs: Cargo's reader takes line breaks around `=`
+        // in an inline table.
+        let doc = ok("x = { a\n= [ { b = 3 } ] }\n");
+        assert_eq!(get(&doc, "x").as_table().map(|t| t.iter().count()), Some(1));
+        // A float literal too large for binary64 is refused, as Cargo's reader refuses it.
+        assert!(bad("a = 98e0901378").contains("not a value"));
+    }
+
+    #[test]
     fn nesting_is_bounded() {
         let deep = format!(
             "a = {}1{}",
