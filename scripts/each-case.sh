@@ -288,6 +288,13 @@ says bad-kind "$log/bad-kind.err" "--kind tsl matches nothing in this build (did
 each no-command "$ws" --
 [ $status = 2 ] && pass "no-command: exit 2" || fail "no-command: exit $status, not 2"
 says no-command "$log/no-command.err" "no Cargo command: give one after \`--\`"
+# A workspace whose crates use no flagsplit-config: nothing to plan is a refusal, not a pass.
+mkdir -p "$work/plain"
+printf '[workspace]\nmembers = ["lib"]\nresolver = "2"\n' >"$work/plain/Cargo.toml"
+(cd "$work/plain" && cargo new --lib --vcs none --offline -q lib) || fail "cargo new --lib"
+each no-facility "$work/plain" -- -- test --workspace --offline
+[ $status = 2 ] && pass "no-facility: a workspace without flagsplit-config: exit 2" || fail "no-facility: exit $status, not 2"
+says no-facility "$log/no-facility.err" "no crate of this build uses flagsplit-config"
 each message-format "$ws" -- -- build --message-format json
 [ $status = 2 ] && pass "message-format: exit 2" || fail "message-format: exit $status, not 2"
 says message-format "$log/message-format.err" "the Cargo command sets --message-format"

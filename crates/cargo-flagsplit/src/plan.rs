@@ -245,6 +245,12 @@ fn unmatched(option: &str, given: &str, names: &[String]) -> PlanError {
 /// The plan for `facilities` with `strategy` and `filters`. `powerset_features` gives, per
 /// package, the number of provider features (for the cargo-hack comparison).
 pub fn plan(all: &[Facility], strategy: Strategy, filters: &Filters) -> Result<Plan, PlanError> {
+    // A build without facilities would pass without running anything: refused.
+    if all.is_empty() {
+        return Err(PlanError(
+            "no crate of this build uses flagsplit-config (0.4.0 or later), so there is no provider to plan: check the command's --manifest-path, --package or --workspace".to_string(),
+        ));
+    }
     // Facilities: --facility and --kind narrow; each name must match something.
     let facility_names: Vec<String> = all.iter().map(Facility::id).collect();
     for given in &filters.facilities {
@@ -404,6 +410,11 @@ pub fn plan(all: &[Facility], strategy: Strategy, filters: &Filters) -> Result<P
             env,
             features,
         });
+    }
+    if runs.is_empty() {
+        return Err(PlanError(
+            "the options leave no provider to select (every one skipped, kept out or unreachable): nothing would run".to_string(),
+        ));
     }
     let (pairs, pairs_covered) = pair_coverage(&levels, &rows);
     let mut per_package: std::collections::BTreeMap<&str, BTreeSet<&str>> = Default::default();
@@ -670,6 +681,22 @@ mod tests {
         let p = plan(&graph(), Strategy::EachProvider, &keep).unwrap();
         assert!(p.runs.iter().all(|r| r.picks[1].provider == "dc"));
         assert_eq!(p.left_out.len(), 2);
+    }
+
+    #[test]
+    fn nothing_to_plan_is_an_error_not_a_pass() {
+        let e = plan(&[], Strategy::EachProvider, &Filters::default()).unwrap_err();
+        assert!(
+            e.0.contains("no crate of this build uses flagsplit-config"),
+            "{e}"
+        );
+        let all_skipped = Filters {
+            skip: vec!["none".into(), "openssl".into()],
+            facilities: vec!["tls".into()],
+            ..Filters::default()
+        };
+        let e = plan(&graph(), Strategy::EachProvider, &all_skipped).unwrap_err();
+        assert!(e.0.contains("leave no provider to select"), "{e}");
     }
 
     #[test]
