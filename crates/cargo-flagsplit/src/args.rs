@@ -144,13 +144,15 @@ impl BuildArgs {
     }
 }
 
+/// A `--name` switch.
+fn flag(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name)
+        .long(name)
+        .action(ArgAction::SetTrue)
+        .help(help)
+}
+
 fn build_flags() -> Vec<Arg> {
-    let flag = |name: &'static str, help: &'static str| {
-        Arg::new(name)
-            .long(name)
-            .action(ArgAction::SetTrue)
-            .help(help)
-    };
     let value = |name: &'static str, value_name: &'static str, help: &'static str| {
         Arg::new(name).long(name).value_name(value_name).help(help)
     };
@@ -253,12 +255,6 @@ const EACH_ABOUT: &str = "Runs a Cargo command once per planned selection of pro
 /// `cargo flagsplit each`, parsed on its own as `inspect` is: its options are its own, and the
 /// Cargo command after `--` carries the package and feature flags.
 pub fn each_command() -> Command {
-    let flag = |name: &'static str, help: &'static str| {
-        Arg::new(name)
-            .long(name)
-            .action(ArgAction::SetTrue)
-            .help(help)
-    };
     let list = |name: &'static str, value_name: &'static str, help: &'static str| {
         Arg::new(name)
             .long(name)
