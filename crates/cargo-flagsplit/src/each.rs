@@ -1,5 +1,6 @@
-//! `cargo flagsplit each`: one discovery build (`cargo check` with the command's package and
-//! feature flags) records every facility of the graph; `plan` chooses the runs; each run is the
+//! `cargo flagsplit each`: one discovery build, compiled as the command compiles
+//! ([`discovery_subcommand`]) with its package, feature and target flags, records every facility
+//! of the graph; `plan` chooses the runs; each run is the
 //! command with the variables and features of its selections, and is then proven: the selections
 //! its build scripts recorded (`flagsplit-config.json`) must be the planned ones, or the run fails
 //! naming the origin that won. A run whose provider's C library is missing fails with the
@@ -185,11 +186,9 @@ pub fn discover(subcommand: &[&str], selection: &BuildArgs) -> Result<Vec<CrateR
 }
 
 /// The plan for the command: discovery, then [`plan::plan`].
-pub fn make_plan(args: &EachArgs) -> Result<Plan> {
-    let selection = selection_args(&args.command)?;
-    let crates = discover(discovery_subcommand(&args.command), &selection)?;
-    let workspace =
-        metadata::workspace(&selection).map_err(|d| anyhow::anyhow!("{}", d.message))?;
+pub fn make_plan(args: &EachArgs, selection: &BuildArgs) -> Result<Plan> {
+    let crates = discover(discovery_subcommand(&args.command), selection)?;
+    let workspace = metadata::workspace(selection).map_err(|d| anyhow::anyhow!("{}", d.message))?;
     let facilities = plan::facilities(&crates, |id| workspace.members.contains(id));
     let mut filters = args.filters.clone();
     if let Some(path) = &args.policy {
@@ -265,26 +264,15 @@ fn run_command(command: &[String], run: &Run) -> Vec<String> {
         command[0].clone(),
         "--message-format=json-render-diagnostics".to_string(),
     ];
-    let mut rest = command[1..].iter();
-    let mut before = Vec::new();
-    let mut after = Vec::new();
-    let mut split = false;
-    for a in rest.by_ref() {
-        if a == "--" {
-            split = true;
-        }
-        if split {
-            after.push(a.clone());
-        } else {
-            before.push(a.clone());
-        }
-    }
-    out.extend(before);
+    // The features go before a `--`, whose arguments are the test binaries' or clippy's.
+    let rest = &command[1..];
+    let split = rest.iter().position(|a| a == "--").unwrap_or(rest.len());
+    out.extend(rest[..split].iter().cloned());
     if !run.features.is_empty() {
         out.push("--features".to_string());
         out.push(run.features.join(","));
     }
-    out.extend(after);
+    out.extend(rest[split..].iter().cloned());
     out
 }
 
@@ -404,7 +392,8 @@ pub fn run(args: &EachArgs) -> Result<u8> {
             "no Cargo command: give one after `--`, as in `cargo flagsplit each -- test --workspace`"
         );
     }
-    let plan = make_plan(args)?;
+    let selection = selection_args(&args.command)?;
+    let plan = make_plan(args, &selection)?;
     if args.print_plan {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&plan)?);
@@ -413,7 +402,6 @@ pub fn run(args: &EachArgs) -> Result<u8> {
         }
         return Ok(0);
     }
-    let selection = selection_args(&args.command)?;
     let cwd = std::env::current_dir().context("no current directory")?;
     let env: Vec<(String, String)> = std::env::vars().collect();
     let config = cargo_config::read(
@@ -560,18 +548,19 @@ pub fn never_exercised(plan: &Plan, results: &[RunResult], skipped_only: bool) -
                 Some(_) => continue,
                 None => {}
             }
-            let exercised = plan.runs.iter().zip(results).any(|(run, r)| {
-                r.outcome == Outcome::Passed
-                    && run.picks.iter().any(|k| {
-                        k.crate_name == f.crate_name && k.facility == f.name && k.provider == p.name
-                    })
-            });
-            let skipped = plan.runs.iter().zip(results).any(|(run, r)| {
-                r.outcome == Outcome::Skipped
-                    && run.picks.iter().any(|k| {
-                        k.crate_name == f.crate_name && k.facility == f.name && k.provider == p.name
-                    })
-            });
+            // Whether a run that ended `outcome` selected this provider.
+            let selected_by = |outcome: Outcome| {
+                plan.runs.iter().zip(results).any(|(run, r)| {
+                    r.outcome == outcome
+                        && run.picks.iter().any(|k| {
+                            k.crate_name == f.crate_name
+                                && k.facility == f.name
+                                && k.provider == p.name
+                        })
+                })
+            };
+            let exercised = selected_by(Outcome::Passed);
+            let skipped = selected_by(Outcome::Skipped);
             if !exercised && skipped == skipped_only {
                 out.push(format!("{}:{}:{}", f.crate_name, f.name, p.name));
             }

@@ -242,8 +242,8 @@ fn unmatched(option: &str, given: &str, names: &[String]) -> PlanError {
     ))
 }
 
-/// The plan for `facilities` with `strategy` and `filters`. `powerset_features` gives, per
-/// package, the number of provider features (for the cargo-hack comparison).
+/// The plan for the facilities `all` with `strategy` and `filters`; its `powerset` counts, per
+/// crate, 2^n for its n provider features (what cargo-hack's `--feature-powerset` makes of them).
 pub fn plan(all: &[Facility], strategy: Strategy, filters: &Filters) -> Result<Plan, PlanError> {
     // A build without facilities would pass without running anything: refused.
     if all.is_empty() {
