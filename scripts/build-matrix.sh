@@ -214,19 +214,19 @@ if build_gnuld openssl-hash-unselected-gnuld --features openssl-sha1,openssl-sha
 fi
 unset FLAGSPLIT_SHA1_PROVIDER FLAGSPLIT_SHA1_UNSAFE_PROVIDER FLAGSPLIT_SHA256_PROVIDER
 
-# PACKAGING.md's whole-graph settings, run as written there: graph-wide RUST_BACKEND_* variables
+# book/src/packaging.md's whole-graph settings, run as written there: graph-wide RUST_BACKEND_* variables
 # select for flagsplit's facilities by kind, and their origins say so.
-graph_recipe=$(awk '$0 == "<!-- graph-wide recipe -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' PACKAGING.md)
-[ -n "$graph_recipe" ] || fail "PACKAGING.md has no graph-wide recipe"
+graph_recipe=$(awk '$0 == "<!-- graph-wide recipe -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' book/src/packaging.md)
+[ -n "$graph_recipe" ] || fail "book/src/packaging.md has no graph-wide recipe"
 if (export CARGO_TARGET_DIR=$T_LLD; set -e; eval "$graph_recipe") >"$log/graph-wide" 2>&1; then
-	pass "graph-wide: PACKAGING.md's recipe built as written"
+	pass "graph-wide: book/src/packaging.md's recipe built as written"
 	expect_options graph-wide "$F" "+sha1-provider: openssl (from graph-wide RUST_BACKEND_SHA1)" "+sha1-unsafe-provider: openssl (from graph-wide RUST_BACKEND_SHA1_UNSAFE)" "+sha256-provider: openssl (from graph-wide RUST_BACKEND_SHA256)" "+md5-provider: openssl (from graph-wide RUST_BACKEND_MD5)" "+tls-provider: openssl (from graph-wide RUST_BACKEND_TLS)" "+zlib-provider: system (from graph-wide RUST_BACKEND_ZLIB)"
 	expect_links graph-wide "$F" crypto nossl
 	expect_zlib graph-wide "$F" libz
 	expect_links graph-wide "$S" crypto ssl
 else
 	cat "$log/graph-wide"
-	fail "graph-wide: PACKAGING.md's recipe failed"
+	fail "graph-wide: book/src/packaging.md's recipe failed"
 fi
 # A crate's own variable wins over the graph-wide one; a graph-wide choice without its feature fails
 # naming the setting, the crate's variable and the feature.
@@ -355,7 +355,7 @@ note "without libssl-dev (scripts/lib/hide-lib.sh openssl): whose message the us
 # OpenSSL hashing is found by flagsplit's own build script, which then names who asked, the install
 # lines and the provider that needs no library. OpenSSL TLS goes through openssl-sys, whose build
 # script Cargo runs first (a direct dependency that declares `links`): its failure is the one
-# printed, so the README's quick start says what to install before `--features openssl-tls`, and
+# printed, so the book's "Building with OpenSSL" says what to install before `--features openssl-tls`, and
 # ARCHITECTURE.md why. Needs root (a private mount namespace): skipped loudly otherwise, a failure
 # with CI=true.
 hidden_status=0
@@ -391,16 +391,17 @@ else
 		grep -q "flagsplit@0.1.0" "$log/hidden-tls" && { fail "hidden-tls: flagsplit's build script ran"; cat "$log/hidden-tls"; } || pass "hidden-tls: flagsplit's build script did not run"
 	fi
 fi
-# What the user reads first: the quick start names the packages before the feature that needs them.
-quick_start=$(sed -n '/^## Quick start/,/^## /p' README.md)
-# first_line TEXT — the line of the quick start where TEXT first appears (empty: nowhere)
+# What the user reads first: the book's section on building with OpenSSL names the packages before
+# the feature that needs them.
+quick_start=$(sed -n '/^## Building with OpenSSL/,/^## [^B]/p' book/src/testing.md)
+# first_line TEXT — the line of that section where TEXT first appears (empty: nowhere)
 first_line() { grep -nF -- "$1" <<<"$quick_start" | head -1 | cut -d: -f1 || true; }
 tls_line=$(first_line '--features openssl-tls')
 ssl_line=$(first_line 'apt-get install libssl-dev pkg-config')
 if [ -n "$tls_line" ] && [ -n "$ssl_line" ] && [ "$ssl_line" -le "$tls_line" ]; then
-	pass "README quick start: apt-get install libssl-dev pkg-config (line $ssl_line) before --features openssl-tls (line $tls_line)"
+	pass "book/src/testing.md, Building with OpenSSL: apt-get install libssl-dev pkg-config (line $ssl_line) before --features openssl-tls (line $tls_line)"
 else
-	fail "README quick start: 'apt-get install libssl-dev pkg-config' must come before --features openssl-tls (lines: ${ssl_line:-none}, ${tls_line:-none})"
+	fail "book/src/testing.md, Building with OpenSSL: 'apt-get install libssl-dev pkg-config' must come before --features openssl-tls (lines: ${ssl_line:-none}, ${tls_line:-none})"
 fi
 section=$(sed -n '/^## C libraries: /,/^## [^C]/p' ARCHITECTURE.md)
 for want in "only after the build scripts of its direct dependencies that declare" "--keep-going" "cargo tree -e features -i openssl-sys"; do

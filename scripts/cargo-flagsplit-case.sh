@@ -639,35 +639,42 @@ has messages-stale.err "error[stale-messages]: $CARGO_TARGET_DIR/debug/flagsplit
 st=0; fs messages-stale-json "$root" -- check --policy packaging/policy.toml --messages "$msgs/default.json" --json || st=$?; status_is messages-stale-json 2 $st
 json messages-stale-json "refused, stale-messages, no report" 'd["outcome"] == "refused" and "stale-messages" in codes() and d["report"] is not None'
 
-note "PACKAGING.md's and the crate README's cargo flagsplit outputs, as the runs above printed them"
-# doc_lines MARKER NAME [DOC] — every line of DOC's (PACKAGING.md's) block after MARKER is a line of $log/NAME
+note "the book's packaging and cargo flagsplit chapters' outputs, as the runs above printed them"
+# doc_lines MARKER NAME [DOC] — every line of DOC's (book/src/packaging.md's) block after MARKER is a line of $log/NAME
 doc_lines() {
 	local text
-	text=$(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' "${3:-PACKAGING.md}")
-	[ -n "$text" ] || { fail "PACKAGING.md has no block after $1"; return; }
+	text=$(awk -v m="$1" '$0 == m { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' "${3:-book/src/packaging.md}")
+	[ -n "$text" ] || { fail "book/src/packaging.md has no block after $1"; return; }
 	mapfile -t want <<<"$text"
 	lines "$2" "${want[@]}"
 }
 doc_lines "<!-- cargo flagsplit report -->" root-default
 doc_lines "<!-- cargo flagsplit error -->" root-openssl-tls-policy2.err
-# The crate README's example is case (c), with this machine's OpenSSL version.
+# The cargo flagsplit chapter's example is case (c), with this machine's OpenSSL version.
 ssl_version=$(pkg-config --modversion libssl)
-sed "s/openssl [0-9][0-9.]*[a-z]*, /openssl $ssl_version, /" crates/cargo-flagsplit/README.md >"$work/README.md"
-doc_lines "<!-- report example -->" c "$work/README.md"
+sed "s/openssl [0-9][0-9.]*[a-z]*, /openssl $ssl_version, /" book/src/cargo-flagsplit.md >"$work/cargo-flagsplit.md"
+doc_lines "<!-- report example -->" c "$work/cargo-flagsplit.md"
 
-note "the crate README's inspect commands, as written there (in a directory whose target/release holds the stripped default executables)"
+note "the cargo flagsplit chapter's inspect commands, as written there (in a directory whose target/release holds the stripped default executables)"
 docroot=$work/docroot
 rm -rf "$docroot"
 mkdir -p "$docroot/target" "$docroot/packaging"
 ln -s "$work/bins-default" "$docroot/target/release"
 cp packaging/policy.toml "$docroot/packaging/"
-doc_commands "<!-- inspect commands -->" crates/cargo-flagsplit/README.md "$docroot" inspect-doc
-[ "$doc_ran" = 3 ] || fail "the crate README has $doc_ran inspect commands, not 3"
-grep -q '"bomFormat": "CycloneDX"' "$docroot/sbom.json" && pass "README: sbom.json is a CycloneDX document" || fail "README: sbom.json is no CycloneDX document"
+doc_commands "<!-- inspect commands -->" book/src/cargo-flagsplit.md "$docroot" inspect-doc
+[ "$doc_ran" = 3 ] || fail "the cargo flagsplit chapter has $doc_ran inspect commands, not 3"
+grep -q '"bomFormat": "CycloneDX"' "$docroot/sbom.json" && pass "cargo-flagsplit.md: sbom.json is a CycloneDX document" || fail "cargo-flagsplit.md: sbom.json is no CycloneDX document"
 
-note "PACKAGING.md's cargo flagsplit commands, as written there"
-doc_commands "<!-- cargo flagsplit commands -->" PACKAGING.md "$root" packaging
-[ "$doc_ran" -gt 0 ] || fail "PACKAGING.md has no cargo flagsplit commands"
+note "book/src/packaging.md's cargo flagsplit commands, as written there"
+doc_commands "<!-- cargo flagsplit commands -->" book/src/packaging.md "$root" packaging
+[ "$doc_ran" -gt 0 ] || fail "book/src/packaging.md has no cargo flagsplit commands"
+
+note "the README's packager example, as written there"
+doc_commands "<!-- packager commands -->" README.md "$root" readme-packager
+[ "$doc_ran" = 1 ] || fail "README.md has $doc_ran packager commands, not 1"
+grep -q "policy packaging/policy-openssl.toml: holds" "$log/readme-packager-1" &&
+	pass "README.md: the packager's policy holds on the build it names" ||
+	fail "README.md: the packager's policy did not say it holds: $(tail -3 "$log/readme-packager-1")"
 
 note "the time cargo flagsplit adds to cargo build (warm target directory, nothing set; 3 runs each, interleaved)"
 gw warm || true

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the build-configuration commands that README.md and config.example.toml show, verbatim, the
+# Runs the build-configuration commands that book/src/configuring.md and config.example.toml show, verbatim, the
 # way a newcomer types them at the repository root: each command below must appear character for
 # character in the file it is quoted from (else the check fails: the docs changed without this
 # script), and is then run in a scratch copy of the working tree.
@@ -76,27 +76,27 @@ position() {
 }
 
 note "no config.toml: the defaults"
-doc README.md "cargo build --release"
+doc book/src/configuring.md "cargo build --release"
 expect "no config.toml" "config-file: (none)" "sha1-provider: dc (from default)"
 fresh "no config.toml"
 
 note "config.toml created after a build without one"
-doc README.md "cp config.example.toml config.toml"
-# The edit the README describes: [sha1] provider = "block".
+doc book/src/configuring.md "cp config.example.toml config.toml"
+# The edit the chapter describes: [sha1] provider = "block".
 sed -i '/^\[sha1\]$/,/^provider/ s/^provider = "dc"$/provider = "block"/' config.toml
-doc README.md "cargo build --release"
+doc book/src/configuring.md "cargo build --release"
 expect "config.toml" "config-file: config.toml" \
 	"sha1-provider: block (from config.toml:$(position config.toml sha1))" \
 	"SHA-1: SHA1_BLK (No collision detection)"
 fresh "config.toml"
 shown="sha1-provider: block (from config.toml:$(position config.toml sha1))"
-grep -qF "\`$shown\`" "$root/README.md" && pass "README.md quotes the origin as built: $shown" ||
-	fail "README.md does not quote '$shown'"
+grep -qF "\`$shown\`" "$root/book/src/configuring.md" && pass "book/src/configuring.md quotes the origin as built: $shown" ||
+	fail "book/src/configuring.md does not quote '$shown'"
 
 note "config.toml edited"
 sed -i '/^\[md5\]$/,/^provider/ s/^provider = "builtin"$/provider = "builtin"   # edited/' config.toml
 sed -i '/^\[sha1\]$/,/^provider/ s/^provider = "block"$/provider = "dc"/' config.toml
-doc README.md "cargo build --release"
+doc book/src/configuring.md "cargo build --release"
 expect "config.toml edited" "sha1-provider: dc (from config.toml:$(position config.toml sha1))" \
 	"md5-provider: builtin (from config.toml:$(position config.toml md5))"
 fresh "config.toml edited"
@@ -115,7 +115,7 @@ sed -i 's/^provider = "rusttls"$/provider = "rustls"/' config.toml
 
 note "config.toml deleted: back to the defaults"
 rm config.toml
-doc README.md "cargo build --release"
+doc book/src/configuring.md "cargo build --release"
 expect "config.toml deleted" "config-file: (none)" "sha1-provider: dc (from default)"
 fresh "config.toml deleted"
 
@@ -141,17 +141,17 @@ fi
 
 note "Cargo's [env] table"
 mkdir -p .cargo packaging
-# The block README.md shows, verbatim.
+# The block book/src/configuring.md shows, verbatim.
 awk '/^```toml$/ { block = 1; text = ""; next } /^```$/ { if (block && text ~ /relative = true/) { printf "%s", text; exit } block = 0 }
-	block { text = text $0 "\n" }' "$root/README.md" >.cargo/config.toml
+	block { text = text $0 "\n" }' "$root/book/src/configuring.md" >.cargo/config.toml
 if grep -qxF '[env]' .cargo/config.toml && grep -qF 'relative = true' .cargo/config.toml; then
-	pass "README.md shows an [env] block"
+	pass "book/src/configuring.md shows an [env] block"
 else
-	fail "README.md has no [env] block with relative = true"
+	fail "book/src/configuring.md has no [env] block with relative = true"
 fi
 cp config.example.toml packaging/flagsplit.toml
 sed -i '/^\[md5\]$/,/^provider/ s/^provider = "builtin"$/provider = "builtin" # from packaging/' packaging/flagsplit.toml
-doc README.md "cargo build --release"
+doc book/src/configuring.md "cargo build --release"
 expect "[env]" "sha1-provider: block (from FLAGSPLIT_SHA1_PROVIDER)" \
 	"md5-provider: builtin (from $copy/packaging/flagsplit.toml:$(position packaging/flagsplit.toml md5))"
 fresh "[env]"

@@ -162,7 +162,7 @@ if [ $status = 0 ] && python3 -c "
 import json, sys
 d = json.load(open('$log/run-graph-pairwise'))
 assert d['outcome'] == 'passed' and all(r['outcome'] == 'passed' for r in d['results']) and not d['never_exercised'], d['results']
-# The fields crates/cargo-flagsplit/README.md documents, and no others.
+# The fields book/src/cargo-flagsplit.md documents, and no others.
 assert set(d) == {'schema', 'command', 'cargo', 'plan', 'results', 'never_exercised', 'skipped_only', 'outcome'}, set(d)
 assert set(d['plan']) == {'strategy', 'facilities', 'runs', 'left_out', 'providers', 'pairs', 'pairs_covered', 'powerset'}, set(d['plan'])
 assert set(d['plan']['facilities'][0]) == {'crate', 'name', 'kind', 'variable', 'member', 'default', 'providers'}
@@ -258,25 +258,25 @@ else
 	fi
 fi
 
-note "the README's each commands, as written, in tests/graph-workspace"
+note "the cargo flagsplit chapter's each commands, as written, in tests/graph-workspace"
 n=0
 while IFS= read -r cmd; do
 	n=$((n + 1))
 	if (cd "$ws" && PATH=$CARGO_TARGET_DIR/debug:$PATH eval "$cmd") >"$log/doc-$n" 2>&1; then
-		pass "crates/cargo-flagsplit/README.md: $cmd"
+		pass "book/src/cargo-flagsplit.md: $cmd"
 	else
 		tail -20 "$log/doc-$n"
-		fail "crates/cargo-flagsplit/README.md: $cmd"
+		fail "book/src/cargo-flagsplit.md: $cmd"
 	fi
-done < <(awk '$0 == "<!-- each commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' crates/cargo-flagsplit/README.md)
-[ "$n" -ge 2 ] && pass "the README's each block: $n commands" || fail "the README's each block: $n commands"
-# The README's pairwise figures are this run's.
+done < <(awk '$0 == "<!-- each commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' book/src/cargo-flagsplit.md)
+[ "$n" -ge 2 ] && pass "the chapter's each block: $n commands" || fail "the chapter's each block: $n commands"
+# The chapter's pairwise figures are this run's.
 read -r runs pairs product powerset < <(sed -n 's/^flagsplit pairwise \([0-9]*\) runs, [0-9]* facilities, [0-9]* providers, \([0-9]*\) pairs; all combinations \([0-9]*\); cargo-hack powerset \([0-9]*\)$/\1 \2 \3 \4/p' "$work/plan-counts")
 product=$(python3 -c "print(f'{$product:,}')")
-grep -qF "$runs runs cover $pairs pairs, where all combinations are $product and cargo" crates/cargo-flagsplit/README.md &&
-	grep -qF "hack's \`--feature-powerset\` over the same features makes $powerset runs" crates/cargo-flagsplit/README.md &&
-	pass "README: flagsplit's pairwise figures ($runs runs, $pairs pairs, $product combinations, powerset $powerset) are this run's" ||
-	fail "README: flagsplit's pairwise figures are not this run's: $runs runs, $pairs pairs, $product combinations, powerset $powerset"
+grep -qF "$runs runs cover $pairs pairs, where all combinations are $product and cargo" book/src/cargo-flagsplit.md &&
+	grep -qF "hack's \`--feature-powerset\` over the same features makes $powerset runs" book/src/cargo-flagsplit.md &&
+	pass "cargo-flagsplit.md: flagsplit's pairwise figures ($runs runs, $pairs pairs, $product combinations, powerset $powerset) are this run's" ||
+	fail "cargo-flagsplit.md: flagsplit's pairwise figures are not this run's: $runs runs, $pairs pairs, $product combinations, powerset $powerset"
 
 note "bad input"
 each bad-skip "$ws" -- --print-plan --skip opensl -- test --workspace --offline

@@ -10,12 +10,12 @@
 # errors (same form as flagsplit's, with the library's note), every kind of error (unknown
 # provider, feature off, probe failing, version too old) in the libraries' own words, none naming
 # flagsplit; then every ```sh block of examples/inflate/README.md,
-# examples/inflate-app/README.md, examples/zstd/README.md and of the README section "Using flagsplit-config in your own
-# crate", run as written. scripts/library-case.sh checks what is particular to a library (rebuilds,
+# examples/inflate-app/README.md, examples/zstd/README.md and of the book's chapter book/src/library.md
+# ("Using flagsplit-config in your own crate"), run as written. scripts/library-case.sh checks what is particular to a library (rebuilds,
 # a dependent's feature, two libraries, cargo install, a directory source).
 #
 # Doc blocks: a ```sh block is run with `bash -eo pipefail` (examples/inflate/README.md's in
-# examples/inflate, examples/inflate-app/README.md's in examples/inflate-app, README.md's at the
+# examples/inflate, examples/inflate-app/README.md's in examples/inflate-app, the book chapter's at the
 # root); `<!-- fails -->` on the line before it means it must fail; a ```text block right after it
 # lists lines that must appear in its output (as substrings).
 #
@@ -394,6 +394,6 @@ note "documentation commands, as written"
 run_doc examples/inflate/README.md "$lib"
 run_doc examples/inflate-app/README.md "$app"
 run_doc examples/zstd/README.md "$root/examples/zstd"
-run_doc README.md "$root" "Using flagsplit-config in your own crate"
+run_doc book/src/library.md "$root"
 
 finish "example crate"

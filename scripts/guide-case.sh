@@ -20,7 +20,8 @@
 #   its test catches (name-typo), the C library missing (library-missing: pkg-config given an
 #   empty search path); and a mistake in the table itself (the default behind a feature) stops the
 #   build naming it;
-# - README.md's `[env]` block of the application section is examples/inflate-app's file.
+# - the `[env]` blocks after `<!-- application env -->` in README.md and book/src/library.md are
+#   examples/inflate-app's file.
 #
 # Usage: scripts/guide-case.sh        (run by scripts/test.sh; needs libzstd-dev, zlib1g-dev,
 # pkg-config and the crates of examples/inflate-app's Cargo.lock, fetched first)
@@ -345,9 +346,11 @@ probes=$(ls "$CARGO_TARGET_DIR"/debug/build/zstd-demo-*/out/flagsplit-probes/ 2>
 	pass "zstd-zstd: the probe was generated from Cargo.toml (OUT_DIR/flagsplit-probes/probe-compress-zstd.c, including zstd.h)" ||
 	fail "zstd-zstd: the generated probes in OUT_DIR are '$probes'"
 
-note "README.md's [env] block is examples/inflate-app's"
-readme_env=$(awk '/^### An application that uses it/ { on = 1 } on && /^```toml$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' README.md)
+note "the [env] blocks of README.md and the book's library chapter are examples/inflate-app's"
 app_env=$(sed -n '/^\[env\]$/,$p' examples/inflate-app/.cargo/config.toml)
-[ "$readme_env" = "$app_env" ] && pass "README.md's [env] block = examples/inflate-app/.cargo/config.toml's" || fail "README.md's [env] block differs from examples/inflate-app/.cargo/config.toml: $readme_env"
+for doc in README.md book/src/library.md; do
+	doc_env=$(awk '$0 == "<!-- application env -->" { on = 1; next } on && /^```toml$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' "$doc")
+	[ "$doc_env" = "$app_env" ] && pass "$doc's [env] block = examples/inflate-app/.cargo/config.toml's" || fail "$doc's [env] block differs from examples/inflate-app/.cargo/config.toml: $doc_env"
+done
 
 finish "guide case"

@@ -3,7 +3,7 @@
 # into target/packages/: the Debian source package and, for each provider choice, the .deb
 # packages (dpkg-buildpackage), the .rpm packages (rpmbuild) and the Arch packages (makepkg), from
 # the recipes in packaging/. Then checks them: each package's dependency line as its tool computed
-# it, printed next to the executables' NEEDED entries, against PACKAGING.md's table and lists
+# it, printed next to the executables' NEEDED entries, against book/src/packaging.md's table and lists
 # (libssl only on the sender's package, and only with the openssl choice); lintian; the file lists;
 # and the installed Debian packages (dpkg -i, the commands, man, the completions from their installed
 # places, dpkg --purge leaving nothing).
@@ -15,7 +15,7 @@
 # --providers LIST builds only these provider choices (default: both; the dependency table is then
 #   not compared).
 #
-# The commands are PACKAGING.md's, run verbatim: the ```sh block after each `<!-- packages NAME -->`
+# The commands are book/src/packaging.md's, run verbatim: the ```sh block after each `<!-- packages NAME -->`
 # line. Needs root (it creates the unprivileged user that runs the builds, since makepkg refuses
 # root, and installs the .deb packages) and Debian's dpkg-dev, debhelper, lintian, rpm, makepkg,
 # pacman-package-manager, libarchive-tools, zstd, dovecot-imapd, bash-completion, zsh, fish, man-db
@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$PWD
-doc=$checkout/PACKAGING.md
+doc=$checkout/book/src/packaging.md
 . scripts/lib/checks.sh
 
 work=
@@ -72,7 +72,7 @@ for v in "debian/changelog $debver" "flagsplit.spec $rpmver" "PKGBUILD $archver"
 	[ "${v#* }" = "$version" ] && pass "${v% *} says $version" || fail "${v% *} says ${v#* }, Cargo.toml $version"
 done
 
-# block_after MARKER — the contents of the first fenced block after the line MARKER in PACKAGING.md
+# block_after MARKER — the contents of the first fenced block after the line MARKER in book/src/packaging.md
 block_after() {
 	awk -v marker="$1" '
 		$0 == marker { found = 1; next }
@@ -80,11 +80,11 @@ block_after() {
 		found && inside { print }' "$doc"
 }
 
-# block NAME — PACKAGING.md's ```sh block after `<!-- packages NAME -->`
+# block NAME — book/src/packaging.md's ```sh block after `<!-- packages NAME -->`
 block() {
 	local text
 	text=$(block_after "<!-- packages $1 -->")
-	[ -n "$text" ] || { echo "scripts/packages.sh: PACKAGING.md has no block <!-- packages $1 -->" >&2; exit 1; }
+	[ -n "$text" ] || { echo "scripts/packages.sh: book/src/packaging.md has no block <!-- packages $1 -->" >&2; exit 1; }
 	printf '%s\n' "$text"
 }
 
@@ -100,7 +100,7 @@ declare -A arch_of=([libc.so.6]=glibc [ld-linux-x86-64.so.2]=glibc [libgcc_s.so.
 words() { printf '%s\n' "$@" | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 # unpacked WHAT CHOICE DIR — prints the NEEDED entries of every executable under DIR/usr/bin and
-# checks them against PACKAGING.md's list for CHOICE; their union in $needed_all
+# checks them against book/src/packaging.md's list for CHOICE; their union in $needed_all
 unpacked() {
 	local what=$1 choice=$2 bin name line want
 	needed_all=()
@@ -110,7 +110,7 @@ unpacked() {
 		printf '      NEEDED %-20s %s\n' "$name:" "${line[*]}"
 		needed_all+=("${line[@]}")
 		want=$(block_after "<!-- packages-needed $choice -->" | sed -n "s/^$name: //p")
-		expect_set "$what: $name NEEDED as PACKAGING.md says" "${line[*]}" "$want"
+		expect_set "$what: $name NEEDED as book/src/packaging.md says" "${line[*]}" "$want"
 		if grep -qF "$work" "$bin"; then
 			fail "$what: $name names the build directory ($work): the path mapping did not apply"
 		fi
@@ -628,9 +628,9 @@ printf '%s\n' "${table[@]}" | tee "$out/dependencies.md"
 documented=$(sed -n '/^<!-- packages-dependencies:begin -->$/,/^<!-- packages-dependencies:end -->$/p' "$doc" | sed '1d;$d')
 if [ ${#choices[@]} = 2 ]; then
 	if [ "$documented" = "$(cat "$out/dependencies.md")" ]; then
-		pass "PACKAGING.md's dependency table is this one"
+		pass "book/src/packaging.md's dependency table is this one"
 	else
-		fail "PACKAGING.md's dependency table differs from this one (target/packages/dependencies.md):"
+		fail "book/src/packaging.md's dependency table differs from this one (target/packages/dependencies.md):"
 		diff <(echo "$documented") "$out/dependencies.md" | sed 's/^/    /' || true
 	fi
 fi

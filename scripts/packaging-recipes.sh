@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Runs the recipes PACKAGING.md marks "run here" exactly as written there, and compares each binary's
-# NEEDED entries (readelf -d) with the lines PACKAGING.md gives for it (as sets). Then checks that
+# Runs the recipes book/src/packaging.md marks "run here" exactly as written there, and compares each binary's
+# NEEDED entries (readelf -d) with the lines book/src/packaging.md gives for it (as sets). Then checks that
 # `cargo install --path . --locked` installs both binaries and that `flagsplit imap-send` finds its
 # partner there.
 #
-# PACKAGING.md format: `<!-- recipe NAME -->` followed by a ```sh block (its lines are run; lines
+# book/src/packaging.md format: `<!-- recipe NAME -->` followed by a ```sh block (its lines are run; lines
 # starting with apt-get are skipped: scripts/test.sh installs packages), and
 # `<!-- needed NAME BINARY -->` followed by a ``` block with the sonames.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-doc=PACKAGING.md
+doc=book/src/packaging.md
 . scripts/lib/checks.sh
 
 # block_after MARKER — the contents of the first fenced block after the line MARKER
@@ -43,9 +43,9 @@ for name in $recipes; do
 		want=$(block_after "<!-- needed $name $bin -->" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 		got=$(needed "$path" | sort | tr '\n' ' ')
 		if [ "$want" = "$got" ]; then
-			pass "$name: $bin NEEDED matches PACKAGING.md: ${got:-(none)}"
+			pass "$name: $bin NEEDED matches book/src/packaging.md: ${got:-(none)}"
 		else
-			fail "$name: $bin NEEDED is '${got:-(none)}', PACKAGING.md says '${want:-(none)}'"
+			fail "$name: $bin NEEDED is '${got:-(none)}', book/src/packaging.md says '${want:-(none)}'"
 		fi
 		"$path" version >/dev/null 2>&1 || [ "$bin" != flagsplit ] || fail "$name: $bin does not run"
 	done

@@ -6,7 +6,10 @@
 # - `cargo run --release -- fsck` gives `git fsck`'s exit status and the same sets of lines on
 #   standard output and standard error, on the clone (flagsplit's `notice: not checked:` lines and
 #   Cargo's own status lines aside);
-# - `cargo run --release -- bench` prints a measured fsck row, not "fsck: not measured".
+# - `cargo run --release -- bench` prints a measured fsck row, not "fsck: not measured";
+# - the README's user example (the block after `<!-- user commands -->`), with the executables
+#   those two lines built first in PATH: its SHA1SUMS is coreutils' `sha1sum` of the same files,
+#   `-c` accepts it, and its `fsck` gives `git fsck`'s exit status.
 #
 # Usage: scripts/quick-start.sh     (run by scripts/test.sh; needs a git checkout; commits only:
 #                                    the clone has what HEAD has)
@@ -19,6 +22,8 @@ bench_cmd='cargo run --release -- bench'
 for cmd in "$fsck_cmd" "$bench_cmd"; do
 	grep -qF -- "$cmd" README.md || fail "README.md no longer shows: $cmd"
 done
+user_block=$(awk '$0 == "<!-- user commands -->" { f = 1; next } f && /^```/ { if (i) exit; i = 1; next } f && i { print }' README.md)
+[ -n "$user_block" ] || fail "README.md has no block after <!-- user commands -->"
 [ "$failures" = 0 ] || finish "$what"
 git rev-parse --git-dir >/dev/null 2>&1 || { fail "not a git checkout: cannot clone it"; finish "$what"; }
 
@@ -73,4 +78,24 @@ else
 	cat "$work/bench.out"
 	sed 's/^/    stderr: /' "$work/bench.err"
 fi
+note "the README's user example (target/release first in PATH)"
+set +e
+(PATH=$PWD/target/release:$PATH && bash -x -c "$user_block") >"$work/user.out" 2>"$work/user.err"
+us=$?
+set -e
+git status --porcelain --untracked-files=all | grep -qvx '?? SHA1SUMS' && fail "the user example wrote more than SHA1SUMS: $(git status --porcelain)"
+files=$(sed -n 's/^flagsplit sha1sum \([^>]*\) > SHA1SUMS$/\1/p' <<<"$user_block")
+if [ -n "$files" ] && [ -s SHA1SUMS ] && diff <(sha1sum $files) SHA1SUMS; then
+	pass "README: SHA1SUMS is coreutils' sha1sum of $files"
+else
+	fail "README: SHA1SUMS differs from coreutils' sha1sum of '$files'"
+fi
+git fsck >/dev/null 2>&1 && gs=0 || gs=$?
+if [ "$us" = "$gs" ] && grep -q ': OK$' "$work/user.out"; then
+	pass "README: the user example exits $us, as git fsck does, and sha1sum -c said OK"
+else
+	fail "README: the user example exits $us (git fsck: $gs)"
+	sed 's/^/    /' "$work/user.err"
+fi
+rm -f SHA1SUMS
 finish "$what"

@@ -4,7 +4,7 @@
 #   - with --same-directory, twice in the same directory, with no flags at all (the default
 #     features); and
 #   - in two different directories, with two different CARGO_HOMEs (the second one filled from the
-#     first one's downloads), when both use the RUSTFLAGS/CFLAGS of PACKAGING.md's reproducible-build
+#     first one's downloads), when both use the RUSTFLAGS/CFLAGS of book/src/packaging.md's reproducible-build
 #     recipe (the block after `<!-- reproducible-flags -->`, which must read exactly as $RECIPE below).
 # The remapped binaries must not contain any absolute path of the build: either source tree, OUT_DIR,
 # the target directory, either CARGO_HOME, the toolchain, the temporary directory, the checkout, $HOME;
@@ -20,7 +20,7 @@
 #                what a distribution's -dbgsym package is split from; C code included)
 #     vendored   openssl + openssl-vendored                          2 builds (cross-directory only,
 #                compiles OpenSSL twice, slow): both trees build into one CARGO_TARGET_DIR, with the
-#                recipe's RUSTFLAGS but not its CFLAGS and with one SOURCE_DATE_EPOCH, as PACKAGING.md
+#                recipe's RUSTFLAGS but not its CFLAGS and with one SOURCE_DATE_EPOCH, as book/src/packaging.md
 #                says for a vendored OpenSSL (which records its build directory and flags as strings)
 #   --same-directory  also the same-directory pair without flags (two more clean builds; the
 #                cross-directory pair with the recipe is the stricter check, and the one
@@ -33,7 +33,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 . scripts/lib/checks.sh
 
-# The reproducible-build recipe, as PACKAGING.md gives it; evaluated in the source directory.
+# The reproducible-build recipe, as book/src/packaging.md gives it; evaluated in the source directory.
 RECIPE='cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rust_src=$(rustc --print sysroot)/lib/rustlib/src/rust
 rust_commit=$(rustc -vV | sed -n "s/^commit-hash: //p")
@@ -108,15 +108,15 @@ populate_home_b() {
 echo "building HEAD $(git rev-parse --short HEAD) in $work"
 [ -z "$(git status --porcelain --untracked-files=no)" ] || echo "note: uncommitted changes are not part of these builds"
 
-# --- the recipe and PACKAGING.md ------------------------------------------------------------------
-note "PACKAGING.md's recipe"
+# --- the recipe and book/src/packaging.md ------------------------------------------------------------------
+note "book/src/packaging.md's recipe"
 doc_block=$(awk '$0 == "<!-- reproducible-flags -->" { found = 1; next }
 	found && /^```/ { if (inside) exit; inside = 1; next }
-	found && inside { print }' "$tree_a/PACKAGING.md" 2>/dev/null || true)
+	found && inside { print }' "$tree_a/book/src/packaging.md" 2>/dev/null || true)
 if [ "$doc_block" = "$RECIPE" ]; then
-	pass "PACKAGING.md gives the flags this script builds with"
+	pass "book/src/packaging.md gives the flags this script builds with"
 else
-	fail "PACKAGING.md (at HEAD) lacks these lines in a \`\`\`sh block after <!-- reproducible-flags -->:"
+	fail "book/src/packaging.md (at HEAD) lacks these lines in a \`\`\`sh block after <!-- reproducible-flags -->:"
 	printf '%s\n' "$RECIPE" | sed 's/^/      /'
 fi
 
@@ -318,16 +318,16 @@ for set in "${set_list[@]}"; do
 	# The cross-directory pair, with the recipe.
 	env_a=("${common[@]}" "SOURCE_DATE_EPOCH=$epoch")
 	env_b=("${common[@]}" "SOURCE_DATE_EPOCH=$((epoch + 400 * 86400))")
-	what="two directories, CARGO_HOMEs and SOURCE_DATE_EPOCHs, PACKAGING.md's flags"
+	what="two directories, CARGO_HOMEs and SOURCE_DATE_EPOCHs, book/src/packaging.md's flags"
 	fixed_target="" no_cflags=0
 	if [ "$set" = vendored ]; then
 		# OpenSSL's build records its install directory (ENGINESDIR, MODULESDIR: under OUT_DIR) and
 		# its compiler flags (CFLAGS included) as strings, which no mapping rewrites, and dates
 		# itself from SOURCE_DATE_EPOCH: the same absolute target directory, no CFLAGS line, and
-		# the same SOURCE_DATE_EPOCH, as PACKAGING.md says for a vendored OpenSSL.
+		# the same SOURCE_DATE_EPOCH, as book/src/packaging.md says for a vendored OpenSSL.
 		env_b=("${env_a[@]}")
 		fixed_target=$work/shared-target no_cflags=1
-		what="two directories and CARGO_HOMEs, one CARGO_TARGET_DIR, PACKAGING.md's RUSTFLAGS"
+		what="two directories and CARGO_HOMEs, one CARGO_TARGET_DIR, book/src/packaging.md's RUSTFLAGS"
 	fi
 	if [ "$set" = default ]; then
 		# Also a config file named by its absolute path (as `[env] FLAGSPLIT_CONFIG = { value =

@@ -13,7 +13,7 @@
 #                            of three libraries (scripts/graph-case.sh) and `cargo flagsplit`'s
 #                            reports and policies, and the build records executables carry
 #                            (scripts/cargo-flagsplit-case.sh, scripts/auditable-case.sh: beside
-#                            cargo-auditable's), PACKAGING.md's recipes, the
+#                            cargo-auditable's), book/src/packaging.md's recipes, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -244,12 +244,12 @@ scripts/each-case.sh
 step "the build record beside cargo-auditable's: cargo auditable build of flagsplit, both read back"
 scripts/auditable-case.sh
 
-step "PACKAGING.md recipes and cargo install"
+step "book/src/packaging.md recipes and cargo install"
 scripts/packaging-recipes.sh
 
 # One release build per provider choice, shared by the three tools, and lintian: about 3 minutes a
 # choice on 2 cores. This run builds the openssl choice (libssl on the sender's package only, the
-# system libz); --all both choices, and compares the dependency table with PACKAGING.md's.
+# system libz); --all both choices, and compares the dependency table with book/src/packaging.md's.
 if [ "$all" = true ]; then
 	step "Debian, RPM and Arch packages, both provider choices, installed and removed (scripts/packages.sh)"
 	scripts/packages.sh
@@ -262,7 +262,7 @@ else
 	left_out+=("scripts/packages.sh's rustls choice and its dependency table" "scripts/openssl-matrix.sh")
 fi
 
-# The cross-directory pair with PACKAGING.md's recipe flags, default features (two clean release
+# The cross-directory pair with book/src/packaging.md's recipe flags, default features (two clean release
 # builds); --all adds the pair with every OpenSSL provider and the same-directory pair without flags.
 if [ "$all" = true ]; then
 	step "reproducible builds (default and openssl sets, and the same-directory pair)"

@@ -3,7 +3,7 @@
 //!
 //! - [`hash`]: the hashing facilities over the providers `build.rs` selected (the `flagsplit-hash`
 //!   crate compiles them all; this module names only the selected ones).
-//! - [`bench`]: the `bench` command's measurements and reports.
+//! - [`bench`](mod@bench): the `bench` command's measurements and reports.
 //! - [`spec`]: flagsplit's facility table (facilities, providers, features, variables), which
 //!   `build.rs` resolves (the `flagsplit-spec` crate).
 //! - [`build_options`]: what the build decided, as `version --build-options` prints it.

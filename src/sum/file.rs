@@ -7,7 +7,7 @@
 //! and until the same end (a read of 0 bytes or the first error), so a file that grows, shrinks
 //! or fails while it is read gives what the sequential loop (and coreutils) gives: the digest of
 //! what was read, or the read's error. No file is mapped, so a file truncated while it is hashed
-//! cannot raise `SIGBUS`. Measurements: BENCHMARKS.md, *Checksums of a file*; on one core the
+//! cannot raise `SIGBUS`. Measurements: book/src/benchmarks.md, *Checksums of a file*; on one core the
 //! overlap cannot happen and the sequential loop is used.
 
 use std::collections::VecDeque;
@@ -22,7 +22,7 @@ use crate::hash::{self, Algorithm, Digest, HashError, Hasher};
 
 /// Files smaller than this are read in sequence: starting the thread, filling the ring and
 /// waiting for each other cost about a millisecond a file, more than the overlap saves below
-/// about 32 MiB (measured: BENCHMARKS.md, *Checksums of a file*).
+/// about 32 MiB (measured: book/src/benchmarks.md, *Checksums of a file*).
 pub const OVERLAP_MIN: u64 = 32 * 1024 * 1024;
 
 /// The size of each buffer the reader thread fills: large enough that the hand-over between the

@@ -2,7 +2,7 @@
 //! `*binary`, `--tag`, `-z`, file-name escaping), the same `--check` parsing and reporting, the
 //! same messages (with `flagsplit sha1sum:` as the program name), option checks and exit status.
 //!
-//! - [`line`]: formatting, escaping and parsing checksum lines (pure).
+//! - [`line`](mod@line): formatting, escaping and parsing checksum lines (pure).
 //! - [`quote`]: file names in messages, quoted as coreutils quotes them (pure).
 //! - [`command`]: the commands themselves over given streams, so they run in tests too.
 //!

@@ -278,40 +278,40 @@ fn generated() -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
-/// BENCHMARKS.md's tables are the reference reports as `flagsplit report --markdown` prints them.
+/// book/src/benchmarks.md's tables are the reference reports as `flagsplit report --markdown` prints them.
 /// After new reference reports, `FLAGSPLIT_BLESS=1 cargo test --test integration report::`
 /// rewrites the block.
 #[test]
 fn benchmarks_md_is_generated_from_the_reference_reports() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
-    let text = std::fs::read_to_string(&path).expect("BENCHMARKS.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/benchmarks.md");
+    let text = std::fs::read_to_string(&path).expect("book/src/benchmarks.md");
     let start = text
         .find(BEGIN)
-        .expect("BENCHMARKS.md has the generated block")
+        .expect("book/src/benchmarks.md has the generated block")
         + BEGIN.len();
     let end = start + text[start..].find(END).expect("the block's end");
     let want = generated();
     if std::env::var_os("FLAGSPLIT_BLESS").is_some() {
         let new = format!("{}{want}{}", &text[..start], &text[end..]);
-        std::fs::write(&path, new).expect("write BENCHMARKS.md");
+        std::fs::write(&path, new).expect("write book/src/benchmarks.md");
         return;
     }
     assert!(
         text[start..end] == want,
-        "BENCHMARKS.md's generated block differs from the reference reports; run FLAGSPLIT_BLESS=1 cargo test --test integration report::"
+        "book/src/benchmarks.md's generated block differs from the reference reports; run FLAGSPLIT_BLESS=1 cargo test --test integration report::"
     );
 }
 
-/// The command README.md shows, verbatim, from a checkout (the reference reports), with the
+/// The command the book's chapter on the commands shows, verbatim, from a checkout (the reference reports), with the
 /// built binaries first in PATH.
 #[test]
-fn the_readme_command_writes_the_page() {
+fn the_books_command_writes_the_page() {
     let cmd = "flagsplit report benchmarks/reference/*.json -o results.html";
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let readme = std::fs::read_to_string(root.join("book/src/commands.md")).expect("book/src/commands.md");
     assert!(
         readme.contains(&format!("`{cmd}`")),
-        "README.md shows {cmd}"
+        "book/src/commands.md shows {cmd}"
     );
     let dir = tempfile_dir("report-readme");
     std::os::unix::fs::symlink(root.join("benchmarks"), dir.join("benchmarks")).expect("symlink");

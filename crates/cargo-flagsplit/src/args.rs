@@ -194,7 +194,7 @@ fn build_flags() -> Vec<Arg> {
         Arg::new("json")
             .long("json")
             .action(ArgAction::SetTrue)
-            .help("Print one JSON document on standard output (schema: the README of cargo-flagsplit)"),
+            .help("Print one JSON document on standard output (schema: the book's cargo flagsplit chapter, book/src/cargo-flagsplit.md)"),
         Arg::new("deny")
             .short('D')
             .long("deny")

@@ -27,7 +27,7 @@ pub enum Class {
 
 macro_rules! codes {
     ($($variant:ident = $name:literal, $class:ident, $doc:literal;)*) => {
-        /// The kinds of diagnostic, each with its code (the README of cargo-flagsplit has the
+        /// The kinds of diagnostic, each with its code (the book's cargo flagsplit chapter has the
         /// table).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Code {
@@ -51,7 +51,7 @@ macro_rules! codes {
                 }
             }
 
-            /// What the code means, for `--help` and the README's table.
+            /// What the code means, for `--help` and the book's table.
             pub fn doc(self) -> &'static str {
                 match self {
                     $(Code::$variant => $doc,)*
@@ -280,8 +280,8 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_every_code_with_its_exit_status() {
-        let readme = include_str!("../README.md");
+    fn the_book_lists_every_code_with_its_exit_status() {
+        let readme = include_str!("../../../book/src/cargo-flagsplit.md");
         for c in Code::ALL {
             let exit = match (
                 c.class(),
@@ -294,7 +294,7 @@ mod tests {
                 (Class::Finding, _, _) => "1",
             };
             let row = format!("| `{}` | {exit} |", c.as_str());
-            assert!(readme.contains(&row), "README.md lacks {row}");
+            assert!(readme.contains(&row), "book/src/cargo-flagsplit.md lacks {row}");
         }
     }
 

@@ -1,6 +1,6 @@
 //! The knob table: every Cargo feature, config key and variable of a [`Spec`], what it does, its
 //! values, its default, and what each binary links because of it — generated from the same table
-//! the resolver uses, so the README, PACKAGING.md, `flagsplit version --all-knobs` and the man
+//! the resolver uses, so book/src/packaging.md, `flagsplit version --all-knobs` and the man
 //! pages cannot drift from the build.
 
 use std::fmt::Write as _;

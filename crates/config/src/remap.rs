@@ -5,7 +5,7 @@
 //! Without it, a `FLAGSPLIT_CONFIG` made absolute (`[env] FLAGSPLIT_CONFIG = { value = "...",
 //! relative = true }` does that) or an `OPENSSL_DIR` inside the build tree would appear verbatim in
 //! `version --build-options`, and two builds of the same source in different directories would
-//! differ although both pass the `--remap-path-prefix` flags PACKAGING.md documents.
+//! differ although both pass the `--remap-path-prefix` flags book/src/packaging.md documents.
 //!
 //! Pure: the caller passes the value of `CARGO_ENCODED_RUSTFLAGS` (which Cargo gives every build
 //! script: the flags, `RUSTFLAGS` or `build.rustflags`, separated by `\x1f`).

@@ -2,7 +2,7 @@
 //! reads: a config file and the package's `Cargo.toml` (its `[package.metadata.flagsplit]`
 //! table). Its own, rather than a crate's: it is on the critical path of every adopting library's
 //! cold build, where it compiles within flagsplit-config instead of as a crate that the library's
-//! build must wait for (BENCHMARKS.md, "What adopting flagsplit-config costs"), and it builds
+//! build must wait for (book/src/benchmarks.md, "What adopting flagsplit-config costs"), and it builds
 //! with Rust 1.63. `fuzz/fuzz_targets/config_toml.rs` compares its trees with those of the `toml`
 //! crate, Cargo's own reader, on every input.
 //!

@@ -6,7 +6,7 @@
 //! Why not the `digest`/`block-buffer` layers the `sha1` and `md-5` crates use: on one 64-byte
 //! message they cost about a third of the time on top of the block function (padding through a
 //! memset and output copies measured with perf), which is the difference between 1.33× and 1.14× of
-//! libcrypto's low-level call on that message (BENCHMARKS.md).
+//! libcrypto's low-level call on that message (book/src/benchmarks.md).
 
 /// Byte order of the length in the final block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -53,7 +53,7 @@ pub const MIN_LIBRESSL: u64 = 0x3050_0000;
 /// The supported range, as the messages and the documentation say it.
 pub const SUPPORTED_RANGE: &str = "OpenSSL 1.1.1 to 3.x (LibreSSL 3.5 or newer with a warning)";
 
-/// flagsplit's OpenSSL policy (README, PACKAGING.md): **OpenSSL 1.1.1 to 3.x**. Older ones are
+/// flagsplit's OpenSSL policy (the book's configuring and packaging chapters): **OpenSSL 1.1.1 to 3.x**. Older ones are
 /// refused (1.1.0 and 1.0.2 are long out of support; `openssl-sys` itself refuses anything before
 /// 1.1.0). OpenSSL 4 and later are accepted with a warning (not tested; the probes still check
 /// every function flagsplit calls). **LibreSSL 3.5 or newer** (the oldest `openssl-sys` accepts)
@@ -564,7 +564,7 @@ pub static SPEC: Spec = Spec::application("flagsplit", "FLAGSPLIT", "flagsplit")
         Variable::new("FLAGSPLIT_TEST_NO_INSTALL", When::Test, "the test command installs nothing (offline or packaging builds)")
         .values("1")
         .default_value("install missing packages with apt-get when root"),
-        Variable::new("FLAGSPLIT_BLESS", When::Test, "tests rewrite their generated expectations (README knob table, config error corpus, git's recorded fsck results) instead of failing; review the diff")
+        Variable::new("FLAGSPLIT_BLESS", When::Test, "tests rewrite their generated expectations (the knob table, config error corpus, git's recorded fsck results) instead of failing; review the diff")
         .values("1")
         .default_value("tests compare"),
         Variable::new("FLAGSPLIT_RATIOS_MIB", When::Bench, "the ratios bench's buffer size (cargo bench --bench ratios)")

@@ -1,5 +1,5 @@
 //! `flagsplit fsck --json`: each finding as one JSON object on a line of standard output, and a
-//! last line with the exit status. The schema is in README.md.
+//! last line with the exit status. The schema is in the book's chapter on the commands (book/src/commands.md).
 
 use std::io::{self, BufWriter, Write};
 

@@ -2,7 +2,7 @@
 //! `flagsplit::fsck`), with git's options. An executable of its own, as `flagsplit-imap-send` is,
 //! so that the `flagsplit` binary does not link the object-store reader, the thread pool and the
 //! checks: linking them into `flagsplit` measured 5% more instructions for `flagsplit sha1sum
-//! /dev/null` (callgrind; see BENCHMARKS.md).
+//! /dev/null` (callgrind; see book/src/benchmarks.md).
 
 use std::ffi::OsString;
 use std::io::{self, Write};

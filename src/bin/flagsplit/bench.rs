@@ -10,7 +10,7 @@ use std::time::Instant;
 use flagsplit::bench::{self, Environment, FsckRun, Plan, Report, Startup};
 use flagsplit::cli::Matches;
 
-/// The command whose start-up is measured (BENCHMARKS.md compares it with `git hash-object /dev/null`).
+/// The command whose start-up is measured (book/src/benchmarks.md compares it with `git hash-object /dev/null`).
 const STARTUP_ARGS: [&str; 2] = ["sha1sum", "/dev/null"];
 
 /// Runs the command.

@@ -32,7 +32,7 @@ pub fn read(path: &std::path::Path) -> Result<Policy, Vec<Diagnostic>> {
             )
             .note(
                 "fix",
-                "give an existing TOML file with --policy (see the README of cargo-flagsplit)",
+                "give an existing TOML file with --policy (see the book's cargo flagsplit chapter)",
             ),
         ]
     };
@@ -160,7 +160,7 @@ pub fn parse(file: &Rc<SourceFile>) -> Result<Policy, Vec<Diagnostic>> {
                 Code::PolicyEmpty,
                 format!("the policy {} has no rule: it would hold for any build", file.name),
             )
-            .note("fix", "write [[deny]], [[require]] or [[libraries]] rules (the README of cargo-flagsplit)"),
+            .note("fix", "write [[deny]], [[require]] or [[libraries]] rules (the book's cargo flagsplit chapter)"),
         );
     }
     if errors.is_empty() {
@@ -671,7 +671,7 @@ mod tests {
 
     #[test]
     fn every_mistake_of_a_large_policy() {
-        // 20,000 rules with one mistake each, each placed (BENCHMARKS.md times the largest
+        // 20,000 rules with one mistake each, each placed (book/src/benchmarks.md times the largest
         // policy read).
         let mut text = String::new();
         for i in 0..20_000 {

@@ -379,5 +379,5 @@ pub static PROGRAM: Program = Program {
         VERSION,
         HELP,
     ],
-    epilogue: "Build configuration: see 'flagsplit version --build-options' and the README.",
+    epilogue: "Build configuration: see 'flagsplit version --build-options' and the flagsplit book's Build configuration chapter.",
 };

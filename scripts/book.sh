@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The book (book/, mdBook) built and checked, and the README's limits:
+#
+# - mdBook 0.5.4, installed from crates.io into target/tools (search only: no serve or watch)
+#   unless target/tools/bin/mdbook is that version already;
+# - `mdbook build`, with missing chapter files an error (mdBook's default is to create them, empty,
+#   in the book's source directory, silently): fails on a non-zero exit and on any line of its
+#   standard error that is not an INFO line. mdBook 0.5.4 logs `ERROR`, `WARN` and `INFO` lines
+#   there (and exits 0) for a {{#include}} of a missing file, an unclosed HTML tag and the like;
+#   a missing chapter file or a malformed SUMMARY.md are an ERROR and exit 101;
+# - the benchmark charts, `flagsplit report benchmarks/reference/*.json`, written into the rendered
+#   book as charts.html (the benchmarks chapter links to it and embeds it);
+# - every relative link of every rendered page, and of the README (scripts/book-links.py; its
+#   self-test first, so that the checker is seen to find broken links);
+# - the README: at most 1,200 words (as `wc -w` counts them), `## Quick start` in its first 40 lines.
+#
+# Usage: scripts/book.sh [--book DIR] [--out DIR] [--readme FILE]
+#   --book DIR     the book's directory, with book.toml (default: book)
+#   --out DIR      where the book is rendered (default: target/book); mdBook empties it first, so
+#                  an existing directory must be empty or hold a rendered book (an index.html)
+#   --readme FILE  the README checked (default: README.md); its links are resolved in the
+#                  repository
+# Logs in target/book-check (replaced at each run). The first run installs mdBook (about a minute
+# and a quarter of compiling; needs the network) and may build flagsplit's release binaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+. scripts/lib/checks.sh
+
+book=book
+out=target/book
+readme=README.md
+while [ $# -gt 0 ]; do
+	case $1 in
+	--book) book=${2:?--book needs a directory}; shift 2 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--readme) readme=${2:?--readme needs a file}; shift 2 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "scripts/book.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+out=$(realpath -m "$out")
+[ -f "$book/book.toml" ] || { echo "scripts/book.sh: $book/book.toml: no such file" >&2; exit 2; }
+[ -f "$readme" ] || { echo "scripts/book.sh: $readme: no such file" >&2; exit 2; }
+book_abs=$(realpath "$book")
+case $out in
+"$root" | "$root/target" | / | "$book_abs" | "$book_abs"/*)
+	echo "scripts/book.sh: --out $out would be emptied by mdBook" >&2
+	exit 2
+	;;
+esac
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -f "$out/index.html" ] && [ ! -f "$out/html/index.html" ]; then
+	echo "scripts/book.sh: $out is not empty and holds no rendered book: mdBook would empty it" >&2
+	exit 2
+fi
+
+log=$root/target/book-check
+rm -rf "$log"
+mkdir -p "$log"
+
+passes=0
+pass() { printf 'ok:   %s\n' "$*"; passes=$((passes + 1)); }
+
+# part NAME — starts a timed part (the time of the one before it is recorded)
+times=()
+part_name=
+part() {
+	part_end
+	part_name=$1
+	part_t0=$(date +%s.%N)
+	note "$1"
+}
+part_end() {
+	[ -n "$part_name" ] || return 0
+	local s
+	s=$(python3 -c "print(f'{$(date +%s.%N) - $part_t0:.1f}')")
+	echo "   ($part_name: $s s)"
+	times+=("$(printf '%7s s  %s' "$s" "$part_name")")
+	part_name=
+}
+
+mdbook_version=0.5.4
+tools=$root/target/tools
+mdbook=$tools/bin/mdbook
+
+part "mdBook $mdbook_version in target/tools"
+if [ "$("$mdbook" --version 2>/dev/null || true)" = "mdbook v$mdbook_version" ]; then
+	pass "$mdbook is mdbook v$mdbook_version"
+else
+	echo "installing mdbook $mdbook_version (cargo install, about a minute and a quarter)"
+	if cargo install --locked --force --root "$tools" --no-default-features --features search \
+		mdbook --version "$mdbook_version" >"$log/install-mdbook" 2>&1 &&
+		[ "$("$mdbook" --version 2>/dev/null || true)" = "mdbook v$mdbook_version" ]; then
+		pass "installed $mdbook: $("$mdbook" --version) ($(grep -o 'Finished .*' "$log/install-mdbook" || true))"
+	else
+		tail -30 "$log/install-mdbook"
+		fail "cargo install mdbook --version $mdbook_version"
+		part_end
+		finish "book"
+	fi
+fi
+
+part "mdbook build $book"
+# Its log filter left at its default (INFO): MDBOOK_LOG would change the lines' format and could
+# hide warnings.
+st=0
+env -u MDBOOK_LOG MDBOOK_BUILD__CREATE_MISSING=false "$mdbook" build "$book" -d "$out" \
+	>"$log/mdbook.out" 2>"$log/mdbook.err" || st=$?
+# The rendered pages: in $out, or in $out/html when book.toml has more than one [output].
+html=$out
+[ -f "$out/index.html" ] || [ ! -f "$out/html/index.html" ] || html=$out/html
+if [ $st != 0 ]; then
+	cat "$log/mdbook.err"
+	fail "mdbook build $book: exit $st"
+else
+	pass "mdbook build $book: exit 0, rendered in $html"
+fi
+# Anything but an INFO line is a problem: WARN and ERROR lines, the lines that continue them
+# (`\tCaused by:`, an HTML fragment), a preprocessor's own output.
+if grep -vq '^ INFO ' "$log/mdbook.err"; then
+	grep -v '^ INFO ' "$log/mdbook.err" | sed 's/^/      /'
+	fail "mdbook build $book: $(grep -c '^ *WARN ' "$log/mdbook.err" || true) WARN and $(grep -c '^ *ERROR ' "$log/mdbook.err" || true) ERROR line(s), $(grep -vc '^ INFO ' "$log/mdbook.err") line(s) other than INFO on standard error (above)"
+else
+	pass "mdbook build $book: standard error has INFO lines only ($(wc -l <"$log/mdbook.err"))"
+fi
+[ $st != 0 ] || [ -f "$html/index.html" ] || fail "mdbook build $book: no $html/index.html"
+
+part "the benchmark charts: flagsplit report benchmarks/reference/*.json -o charts.html"
+# flagsplit's release binaries, reused when newer than every source; `flagsplit report` runs the
+# flagsplit-report beside it, so both are built (a `cargo run` of flagsplit would rebuild only
+# flagsplit and run a stale flagsplit-report).
+bin=$root/target/release/flagsplit
+helper=$root/target/release/flagsplit-report
+newer=
+for b in "$bin" "$helper"; do
+	if [ ! -x "$b" ]; then
+		newer="no $b"
+		break
+	fi
+	f=$(find src crates compat build.rs Cargo.toml Cargo.lock -type f \( -name '*.rs' -o -name '*.c' -o -name Cargo.toml -o -name Cargo.lock \) -newer "$b" -print -quit)
+	[ -z "$f" ] || { newer="$f is newer than $b"; break; }
+done
+if [ -n "$newer" ]; then
+	echo "building flagsplit's release binaries ($newer)"
+	if CARGO_TARGET_DIR=$root/target cargo build --release --locked --bin flagsplit --bin flagsplit-report >"$log/release-build" 2>&1; then
+		pass "cargo build --release --bin flagsplit --bin flagsplit-report: $(grep -o 'Finished .*' "$log/release-build")"
+	else
+		tail -30 "$log/release-build"
+		fail "cargo build --release --locked --bin flagsplit --bin flagsplit-report"
+	fi
+else
+	pass "target/release/flagsplit and flagsplit-report are newer than every source: reused"
+fi
+if [ -x "$bin" ] && [ -d "$html" ]; then
+	st=0
+	env -u FLAGSPLIT_EXEC_PATH "$bin" report benchmarks/reference/*.json -o "$html/charts.html" >"$log/report" 2>"$log/report.err" || st=$?
+	if [ $st = 0 ] && [ -s "$html/charts.html" ]; then
+		pass "$(cat "$log/report") ($(wc -c <"$html/charts.html") bytes)"
+	else
+		cat "$log/report" "$log/report.err"
+		fail "flagsplit report benchmarks/reference/*.json -o $html/charts.html: exit $st"
+	fi
+fi
+
+part "links: the checker's self-test, the rendered book's, the README's"
+if python3 scripts/book-links.py --self-test >"$log/links-self-test" 2>&1; then
+	pass "book-links.py --self-test: $(sed 's/^self-test: //' "$log/links-self-test")"
+else
+	cat "$log/links-self-test"
+	fail "book-links.py --self-test"
+fi
+if [ -d "$html" ]; then
+	if python3 scripts/book-links.py html "$html" >"$log/links-html" 2>&1; then
+		pass "the rendered book's links: $(tail -1 "$log/links-html")"
+	else
+		head -n -1 "$log/links-html" | sed 's/^/      /'
+		fail "the rendered book's links: $(tail -1 "$log/links-html")"
+	fi
+fi
+if python3 scripts/book-links.py markdown "$readme" --root "$root" >"$log/links-readme" 2>&1; then
+	pass "$readme's links: $(tail -1 "$log/links-readme")"
+else
+	head -n -1 "$log/links-readme" | sed 's/^/      /'
+	fail "$readme's links: $(tail -1 "$log/links-readme")"
+fi
+
+part "the README's limits"
+words=$(wc -w <"$readme")
+[ "$words" -le 1200 ] && pass "$readme: $words words (at most 1,200)" || fail "$readme: $words words, more than 1,200"
+line=$(grep -nx '## Quick start' "$readme" | head -1 | cut -d: -f1 || true)
+if [ -z "$line" ]; then
+	fail "$readme: no '## Quick start' line"
+elif [ "$line" -le 40 ]; then
+	pass "$readme: '## Quick start' at line $line (in the first 40)"
+else
+	fail "$readme: '## Quick start' at line $line, not in the first 40"
+fi
+part_end
+
+echo
+echo "times:"
+printf '%s\n' "${times[@]}"
+echo "book: $passes passed, $failures failed ($(($(date +%s) - checks_started)) s)"
+finish "book"
