@@ -13,7 +13,8 @@
 #                            of three libraries (scripts/graph-case.sh) and `cargo flagsplit`'s
 #                            reports and policies, and the build records executables carry
 #                            (scripts/cargo-flagsplit-case.sh, scripts/auditable-case.sh: beside
-#                            cargo-auditable's), book/src/packaging.md's recipes, the
+#                            cargo-auditable's), book/src/packaging.md's recipes, the book (mdBook, its
+#                            links, screenshots in Chromium) and the README's length, the
 #                            Debian, RPM and Arch packages of the openssl choice, reproducible builds
 #                            of the default features, and the README's quick start on a fresh clone.
 #   scripts/test.sh --all    all of that, and what changes only with the build script, Cargo.toml, the
@@ -201,12 +202,9 @@ for set in "" "--all-features" "--no-default-features" "--no-default-features --
 	RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-config --no-deps $set ||
 		die "cargo doc -p flagsplit-config ${set} warns"
 done
-# As docs.rs builds it (package.metadata.docs.rs: every feature; DOCS_RS set; --cfg docsrs).
-DOCS_RS=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked -p flagsplit-config --all-features --no-deps ||
-	die "cargo doc -p flagsplit-config as docs.rs builds it warns"
-# The engine's library documents every public item (#![deny(missing_docs)]) and links no private one.
-RUSTDOCFLAGS="-D warnings" cargo doc --locked -p flagsplit-git --no-deps ||
-	die "cargo doc -p flagsplit-git warns"
+# Every publishable crate's documentation, warnings denied, with its default features and as
+# docs.rs builds it (its [package.metadata.docs.rs]; DOCS_RS set; --cfg docsrs).
+scripts/crate-docs.sh
 # flagsplit-config's public API against its committed listing (about 10 s), and its oldest Rust: Debian's rustc 1.63 and cargo, offline from a vendored directory (about 40 s on 2 cores).
 scripts/public-api.sh
 scripts/msrv.sh
@@ -246,6 +244,10 @@ scripts/auditable-case.sh
 
 step "book/src/packaging.md recipes and cargo install"
 scripts/packaging-recipes.sh
+
+step "the book: built by mdBook without a warning, its links, charts and manual pages, the README's limits; screenshots in Chromium"
+scripts/book.sh
+scripts/book-shots.sh
 
 # One release build per provider choice, shared by the three tools, and lintian: about 3 minutes a
 # choice on 2 cores. This run builds the openssl choice (libssl on the sender's package only, the

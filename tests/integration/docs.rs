@@ -48,7 +48,11 @@ fn knob_table_is_in_one_place() {
     assert!(files.len() > 5, "the book's chapters: {files:?}");
     for path in files {
         let text = fs::read_to_string(&path).expect("read");
-        assert!(!text.contains(BEGIN.trim_end()), "{} holds a copy of the knob table", path.display());
+        assert!(
+            !text.contains(BEGIN.trim_end()),
+            "{} holds a copy of the knob table",
+            path.display()
+        );
     }
 }
 

@@ -308,7 +308,8 @@ fn benchmarks_md_is_generated_from_the_reference_reports() {
 fn the_books_command_writes_the_page() {
     let cmd = "flagsplit report benchmarks/reference/*.json -o results.html";
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("book/src/commands.md")).expect("book/src/commands.md");
+    let readme =
+        std::fs::read_to_string(root.join("book/src/commands.md")).expect("book/src/commands.md");
     assert!(
         readme.contains(&format!("`{cmd}`")),
         "book/src/commands.md shows {cmd}"

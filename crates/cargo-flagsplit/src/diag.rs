@@ -294,7 +294,10 @@ mod tests {
                 (Class::Finding, _, _) => "1",
             };
             let row = format!("| `{}` | {exit} |", c.as_str());
-            assert!(readme.contains(&row), "book/src/cargo-flagsplit.md lacks {row}");
+            assert!(
+                readme.contains(&row),
+                "book/src/cargo-flagsplit.md lacks {row}"
+            );
         }
     }
 

@@ -155,8 +155,8 @@ fn uses_library(info: &BuildInfo, binary: &str, library: &str) -> bool {
     })
 }
 
-/// `version --build-options --json`: the same facts as [`write`], machine-readable, so that a
-/// packager's CI can assert the providers of the binary it is about to ship.
+/// `version --build-options --json`: the same facts as [`write`](fn@write), machine-readable, so
+/// that a packager's CI can assert the providers of the binary it is about to ship.
 pub fn json(info: &BuildInfo, binary: &str, facts: &RuntimeFacts) -> String {
     use crate::json::{opt_string, string};
     let cpu = CpuFeatures::detect();

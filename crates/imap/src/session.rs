@@ -735,8 +735,8 @@ impl<'t> Session<'t> {
 
 impl Drop for Session<'_> {
     /// A session left without [`Session::logout`] (an error, a refused login) still says
-    /// LOGOUT when the connection works, within [`LOGOUT_TIMEOUT`]; then the transport ends
-    /// (a tunnel's process group with it).
+    /// LOGOUT when the connection works, within a short timeout (the private `LOGOUT_TIMEOUT`,
+    /// or `imap.timeout` when shorter); then the transport ends (a tunnel's process group with it).
     fn drop(&mut self) {
         let timeout = self.transport().timeout().min(LOGOUT_TIMEOUT);
         self.transport_mut().set_timeout(timeout);

@@ -1,4 +1,7 @@
-//! The `openssl` TLS provider (feature `openssl-tls`): libssl through the `openssl` crate.
+//! The `openssl` TLS provider: libssl through the `openssl` crate, as [`OpensslTls`], an
+//! implementation of `flagsplit-tls`'s [`TlsProvider`]. flagsplit compiles it with the root
+//! package's feature `openssl-tls`, and only `flagsplit-imap-send`'s own source names it, when the
+//! build selects it for the `tls` facility.
 //!
 //! It is a crate of its own so that no object file a rustls build links refers to libssl: GNU ld
 //! puts a shared library into `DT_NEEDED` as soon as any object it pulls refers to it.

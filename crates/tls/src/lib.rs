@@ -1,5 +1,6 @@
 //! flagsplit's TLS facility: what a TLS provider does for the IMAP sender ([`TlsProvider`]), and
-//! the `rustls` provider ([`rustls_provider::RustlsTls`], feature `rustls-tls`).
+//! the `rustls` provider (`rustls_provider::RustlsTls`, compiled only with the feature
+//! `rustls-tls`).
 //!
 //! Every provider verifies the server's certificate chain and its host name (or IP address)
 //! unless told not to ([`TlsConfig::verify`]), negotiates TLS 1.2 at least, and sends SNI for

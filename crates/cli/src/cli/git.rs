@@ -1,6 +1,6 @@
-//! git's option rules, for the commands compatible with one of git's ([`Conventions::Git`]):
-//! what git 2.47's `parse-options.c` accepts, refuses, and prints, implemented over the same
-//! [`Command`] tables as the other commands.
+//! git's option rules, for the commands compatible with one of git's
+//! ([`Conventions::Git`](super::Conventions::Git)): what git 2.47's `parse-options.c` accepts,
+//! refuses, and prints, implemented over the same [`Command`] tables as the other commands.
 //!
 //! - Arguments are read in order; options and operands mix, `--` or `--end-of-options` ends the
 //!   options, `-` is an operand.

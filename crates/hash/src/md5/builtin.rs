@@ -1,6 +1,6 @@
-//! `builtin`: MD5 without OpenSSL, over our own block function ([`super::compress`]), which is
-//! faster than the crate `md-5` on x86-64 without `-C target-cpu` (measured figures in
-//! `compress`'s documentation).
+//! `builtin`: MD5 without OpenSSL, over our own block function (the private module
+//! `md5::compress`), which is faster than the crate `md-5` on x86-64 without `-C target-cpu`
+//! (measured figures in `compress`'s documentation).
 
 use std::convert::Infallible;
 

@@ -1,6 +1,7 @@
 //! `builtin`: SHA-256 without OpenSSL, git's SHA256_BLK: the `sha2` crate's block function (SHA-NI
 //! chosen at run time through its `cpufeatures` detection, else its portable code) under
-//! flagsplit's own streaming buffer ([`crate::md_buffer`]), as the block SHA-1 provider does.
+//! flagsplit's own streaming buffer (the private module `md_buffer`), as the block SHA-1 provider
+//! does.
 
 use std::convert::Infallible;
 

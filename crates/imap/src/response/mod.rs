@@ -6,9 +6,9 @@
 //! literal sizes): it never panics, on any bytes (property-tested and fuzzed), and anything it
 //! does not model is kept as [`Untagged::Other`] rather than rejected.
 //!
-//! - [`reader`]: whole responses off the wire, within [`Limits`];
-//! - [`types`]: what a response is;
-//! - [`parse`](mod@parse): bytes to [`Response`], and uid sets.
+//! - reading: [`ResponseReader`] takes whole responses off the wire, within [`Limits`];
+//! - what a response is: [`Response`], [`Status`], [`Untagged`], [`Code`], [`Value`];
+//! - parsing: [`parse`] turns bytes into a [`Response`], [`parse_uid_set`] reads uid sets.
 
 mod parse;
 mod reader;

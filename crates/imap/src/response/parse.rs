@@ -3,7 +3,8 @@
 use super::reader::{malformed, parse_number};
 use super::{Code, MAX_ITEMS, Response, ResponseError, Status, StatusKind, Untagged, Value};
 
-/// Parses one whole response (as returned by [`ResponseReader::read`]).
+/// Parses one whole response (as returned by
+/// [`ResponseReader::read`](super::ResponseReader::read)).
 pub fn parse(raw: &[u8]) -> Result<Response, ResponseError> {
     let mut p = Parser::new(raw);
     let parsed = p.response();
