@@ -9,7 +9,12 @@
                                       the repository (--root DIR, default: the current directory);
                                       a #fragment of a link to a .md file (or of a fragment-only
                                       link) must be the GitHub anchor of one of its headings
-    book-links.py --self-test         both checks on small trees made in a temporary directory,
+    book-links.py includes BOOK       each {{#include}} and {{#rustdoc_include}} of the .md files
+                                      of the book in BOOK (its book.toml's src) must name a file,
+                                      its ANCHOR an `ANCHOR: name` line there, its line range lines
+                                      of the file: mdBook includes nothing for a missing anchor or
+                                      a range past the end, and says nothing
+    book-links.py --self-test         the checks on small trees made in a temporary directory,
                                       with links known good and known broken
 
 Relative: not http:, https:, mailto:, data:, javascript: (nor any other scheme), not starting
@@ -185,7 +190,8 @@ def check_html(root, counts=None):
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
-REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+REFERENCE_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
+SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 HTML_ANCHOR = re.compile(r"<a\s[^>]*\b(?:name|id)\s*=\s*[\"']([^\"']+)[\"']|<[a-zA-Z][^>]*\bid\s*=\s*[\"']([^\"']+)[\"']")
 
@@ -226,35 +232,44 @@ def heading_text(raw):
 
 def slug(text):
     """GitHub's anchor for a heading's text: lowercase; every character removed but letters,
-    digits, marks, spaces, - and _; each space a -."""
+    marks, digits, connector punctuation (_), spaces and -; each space a -."""
     out = []
     for ch in text.strip().lower():
-        if ch in "-_" or ch == " ":
-            out.append("-" if ch == " " else ch)
-        elif unicodedata.category(ch)[0] in "LNM":
+        if ch == " ":
+            out.append("-")
+        elif ch == "-" or unicodedata.category(ch)[0] in "LMN" or unicodedata.category(ch) == "Pc":
             out.append(ch)
     return "".join(out)
 
 
-def anchors_of(path, cache={}):
-    """The anchors a Markdown file's headings get on GitHub (repeats numbered -1, -2, ...), and
-    the ids and names of its HTML elements."""
-    if path in cache:
-        return cache[path]
+ANCHORS = {}
+
+
+def anchors_of(path):
+    """The anchors a Markdown file's headings get on GitHub (ATX `## x` and setext `x` over
+    `---`/`===`; repeats numbered -1, -2, ...), and the ids and names of its HTML elements."""
+    if path in ANCHORS:
+        return ANCHORS[path]
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     seen = {}
     anchors = set()
+    previous = None  # the line before, when it could be a setext heading's text
     for _number, line in outside_fences(text):
         m = HEADING.match(line)
-        if m:
-            base = slug(heading_text(m.group(2)))
+        heading = m.group(2) if m else None
+        if heading is None and previous and SETEXT.match(line):
+            heading = previous
+        if heading is not None:
+            base = slug(heading_text(heading))
             n = seen.get(base, 0)
             seen[base] = n + 1
             anchors.add(base if n == 0 else f"{base}-{n}")
         for a, b in HTML_ANCHOR.findall(line):
             anchors.add(a or b)
-    cache[path] = anchors
+        plain = line.strip() and not m and not SETEXT.match(line) and not re.match(r" {0,3}([>|*+-]|\d+[.)]|<)", line)
+        previous = line.strip() if plain else None
+    ANCHORS[path] = anchors
     return anchors
 
 
@@ -312,6 +327,72 @@ def check_markdown_link(md, href, root):
     if fragment and target.endswith(".md") and os.path.isfile(target):
         if fragment not in anchors_of(target):
             return f"no heading with anchor #{fragment} in {os.path.relpath(target, root)}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# mdBook's includes
+
+# mdBook's own pattern (mdbook-driver's links.rs): an escaped \{{#...}} or {{#TYPE ARGS}}.
+INCLUDE = re.compile(r"\\\{\{#.*\}\}|\{\{\s*#([a-zA-Z0-9_]+)\s+([^}]+)\}\}")
+ANCHOR_LINE = re.compile(r"ANCHOR:\s*([\w_-]+)")
+
+
+def book_src(book):
+    """The source directory of the book in directory book (book.toml's [book] src, else src)."""
+    import tomllib
+
+    with open(os.path.join(book, "book.toml"), "rb") as f:
+        config = tomllib.load(f)
+    return os.path.join(book, config.get("book", {}).get("src", "src"))
+
+
+def check_includes(book, counts=None):
+    """Every include of the book's .md files that includes nothing or fails: (file:line, the
+    include, why)."""
+    src = book_src(book)
+    broken = []
+    checked = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith(".md"):
+                continue
+            md = os.path.join(dirpath, name)
+            with open(md, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                if m.group(1) not in ("include", "rustdoc_include"):
+                    continue
+                checked += 1
+                number = text.count("\n", 0, m.start()) + 1
+                why = check_include(dirpath, m.group(2).split()[0])
+                if why:
+                    broken.append((f"{os.path.relpath(md, book)}:{number}", m.group(0), why))
+    if counts is not None:
+        counts["checked"] = checked
+    return broken
+
+
+def check_include(directory, arg):
+    path, _, selection = arg.partition(":")
+    target = os.path.normpath(os.path.join(directory, path))
+    if not os.path.isfile(target):
+        return f"no file {target}"
+    with open(target, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    first, _, last = selection.partition(":")
+    if first and not first.isdigit():
+        if not any(m.group(1) == first for line in lines for m in [ANCHOR_LINE.search(line)] if m):
+            return f"no line 'ANCHOR: {first}' in {target}"
+    elif first.isdigit():
+        start = int(first)
+        if start > len(lines) or start == 0 and len(lines) == 0:
+            return f"line {start} is past the end of {target} ({len(lines)} lines)"
+        if last.isdigit() and int(last) < start:
+            return f"the range {start}:{last} is empty"
+    elif last.isdigit() and int(last) == 0:
+        return "the range :0 is empty"
     return None
 
 
@@ -383,6 +464,9 @@ def self_test():
 ## What's new in v1.2?
 
 <a name="custom"></a>
+
+Setext heading_name
+-------------------
 """)
         write(os.path.join(repo, "src/lib.rs"), "")
         write(os.path.join(repo, "README.md"), """# Project
@@ -392,6 +476,9 @@ def self_test():
 [good](docs/guide.md) [good anchor](docs/guide.md#quick-start) [repeat](docs/guide.md#quick-start-1)
 [code heading](docs/guide.md#the-guide-setting-things-up) [punctuation](docs/guide.md#whats-new-in-v12)
 [html anchor](docs/guide.md#custom) [dir](src/) [source line](src/lib.rs#L1) [self](#quick-start)
+[setext](docs/guide.md#setext-heading_name) [^1]
+
+[^1]: a footnote, not a link.
 [titled](docs/guide.md "Guide") ![image](src/lib.rs) [web](https://example.invalid/a.md)
 `[in code](missing-in-code.md)`
 
@@ -411,6 +498,31 @@ def self_test():
         want = sorted(["docs/missing.md", "docs/guide.md#quick-stop", "#nowhere", "../outside.md", "docs/gone.md"])
         if got != want:
             problems.append(f"markdown: found {got}, expected {want}")
+        write(os.path.join(tmp, "inc/book.toml"), '[book]\ntitle = "t"\nsrc = "pages"\n')
+        write(os.path.join(tmp, "inc/code/demo.rs"), "// ANCHOR: main\nfn main() {}\n// ANCHOR_END: main\n")
+        write(os.path.join(tmp, "inc/pages/chapter.md"), """# Chapter
+
+```rust
+{{#include ../code/demo.rs}}
+{{#include ../code/demo.rs:main}}
+{{#rustdoc_include ../code/demo.rs:2}}
+{{#include ../code/demo.rs:2:3}}
+{{#include ../code/demo.rs::2}}
+\\{{#include escaped.rs:nothing}}
+{{#playground ../code/demo.rs}}
+```
+
+{{#include ../code/demo.rs:mian}}
+{{#include ../code/demo.rs:9}}
+{{#include ../code/demo.rs:3:2}}
+{{#rustdoc_include missing.rs}}
+""")
+        inc_counts = {}
+        got = sorted(i for _, i, _ in check_includes(os.path.join(tmp, "inc"), inc_counts))
+        want = sorted(["{{#include ../code/demo.rs:mian}}", "{{#include ../code/demo.rs:9}}",
+                       "{{#include ../code/demo.rs:3:2}}", "{{#rustdoc_include missing.rs}}"])
+        if got != want:
+            problems.append(f"includes: found {got}, expected {want}")
     for p in problems:
         print(f"self-test: FAILED: {p}")
     if not problems:
@@ -419,7 +531,9 @@ def self_test():
               "a missing iframe, a broken link under <base href>), the others passed; markdown: "
               f"the 5 broken links of {md_counts['checked']} found (a missing file, a missing "
               "heading anchor, one in the same file, a link leaving the repository, a reference "
-              "definition), the others passed, the links in code ignored")
+              "definition), the others passed, the links in code ignored; includes: the 4 "
+              f"broken ones of {inc_counts['checked']} found (a missing anchor, a line past the end, "
+              "an empty range, a missing file), the others passed")
     return 1 if problems else 0
 
 
@@ -429,6 +543,16 @@ def main(argv):
     if len(argv) == 2 and argv[0] == "html":
         counts = {}
         return report(check_html(argv[1], counts), counts)
+    if len(argv) == 2 and argv[0] == "includes":
+        if not os.path.isfile(os.path.join(argv[1], "book.toml")):
+            print(f"book-links.py: {argv[1]}: no book.toml", file=sys.stderr)
+            return 2
+        counts = {}
+        broken = check_includes(argv[1], counts)
+        for where, include, why in broken:
+            print(f"{where}: broken include {include} ({why})")
+        print(f"{len(broken)} broken include(s) of {counts['checked']} checked")
+        return 1 if broken else 0
     if len(argv) >= 2 and argv[0] == "markdown":
         args, root = argv[1:], "."
         if "--root" in args:
