@@ -5,8 +5,10 @@
 # the recipes in packaging/. Then checks them: each package's dependency line as its tool computed
 # it, printed next to the executables' NEEDED entries, against book/src/packaging.md's table and lists
 # (libssl only on the sender's package, and only with the openssl choice); lintian; the file lists;
-# and the installed Debian packages (dpkg -i, the commands, man, the completions from their installed
-# places, dpkg --purge leaving nothing).
+# the documentation of the flagsplit package in each format (the rendered book in
+# /usr/share/doc/flagsplit/html, its links; README.md uncompressed, its relative links resolving
+# there); and the installed Debian packages (dpkg -i, the commands, man, the completions from their
+# installed places, the documentation, dpkg --purge leaving nothing).
 #
 #   scripts/packages.sh [--work-dir DIR] [--providers openssl,rustls]
 #
@@ -16,10 +18,12 @@
 #   not compared).
 #
 # The commands are book/src/packaging.md's, run verbatim: the ```sh block after each `<!-- packages NAME -->`
-# line. Needs root (it creates the unprivileged user that runs the builds, since makepkg refuses
-# root, and installs the .deb packages) and Debian's dpkg-dev, debhelper, lintian, rpm, makepkg,
-# pacman-package-manager, libarchive-tools, zstd, dovecot-imapd, bash-completion, zsh, fish, man-db
-# (scripts/test.sh installs them); without them it skips, and fails with CI=true.
+# line. The tarballs step renders the book with scripts/book.sh, from the working tree (the other
+# tarballs are HEAD's; a note says when the two differ). Needs root (it creates the unprivileged
+# user that runs the builds, since makepkg refuses root, and installs the .deb packages) and
+# Debian's dpkg-dev, debhelper, lintian, rpm, makepkg, pacman-package-manager, libarchive-tools,
+# zstd, dovecot-imapd, bash-completion, zsh, fish, man-db (scripts/test.sh installs them); without
+# them it skips, and fails with CI=true.
 #
 # The builds run as that user, in a network namespace without network (unshare --net), with the
 # Rust toolchain bind-mounted where the user can read it. Each provider choice is one cargo build:
@@ -176,6 +180,43 @@ check_files() {
 	fi
 }
 
+# check_docs WHAT DOC SHOWN — the documentation of the flagsplit package in DOC (its
+# /usr/share/doc/flagsplit, installed or unpacked; SHOWN is how the lines name it): html/index.html,
+# and every relative link of the rendered pages resolving in html/ (scripts/book-links.py html);
+# README.md, uncompressed, and every relative link of it resolving inside DOC (scripts/book-links.py
+# markdown --root DOC); nothing of it compressed; no font file (the book's theme has no web fonts,
+# and debian/copyright names no font's license)
+check_docs() {
+	local what=$1 doc=$2 text pages files
+	if [ -f "$doc/html/index.html" ]; then
+		pages=$(find "$doc/html" -name '*.html' | wc -l)
+		files=$(find "$doc/html" -type f | wc -l)
+		if text=$(python3 "$checkout/scripts/book-links.py" html "$doc/html" 2>&1); then
+			pass "$what: the book in $3/html: index.html, $pages pages ($files files); $(tail -1 <<<"$text")"
+		else
+			fail "$what: the book in $3/html: $(tail -1 <<<"$text")"
+			head -n -1 <<<"$text" | sed 's/^/    /'
+		fi
+	else
+		fail "$what: no $3/html/index.html"
+	fi
+	if [ -f "$doc/README.md" ]; then
+		if text=$(python3 "$checkout/scripts/book-links.py" markdown "$doc/README.md" --root "$doc" 2>&1); then
+			pass "$what: $3/README.md, each relative link resolving in $3: $(tail -1 <<<"$text")"
+		else
+			fail "$what: $3/README.md: $(tail -1 <<<"$text")"
+			head -n -1 <<<"$text" | sed 's/^/    /'
+		fi
+	else
+		fail "$what: no $3/README.md ($(cd "$doc" 2>/dev/null && ls | tr '\n' ' '))"
+	fi
+	text=$(cd "$doc" 2>/dev/null && find . -name '*.gz' ! -name 'changelog*.gz' | sed 's|^\./||' | sort | tr '\n' ' ')
+	[ -z "$text" ] && pass "$what: nothing compressed in $3 but the changelogs" || fail "$what: compressed in $3: $text"
+	text=$(cd "$doc" 2>/dev/null && find . -type f \( -iname '*.woff' -o -iname '*.woff2' -o -iname '*.ttf' -o -iname '*.otf' -o -iname '*.eot' \) | sed 's|^\./||' | sort | tr '\n' ' ')
+	[ -z "$text" ] && pass "$what: no font file in $3" ||
+		fail "$what: font files in $3 ($text): the book's theme is to have no web fonts (book/theme/fonts/fonts.css), and debian/copyright names no font's license"
+}
+
 # --- the work directory, the build user, the toolchain ---------------------------------------
 if [ -n "$work" ]; then
 	mkdir -p "$work"
@@ -221,11 +262,24 @@ as_builder() {
 dist=$work/flagsplit
 rm -rf "$dist"
 mkdir -p "$dist"
-note "the source and vendor tarballs"
+note "the source, vendor and html tarballs"
+# The html tarball is scripts/book.sh's rendering of the working tree's book; the others are HEAD's.
+dirty=$(git -C "$checkout" status --porcelain | wc -l)
+[ "$dirty" = 0 ] || echo "note: the working tree differs from HEAD ($dirty path(s), git status): the book in the html tarball is the working tree's"
+# The step exports SOURCE_DATE_EPOCH, which the builds get too; its output (scripts/book.sh's checks
+# among it) goes to tarballs.log.
 cd "$dist"
-eval "$(block tarballs)" # exports SOURCE_DATE_EPOCH, the builds' too
+if ! env checkout="$checkout" bash -euc "$(block tarballs)"$'\n''echo "$SOURCE_DATE_EPOCH" >"$1"' tarballs "$work/source-date-epoch" \
+	>"$out/tarballs.log" 2>&1; then
+	tail -40 "$out/tarballs.log"
+	fail "the tarballs step failed: $out/tarballs.log"
+	finish "packages"
+fi
 cd "$checkout"
-for f in "flagsplit-$version.tar.gz" "flagsplit-$version-vendor.tar.gz"; do
+export SOURCE_DATE_EPOCH
+SOURCE_DATE_EPOCH=$(cat "$work/source-date-epoch")
+grep '^book: ' "$out/tarballs.log" | sed 's/^/scripts\/book.sh: /' || true
+for f in "flagsplit-$version.tar.gz" "flagsplit-$version-vendor.tar.gz" "flagsplit-$version-html.tar.gz"; do
 	[ -s "$dist/$f" ] && pass "$f: $(du -h "$dist/$f" | cut -f1)" || fail "no $f"
 done
 note "the Debian source package"
@@ -238,7 +292,7 @@ cp packaging/rpm/flagsplit.spec packaging/arch/PKGBUILD "$dist/"
 chown -R "$user:" "$dist"
 # The Arch recipe's checksums for these tarballs, as updpkgsums fills them in.
 as_builder "$dist" bash -euc "$(block arch-sums)"
-grep -q "^sha256sums=('[0-9a-f]\{64\}' '[0-9a-f]\{64\}')" "$dist/PKGBUILD" && pass "PKGBUILD checksums filled in" ||
+grep -q "^sha256sums=('[0-9a-f]\{64\}' '[0-9a-f]\{64\}' '[0-9a-f]\{64\}')" "$dist/PKGBUILD" && pass "PKGBUILD checksums filled in" ||
 	fail "PKGBUILD checksums: $(grep '^sha256sums=' "$dist/PKGBUILD")"
 
 # The build directory every tool uses (makepkg's $srcdir/$pkgbase-$pkgver), and the C flags
@@ -407,6 +461,7 @@ for choice in "${choices[@]}"; do
 			expect_set "rpm $choice $pkg: the automatic Requires name the NEEDED sonames" \
 				"$(sed 's/()(64bit)//g' <<<"$sonames")" "${needed_all[*]}"
 			check_files "rpm $choice $pkg" rpm "$pkg" "$(rpm -qlp "$rpm" 2>/dev/null)"
+			[ "$pkg" != flagsplit ] || check_docs "rpm $choice $pkg" "$scratch/usr/share/doc/flagsplit" /usr/share/doc/flagsplit
 			dep_line[rpm,$choice,$pkg]=$sonames
 		else
 			fail "no $rpm"
@@ -420,6 +475,7 @@ for choice in "${choices[@]}"; do
 			for so in "${needed_all[@]}"; do mapped+=("${arch_of[$so]:-?$so}"); done
 			expect_set "arch $choice $pkg: depends are the NEEDED libraries' packages (namcap's check)" "$depends" "${mapped[*]}"
 			check_files "arch $choice $pkg" arch "$pkg" "$(bsdtar -tf "$ap" | grep -v '^\.')"
+			[ "$pkg" != flagsplit ] || check_docs "arch $choice $pkg" "$scratch/usr/share/doc/flagsplit" /usr/share/doc/flagsplit
 			dep_line[arch,$choice,$pkg]="depends=($depends)"
 		else
 			fail "no $ap"
@@ -589,6 +645,9 @@ smoke_test() {
 	grep -q '^fsck' <<<"$out_text" && grep -q '^--dry-run' <<<"$out_text" &&
 		pass "fish completes 'flagsplit fs' and 'flagsplit-imap-send --dry' from its vendor directory" ||
 		fail "fish completion: $out_text"
+
+	# The documentation, where the package installed it.
+	check_docs "installed deb $choice flagsplit" /usr/share/doc/flagsplit /usr/share/doc/flagsplit
 
 	# Removal: no file of the packages left, no conffile, no trace in dpkg's database.
 	[ -z "$(dpkg-query -W -f='${Conffiles}' flagsplit flagsplit-imap-send)" ] && pass "no conffiles" ||
