@@ -10,32 +10,63 @@
 // the target's values are used.
 #![cfg_attr(not(feature = "config-file"), allow(dead_code))]
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// The target's `cfg` values: `target_os` → `["linux"]`, `unix` → `[]` (a name that is set).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TargetCfg(BTreeMap<String, Vec<String>>);
+// Sorted by name, each name once (a sorted vector rather than a map: less code to compile in every
+// build script); its Debug form is a map's.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TargetCfg(Vec<(String, Vec<String>)>);
+
+impl fmt::Debug for TargetCfg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Map<'a>(&'a [(String, Vec<String>)]);
+        impl fmt::Debug for Map<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map()
+                    .entries(self.0.iter().map(|(k, v)| (k, v)))
+                    .finish()
+            }
+        }
+        f.debug_tuple("TargetCfg").field(&Map(&self.0)).finish()
+    }
+}
 
 impl TargetCfg {
     /// From Cargo's variables for build scripts: `CARGO_CFG_TARGET_OS=linux` gives
     /// `target_os = "linux"`, `CARGO_CFG_UNIX=` gives `unix`; a comma-separated value
     /// (`CARGO_CFG_TARGET_FEATURE=fxsr,sse`) gives each value. Other variables are ignored.
     pub fn from_cargo_vars<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> TargetCfg {
-        let mut map = BTreeMap::new();
+        let mut cfg = TargetCfg::default();
         for (name, value) in vars {
-            if let Some(key) = name.strip_prefix("CARGO_CFG_") {
-                // An empty value is a value (`target_abi = ""` holds on x86_64-unknown-linux-gnu);
-                // a name-only cfg (`unix`) is set with it too, and asked for without a value.
-                let values: Vec<String> = value.split(',').map(String::from).collect();
-                map.insert(key.to_ascii_lowercase(), values);
+            cfg.set(name, value);
+        }
+        cfg
+    }
+
+    // One variable of `from_cargo_vars` (a later one of the same name replaces an earlier one).
+    fn set(&mut self, name: &str, value: &str) {
+        if let Some(key) = name.strip_prefix("CARGO_CFG_") {
+            // An empty value is a value (`target_abi = ""` holds on x86_64-unknown-linux-gnu);
+            // a name-only cfg (`unix`) is set with it too, and asked for without a value.
+            let mut values: Vec<String> = Vec::new();
+            for v in value.split(',') {
+                values.push(v.to_string());
+            }
+            let key = key.to_ascii_lowercase();
+            match self.find(&key) {
+                Ok(i) => self.0[i].1 = values,
+                Err(i) => self.0.insert(i, (key, values)),
             }
         }
-        TargetCfg(map)
+    }
+
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }
 
     fn holds(&self, key: &str, value: Option<&str>) -> bool {
-        match (self.0.get(key), value) {
+        match (self.find(key).ok().map(|i| &self.0[i].1), value) {
             (None, _) => false,
             (Some(_), None) => true,
             (Some(values), Some(v)) => values.iter().any(|x| x == v),
@@ -104,7 +135,11 @@ impl CfgExpr {
         match self {
             CfgExpr::Is(key, _) => vec![key.as_str()],
             CfgExpr::All(list) | CfgExpr::Any(list) => {
-                list.iter().flat_map(CfgExpr::names).collect()
+                let mut names = Vec::new();
+                for e in list {
+                    names.extend(e.names());
+                }
+                names
             }
             CfgExpr::Not(e) => e.names(),
         }

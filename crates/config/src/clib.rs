@@ -155,7 +155,13 @@ impl Found {
     pub fn link_names(&self, link: &[&str]) -> Vec<String> {
         match &self.libs {
             Some(libs) => libs.clone(),
-            None => link.iter().map(|l| l.to_string()).collect(),
+            None => {
+                let mut names = Vec::with_capacity(link.len());
+                for l in link {
+                    names.push(l.to_string());
+                }
+                names
+            }
         }
     }
 
@@ -492,7 +498,9 @@ fn older(a: &[u64], b: &[u64]) -> bool {
 fn components(text: &str) -> Option<Vec<u64>> {
     let mut out = Vec::new();
     for part in text.trim().split('.') {
-        let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+        let digits = &part[..part
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(part.len())];
         if digits.is_empty() {
             break;
         }
@@ -508,29 +516,36 @@ fn components(text: &str) -> Option<Vec<u64>> {
 /// the token after each `VERSION_MARK`, line markers (`# 4 "x.c" 3 4`, which GCC puts between a
 /// name and an expansion from a system header) left out.
 pub(crate) fn version_from_preprocessed(output: &str) -> Option<String> {
-    let tokens: Vec<&str> = output
-        .lines()
-        .filter(|line| !line.trim_start().starts_with('#'))
-        .flat_map(str::split_whitespace)
-        .collect();
-    let parts: Vec<String> = tokens
-        .windows(2)
-        .filter(|w| w[0] == VERSION_MARK)
-        .map(|w| {
-            let e = w[1]
+    // Plain loops: less code to compile in every build script than iterator chains.
+    let mut tokens: Vec<&str> = Vec::new();
+    for line in output.lines() {
+        if !line.trim_start().starts_with('#') {
+            tokens.extend(line.split_whitespace());
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut marks = 0;
+    for (i, token) in tokens.iter().enumerate() {
+        if *token != VERSION_MARK {
+            continue;
+        }
+        marks += 1;
+        if let Some(next) = tokens.get(i + 1) {
+            let e = next
                 .trim_matches('"')
                 .trim_start_matches('(')
                 .trim_end_matches(')');
-            e.trim_end_matches(|c: char| c.is_ascii_alphabetic())
-                .to_string()
-        })
-        .collect();
-    let marks = tokens.iter().filter(|t| **t == VERSION_MARK).count();
+            parts.push(
+                e.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                    .to_string(),
+            );
+        }
+    }
     if parts.is_empty()
         || parts.len() != marks
-        || !parts
+        || parts
             .iter()
-            .all(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+            .any(|p| !p.starts_with(|c: char| c.is_ascii_digit()))
     {
         None
     } else {
@@ -640,17 +655,14 @@ impl Message {
     /// fixes ([`Library::locate`]), as every probe failure of this crate gives them. For a
     /// finder of one's own.
     pub fn with_library_fixes(mut self, library: &Library) -> Message {
-        let width = library
-            .install
-            .iter()
-            .map(|(d, _)| d.len() + 1)
-            .max()
-            .unwrap_or(0);
-        let install: Vec<String> = library
-            .install
-            .iter()
-            .map(|(distro, line)| format!("{:<width$} {line}", format!("{distro}:")))
-            .collect();
+        let mut width = 0;
+        for (d, _) in library.install {
+            width = width.max(d.len() + 1);
+        }
+        let mut install: Vec<String> = Vec::with_capacity(library.install.len());
+        for (distro, line) in library.install {
+            install.push(format!("{:<width$} {line}", format!("{distro}:")));
+        }
         if !install.is_empty() {
             self = self.fix(format!(
                 "install {}'s development files and pkg-config:\n{}",
@@ -668,7 +680,9 @@ impl Message {
     pub fn render(&self) -> String {
         let p = &self.parts;
         let mut lines = vec![p.headline.clone()];
-        lines.extend(p.tried.iter().map(|l| format!("  {l}")));
+        for l in &p.tried {
+            lines.push(format!("  {l}"));
+        }
         if !p.asked_by.is_empty() {
             lines.push(format!("  asked for by: {}", p.asked_by.join("; ")));
         }
@@ -676,7 +690,9 @@ impl Message {
             let lead = if i == 0 { "fix:" } else { "or" };
             let mut parts = fix.lines();
             lines.push(format!("  {lead} {}", parts.next().unwrap_or_default()));
-            lines.extend(parts.map(|l| format!("    {l}")));
+            for l in parts {
+                lines.push(format!("    {l}"));
+            }
         }
         if !p.instead.is_empty() {
             lines.push(format!(

@@ -60,17 +60,16 @@ pub(crate) fn build_record(
     graph_reads: &[&str],
 ) -> BuildRecord {
     let spec = selection.spec;
-    let owned = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // Plain loops: less code to compile in every build script than iterator chains.
     // Every variable the crate knows: the build-time ones its build script reads, then the
     // table's declared ones (read by the binaries, the tests or the benchmarks).
-    let mut variables: Vec<VariableRecord> = spec
-        .build_variable_names()
-        .into_iter()
-        .map(|name| VariableRecord {
+    let mut variables: Vec<VariableRecord> = Vec::new();
+    for name in spec.build_variable_names() {
+        variables.push(VariableRecord {
             name,
             when: "build".to_string(),
-        })
-        .collect();
+        });
+    }
     for v in spec.variables {
         if !variables.iter().any(|r| r.name == v.name) {
             variables.push(VariableRecord {
@@ -79,9 +78,9 @@ pub(crate) fn build_record(
             });
         }
     }
-    let facilities = selection
-        .iter()
-        .map(|(facility, choice)| {
+    let mut facilities = Vec::new();
+    for (facility, choice) in selection.iter() {
+        facilities.push({
             let (origin_name, origin_at) = match &choice.origin {
                 Origin::Default => (None, None),
                 Origin::FeatureDefault(feature) => (Some(feature.to_string()), None),
@@ -95,26 +94,28 @@ pub(crate) fn build_record(
                 kind: facility.kind.map(str::to_string),
                 variable: spec.env_var(facility),
                 used_by: owned(facility.used_by),
-                providers: facility
-                    .providers
-                    .iter()
-                    .map(|p| ProviderRecord {
-                        name: p.name.to_string(),
-                        feature: p.feature.map(str::to_string),
-                        compiled: p.is_available(features),
-                        answers_to: p.answers_to.map(str::to_string),
-                        links: owned(p.links),
-                        properties: owned(p.properties),
-                    })
-                    .collect(),
+                providers: {
+                    let mut providers = Vec::new();
+                    for p in facility.providers {
+                        providers.push(ProviderRecord {
+                            name: p.name.to_string(),
+                            feature: p.feature.map(str::to_string),
+                            compiled: p.is_available(features),
+                            answers_to: p.answers_to.map(str::to_string),
+                            links: owned(p.links),
+                            properties: owned(p.properties),
+                        });
+                    }
+                    providers
+                },
                 selected: choice.provider.name.to_string(),
                 origin: choice.origin.to_string(),
                 origin_kind: origin_kind(&choice.origin).to_string(),
                 origin_name,
                 origin_at,
             }
-        })
-        .collect();
+        });
+    }
     let policy = |p: &Option<crate::PolicyChoice>| {
         p.as_ref().map(|p| PolicyRecord {
             value: p.value.to_string(),
@@ -142,18 +143,30 @@ pub(crate) fn build_record(
             link: policy(&selection.link),
             bundled: policy(&selection.bundled),
         },
-        libraries: libraries
-            .iter()
-            .map(|l| LibraryRecord {
-                library: l.library.to_string(),
-                version: l.version.clone(),
-                located_by: l.located_by.clone(),
-                static_link: l.static_link,
-                links: l.links.clone(),
-                bundled: l.bundled,
-            })
-            .collect(),
+        libraries: {
+            let mut records = Vec::new();
+            for l in libraries {
+                records.push(LibraryRecord {
+                    library: l.library.to_string(),
+                    version: l.version.clone(),
+                    located_by: l.located_by.clone(),
+                    static_link: l.static_link,
+                    links: l.links.clone(),
+                    bundled: l.bundled,
+                });
+            }
+            records
+        },
     }
+}
+
+/// Each as a `String`.
+fn owned(items: &[&str]) -> Vec<String> {
+    let mut owned = Vec::with_capacity(items.len());
+    for item in items {
+        owned.push(item.to_string());
+    }
+    owned
 }
 
 /// A graph-wide setting the build reads, for the build options: its key, the values it takes,

@@ -15,8 +15,11 @@ use crate::model::Spec;
 /// the build script exactly when one changes; [`Env::fixed`] is a given set of variables, for
 /// tests that feed a foreign target.
 pub struct Env {
-    fixed: Option<BTreeMap<String, OsString>>,
-    read: RefCell<BTreeSet<String>>,
+    // Sorted by name, one value per name (a sorted vector rather than a map: less code to compile
+    // in every build script).
+    fixed: Option<Vec<(String, OsString)>>,
+    // Sorted, each name once.
+    read: RefCell<Vec<String>>,
 }
 
 impl Env {
@@ -32,26 +35,39 @@ impl Env {
     pub fn fixed<K: Into<String>, V: Into<OsString>>(
         vars: impl IntoIterator<Item = (K, V)>,
     ) -> Env {
+        let mut fixed = Vec::new();
+        for (k, v) in vars {
+            set_fixed(&mut fixed, k.into(), v.into());
+        }
         Env {
-            fixed: Some(
-                vars.into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            ),
+            fixed: Some(fixed),
             read: RefCell::default(),
         }
     }
 
     fn get(&self, name: &str) -> Option<OsString> {
         match &self.fixed {
-            Some(vars) => vars.get(name).cloned(),
+            Some(vars) => vars
+                .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                .ok()
+                .map(|i| vars[i].1.clone()),
             None => env::var_os(name),
         }
     }
 
     /// A variable the user sets, recorded with `rerun-if-env-changed`.
     pub fn var(&self, name: &str) -> Option<OsString> {
-        if self.read.borrow_mut().insert(name.to_string()) && self.fixed.is_none() {
+        let first = {
+            let mut read = self.read.borrow_mut();
+            match read.binary_search_by(|n| n.as_str().cmp(name)) {
+                Ok(_) => false,
+                Err(i) => {
+                    read.insert(i, name.to_string());
+                    true
+                }
+            }
+        };
+        if first && self.fixed.is_none() {
             println!("cargo:rerun-if-env-changed={name}");
         }
         self.get(name)
@@ -113,21 +129,35 @@ impl Env {
     }
 
     /// The names read so far (recorded for `rerun-if-env-changed`).
+    // Inline: compiled only in the crates that call it (tests), not in every build script.
+    #[inline]
     pub fn read_names(&self) -> BTreeSet<String> {
-        self.read.borrow().clone()
+        self.read.borrow().iter().cloned().collect()
     }
 
     /// Every variable of the environment, not recorded (for checks of names nobody reads, such as
     /// a misspelt graph-wide name): its value, `None` when not UTF-8.
     pub fn all_vars(&self) -> Vec<(String, Option<String>)> {
+        let mut all = Vec::new();
+        for (k, v) in self.present() {
+            all.push((k, v.into_string().ok()));
+        }
+        all
+    }
+
+    // Every variable whose name is UTF-8, with its value.
+    fn present(&self) -> Vec<(String, OsString)> {
         match &self.fixed {
-            Some(vars) => vars
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone().into_string().ok()))
-                .collect(),
-            None => env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok())))
-                .collect(),
+            Some(vars) => vars.clone(),
+            None => {
+                let mut present = Vec::new();
+                for (k, v) in env::vars_os() {
+                    if let Ok(k) = k.into_string() {
+                        present.push((k, v));
+                    }
+                }
+                present
+            }
         }
     }
 
@@ -140,20 +170,24 @@ impl Env {
             self.var(&name);
         }
         let prefix = spec.var_prefix();
-        let present: Vec<(String, OsString)> = match &self.fixed {
-            Some(vars) => vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            None => env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
-                .collect(),
-        };
         let mut found = BTreeMap::new();
-        for (name, value) in present {
+        for (name, value) in self.present() {
             if name.starts_with(&prefix) {
                 self.var(&name);
                 found.insert(name, value.into_string().ok());
             }
         }
         found
+    }
+}
+
+/// Sets `name` in a sorted list of variables (a later value replaces an earlier one).
+// Inline: called only by `Env::fixed`, which is compiled in the crates that call it.
+#[inline]
+fn set_fixed(vars: &mut Vec<(String, OsString)>, name: String, value: OsString) {
+    match vars.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+        Ok(i) => vars[i].1 = value,
+        Err(i) => vars.insert(i, (name, value)),
     }
 }
 

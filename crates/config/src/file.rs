@@ -104,10 +104,10 @@ fn each_entry(
             return;
         }
     };
-    for (key, value) in sorted_by_position(table) {
+    for (key, value) in table.by_position() {
         if key.name == "target" {
             for (scope, entries) in scopes(lines, value, errors) {
-                for (k, v) in sorted_by_position(entries) {
+                for (k, v) in entries.by_position() {
                     entry(k, v, &scope, errors);
                 }
             }
@@ -159,7 +159,7 @@ fn scopes<'a, 'de>(
             return out;
         }
     };
-    for (name, tables) in sorted_by_position(targets) {
+    for (name, tables) in targets.by_position() {
         let scope = match Scope::parse(&name.name) {
             Ok(scope) => scope,
             Err(e) => {
@@ -227,7 +227,7 @@ fn facility_table(
     };
     let mut provider_seen = false;
     let mut unknown_key = false;
-    for (k, v) in sorted_by_position(entries) {
+    for (k, v) in entries.by_position() {
         if k.name != "provider" {
             unknown_key = true;
             errors.push(ConfigError::UnknownKey {
@@ -297,13 +297,6 @@ pub(crate) fn parse_graph(path: &str, text: &str) -> (Vec<GraphEntry>, Vec<Confi
         });
     });
     (entries, errors)
-}
-
-/// The entries of a table in the order they appear in the file (errors are reported in file order).
-fn sorted_by_position<'a, 'de>(table: &'a Table<'de>) -> Vec<(&'a Key<'de>, &'a Value<'de>)> {
-    let mut entries: Vec<_> = table.iter().collect();
-    entries.sort_by_key(|(k, _)| k.span.start);
-    entries
 }
 
 #[cfg(test)]

@@ -94,13 +94,13 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 /// The key (`sha1-unsafe`) a variable's part after `RUST_BACKEND_` (`SHA1_UNSAFE`) stands for, when
 /// it follows the rule.
 pub fn key_of(part: &str) -> Option<String> {
-    let key: String = part
-        .chars()
-        .map(|c| match c {
+    let mut key = String::with_capacity(part.len());
+    for c in part.chars() {
+        key.push(match c {
             '_' => '-',
             c => c.to_ascii_lowercase(),
-        })
-        .collect();
+        });
+    }
     let upper_only = part
         .bytes()
         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
@@ -132,12 +132,13 @@ pub const BUNDLED_VALUES: &[&str] = &["deny", "allow"];
 impl Setting {
     /// The well-known settings: one per well-known kind, then link and bundled.
     pub fn all() -> Vec<Setting> {
-        KINDS
-            .iter()
-            .copied()
-            .map(Setting::Kind)
-            .chain([Setting::Link, Setting::Bundled])
-            .collect()
+        let mut all = Vec::with_capacity(KINDS.len() + 2);
+        for &kind in KINDS {
+            all.push(Setting::Kind(kind));
+        }
+        all.push(Setting::Link);
+        all.push(Setting::Bundled);
+        all
     }
 
     /// Its key in the graph-wide file (`tls`, `sha1-unsafe`, `link`, `bundled`).
@@ -178,11 +179,12 @@ impl Setting {
 
 /// The well-known graph-wide variable names: the plain ones and [`CONFIG`].
 pub fn variable_names() -> Vec<String> {
-    Setting::all()
-        .into_iter()
-        .map(Setting::variable)
-        .chain(std::iter::once(CONFIG.to_string()))
-        .collect()
+    let mut names = Vec::new();
+    for setting in Setting::all() {
+        names.push(setting.variable());
+    }
+    names.push(CONFIG.to_string());
+    names
 }
 
 /// What a graph-wide variable name is ([`classify`]).

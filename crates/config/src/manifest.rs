@@ -25,7 +25,7 @@
 //!
 //! The table is leaked into `'static` data: it lives as long as the build script.
 
-use crate::toml::{Key, Span, Table, Value, ValueInner};
+use crate::toml::{Key, Span, Value, ValueInner};
 
 use crate::clib::{Library, Probe, ReadVersion, VersionCheck};
 use crate::error::{ConfigError, Errors};
@@ -78,12 +78,11 @@ fn leak(s: impl Into<String>) -> &'static str {
 }
 
 fn leak_all(v: Vec<String>) -> &'static [&'static str] {
-    Box::leak(
-        v.into_iter()
-            .map(leak)
-            .collect::<Vec<_>>()
-            .into_boxed_slice(),
-    )
+    let mut leaked = Vec::with_capacity(v.len());
+    for s in v {
+        leaked.push(leak(s));
+    }
+    Box::leak(leaked.into_boxed_slice())
 }
 
 /// `zstd-demo` → `ZSTD_DEMO`.
@@ -167,12 +166,6 @@ impl Reader<'_> {
     }
 }
 
-fn sorted<'a, 'de>(table: &'a Table<'de>) -> Vec<(&'a Key<'de>, &'a Value<'de>)> {
-    let mut entries: Vec<_> = table.iter().collect();
-    entries.sort_by_key(|(k, _)| k.span.start);
-    entries
-}
-
 /// The table `Cargo.toml` (`text`, named `path` in messages) declares for the package `package`,
 /// or `None` when it declares none (no `[package.metadata.flagsplit]`).
 pub(crate) fn declared(path: &str, text: &str, package: &str) -> Result<Option<Declared>, Errors> {
@@ -222,7 +215,7 @@ pub(crate) fn declared(path: &str, text: &str, package: &str) -> Result<Option<D
     let mut cfg_prefix = None;
     let mut facilities = Vec::new();
     let mut probes = Vec::new();
-    for (key, value) in sorted(entries) {
+    for (key, value) in entries.by_position() {
         match key.name.as_ref() {
             "prefix" => {
                 if let Some(p) = r.string("[package.metadata.flagsplit]", "prefix", value) {
@@ -295,7 +288,7 @@ fn facility(
                 format!("{where_} has no `providers`"),
                 "providers = [\"...\", ...], the default first".to_string(),
             );
-            for (key, _) in sorted(entries) {
+            for (key, _) in entries.by_position() {
                 if !FACILITY_KEYS.contains(&key.name.as_ref()) {
                     r.unknown_key(key.span, &where_, &key.name, FACILITY_KEYS);
                 }
@@ -338,7 +331,7 @@ fn facility(
     }
     let (mut kind, mut label, mut summary) = (None, None, None);
     let mut tables: Vec<(String, &Value<'_>)> = Vec::new();
-    for (key, v) in sorted(entries) {
+    for (key, v) in entries.by_position() {
         match key.name.as_ref() {
             "providers" => {}
             "kind" => kind = r.string(&where_, "kind", v),
@@ -434,7 +427,7 @@ fn provider(
     let mut entries: Vec<(&Key<'_>, &Value<'_>)> = Vec::new();
     for source in [Some(item), table].into_iter().flatten() {
         if let Some(t) = source.as_table() {
-            for (k, v) in sorted(t) {
+            for (k, v) in t.by_position() {
                 if let Some((first, _)) = entries.iter().find(|(e, _)| e.name == k.name) {
                     let at = r.lines.at(first.span);
                     r.error(

@@ -220,11 +220,7 @@ impl Spec {
             Some(example) => format!("{example} documents the format"),
             None => format!(
                 "one [facility] table with a provider key each; facilities: {}",
-                self.facilities
-                    .iter()
-                    .map(|f| f.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                joined(self.facilities, ", ", &|f| f.name.to_string())
             ),
         }
     }
@@ -410,14 +406,19 @@ impl Facility {
 
     /// The providers in default order: [`Facility::default_order`]'s, or the declared order.
     fn ordered(&self) -> Vec<&Provider> {
+        let mut ordered = Vec::new();
         if self.default_order.is_empty() {
-            self.providers.iter().collect()
+            for p in self.providers {
+                ordered.push(p);
+            }
         } else {
-            self.default_order
-                .iter()
-                .filter_map(|name| self.provider(name))
-                .collect()
+            for name in self.default_order {
+                if let Some(p) = self.provider(name) {
+                    ordered.push(p);
+                }
+            }
         }
+        ordered
     }
 
     /// Looks a provider up by name (exact, lower case).
@@ -520,47 +521,87 @@ fn vocabulary_problem(headline: &str, name: &str, vocabulary: &[&str]) -> String
 /// name (`sytem` for `system`; `dc` is not suggested for `de`'s neighbour `xy`). The
 /// did-you-mean of provider values and names; `cargo flagsplit` uses it for a policy's names.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let candidates: Vec<&str> = candidates.into_iter().collect();
-    if let Some(same) = candidates
-        .iter()
-        .find(|c| c.eq_ignore_ascii_case(name) && **c != name)
-    {
-        return Some(same);
+    closest_in(name, candidates.into_iter().collect())
+}
+
+// The body of `closest`, compiled once (not once per kind of iterator a caller passes), in plain
+// loops (less code to compile in every build script than iterator chains).
+fn closest_in<'a>(name: &str, candidates: Vec<&'a str>) -> Option<&'a str> {
+    for c in &candidates {
+        if c.eq_ignore_ascii_case(name) && *c != name {
+            return Some(c);
+        }
     }
     let lower = name.to_ascii_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(&lower, c), c))
-        .filter(|(d, c)| *d > 0 && *d <= 2 && *d < c.len().min(lower.len()))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+    // The first of the nearest.
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(&lower, c);
+        if d > 0 && d <= 2 && d < c.len().min(lower.len()) && nearer(d, best.map(|(b, _)| b)) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Whether distance `d` is below the best one so far (or there is none yet).
+fn nearer(d: usize, best: Option<usize>) -> bool {
+    match best {
+        Some(b) => d < b,
+        None => true,
+    }
 }
 
 /// The variable name among `names` within 3 edits of `name`, the nearest: the did-you-mean of a
 /// misspelt variable (`TLS_A_TLS_PROVIDR` for `TLS_A_TLS_PROVIDER`), for a build script and for
 /// `cargo flagsplit`.
 pub fn nearest_variable(name: &str, names: impl IntoIterator<Item = String>) -> Option<String> {
-    names
-        .into_iter()
-        .map(|v| (edit_distance(name, &v), v))
-        .filter(|(d, _)| *d <= 3)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
+    nearest_variable_in(name, names.into_iter().collect())
+}
+
+// The body of `nearest_variable`, compiled once.
+fn nearest_variable_in(name: &str, names: Vec<String>) -> Option<String> {
+    // The first of the nearest.
+    let mut best: Option<(usize, String)> = None;
+    for v in names {
+        let d = edit_distance(name, &v);
+        if d <= 3 && nearer(d, best.as_ref().map(|(b, _)| *b)) {
+            best = Some((d, v));
+        }
+    }
+    best.map(|(_, n)| n)
 }
 
 /// Levenshtein distance over bytes (names are ASCII).
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b = b.as_bytes();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut prev: Vec<usize> = Vec::with_capacity(b.len() + 1);
+    for j in 0..=b.len() {
+        prev.push(j);
+    }
+    let mut cur = prev.clone();
     for (i, ca) in a.bytes().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
+        cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let substitute = prev[j] + usize::from(ca != *cb);
             cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
+}
+
+/// Each of `items` as `each` writes it, separated by `sep` (one loop for every caller, where an
+/// iterator chain would be compiled once per caller).
+pub(crate) fn joined<T>(items: &[T], sep: &str, each: &dyn Fn(&T) -> String) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(&each(item));
+    }
+    out
 }
 
 /// Space-separated names, or `(none)` when there are none.
@@ -574,16 +615,15 @@ pub(crate) fn names_or_none(names: &[&str]) -> String {
 
 /// `a, b, c` or `"a", "b", "c"`.
 pub(crate) fn names<'a>(providers: impl Iterator<Item = &'a Provider>, quoted: bool) -> String {
-    providers
-        .map(|p| {
-            if quoted {
-                format!("\"{}\"", p.name)
-            } else {
-                p.name.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut names: Vec<String> = Vec::new();
+    for p in providers {
+        names.push(if quoted {
+            format!("\"{}\"", p.name)
+        } else {
+            p.name.to_string()
+        });
+    }
+    names.join(", ")
 }
 
 impl fmt::Display for Facility {
@@ -647,18 +687,25 @@ impl Spec {
 
     /// The facilities and providers a Cargo feature compiles.
     pub fn compiled_by(&self, feature: &str) -> Vec<(&Facility, &Provider)> {
-        self.facilities
-            .iter()
-            .flat_map(|f| f.providers.iter().map(move |p| (f, p)))
-            .filter(|(_, p)| p.feature == Some(feature))
-            .collect()
+        let mut found = Vec::new();
+        for f in self.facilities {
+            for p in f.providers {
+                if p.feature == Some(feature) {
+                    found.push((f, p));
+                }
+            }
+        }
+        found
     }
 
     /// Every build-time variable name: the config file's and one per facility.
     pub fn build_variable_names(&self) -> Vec<String> {
-        std::iter::once(self.config_var())
-            .chain(self.facilities.iter().map(|f| self.env_var(f)))
-            .collect()
+        let mut names = Vec::with_capacity(1 + self.facilities.len());
+        names.push(self.config_var());
+        for f in self.facilities {
+            names.push(self.env_var(f));
+        }
+        names
     }
 
     /// Whether `name` is one of this crate's variables (build time or not).
@@ -870,9 +917,13 @@ impl LineIndex {
     /// The index of `text`.
     pub fn new(text: &str) -> LineIndex {
         LineIndex {
-            starts: std::iter::once(0)
-                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect(),
+            starts: {
+                let mut starts = vec![0];
+                for (i, _) in text.match_indices('\n') {
+                    starts.push(i + 1);
+                }
+                starts
+            },
         }
     }
 
@@ -1078,13 +1129,18 @@ impl FeatureSet {
 
     /// The enabled features, in the order of `spec`.
     pub fn in_order(&self, spec: &Spec) -> Vec<&'static str> {
-        spec.features()
-            .into_iter()
-            .filter(|f| self.contains(f))
-            .collect()
+        let mut on = Vec::new();
+        for f in spec.features() {
+            if self.contains(f) {
+                on.push(f);
+            }
+        }
+        on
     }
 
     /// Every possible set of `spec`'s features, for exhaustive tests.
+    // Inline: compiled only in the crates that call it (tests), not in every build script.
+    #[inline]
     pub fn all_combinations(spec: &Spec) -> Vec<FeatureSet> {
         let all = spec.features();
         (0u32..1 << all.len())

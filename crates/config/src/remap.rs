@@ -64,29 +64,29 @@ impl PathRemap {
 
     /// The selection with the config file paths of its origins remapped.
     pub(crate) fn selection(&self, selection: &Selection) -> Selection {
+        let mut choices = Vec::with_capacity(selection.choices.len());
+        for choice in &selection.choices {
+            let choice = choice.clone();
+            choices.push(Choice {
+                origin: match choice.origin {
+                    Origin::File { path, line, column } => Origin::File {
+                        path: self.path(&path),
+                        line,
+                        column,
+                    },
+                    Origin::GraphFile { path, line, column } => Origin::GraphFile {
+                        path: self.path(&path),
+                        line,
+                        column,
+                    },
+                    other => other,
+                },
+                ..choice
+            });
+        }
         Selection {
             spec: selection.spec,
-            choices: selection
-                .choices
-                .iter()
-                .cloned()
-                .map(|choice| Choice {
-                    origin: match choice.origin {
-                        Origin::File { path, line, column } => Origin::File {
-                            path: self.path(&path),
-                            line,
-                            column,
-                        },
-                        Origin::GraphFile { path, line, column } => Origin::GraphFile {
-                            path: self.path(&path),
-                            line,
-                            column,
-                        },
-                        other => other,
-                    },
-                    ..choice
-                })
-                .collect(),
+            choices,
             link: selection.link.clone().map(|p| self.policy(p)),
             bundled: selection.bundled.clone().map(|p| self.policy(p)),
             ..selection.clone()
@@ -109,9 +109,13 @@ impl PathRemap {
             _ if found.located_by.starts_with('/') => self.path(&found.located_by),
             _ => found.located_by.clone(),
         };
+        let mut lib_dirs = Vec::with_capacity(found.lib_dirs.len());
+        for d in &found.lib_dirs {
+            lib_dirs.push(self.path(d));
+        }
         LibraryFound {
             located_by,
-            lib_dirs: found.lib_dirs.iter().map(|d| self.path(d)).collect(),
+            lib_dirs,
             ..found.clone()
         }
     }

@@ -162,12 +162,11 @@ pub(crate) fn config_file_name<'a>(
 
 /// The build-time variable closest to `name`, when it is close enough to be a likely typo.
 pub fn suggest(spec: &Spec, name: &str) -> Option<String> {
-    nearest_variable(
-        name,
-        spec.build_variable_names()
-            .into_iter()
-            .chain(spec.variables.iter().map(|v| v.name.to_string())),
-    )
+    let mut names = spec.build_variable_names();
+    for v in spec.variables {
+        names.push(v.name.to_string());
+    }
+    nearest_variable(name, names)
 }
 
 /// Resolves the selection, or returns every error found.
@@ -282,11 +281,7 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
     let graph = graph_settings(inputs, &mut errors, &mut warnings);
 
     // 4. Precedence, then the feature check on what takes effect.
-    let mut choices: Vec<Choice> = spec
-        .facilities
-        .iter()
-        .map(|f| f.default_choice(spec.role, &inputs.features))
-        .collect();
+    let mut choices: Vec<Choice> = default_choices(spec, &inputs.features);
     for (i, facility) in spec.facilities.iter().enumerate() {
         let file_choice = most_specific(
             &from_file[i],
@@ -361,11 +356,22 @@ pub fn resolve(inputs: &Inputs) -> Result<Selection, Errors> {
         let mut selection = Selection::new(spec, choices);
         selection.link = policy(Setting::Link);
         selection.bundled = policy(Setting::Bundled);
-        selection.warnings = warnings.iter().map(NearMiss::warning).collect();
+        for w in &warnings {
+            selection.warnings.push(w.warning());
+        }
         Ok(selection)
     } else {
         Err(Errors(errors))
     }
+}
+
+/// Every facility's default for `features` (in table order).
+pub(crate) fn default_choices(spec: &Spec, features: &FeatureSet) -> Vec<Choice> {
+    let mut choices = Vec::with_capacity(spec.facilities.len());
+    for f in spec.facilities {
+        choices.push(f.default_choice(spec.role, features));
+    }
+    choices
 }
 
 /// Of the file entries that apply to this target, the most specific (`[target.<triple>]`, then
@@ -378,13 +384,37 @@ fn most_specific<'a, T>(
     what: &str,
     errors: &mut Vec<ConfigError>,
 ) -> Option<&'a T> {
-    let ranked: Vec<(u8, &T)> = entries
-        .iter()
-        .filter_map(|e| key(e).0.rank(&inputs.target, &inputs.cfg).map(|r| (r, e)))
-        .collect();
-    let top = ranked.iter().map(|(r, _)| *r).max()?;
-    let mut best: Option<&T> = None;
-    for (_, entry) in ranked.into_iter().filter(|(r, _)| *r == top) {
+    let mut keys = Vec::with_capacity(entries.len());
+    for e in entries {
+        keys.push(key(e));
+    }
+    most_specific_key(&keys, inputs, what, errors).map(|i| &entries[i])
+}
+
+/// `most_specific` of the entries' keys (scope, place, value): the index of the one chosen.
+// Not generic: compiled once, not once per type of entry.
+fn most_specific_key(
+    keys: &[(&Scope, &FilePos, &str)],
+    inputs: &Inputs,
+    what: &str,
+    errors: &mut Vec<ConfigError>,
+) -> Option<usize> {
+    let mut ranks: Vec<Option<u8>> = Vec::with_capacity(keys.len());
+    let mut top: Option<u8> = None;
+    for k in keys {
+        let rank = k.0.rank(&inputs.target, &inputs.cfg);
+        if rank > top {
+            top = rank;
+        }
+        ranks.push(rank);
+    }
+    let top = top?;
+    let key = |i: usize| keys[i];
+    let mut best: Option<usize> = None;
+    for (entry, rank) in ranks.into_iter().enumerate() {
+        if rank != Some(top) {
+            continue;
+        }
         match best {
             // Only `cfg(...)` tables can apply twice (the same table twice is a TOML error); when
             // the target's own table applies, they do not matter.
@@ -406,6 +436,36 @@ fn most_specific<'a, T>(
 }
 
 type GraphValue = (String, Requester, Origin);
+
+/// Graph-wide settings, each once with its value (a vector rather than a map: a handful of
+/// settings, and less code to compile in every build script).
+#[derive(Default)]
+struct GraphSettings(Vec<(Setting, GraphValue)>);
+
+impl GraphSettings {
+    fn position(&self, setting: Setting) -> Option<usize> {
+        self.0.iter().position(|(s, _)| *s == setting)
+    }
+
+    fn get(&self, setting: &Setting) -> Option<&GraphValue> {
+        self.position(*setting).map(|i| &self.0[i].1)
+    }
+
+    /// Sets `setting` (a later value replaces an earlier one).
+    fn insert(&mut self, setting: Setting, value: GraphValue) {
+        match self.position(setting) {
+            Some(i) => self.0[i].1 = value,
+            None => self.0.push((setting, value)),
+        }
+    }
+
+    /// Sets `setting` unless it is set.
+    fn or_insert(&mut self, setting: Setting, value: GraphValue) {
+        if self.position(setting).is_none() {
+            self.0.push((setting, value));
+        }
+    }
+}
 
 /// The graph-wide settings the crate reads ([`Inputs::graph_reads`]; by default, its own kinds,
 /// the well-known kinds, link and bundled).
@@ -517,17 +577,24 @@ fn graph_settings(
     inputs: &Inputs,
     errors: &mut Vec<ConfigError>,
     warnings: &mut Vec<NearMiss>,
-) -> BTreeMap<Setting, GraphValue> {
+) -> GraphSettings {
     let spec = inputs.spec;
     let triples = [inputs.target.as_str(), inputs.host.as_str()];
     let reads = read_settings(inputs);
-    let mut plain: BTreeMap<Setting, GraphValue> = BTreeMap::new();
-    let mut scoped: BTreeMap<Setting, GraphValue> = BTreeMap::new();
+    let mut read_keys: Vec<&str> = Vec::with_capacity(reads.len());
+    for s in &reads {
+        read_keys.push(s.key());
+    }
+    let mut plain = GraphSettings::default();
+    let mut scoped = GraphSettings::default();
     for (name, value) in &inputs.graph_env {
         let (key, is_scoped) = match crate::graph::classify(name, &triples) {
             Some(crate::graph::Name::Setting { key, scoped }) => (key, scoped),
             Some(crate::graph::Name::Malformed) => {
-                let names: Vec<String> = reads.iter().map(|s| s.variable()).collect();
+                let mut names: Vec<String> = Vec::with_capacity(reads.len());
+                for s in &reads {
+                    names.push(s.variable());
+                }
                 if let Some(meant) = nearest_variable(name, names) {
                     warnings.push(NearMiss {
                         name: name.clone(),
@@ -541,7 +608,7 @@ fn graph_settings(
         let setting = match reads.iter().copied().find(|s| s.key() == key) {
             Some(setting) => setting,
             None => {
-                warnings.extend(NearMiss::of_key(name, &key, reads.iter().map(|s| s.key())));
+                warnings.extend(NearMiss::of_key(name, &key, read_keys.iter().copied()));
                 continue;
             }
         };
@@ -564,7 +631,7 @@ fn graph_settings(
         let slot = if is_scoped { &mut scoped } else { &mut plain };
         slot.insert(setting, (valid, by, Origin::Graph(name.clone())));
     }
-    let mut from_file: BTreeMap<Setting, GraphValue> = BTreeMap::new();
+    let mut from_file = GraphSettings::default();
     if let Some(input) = &inputs.graph_file {
         match &input.contents {
             Err(reason) => errors.push(ConfigError::FileUnreadable {
@@ -577,13 +644,9 @@ fn graph_settings(
                 let (entries, file_errors) = parse_graph_file(input, text);
                 errors.extend(file_errors);
                 for e in &entries {
-                    if !reads.iter().any(|s| s.key() == e.key) {
+                    if !read_keys.contains(&e.key.as_str()) {
                         let at = format!("{}: `{}`", e.key_at, e.key);
-                        warnings.extend(NearMiss::of_key(
-                            &at,
-                            &e.key,
-                            reads.iter().map(|s| s.key()),
-                        ));
+                        warnings.extend(NearMiss::of_key(&at, &e.key, read_keys.iter().copied()));
                     }
                 }
                 for &setting in &reads {
@@ -631,11 +694,8 @@ fn graph_settings(
             }
         }
     }
-    for (setting, value) in plain {
-        scoped.entry(setting).or_insert(value);
-    }
-    for (setting, value) in from_file {
-        scoped.entry(setting).or_insert(value);
+    for (setting, value) in plain.0.into_iter().chain(from_file.0) {
+        scoped.or_insert(setting, value);
     }
     scoped
 }

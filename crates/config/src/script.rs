@@ -24,6 +24,7 @@
 //! describes the machine running the build script).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -209,16 +210,17 @@ impl Build {
     }
 
     fn enabled_source_features(&self) -> Vec<&'static str> {
-        self.spec
-            .source_features
-            .iter()
-            .filter(|f| {
-                self.env
-                    .cargo_var(&Spec::cargo_feature_env(f.name))
-                    .is_some()
-            })
-            .map(|f| f.name)
-            .collect()
+        let mut on = Vec::new();
+        for f in self.spec.source_features {
+            if self
+                .env
+                .cargo_var(&Spec::cargo_feature_env(f.name))
+                .is_some()
+            {
+                on.push(f.name);
+            }
+        }
+        on
     }
 
     /// The graph-wide settings this crate reads: one per kind its facilities declare, and the link
@@ -226,13 +228,16 @@ impl Build {
     /// `rerun-if-env-changed`, so changing one reruns exactly the build scripts it concerns.
     fn graph_settings(&self) -> Vec<Setting> {
         let mut out: Vec<Setting> = Vec::new();
-        for kind in self.spec.facilities.iter().filter_map(|f| f.kind) {
-            if !out.contains(&Setting::Kind(kind)) {
-                out.push(Setting::Kind(kind));
+        for f in self.spec.facilities {
+            if let Some(kind) = f.kind {
+                if !out.contains(&Setting::Kind(kind)) {
+                    out.push(Setting::Kind(kind));
+                }
             }
         }
         if !self.libraries().is_empty() {
-            out.extend([Setting::Link, Setting::Bundled]);
+            out.push(Setting::Link);
+            out.push(Setting::Bundled);
         }
         out
     }
@@ -358,12 +363,13 @@ impl Build {
     /// with `-vv`: unpacked from a registry or a directory source ([`Build::is_packaged`]), or a
     /// git dependency (checked out under Cargo's `git/checkouts/`).
     pub fn is_non_local(&self) -> bool {
-        let in_git_checkouts = self
-            .manifest_dir
-            .components()
-            .collect::<Vec<_>>()
-            .windows(2)
-            .any(|w| w[0].as_os_str() == "git" && w[1].as_os_str() == "checkouts");
+        let mut in_git_checkouts = false;
+        let mut previous = None;
+        for c in self.manifest_dir.components() {
+            let c = c.as_os_str();
+            in_git_checkouts |= previous == Some(OsStr::new("git")) && c == "checkouts";
+            previous = Some(c);
+        }
         self.is_packaged() || in_git_checkouts
     }
 
@@ -379,13 +385,7 @@ impl Build {
         let spec = self.spec;
         let features = self.enabled_features();
         Resolved {
-            selection: Selection::new(
-                spec,
-                spec.facilities
-                    .iter()
-                    .map(|f| f.default_choice(spec.role, &features))
-                    .collect(),
-            ),
+            selection: Selection::new(spec, resolve::default_choices(spec, &features)),
             features,
             source_features: self.enabled_source_features(),
             config_file: "(none)".to_string(),
@@ -456,17 +456,22 @@ impl Build {
         );
         let selection = remap.selection(&resolved.selection);
         let config_file = remap.path(&resolved.config_file);
-        let libraries: Vec<_> = probed.libraries.iter().map(|l| remap.library(l)).collect();
+        let mut libraries = Vec::with_capacity(probed.libraries.len());
+        for l in &probed.libraries {
+            libraries.push(remap.library(l));
+        }
         let target = self.env.target_triple();
         let settings = self.graph_settings();
-        let graph: Vec<codegen::GraphReadOut<'_>> = settings
-            .iter()
-            .map(|&setting| codegen::GraphReadOut {
+        let mut graph: Vec<codegen::GraphReadOut<'_>> = Vec::with_capacity(settings.len());
+        let mut reads: Vec<&str> = Vec::with_capacity(settings.len());
+        for &setting in &settings {
+            graph.push(codegen::GraphReadOut {
                 key: setting.key(),
                 values: resolve::setting_values(self.spec, setting),
                 open: resolve::setting_is_open(setting),
-            })
-            .collect();
+            });
+            reads.push(setting.key());
+        }
         let literal = codegen::build_info_literal(
             &selection,
             &resolved.features.in_order(self.spec),
@@ -483,7 +488,6 @@ impl Build {
         }
         // The same, as JSON, for tools that read a whole build's choices from each build script's
         // OUT_DIR (Cargo's `build-script-executed` messages name it).
-        let mut reads: Vec<&str> = settings.iter().map(|s| s.key()).collect();
         if !reads.is_empty() {
             reads.push("config");
         }
@@ -533,12 +537,16 @@ impl Probed {
     /// The `-I` directories of every probed library, in order and without repeats, for a build
     /// script that compiles C against them with the `cc` crate (`cc::Build::includes`). Empty when
     /// the compiler's default directories hold the headers.
+    // Inline: compiled only in the build scripts that call it, not in every copy of this crate.
+    #[inline]
     pub fn include_dirs(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = Vec::new();
-        for dir in self.libraries.iter().flat_map(|l| &l.include_dirs) {
-            let dir = PathBuf::from(dir);
-            if !dirs.contains(&dir) {
-                dirs.push(dir);
+        for library in &self.libraries {
+            for dir in &library.include_dirs {
+                let dir = PathBuf::from(dir);
+                if !dirs.contains(&dir) {
+                    dirs.push(dir);
+                }
             }
         }
         dirs
@@ -551,23 +559,30 @@ impl Build {
     fn needs(&self, resolved: &Resolved) -> Vec<Need> {
         let mut needs = Vec::new();
         for (probe, askers) in resolved.selection.probes() {
-            let askers = askers
-                .into_iter()
-                .map(|(facility, choice)| {
-                    let other = facility
-                        .providers
-                        .iter()
-                        .find(|p| p.probe.is_none() && p.is_available(&resolved.features))
-                        .or_else(|| facility.providers.iter().find(|p| p.probe.is_none()))
-                        .map_or("", |p| p.name);
-                    Asker {
-                        what: format!("{facility} = {}", choice.provider),
-                        origin: choice.origin.to_string(),
-                        instead: format!("{}={other}", self.spec.env_var(facility)),
+            let mut need = Need {
+                probe,
+                askers: Vec::new(),
+            };
+            for (facility, choice) in askers {
+                // A provider that needs no probe: one compiled, else the first.
+                let (mut compiled, mut first) = (None, None);
+                for p in facility.providers {
+                    if p.probe.is_none() {
+                        first = first.or(Some(p.name));
+                        if p.is_available(&resolved.features) {
+                            compiled = Some(p.name);
+                            break;
+                        }
                     }
-                })
-                .collect();
-            needs.push(Need { probe, askers });
+                }
+                let other = compiled.or(first).unwrap_or("");
+                need.askers.push(Asker {
+                    what: format!("{facility} = {}", choice.provider),
+                    origin: choice.origin.to_string(),
+                    instead: format!("{}={other}", self.spec.env_var(facility)),
+                });
+            }
+            needs.push(need);
         }
         needs
     }
@@ -596,13 +611,23 @@ impl Build {
                 if !resolved.source_features.contains(feature) {
                     continue;
                 }
-                let links = |f: &&str| {
+                let links = |f: &str| {
                     spec.compiled_by(f)
                         .iter()
                         .any(|(_, p)| p.probe.map_or(false, |q| q.library == library))
                 };
-                let linking: Vec<&str> = spec.features().into_iter().filter(|f| links(f)).collect();
-                let compiling: Vec<&str> = on.iter().copied().filter(|f| links(f)).collect();
+                let mut linking: Vec<&str> = Vec::new();
+                for f in spec.features() {
+                    if links(f) {
+                        linking.push(f);
+                    }
+                }
+                let mut compiling: Vec<&str> = Vec::new();
+                for &f in &on {
+                    if links(f) {
+                        compiling.push(f);
+                    }
+                }
                 let selected = needs.iter().any(|n| n.probe.library == library);
                 if let Some(w) = probe::plan::source_feature_check(
                     library, feature, &on, &compiling, &linking, selected,
@@ -624,7 +649,10 @@ impl Build {
         let needs = self.needs(resolved);
         if self.is_docs_rs() {
             if !needs.is_empty() {
-                let names: Vec<&str> = needs.iter().map(|n| n.probe.source).collect();
+                let mut names: Vec<&str> = Vec::with_capacity(needs.len());
+                for n in &needs {
+                    names.push(n.probe.source);
+                }
                 warning(&format!(
                     "DOCS_RS is set: a documentation build links nothing, so {} are not compiled",
                     names.join(", ")
@@ -650,11 +678,12 @@ impl Build {
         };
         let mut probed = Probed::default();
         for library in self.libraries() {
-            let mine: Vec<Need> = needs
-                .iter()
-                .filter(|n| n.probe.library == library)
-                .cloned()
-                .collect();
+            let mut mine: Vec<Need> = Vec::new();
+            for n in &needs {
+                if n.probe.library == library {
+                    mine.push(n.clone());
+                }
+            }
             if mine.is_empty() {
                 continue;
             }
@@ -692,10 +721,10 @@ pub(crate) fn table_error(spec: &Spec, problems: &str) -> String {
 pub(crate) fn unselected_error(resolved: &Resolved, warnings: &[String]) -> String {
     let selection = &resolved.selection;
     let spec = selection.spec;
-    let mut lines: Vec<String> = warnings
-        .iter()
-        .map(|w| w.split(". To use").next().unwrap_or(w).to_string())
-        .collect();
+    let mut lines: Vec<String> = Vec::with_capacity(warnings.len());
+    for w in warnings {
+        lines.push(w.split(". To use").next().unwrap_or(w).to_string());
+    }
     lines.push(format!(
         "  {} comes from a registry or git, whose build-script warnings Cargo shows only with -vv: a provider compiled and never used would go unseen, so the build stops",
         spec.name
@@ -842,11 +871,10 @@ pub fn cfg_directives(selection: &Selection) -> Vec<String> {
         }
     }
     for (facility, choice) in selection.iter() {
-        let values: Vec<String> = facility
-            .providers
-            .iter()
-            .map(|p| format!("\"{p}\""))
-            .collect();
+        let mut values: Vec<String> = Vec::with_capacity(facility.providers.len());
+        for p in facility.providers {
+            values.push(format!("\"{p}\""));
+        }
         let cfg = spec.cfg_name(facility);
         out.push(format!(
             "cargo:rustc-check-cfg=cfg({cfg}, values({}))",

@@ -109,7 +109,8 @@ pub(crate) struct Table<'de> {
 }
 
 impl<'de> Table<'de> {
-    /// The entries, in the document's order.
+    /// The entries, in the document's order (for the tests and the fuzzer's canonical form).
+    #[cfg(any(test, fuzzing))]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&Key<'de>, &Value<'de>)> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
@@ -121,6 +122,24 @@ impl<'de> Table<'de> {
             .iter()
             .find(|(k, _)| k.name == name)
             .map(|(_, v)| v)
+    }
+
+    /// The entries in the order they appear in the file (errors are reported in file order).
+    pub(crate) fn by_position(&self) -> Vec<(&Key<'de>, &Value<'de>)> {
+        let mut entries: Vec<(&Key<'de>, &Value<'de>)> = Vec::with_capacity(self.entries.len());
+        for (k, v) in &self.entries {
+            entries.push((k, v));
+        }
+        // An insertion sort (stable): a table is small, mostly in order already, and this is
+        // less code to compile in every build script than the standard library's sort.
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 && entries[j - 1].0.span.start > entries[j].0.span.start {
+                entries.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        entries
     }
 }
 
@@ -197,15 +216,24 @@ impl<'de> Node<'de> {
             Node::Table { span, entries, .. } => Value {
                 span,
                 inner: ValueInner::Table(Table {
-                    entries: entries
-                        .into_iter()
-                        .map(|(k, n)| (k, n.into_value()))
-                        .collect(),
+                    entries: {
+                        let mut values = Vec::with_capacity(entries.len());
+                        for (k, n) in entries {
+                            values.push((k, n.into_value()));
+                        }
+                        values
+                    },
                 }),
             },
             Node::Tables { span, items } => Value {
                 span,
-                inner: ValueInner::Array(items.into_iter().map(Node::into_value).collect()),
+                inner: ValueInner::Array({
+                    let mut values = Vec::with_capacity(items.len());
+                    for n in items {
+                        values.push(n.into_value());
+                    }
+                    values
+                }),
             },
         }
     }

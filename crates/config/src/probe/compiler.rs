@@ -160,7 +160,11 @@ fn clang_triple(triple: &str) -> String {
 }
 
 fn split_words(value: &str) -> Vec<String> {
-    value.split_whitespace().map(String::from).collect()
+    let mut words = Vec::new();
+    for w in value.split_whitespace() {
+        words.push(w.to_string());
+    }
+    words
 }
 
 /// A program's file name without its directory or `.exe`.

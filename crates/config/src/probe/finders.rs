@@ -1,5 +1,8 @@
 //! The finders that come with this crate: a `-sys` crate's published metadata, and pkg-config.
 
+// `#[inline]` on the finders' functions: a build script compiles them only when its table names
+// the finder (one declared in `[package.metadata]` never does), not in every copy of this crate.
+
 use super::need::lib_dirs_of;
 use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message};
 
@@ -36,6 +39,7 @@ impl SysCrate {
 }
 
 impl Finder for SysCrate {
+    #[inline]
     fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
         let env = cx.env;
         let include = env.cargo_var(&format!("DEP_{}_INCLUDE", self.links));
@@ -102,6 +106,7 @@ struct Switches {
     link_dynamic: &'static str,
 }
 
+#[inline]
 fn switches(sys_crate: &str) -> Switches {
     known_switches(sys_crate).unwrap_or(Switches {
         system: "see its documentation",
@@ -110,6 +115,7 @@ fn switches(sys_crate: &str) -> Switches {
     })
 }
 
+#[inline]
 fn known_switches(sys_crate: &str) -> Option<Switches> {
     Some(match sys_crate {
         "libz-sys" => Switches {
@@ -143,6 +149,7 @@ pub fn system_switch(sys_crate: &str) -> Option<&'static str> {
 /// rather than link otherwise than asked.
 /// `switches`: what makes that crate link statically, and dynamically; the fix names the one the
 /// policy asks for.
+#[inline]
 pub(crate) fn link_policy_check(
     found: &Found,
     cx: &FindContext<'_>,
@@ -203,6 +210,7 @@ impl PkgConfig {
 }
 
 impl Finder for PkgConfig {
+    #[inline]
     fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
         match cx.env.pkg_config(self.module) {
             Ok(answer) => {

@@ -34,6 +34,9 @@
 //! The package whose build script probes must depend on `openssl-sys` directly: Cargo gives a
 //! crate's `DEP_OPENSSL_*` metadata only to its direct dependents.
 
+// `#[inline]` on the finders' functions: a build script compiles them only when its table names
+// the finder (one declared in `[package.metadata]` never does), not in every copy of this crate.
+
 use std::fmt;
 
 use super::message::{dirs, install_fixes};
@@ -52,6 +55,7 @@ pub struct OpensslSys {
 }
 
 impl fmt::Debug for OpensslSys {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("OpensslSys")
     }
@@ -65,6 +69,7 @@ impl OpensslSys {
 }
 
 impl Finder for OpensslSys {
+    #[inline]
     fn find(&self, library: &Library, cx: &FindContext<'_>) -> Result<Found, Message> {
         let env = cx.env;
         let inputs = inputs(env);
@@ -114,6 +119,7 @@ impl Finder for OpensslSys {
         }
     }
 
+    #[inline]
     fn cross_fix(&self, _library: &Library, target: &TargetInfo) -> Option<String> {
         let prefix = crate::clib::target_prefixed(&target.triple, "OPENSSL_DIR");
         Some(format!(
@@ -123,6 +129,7 @@ impl Finder for OpensslSys {
     }
 }
 
+#[inline]
 fn parent(dir: &str) -> Option<&str> {
     let dir = dir.trim_end_matches('/');
     dir.rfind('/').map(|i| if i == 0 { "/" } else { &dir[..i] })
@@ -130,6 +137,7 @@ fn parent(dir: &str) -> Option<&str> {
 
 /// What `openssl-sys` published (`DEP_OPENSSL_*`), the variables it reads (target-prefixed forms
 /// first), and the target.
+#[inline]
 pub(crate) fn inputs(env: &dyn BuildEnv) -> OpensslInputs {
     OpensslInputs {
         target: env.target(),
@@ -158,6 +166,7 @@ pub(crate) fn inputs(env: &dyn BuildEnv) -> OpensslInputs {
 
 /// A variable as the `pkg-config` crate reads it: `<NAME>_<target>`, `<NAME>_<target_with_underscores>`,
 /// `TARGET_<NAME>` (cross) or `HOST_<NAME>`, then `<NAME>`.
+#[inline]
 fn pkg_config_var(env: &dyn BuildEnv, name: &str) -> Option<String> {
     let target = env.target();
     let kind = if target.is_cross() { "TARGET" } else { "HOST" };
@@ -193,6 +202,7 @@ pub(crate) struct OpensslVars {
 
 impl OpensslVars {
     /// Whether a static OpenSSL is asked for through `OPENSSL_STATIC`.
+    #[inline]
     pub fn static_asked(&self) -> bool {
         self.static_.as_deref().map_or(false, |v| v != "0")
     }
@@ -252,6 +262,7 @@ pub(crate) enum Location {
 }
 
 impl fmt::Display for Location {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Location::Vendored => f.write_str("vendored"),
@@ -266,6 +277,7 @@ impl fmt::Display for Location {
 impl Location {
     /// How `openssl-sys` found OpenSSL. Vendored wins (it ignores the variables then); then the
     /// variables in its order; then which include directory it published.
+    #[inline]
     pub fn of(inputs: &OpensslInputs) -> Location {
         let (vars, report) = (&inputs.vars, &inputs.report);
         if report.vendored {
@@ -285,6 +297,7 @@ impl Location {
 /// Whether the published include directory is the system's (`<sysroot>/usr/include`, or none),
 /// where only pkg-config leads `openssl-sys`: it takes `/usr` without pkg-config only for native
 /// FreeBSD, OpenBSD and AIX builds.
+#[inline]
 fn system_include(inputs: &OpensslInputs) -> bool {
     let include = match &inputs.report.include {
         Some(include) => include,
@@ -358,6 +371,7 @@ pub enum Flavor {
 
 impl Flavor {
     /// What `openssl-sys` reported, or `None` when it reported nothing usable.
+    #[inline]
     pub(crate) fn from_report(report: &OpensslSysReport) -> Option<Flavor> {
         let hex = |s: &str| u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok();
         if report.boringssl {
@@ -376,6 +390,7 @@ impl Flavor {
     }
 
     /// The version as people write it: `3.0.19`, `1.1.1w`, `LibreSSL 3.9.2`, `BoringSSL`.
+    #[inline]
     pub fn version_text(self) -> String {
         match self {
             Flavor::Openssl(n) => openssl_number_text(n),
@@ -412,6 +427,7 @@ pub enum Verdict {
     Refuse(String),
 }
 
+#[inline]
 fn openssl_number_text(n: u64) -> String {
     let major = n >> 28;
     if major >= 3 {
@@ -496,6 +512,7 @@ pub(crate) fn link_mode(
 /// The system libraries a static libcrypto/libssl needs on `target`: threads and `dlopen` on
 /// Linux, Windows' own libraries (as `openssl-sys` adds them), `libatomic` for OpenSSL 3 on
 /// 32-bit Linux.
+#[inline]
 pub(crate) fn static_system_libs(target: &TargetInfo) -> Vec<String> {
     let mut libs: Vec<&str> = match target.os.as_str() {
         "linux" => vec!["-ldl", "-pthread"],
@@ -563,6 +580,7 @@ impl Plan {
     /// What the probes use and the build options record. A vendored build's directory is inside
     /// the target directory, and would make the binary depend on where it was built: it is not
     /// recorded.
+    #[inline]
     pub(crate) fn found(&self, target: &TargetInfo) -> Found {
         let mut found = Found::new(self.paths.location.to_string());
         found.include_dirs = self.paths.include_dirs.clone();
@@ -589,6 +607,7 @@ impl Plan {
 
 /// The build error for an OpenSSL refused by the declaring crate's judge: what was found, where,
 /// the fixes.
+#[inline]
 pub(crate) fn version_refusal(
     library: &Library,
     reason: &str,
@@ -609,6 +628,7 @@ pub(crate) fn version_refusal(
 }
 
 /// The build error for a static OpenSSL build that cannot be one.
+#[inline]
 pub(crate) fn static_message(
     library: &Library,
     problem: &StaticProblem,

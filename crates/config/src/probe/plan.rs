@@ -104,33 +104,45 @@ pub(crate) fn probe_args(
     found: &Found,
     list: &impl ListDir,
 ) -> Result<Vec<String>, Message> {
-    let link: Vec<&str> = match &found.libs {
-        Some(libs) => libs.iter().map(String::as_str).collect(),
-        None => probe.link.to_vec(),
-    };
-    let mut args: Vec<String> = found
-        .include_dirs
-        .iter()
-        .map(|d| format!("-I{d}"))
-        .collect();
+    // Plain loops: less code to compile in every build script than iterator chains.
+    let mut link: Vec<&str> = Vec::new();
+    match &found.libs {
+        Some(libs) => {
+            for lib in libs {
+                link.push(lib);
+            }
+        }
+        None => link.extend_from_slice(probe.link),
+    }
+    let mut args: Vec<String> = Vec::new();
+    for d in &found.include_dirs {
+        args.push(format!("-I{d}"));
+    }
     match found.link_mode {
         LinkMode::Dynamic => {
-            args.extend(found.lib_dirs.iter().map(|d| format!("-L{d}")));
-            args.extend(link.iter().map(|l| format!("-l{l}")));
+            for d in &found.lib_dirs {
+                args.push(format!("-L{d}"));
+            }
+            for l in &link {
+                args.push(format!("-l{l}"));
+            }
         }
         LinkMode::Static => {
             for lib in &link {
                 let file = format!("lib{lib}.a");
-                let dir = found
-                    .lib_dirs
-                    .iter()
-                    .find(|d| list(d).map_or(false, |names| names.contains(&file)));
+                let mut dir = None;
+                for d in &found.lib_dirs {
+                    if list(d).map_or(false, |names| names.contains(&file)) {
+                        dir = Some(d);
+                        break;
+                    }
+                }
                 match dir {
                     Some(dir) => args.push(join(dir, &file)),
                     None => return Err(message::missing_archive(probe.library, &file, found)),
                 }
             }
-            args.extend(found.system_libs.iter().cloned());
+            args.extend_from_slice(&found.system_libs);
         }
     }
     Ok(args)

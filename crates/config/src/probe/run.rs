@@ -17,6 +17,7 @@ use super::need::{CompilerProblem, Need, ProbeFailure};
 use super::plan::{check_compiler, locate_with, probe_args};
 use crate::clib::{BuildEnv, Found, Library, LibraryFound, PkgConfigFound, TargetInfo};
 use crate::env::Env;
+use crate::model::joined;
 
 /// The real [`BuildEnv`] of a build script: its [`Env`], the file system, the target's C
 /// compiler (picked once, when first needed) with `out_dir` for scratch files, pkg-config.
@@ -112,7 +113,14 @@ fn pkg_config_answer(module: &str, statik: bool) -> Result<PkgConfigFound, Strin
         .statik(statik)
         .probe(module)
         .map_err(|e| e.to_string())?;
-    let text = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect();
+    // Plain loops: less code to compile in every build script than iterator chains.
+    let text = |paths: &[PathBuf]| {
+        let mut text = Vec::with_capacity(paths.len());
+        for p in paths {
+            text.push(p.display().to_string());
+        }
+        text
+    };
     let mut found = PkgConfigFound::new(
         text(&library.include_paths),
         text(&library.link_paths),
@@ -121,9 +129,11 @@ fn pkg_config_answer(module: &str, statik: bool) -> Result<PkgConfigFound, Strin
     found.libs = library.libs.clone();
     // `-pthread` is a flag, not a library: pkg-config's crate keeps it among the linker's
     // arguments.
-    if library.ld_args.iter().flatten().any(|a| a == "-pthread")
-        && !found.libs.iter().any(|l| l == "pthread")
-    {
+    let mut pthread_flag = false;
+    for args in &library.ld_args {
+        pthread_flag |= args.iter().any(|a| a == "-pthread");
+    }
+    if pthread_flag && !found.libs.iter().any(|l| l == "pthread") {
         found.libs.push("pthread".into());
     }
     Ok(found)
@@ -131,13 +141,13 @@ fn pkg_config_answer(module: &str, statik: bool) -> Result<PkgConfigFound, Strin
 
 /// The entries of a real directory, or `None` when it cannot be read.
 pub(crate) fn list_dir(dir: &str) -> Option<Vec<String>> {
-    let entries = fs::read_dir(dir).ok()?;
-    Some(
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect(),
-    )
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        if let Ok(name) = entry.file_name().into_string() {
+            names.push(name);
+        }
+    }
+    Some(names)
 }
 
 /// Finds and checks `library` for `needs` (all of them probes of it, asked for by the crate
@@ -244,12 +254,9 @@ fn sys_crate(found: &Found) -> &str {
 
 /// A library's install lines, one per distribution: `Debian/Ubuntu: apt-get install ...; ...`.
 fn install_lines(library: &Library) -> String {
-    library
-        .install
-        .iter()
-        .map(|(distro, line)| format!("{distro}: {line}"))
-        .collect::<Vec<_>>()
-        .join("; ")
+    joined(library.install, "; ", &|(distro, line)| {
+        format!("{distro}: {line}")
+    })
 }
 
 /// The graph-wide policies a library's setup applies: the link policy (`static` or `dynamic`, and
@@ -296,12 +303,7 @@ pub(crate) fn bundled_message(
 /// `error`, the build error of a non-local crate `who` (Cargo would show the warning to no one).
 pub(crate) fn own_copy_message(library: &Library, found: &Found, who: &str, error: bool) -> String {
     let install = install_lines(library);
-    let asked = library
-        .own_copy_asked_by
-        .iter()
-        .map(|v| format!("{v}=1"))
-        .collect::<Vec<_>>()
-        .join(" or ");
+    let asked = joined(library.own_copy_asked_by, " or ", &|v| format!("{v}=1"));
     let by = sys_crate(found);
     let mut lines = vec![format!(
         "{by} built its own copy of {} (it found no system {}): the binaries link that copy statically, not the system's",

@@ -2,6 +2,7 @@
 //! checked by the probes, and linked by the declaring crate's own build script ([`System`]).
 
 use crate::clib::{FindContext, Finder, Found, Library, LinkMode, Message, TargetInfo};
+use crate::model::joined;
 
 /// A C library found, checked and linked by this crate, with no `-sys` crate in between: a
 /// simple C API then needs only an `extern "C"` block. The build script finds it
@@ -63,7 +64,11 @@ impl System {
 
     /// Every variable this finder reads, unprefixed, in the order of the documentation.
     pub fn variables(&self) -> Vec<String> {
-        SUFFIXES.iter().map(|s| self.variable(s)).collect()
+        let mut names = Vec::with_capacity(SUFFIXES.len());
+        for s in SUFFIXES {
+            names.push(self.variable(s));
+        }
+        names
     }
 }
 
@@ -88,12 +93,14 @@ fn yes(value: Option<&str>) -> bool {
 
 /// `<LIB>_LIBS`: names separated by `:`, `,` or white space, a leading `-l` dropped.
 pub(crate) fn split_libs(value: &str) -> Vec<String> {
-    value
-        .split(|c: char| c == ':' || c == ',' || c.is_whitespace())
-        .map(|name| name.trim_start_matches("-l"))
-        .filter(|name| !name.is_empty())
-        .map(String::from)
-        .collect()
+    let mut names = Vec::new();
+    for name in value.split(|c: char| c == ':' || c == ',' || c.is_whitespace()) {
+        let name = name.trim_start_matches("-l");
+        if !name.is_empty() {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 /// The variable as read: `(name, value)`, the target-prefixed name when that form is set.
@@ -153,11 +160,9 @@ impl Finder for System {
                     ))
                     .fix(format!(
                         "set {name} to the directory that holds {}",
-                        link_names(cx, &libs)
-                            .iter()
-                            .map(|l| format!("lib{l}.so or lib{l}.a"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        joined(&link_names(cx, &libs), ", ", &|l| format!(
+                            "lib{l}.so or lib{l}.a"
+                        ))
                     ))
                     .fix(format!("unset it to ask pkg-config ({})", self.module)));
                 }
@@ -194,12 +199,11 @@ impl Finder for System {
                     if want_static {
                         // What the archive needs after it (`-ldl`), from `Libs.private`.
                         let own = link_names(cx, &libs);
-                        found.system_libs = answer
-                            .libs
-                            .iter()
-                            .filter(|l| !own.contains(l))
-                            .map(|l| format!("-l{l}"))
-                            .collect();
+                        for l in &answer.libs {
+                            if !own.contains(l) {
+                                found.system_libs.push(format!("-l{l}"));
+                            }
+                        }
                     }
                     found
                 }
@@ -268,7 +272,13 @@ impl Finder for System {
 fn link_names(cx: &FindContext<'_>, libs: &Option<(String, String)>) -> Vec<String> {
     match libs {
         Some((_, value)) if !split_libs(value).is_empty() => split_libs(value),
-        _ => cx.link.iter().map(|l| l.to_string()).collect(),
+        _ => {
+            let mut names = Vec::with_capacity(cx.link.len());
+            for l in cx.link {
+                names.push(l.to_string());
+            }
+            names
+        }
     }
 }
 
@@ -276,21 +286,18 @@ fn link_names(cx: &FindContext<'_>, libs: &Option<(String, String)>) -> Vec<Stri
 /// `rustc-link-lib` per library (`static=` for archives), then what a static link needs after the
 /// archives.
 pub(crate) fn link_directives(found: &Found, link: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = found
-        .lib_dirs
-        .iter()
-        .map(|d| format!("cargo:rustc-link-search=native={d}"))
-        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for d in &found.lib_dirs {
+        out.push(format!("cargo:rustc-link-search=native={d}"));
+    }
     let names = found.link_names(link);
     let kind = match found.link_mode {
         LinkMode::Static => "static=",
         LinkMode::Dynamic => "",
     };
-    out.extend(
-        names
-            .iter()
-            .map(|n| format!("cargo:rustc-link-lib={kind}{n}")),
-    );
+    for n in &names {
+        out.push(format!("cargo:rustc-link-lib={kind}{n}"));
+    }
     if found.link_mode == LinkMode::Static {
         for lib in &found.system_libs {
             let name = lib
