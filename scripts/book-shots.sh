@@ -54,24 +54,6 @@ log=$out/log
 rm -rf "$log" "$out/dom"
 mkdir -p "$log" "$out/dom"
 
-passes=0
-pass() { printf 'ok:   %s\n' "$*"; passes=$((passes + 1)); }
-times=()
-part_name=
-part() {
-	part_end
-	part_name=$1
-	part_t0=$(date +%s.%N)
-	note "$1"
-}
-part_end() {
-	[ -n "$part_name" ] || return 0
-	local s
-	s=$(python3 -c "print(f'{$(date +%s.%N) - $part_t0:.1f}')")
-	echo "   ($part_name: $s s)"
-	times+=("$(printf '%7s s  %s' "$s" "$part_name")")
-	part_name=
-}
 
 part "chromium"
 chromium=$(command -v chromium || true)

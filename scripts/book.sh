@@ -63,26 +63,6 @@ log=$root/target/book-check
 rm -rf "$log"
 mkdir -p "$log"
 
-passes=0
-pass() { printf 'ok:   %s\n' "$*"; passes=$((passes + 1)); }
-
-# part NAME — starts a timed part (the time of the one before it is recorded)
-times=()
-part_name=
-part() {
-	part_end
-	part_name=$1
-	part_t0=$(date +%s.%N)
-	note "$1"
-}
-part_end() {
-	[ -n "$part_name" ] || return 0
-	local s
-	s=$(python3 -c "print(f'{$(date +%s.%N) - $part_t0:.1f}')")
-	echo "   ($part_name: $s s)"
-	times+=("$(printf '%7s s  %s' "$s" "$part_name")")
-	part_name=
-}
 
 mdbook_version=0.5.4
 tools=$root/target/tools
